@@ -1,0 +1,75 @@
+// swift-tools-version:6.2
+import CompilerPluginSupport
+import PackageDescription
+
+/// Every target builds in the Swift 6 language mode (complete strict concurrency checking).
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "ObjectGraph",
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
+    products: [
+        .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
+        .executable(name: "moody", targets: ["moody"]),
+        .executable(name: "objectgraph-bench", targets: ["objectgraph-bench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-algorithms", from: "1.2.1"),
+    ],
+    targets: [
+        .macro(
+            name: "ObjectGraphMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "ObjectGraph",
+            dependencies: [
+                "ObjectGraphMacros",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "Algorithms", package: "swift-algorithms"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "MoodyModel",
+            dependencies: ["ObjectGraph"],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "moody",
+            dependencies: [
+                "MoodyModel", "ObjectGraph",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "objectgraph-bench",
+            dependencies: [
+                "MoodyModel", "ObjectGraph",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "ObjectGraphTests",
+            dependencies: ["ObjectGraph", "MoodyModel"],
+            swiftSettings: strictSettings
+        ),
+    ]
+)

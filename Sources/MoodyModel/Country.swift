@@ -1,0 +1,21 @@
+public import ObjectGraph
+
+/// A country moods were recorded in.
+@Entity public final class Country {
+    @Attribute(.unique) public var name: String
+    public var moods: Set<Mood> = []
+    @Relationship(inverse: \Continent.countries) public var continent: Continent?
+
+    public init(name: String, continent: Continent? = nil) {
+        self.name = name
+        self.continent = continent
+    }
+
+    /// The seeds' custom rule: the last remaining country of a continent takes the continent with it.
+    public func prepareForDeletion() {
+        guard let continent else { return }
+        if continent.countries.allSatisfy({ $0.isDeleted }) {
+            context?.delete(continent)
+        }
+    }
+}

@@ -1,0 +1,29 @@
+public import Foundation
+public import ObjectGraph
+
+/// A mood a user recorded: the seeds' running example.
+@Entity public final class Mood {
+    public var text: String
+    public var rating: Int = 3
+    public var date: Date
+    /// Set once the backend accepted the mood (sync).
+    @Attribute(.unique) public var remoteIdentifier: String?
+    /// Two-step deletion: set when the user deletes the mood, the row goes later.
+    public var markedForDeletionDate: Date?
+    @Relationship(inverse: \Country.moods) public var country: Country?
+
+    public init(text: String, rating: Int = 3, date: Date = Date(), country: Country? = nil) {
+        self.text = text
+        self.rating = rating
+        self.date = date
+        self.country = country
+    }
+
+    /// The seeds' custom rule: the last remaining mood of a country takes the country with it.
+    public func prepareForDeletion() {
+        guard let country else { return }
+        if country.moods.allSatisfy({ $0.isDeleted }) {
+            context?.delete(country)
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// Opens a store for a model and hands out contexts: the main-actor ``viewContext`` and any number of
+/// background contexts.
+///
+/// ```swift
+/// let container = try ObjectContainer(for: Mood.self, configuration: .file("moods.sqlite"))
+/// let context = container.newBackgroundContext()
+/// ```
+public final class ObjectContainer: Sendable {
+    /// The model.
+    public let schema: Schema
+    let store: SQLiteStore
+    private let viewContextHolder: ViewContextHolder
+
+    /// Opens (creating or migrating if needed) the store for the given entities and every entity
+    /// they reach through relationships.
+    ///
+    /// - Throws: ``ObjectGraphError/invalidModel(_:)``, ``ObjectGraphError/schemaMismatch(_:)``,
+    ///   ``ObjectGraphError/incompatibleStore(path:reason:)`` or ``ObjectGraphError/store(_:)``.
+    public convenience init(for types: any Entity.Type..., configuration: StoreConfiguration = .inMemory) throws {
+        try self.init(schema: Schema(types), configuration: configuration)
+    }
+
+    /// Opens (creating or migrating if needed) the store for a schema.
+    public init(schema: Schema, configuration: StoreConfiguration = .inMemory) throws {
+        self.schema = schema
+        self.store = try SQLiteStore(configuration: configuration, schema: schema)
+        self.viewContextHolder = ViewContextHolder()
+    }
+
+    /// The context for the user interface, bound to the main actor.
+    @MainActor public var viewContext: ObjectContext {
+        viewContextHolder.context(for: self)
+    }
+
+    /// A new context for work off the main actor. It belongs to whoever receives it: keep it in one
+    /// actor or task.
+    public func newBackgroundContext() -> ObjectContext {
+        ObjectContext(container: self)
+    }
+
+    /// Runs `body` with a new background context on a background executor.
+    public func performBackgroundTask<Result: Sendable>(
+        _ body: @escaping @Sendable (ObjectContext) throws -> Result
+    ) async throws -> Result {
+        try await Task.detached { [self] in
+            try body(ObjectContext(container: self))
+        }.value
+    }
+
+    /// The ID named by a string from ``ObjectID/uriRepresentation``.
+    ///
+    /// - Throws: ``ObjectGraphError/invalidObjectIDString(_:)`` when the string is not a permanent ID of
+    ///   this store.
+    public func objectID(forURIRepresentation string: String) throws -> ObjectID {
+        let prefix = "x-objectgraph://\(store.identity.uuid.uuidString)/"
+        guard string.hasPrefix(prefix) else { throw ObjectGraphError.invalidObjectIDString(string) }
+        let parts = string.dropFirst(prefix.count).split(separator: "/")
+        guard parts.count == 2, let mapping = store.mapping(named: String(parts[0])),
+              parts[1].first == "p", let key = Int64(parts[1].dropFirst()), key > 0 else {
+            throw ObjectGraphError.invalidObjectIDString(string)
+        }
+        return ObjectID(entity: mapping.declaration, key: key, store: store.identity)
+    }
+}
+
+/// Creates the view context on first use, on the main actor.
+private final class ViewContextHolder: @unchecked Sendable {
+    // Safety: `storage` is only touched on the main actor (see `context(for:)`).
+    private nonisolated(unsafe) var storage: ObjectContext?
+
+    @MainActor func context(for container: ObjectContainer) -> ObjectContext {
+        if let storage { return storage }
+        let context = ObjectContext(container: container)
+        context.name = "view"
+        storage = context
+        return context
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import GRDB
+
+/// Fetching: SQL for what is saved, merged with the context's unsaved changes.
+extension ObjectContext {
+
+    /// The objects matching a request.
+    ///
+    /// With ``FetchRequest/includesPendingChanges`` (the default) the results also hold matching inserted
+    /// objects, hold changed objects according to their current values, and leave deleted objects out.
+    ///
+    /// - Throws: ``ObjectGraphError/unsupportedPredicate(entity:construct:)`` when the predicate or a sort
+    ///   has no SQL translation, ``ObjectGraphError/unknownEntity(_:)``, or ``ObjectGraphError/store(_:)``.
+    public func fetch<T: Entity>(_ request: FetchRequest<T>) throws -> FetchResults<T> {
+        let query = try FetchQuery(request: request, context: self)
+        let pending = request.includesPendingChanges ? pendingObjects(of: query.mapping) : []
+        if request.fetchBatchSize > 0, pending.isEmpty {
+            let ids = try query.keys(limit: request.fetchLimit, offset: request.fetchOffset)
+                .map { ObjectID(entity: query.mapping.declaration, key: $0, store: store.identity) }
+            return FetchResults(storage: .batched(BatchedObjects(ids: ids, batchSize: request.fetchBatchSize, context: self)))
+        }
+        guard !pending.isEmpty else {
+            return FetchResults(storage: .objects(try query.objects(as: T.self, limit: request.fetchLimit, offset: request.fetchOffset)))
+        }
+        // Rows changed here are read from memory, not from the store; the window applies after merging.
+        let window = request.fetchLimit.map { $0 + request.fetchOffset }
+        let stored = try query.objects(as: T.self, limit: window, offset: 0, excluding: pending.map(\._$state.id))
+        var merged = stored + (try pending.compactMap { $0 as? T }.filter { object in
+            try !object._$state.isDeleted && (request.predicate?.evaluate(object) ?? true)
+        })
+        if !request.sortBy.isEmpty {
+            merged.sort { lhs, rhs in
+                for descriptor in request.sortBy {
+                    let order = descriptor.compare(lhs, rhs)
+                    if order != .orderedSame { return order == .orderedAscending }
+                }
+                return false
+            }
+        }
+        let end = request.fetchLimit.map { min(merged.count, request.fetchOffset + $0) } ?? merged.count
+        return FetchResults(storage: .objects(request.fetchOffset < end ? Array(merged[request.fetchOffset..<end]) : []))
+    }
+
+    /// The IDs of the objects matching a request.
+    public func fetchIdentifiers<T: Entity>(_ request: FetchRequest<T>) throws -> [ObjectID] {
+        let query = try FetchQuery(request: request, context: self)
+        if request.includesPendingChanges, !pendingObjects(of: query.mapping).isEmpty {
+            return try fetch(request).map(\.objectID)
+        }
+        return try query.keys(limit: request.fetchLimit, offset: request.fetchOffset)
+            .map { ObjectID(entity: query.mapping.declaration, key: $0, store: store.identity) }
+    }
+
+    /// The number of objects matching a request, counted by the store.
+    public func fetchCount<T: Entity>(_ request: FetchRequest<T>) throws -> Int {
+        let query = try FetchQuery(request: request, context: self)
+        let pending = request.includesPendingChanges ? pendingObjects(of: query.mapping) : []
+        if pending.isEmpty, request.fetchLimit == nil, request.fetchOffset == 0 {
+            return try query.count(excluding: [])
+        }
+        if !pending.isEmpty, request.fetchLimit == nil, request.fetchOffset == 0 {
+            let matching = try pending.compactMap { $0 as? T }.filter { object in
+                try !object._$state.isDeleted && (request.predicate?.evaluate(object) ?? true)
+            }
+            return try query.count(excluding: pending.map(\._$state.id)) + matching.count
+        }
+        return try fetch(request).count
+    }
+
+    /// Objects of an entity with unsaved changes (inserted, updated or deleted).
+    private func pendingObjects(of mapping: EntityMapping) -> [any Entity] {
+        guard hasChanges else { return [] }
+        let entity = mapping.declaration
+        return (Array(inserted.values) + Array(updated.values) + Array(deleted.values))
+            .filter { $0._$state.entity === entity }
+    }
+
+    /// Loads the objects of a batch, in the order of `ids`; rows that vanished become faults that read
+    /// as deleted.
+    func loadBatch<T: Entity>(_ ids: [ObjectID], as type: T.Type) -> [T] {
+        guard let first = ids.first, let mapping = store.mapping(for: first.entity) else { return [] }
+        let sql = "SELECT \(mapping.selectList) FROM \(mapping.table) AS t0 WHERE t0.Z_PK IN (\(SQL.placeholders(ids.count)))"
+        var loaded: [Int64: T] = [:]
+        _ = try? store.writer.read { db in
+            let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(ids.map(\.key)))
+            while let row = try rows.next() {
+                if let object = object(for: row, mapping: mapping) as? T { loaded[object.objectID.key] = object }
+            }
+        }
+        return ids.map { id in loaded[id.key] ?? typedObject(with: id, mapping: mapping) }
+    }
+
+    /// The object for an ID, typed; materialized as a fault if not registered.
+    func typedObject<T: Entity>(with id: ObjectID, mapping: EntityMapping) -> T {
+        if let object = registry[id]?.takeUnretainedValue().object as? T { return object }
+        let state = ObjectState(entity: mapping.declaration, id: id, globalID: UUID(), context: self, mapping: mapping)
+        MaterializationSlot.prepare(state)
+        let object = T(_$materializing: MaterializationToken())
+        state.object = object
+        registry[id] = Unmanaged.passUnretained(state)
+        return object
+    }
+}
+
+/// The SQL of one fetch request.
+struct FetchQuery<T: Entity> {
+    let mapping: EntityMapping
+    let context: ObjectContext
+    let condition: SQLFragment?
+    let orderBy: String
+
+    init(request: FetchRequest<T>, context: ObjectContext) throws {
+        guard let mapping = context.store.mapping(for: T._$entity) else {
+            throw ObjectGraphError.unknownEntity(T._$entity.name)
+        }
+        self.mapping = mapping
+        self.context = context
+        self.condition = try request.predicate.map {
+            try PredicateTranslator.condition(for: $0, mapping: mapping, store: context.store)
+        }
+        self.orderBy = try request.sortBy.map { descriptor in
+            guard let keyPath = descriptor.keyPath,
+                  let index = mapping.declaration.propertyIndex(for: keyPath),
+                  case .attribute(let slot) = mapping.declaration.layout.slots[index] else {
+                throw ObjectGraphError.unsupportedPredicate(
+                    entity: mapping.name,
+                    construct: "sorting by \(descriptor.keyPath.map { "\($0)" } ?? "a comparator"): sort by an attribute of \(mapping.name)")
+            }
+            let column = "t0." + SQL.quote(mapping.attributeColumns[slot])
+            let expression = mapping.description.attributes[slot].type == .decimal ? "CAST(\(column) AS REAL)" : column
+            return expression + (descriptor.order == .forward ? " ASC" : " DESC")
+        }.joined(separator: ", ")
+    }
+
+    private func sql(selecting columns: String, limit: Int?, offset: Int, excluding: [ObjectID]) -> SQLFragment {
+        var fragment = SQLFragment("SELECT \(columns) FROM \(mapping.table) AS t0")
+        var conditions: [SQLFragment] = condition.map { [$0] } ?? []
+        // Unsaved objects have no row; only saved ones need excluding.
+        let excludedKeys = excluding.filter { !$0.isTemporary }.map(\.key.databaseValue)
+        if !excludedKeys.isEmpty {
+            conditions.append(SQLFragment("t0.Z_PK NOT IN (\(SQL.placeholders(excludedKeys.count)))", arguments: excludedKeys))
+        }
+        if !conditions.isEmpty {
+            fragment = fragment + " WHERE " + conditions.dropFirst().reduce(conditions[0]) { $0 + " AND " + $1 }
+        }
+        if !orderBy.isEmpty { fragment = fragment + SQLFragment(" ORDER BY \(orderBy)") }
+        if let limit { fragment = fragment + SQLFragment(" LIMIT \(max(0, limit))") }
+        if offset > 0 { fragment = fragment + SQLFragment((limit == nil ? " LIMIT -1" : "") + " OFFSET \(offset)") }
+        return fragment
+    }
+
+    func objects(as type: T.Type, limit: Int?, offset: Int, excluding: [ObjectID] = []) throws -> [T] {
+        let query = sql(selecting: mapping.selectList, limit: limit, offset: offset, excluding: excluding)
+        return try run { db in
+            var objects: [T] = []
+            let rows = try Row.fetchCursor(db, sql: query.sql, arguments: StatementArguments(query.arguments))
+            while let row = try rows.next() {
+                if let object = context.object(for: row, mapping: mapping) as? T { objects.append(object) }
+            }
+            return objects
+        }
+    }
+
+    func keys(limit: Int?, offset: Int) throws -> [Int64] {
+        let query = sql(selecting: "t0.Z_PK", limit: limit, offset: offset, excluding: [])
+        return try run { db in try Int64.fetchAll(db, sql: query.sql, arguments: StatementArguments(query.arguments)) }
+    }
+
+    func count(excluding: [ObjectID]) throws -> Int {
+        let query = sql(selecting: "COUNT(*)", limit: nil, offset: 0, excluding: excluding)
+        return try run { db in try Int.fetchOne(db, sql: query.sql, arguments: StatementArguments(query.arguments)) ?? 0 }
+    }
+
+    private func run<Result>(_ body: (Database) throws -> Result) throws -> Result {
+        do {
+            return try context.store.writer.read(body)
+        } catch let error as DatabaseError {
+            throw ObjectGraphError.store(error.description)
+        }
+    }
+}

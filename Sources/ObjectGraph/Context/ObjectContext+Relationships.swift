@@ -1,0 +1,175 @@
+import GRDB
+import OrderedCollections
+
+/// Keeping both sides of every relationship consistent: setting `mood.country = france` puts the mood in
+/// `france.moods` and takes it out of its old country's, at once.
+extension ObjectContext {
+
+    /// The ID to store for a related object, inserting it first if it is new.
+    private func adopt(_ object: any Entity) -> ObjectID? {
+        let state = object._$state
+        if state.context == nil { insertObject(object) }
+        if state.context === self { return state.id }
+        // An object of another context: link to this context's copy of the same row.
+        return state.id.isTemporary ? nil : state.id
+    }
+
+    func setToOne(_ state: ObjectState, slot: Int, to newValue: (any Entity)?) {
+        guard let mapping = state.mapping, slot < mapping.toOneRelationships.count else { return }
+        let relationship = mapping.toOneRelationships[slot]
+        if state.isFault { fulfillFault(state) }
+        let newID = newValue.flatMap(adopt)
+        let oldID = state.toOne[slot]
+        guard oldID != newID else { return }
+        willChange(state)
+        state.toOne[slot] = newID
+        if let oldID, let old = object(with: oldID) {
+            removeLink(to: state.id, from: old._$state, relationship: relationship)
+        }
+        if let newID, let new = object(with: newID) {
+            addLink(to: state, in: new._$state, relationship: relationship)
+        }
+    }
+
+    func setToMany(_ state: ObjectState, slot: Int, to newMembers: [any Entity]) {
+        guard let mapping = state.mapping, slot < mapping.toManyRelationships.count else { return }
+        let relationship = mapping.toManyRelationships[slot]
+        let newIDs = OrderedSet(newMembers.compactMap(adopt))
+        let oldIDs = OrderedSet(members(of: state, slot: slot))
+        guard newIDs != oldIDs else { return }
+        markUpdated(state)
+        state.toMany[slot] = .loaded(newIDs)
+        state.changedToMany.insert(slot)
+        for id in oldIDs where !newIDs.contains(id) {
+            guard let member = object(with: id) else { continue }
+            removeLink(to: state.id, from: member._$state, relationship: relationship)
+        }
+        for id in newIDs where !oldIDs.contains(id) {
+            guard let member = object(with: id) else { continue }
+            addLink(to: state, in: member._$state, relationship: relationship)
+        }
+    }
+
+    /// Removes `id` from the inverse of `relationship` held by `related`.
+    private func removeLink(to id: ObjectID, from related: ObjectState, relationship: RelationshipMapping) {
+        if relationship.inverseIsToMany {
+            removeMember(id, from: related, slot: relationship.inverseSlot)
+        } else {
+            if related.isFault { fulfillFault(related) }
+            guard relationship.inverseSlot < related.toOne.count,
+                  related.toOne[relationship.inverseSlot] == id else { return }
+            willChange(related)
+            related.toOne[relationship.inverseSlot] = nil
+        }
+    }
+
+    /// Makes `related`'s inverse of `relationship` point to `state`, unlinking whatever it pointed to.
+    private func addLink(to state: ObjectState, in related: ObjectState, relationship: RelationshipMapping) {
+        if relationship.inverseIsToMany {
+            addMember(state.id, to: related, slot: relationship.inverseSlot)
+            return
+        }
+        if related.isFault { fulfillFault(related) }
+        let inverseSlot = relationship.inverseSlot
+        guard inverseSlot < related.toOne.count else { return }
+        let previous = related.toOne[inverseSlot]
+        guard previous != state.id else { return }
+        willChange(related)
+        related.toOne[inverseSlot] = state.id
+        // `related` leaves its previous partner, whose side of this relationship must forget it.
+        guard let previous, let partner = object(with: previous) else { return }
+        let partnerState = partner._$state
+        if relationship.isToMany {
+            if let slot = partnerState.mapping?.toManyRelationships.firstIndex(where: { $0.name == relationship.name }) {
+                removeMember(related.id, from: partnerState, slot: slot)
+            }
+        } else if let slot = partnerState.mapping?.toOneRelationships.firstIndex(where: { $0.name == relationship.name }) {
+            if partnerState.isFault { fulfillFault(partnerState) }
+            if partnerState.toOne[slot] == related.id {
+                willChange(partnerState)
+                partnerState.toOne[slot] = nil
+            }
+        }
+    }
+
+    /// Removes the delete-rule target's link back to a deleted object.
+    func removeInverse(of deleted: ObjectState, relationship: RelationshipMapping, from related: ObjectState) {
+        removeLink(to: deleted.id, from: related, relationship: relationship)
+    }
+
+    private func addMember(_ id: ObjectID, to owner: ObjectState, slot: Int) {
+        guard slot < owner.toMany.count else { return }
+        switch owner.toMany[slot] {
+        case .loaded(var members):
+            guard members.append(id).inserted else { return }
+            owner.toMany[slot] = .loaded(members)
+        case .fault:
+            owner.toMany[slot] = .pending(added: [id], removed: [])
+        case .pending(var added, var removed):
+            removed.remove(id)
+            added.append(id)
+            owner.toMany[slot] = .pending(added: added, removed: removed)
+        }
+        owner.changedToMany.insert(slot)
+        markUpdated(owner)
+    }
+
+    private func removeMember(_ id: ObjectID, from owner: ObjectState, slot: Int) {
+        guard slot < owner.toMany.count else { return }
+        switch owner.toMany[slot] {
+        case .loaded(var members):
+            guard members.remove(id) != nil else { return }
+            owner.toMany[slot] = .loaded(members)
+        case .fault:
+            owner.toMany[slot] = .pending(added: [], removed: [id])
+        case .pending(var added, var removed):
+            added.remove(id)
+            removed.insert(id)
+            owner.toMany[slot] = .pending(added: added, removed: removed)
+        }
+        owner.changedToMany.insert(slot)
+        markUpdated(owner)
+    }
+
+    /// The members of a to-many relationship, loading them from the store the first time.
+    func members(of state: ObjectState, slot: Int) -> [ObjectID] {
+        guard slot < state.toMany.count else { return [] }
+        var added: OrderedSet<ObjectID> = []
+        var removed: Set<ObjectID> = []
+        switch state.toMany[slot] {
+        case .loaded(let members):
+            return Array(members)
+        case .fault:
+            break
+        case .pending(let pendingAdded, let pendingRemoved):
+            added = pendingAdded
+            removed = pendingRemoved
+        }
+        var members = OrderedSet((try? loadMembers(of: state, slot: slot)) ?? [])
+        members.removeAll { removed.contains($0) }
+        members.append(contentsOf: added)
+        state.toMany[slot] = .loaded(members)
+        return Array(members)
+    }
+
+    private func loadMembers(of state: ObjectState, slot: Int) throws -> [ObjectID] {
+        guard let mapping = state.mapping, !state.id.isTemporary else { return [] }
+        let relationship = mapping.toManyRelationships[slot]
+        let destination = store.mappings[relationship.destination]
+        let sql: String
+        switch relationship.storage {
+        case let .inverseForeignKey(table, column, orderColumn):
+            sql = "SELECT Z_PK FROM \(SQL.quote(table)) WHERE \(SQL.quote(column)) = ?"
+                + (orderColumn.map { " ORDER BY \(SQL.quote($0)), Z_PK" } ?? "")
+        case let .joinTable(table, sourceColumn, targetColumn, orderColumn):
+            sql = "SELECT \(targetColumn) FROM \(SQL.quote(table)) WHERE \(sourceColumn) = ?"
+                + (orderColumn.map { " ORDER BY \($0)" } ?? "")
+        case .foreignKey:
+            return []
+        }
+        let keys = try store.writer.read { db in
+            try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: [state.id.key])
+        }
+        return keys.map { ObjectID(entity: destination.declaration, key: $0, store: store.identity) }
+    }
+}

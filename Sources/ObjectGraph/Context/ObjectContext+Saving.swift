@@ -1,0 +1,369 @@
+import Algorithms
+import Foundation
+import GRDB
+import OrderedCollections
+
+/// Saving: hooks, validation, then every change in one SQLite transaction. The context's objects are
+/// only updated after the transaction commits, so a failed save leaves store and context as they were.
+extension ObjectContext {
+
+    /// Writes every change since the last save, atomically.
+    ///
+    /// Runs pending delete rules, calls `willSave()` on changed objects, validates (required values,
+    /// uniqueness, relationship counts, deny rules and the objects' own `validateFor…` hooks), writes in
+    /// one transaction, and calls `didSave()`.
+    ///
+    /// - Throws: ``ObjectGraphError/validationFailed(_:)`` listing every failure,
+    ///   ``ObjectGraphError/conflict(_:)`` when a changed row was modified by someone else since it was
+    ///   read, or ``ObjectGraphError/store(_:)``. Nothing is written when it throws.
+    public func save() throws {
+        if !deferredErrors.isEmpty {
+            let error = deferredErrors.removeFirst()
+            throw error
+        }
+        processPendingChanges()
+        guard hasChanges else { return }
+        runWillSaveHooks()
+        try validate()
+        let plan = makePlan()
+        let newKeys = try write(plan)
+        commit(plan, newKeys: newKeys)
+    }
+
+    private var changedObjects: [any Entity] {
+        Array(inserted.values) + Array(updated.values) + Array(deleted.values)
+    }
+
+    /// `willSave` may change more objects; they get their `willSave` too.
+    private func runWillSaveHooks() {
+        var notified: Set<ObjectIdentifier> = []
+        for _ in 0..<100 {
+            let pending = changedObjects.filter { !notified.contains(ObjectIdentifier($0._$state)) }
+            guard !pending.isEmpty else { return }
+            for object in pending {
+                notified.insert(ObjectIdentifier(object._$state))
+                object.willSave()
+            }
+            processPendingChanges()
+        }
+    }
+
+    // MARK: Validation
+
+    private func validate() throws {
+        var failures: [ValidationFailure] = []
+        for object in changedObjects {
+            let state = object._$state
+            guard let mapping = state.mapping else { continue }
+            func fail(_ property: String?, _ reason: ValidationFailure.Reason) {
+                failures.append(ValidationFailure(entity: mapping.name, objectID: state.id, property: property, reason: reason))
+            }
+            if state.isDeleted {
+                guard !state.isInserted else { continue }
+                for (slot, relationship) in mapping.toManyRelationships.enumerated()
+                where relationship.description.deleteRule == .deny {
+                    let remaining = members(of: state, slot: slot).filter { !isDeletedHere($0) }.count
+                    if remaining > 0 { fail(relationship.name, .deleteDenied(count: remaining)) }
+                }
+                for (slot, relationship) in mapping.toOneRelationships.enumerated()
+                where relationship.description.deleteRule == .deny {
+                    if let id = state.toOne[slot], !isDeletedHere(id) { fail(relationship.name, .deleteDenied(count: 1)) }
+                }
+                do { try object.validateForDelete() } catch { fail(nil, .custom("\(error)")) }
+                continue
+            }
+            if state.isFault { continue }
+            for (slot, attribute) in mapping.description.attributes.enumerated()
+            where !attribute.isOptional && state.attributes[slot].isNull {
+                fail(attribute.name, .missingValue)
+            }
+            for (slot, relationship) in mapping.toManyRelationships.enumerated()
+            where state.isInserted || state.changedToMany.contains(slot) {
+                let description = relationship.description
+                guard description.minimumCount != nil || description.maximumCount != nil else { continue }
+                let count = members(of: state, slot: slot).filter { !isDeletedHere($0) }.count
+                if let minimum = description.minimumCount, count < minimum {
+                    fail(description.name, .tooFewObjects(count: count, minimum: minimum))
+                }
+                if let maximum = description.maximumCount, count > maximum {
+                    fail(description.name, .tooManyObjects(count: count, maximum: maximum))
+                }
+            }
+            do {
+                if state.isInserted { try object.validateForInsert() } else { try object.validateForUpdate() }
+            } catch {
+                fail(nil, .custom("\(error)"))
+            }
+        }
+        if !failures.isEmpty { throw ObjectGraphError.validationFailed(failures) }
+    }
+
+    private func isDeletedHere(_ id: ObjectID) -> Bool {
+        registry[id]?.takeUnretainedValue().isDeleted ?? false
+    }
+
+    // MARK: Plan
+
+    struct SavePlan {
+        var inserts: [ObjectState] = []
+        var updates: [ObjectState] = []
+        var deletes: [ObjectState] = []
+        /// Objects whose to-many relationships changed, with the changed slots.
+        var relationshipChanges: [ObjectState] = []
+        var all: [any Entity] = []
+    }
+
+    private func makePlan() -> SavePlan {
+        var plan = SavePlan()
+        for object in inserted.values where !object._$state.isDeleted {
+            plan.inserts.append(object._$state)
+            plan.all.append(object)
+        }
+        for object in updated.values where !object._$state.isDeleted && !object._$state.isInserted {
+            let state = object._$state
+            if state.hasColumnChanges { plan.updates.append(state) }
+            plan.all.append(object)
+        }
+        for object in deleted.values where !object._$state.isInserted {
+            plan.deletes.append(object._$state)
+            plan.all.append(object)
+        }
+        plan.relationshipChanges = (plan.inserts + updated.values.map(\._$state))
+            .filter { !$0.isDeleted && !$0.changedToMany.isEmpty }
+        return plan
+    }
+
+    // MARK: Writing
+
+    /// Runs the plan in one transaction and returns the primary keys given to inserted objects.
+    private func write(_ plan: SavePlan) throws -> [ObjectID: Int64] {
+        do {
+            return try store.writer.write { db in
+                let newKeys = try allocateKeys(for: plan.inserts, db)
+                func key(_ id: ObjectID?) -> DatabaseValue {
+                    guard let id else { return .null }
+                    return (id.isTemporary ? newKeys[id] : id.key)?.databaseValue ?? .null
+                }
+                for state in plan.inserts { try insertRow(state, key: key, db) }
+                var conflicts: [SaveConflict] = []
+                for state in plan.updates {
+                    if let conflict = try updateRow(state, key: key, db) { conflicts.append(conflict) }
+                }
+                if !conflicts.isEmpty { throw ObjectGraphError.conflict(conflicts) }
+                for state in plan.relationshipChanges { try writeToMany(state, key: key, db) }
+                try deleteRows(plan.deletes, db)
+                return newKeys
+            }
+        } catch let error as DatabaseError {
+            throw translate(error)
+        }
+    }
+
+    private func allocateKeys(for states: [ObjectState], _ db: Database) throws -> [ObjectID: Int64] {
+        var keys: [ObjectID: Int64] = [:]
+        let byEntity = Dictionary(grouping: states) { $0.mapping?.index ?? -1 }
+        for (index, group) in byEntity where index >= 0 {
+            let mapping = store.mappings[index]
+            var next = try Int64.fetchOne(db, sql: "SELECT max FROM Z_PRIMARYKEY WHERE entity = ?", arguments: [mapping.name])
+                ?? Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(Z_PK), 0) FROM \(mapping.table)") ?? 0
+            for state in group {
+                next += 1
+                keys[state.id] = next
+            }
+            try db.execute(sql: "INSERT OR REPLACE INTO Z_PRIMARYKEY (entity, max) VALUES (?, ?)",
+                           arguments: [mapping.name, next])
+        }
+        return keys
+    }
+
+    private func insertRow(_ state: ObjectState, key: (ObjectID?) -> DatabaseValue, _ db: Database) throws {
+        guard let mapping = state.mapping else { return }
+        let foreignKeys = mapping.toOneRelationships.enumerated().compactMap { slot, relationship in
+            relationship.foreignKeyColumn.map { (slot, $0) }
+        }
+        let columns = ["Z_PK", "Z_UUID", "Z_VERSION"] + mapping.attributeColumns.map(SQL.quote)
+            + foreignKeys.map { SQL.quote($0.1) }
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO \(mapping.table) (\(columns.joined(separator: ", "))) VALUES (\(SQL.placeholders(columns.count)))
+            """)
+        var values: [DatabaseValue] = [key(state.id), state.globalID.storedValue.databaseValue, 1.databaseValue]
+        values.reserveCapacity(columns.count)
+        for value in state.attributes { values.append(value.databaseValue) }
+        for (slot, _) in foreignKeys { values.append(key(state.toOne[slot])) }
+        statement.setUncheckedArguments(StatementArguments(values))
+        try execute(statement, for: state, db)
+    }
+
+    /// Writes the changed columns if the row still has the version this context read.
+    private func updateRow(_ state: ObjectState, key: (ObjectID?) -> DatabaseValue, _ db: Database) throws -> SaveConflict? {
+        guard let mapping = state.mapping else { return nil }
+        var assignments: [String] = []
+        var values: [DatabaseValue] = []
+        for slot in state.attributes.indices where state.attributes[slot] != state.committedAttributes[slot] {
+            assignments.append("\(SQL.quote(mapping.attributeColumns[slot])) = ?")
+            values.append(state.attributes[slot].databaseValue)
+        }
+        for (slot, relationship) in mapping.toOneRelationships.enumerated()
+        where state.toOne[slot] != state.committedToOne[slot] {
+            guard let column = relationship.foreignKeyColumn else { continue }
+            assignments.append("\(SQL.quote(column)) = ?")
+            values.append(key(state.toOne[slot]))
+        }
+        guard !assignments.isEmpty else { return nil }
+        let statement = try db.cachedStatement(sql: """
+            UPDATE \(mapping.table) SET \(assignments.joined(separator: ", ")), Z_VERSION = Z_VERSION + 1 \
+            WHERE Z_PK = ? AND Z_VERSION = ?
+            """)
+        values.append(state.id.key.databaseValue)
+        values.append(state.version.databaseValue)
+        statement.setUncheckedArguments(StatementArguments(values))
+        try execute(statement, for: state, db)
+        guard db.changesCount == 0 else { return nil }
+        let current = try Int64.fetchOne(db, sql: "SELECT Z_VERSION FROM \(mapping.table) WHERE Z_PK = ?",
+                                         arguments: [state.id.key])
+        return SaveConflict(objectID: state.id, staleVersion: state.version, currentVersion: current)
+    }
+
+    /// Runs a statement that writes one object's row; a uniqueness violation names the object.
+    private func execute(_ statement: Statement, for state: ObjectState, _ db: Database) throws {
+        do {
+            try statement.execute()
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            guard let mapping = state.mapping else { throw error }
+            let column = error.message?.components(separatedBy: ".").last ?? ""
+            let slot = mapping.attributeColumns.firstIndex(of: column)
+            throw ObjectGraphError.validationFailed([ValidationFailure(
+                entity: mapping.name, objectID: state.id, property: slot.map { mapping.attributeColumns[$0] },
+                reason: .notUnique(slot.map { state.attributes[$0] } ?? .null))])
+        }
+    }
+
+    /// Writes order columns and join-table rows of changed to-many relationships. Plain one-to-many
+    /// links need nothing here: they are the members' foreign keys.
+    private func writeToMany(_ state: ObjectState, key: (ObjectID?) -> DatabaseValue, _ db: Database) throws {
+        guard let mapping = state.mapping else { return }
+        let owner = key(state.id)
+        for slot in state.changedToMany {
+            let relationship = mapping.toManyRelationships[slot]
+            switch (relationship.storage, state.toMany[slot]) {
+            case let (.inverseForeignKey(table, _, orderColumn?), .loaded(members)):
+                let statement = try db.cachedStatement(
+                    sql: "UPDATE \(SQL.quote(table)) SET \(SQL.quote(orderColumn)) = ? WHERE Z_PK = ?")
+                for (position, member) in members.enumerated() {
+                    try statement.execute(arguments: [position, key(member)])
+                }
+            case let (.joinTable(table, source, target, orderColumn), value):
+                let upsert = try db.cachedStatement(sql: """
+                    INSERT INTO \(SQL.quote(table)) (\(source), \(target)\(orderColumn.map { ", \($0)" } ?? "")) \
+                    VALUES (?, ?\(orderColumn == nil ? "" : ", ?")) ON CONFLICT (Z_SOURCE, Z_TARGET) DO \
+                    \(orderColumn.map { "UPDATE SET \($0) = excluded.\($0)" } ?? "NOTHING")
+                    """)
+                let remove = try db.cachedStatement(sql: "DELETE FROM \(SQL.quote(table)) WHERE \(source) = ? AND \(target) = ?")
+                switch value {
+                case .loaded(let members):
+                    let current = Set(members.map { key($0) })
+                    let stored = try DatabaseValue.fetchAll(
+                        db, sql: "SELECT \(target) FROM \(SQL.quote(table)) WHERE \(source) = ?", arguments: [owner])
+                    for old in stored where !current.contains(old) { try remove.execute(arguments: [owner, old]) }
+                    for (position, member) in members.enumerated() {
+                        try upsert.execute(arguments: StatementArguments(
+                            [owner, key(member)] + (orderColumn == nil ? [] : [position.databaseValue])))
+                    }
+                case let .pending(added, removed):
+                    for member in removed { try remove.execute(arguments: [owner, key(member)]) }
+                    for member in added {
+                        try upsert.execute(arguments: StatementArguments(
+                            [owner, key(member)] + (orderColumn == nil ? [] : [DatabaseValue.null])))
+                    }
+                case .fault:
+                    break
+                }
+            default:
+                break
+            }
+        }
+    }
+
+    /// Deletes rows set-wise, a chunk of keys per statement, with their join-table links.
+    private func deleteRows(_ states: [ObjectState], _ db: Database) throws {
+        let byEntity = Dictionary(grouping: states) { $0.mapping?.index ?? -1 }
+        for (index, group) in byEntity where index >= 0 {
+            let mapping = store.mappings[index]
+            let joinTables = mapping.toManyRelationships.compactMap { relationship -> (String, String)? in
+                if case let .joinTable(table, source, _, _) = relationship.storage { return (table, source) }
+                return nil
+            }
+            for chunk in group.map(\.id.key).chunks(ofCount: 500) {
+                let list = SQL.placeholders(chunk.count)
+                let arguments = StatementArguments(chunk)
+                try db.execute(sql: "DELETE FROM \(mapping.table) WHERE Z_PK IN (\(list))", arguments: arguments)
+                for (table, source) in joinTables {
+                    try db.execute(sql: "DELETE FROM \(SQL.quote(table)) WHERE \(source) IN (\(list))", arguments: arguments)
+                }
+            }
+        }
+    }
+
+    private func translate(_ error: DatabaseError) -> ObjectGraphError {
+        .store(error.description)
+    }
+
+    // MARK: After commit
+
+    /// Makes the saved state the context's committed state. Runs only after the transaction committed.
+    private func commit(_ plan: SavePlan, newKeys: [ObjectID: Int64]) {
+        var permanent: [ObjectID: ObjectID] = [:]
+        for state in plan.inserts {
+            guard let key = newKeys[state.id] else { continue }
+            let id = ObjectID(entity: state.entity, key: key, store: store.identity)
+            permanent[state.id] = id
+            registry[state.id] = nil
+            state.id = id
+            registry[id] = Unmanaged.passUnretained(state)
+            state.version = 1
+            state.isInserted = false
+        }
+        func remap(_ id: ObjectID?) -> ObjectID? {
+            guard let id, id.isTemporary else { return id }
+            return permanent[id] ?? id
+        }
+        for object in plan.all {
+            let state = object._$state
+            if !permanent.isEmpty {
+                state.toOne = ContiguousArray(state.toOne.map(remap))
+                for slot in state.toMany.indices {
+                    if case .loaded(let members) = state.toMany[slot] {
+                        state.toMany[slot] = .loaded(OrderedSet(members.compactMap(remap)))
+                    } else if case let .pending(added, removed) = state.toMany[slot] {
+                        state.toMany[slot] = .pending(added: OrderedSet(added.compactMap(remap)),
+                                                      removed: Set(removed.compactMap(remap)))
+                    }
+                }
+            }
+            if state.isDeleted {
+                registry[state.id] = nil
+                state.context = nil
+                continue
+            }
+            if state.isUpdated && state.hasColumnChanges { state.version += 1 }
+            state.isUpdated = false
+            state.commit()
+        }
+        inserted = [:]
+        updated = [:]
+        deleted = [:]
+        for object in plan.all { object.didSave() }
+    }
+}
+
+extension StoredValue {
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .null: .null
+        case .integer(let value): value.databaseValue
+        case .real(let value): value.databaseValue
+        case .text(let value): value.databaseValue
+        case .blob(let value): value.databaseValue
+        }
+    }
+}

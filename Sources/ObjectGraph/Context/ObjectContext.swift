@@ -1,0 +1,323 @@
+import Foundation
+import GRDB
+import OrderedCollections
+
+/// A unit of work on the object graph: it fetches objects, tracks their changes, and saves them in one
+/// transaction.
+///
+/// A context keeps one live object per ID (uniquing). It holds objects with unsaved changes strongly and
+/// every other object weakly, so memory follows what the caller keeps. A context is not `Sendable`: use
+/// it on one isolation (the main actor for ``ObjectContainer/viewContext``), and pass ``ObjectID``s
+/// between contexts.
+public final class ObjectContext {
+    /// The container that made this context; nil once the container is gone.
+    public private(set) weak var container: ObjectContainer?
+    let store: SQLiteStore
+    /// A name for debugging and for the transaction author of saves.
+    public var name: String?
+
+    /// Live objects by ID, unretained: each object's state removes its entry when it is deallocated.
+    var registry: [ObjectID: Unmanaged<ObjectState>] = [:]
+    /// Objects with unsaved changes, retained until saved or rolled back. Keyed by state identity,
+    /// which unlike the ID does not change at save.
+    var inserted: OrderedDictionary<ObjectIdentifier, any Entity> = [:]
+    var updated: OrderedDictionary<ObjectIdentifier, any Entity> = [:]
+    var deleted: OrderedDictionary<ObjectIdentifier, any Entity> = [:]
+    /// Deleted objects whose delete rules have not run yet.
+    var pendingDeletions: [any Entity] = []
+    var isProcessingPendingChanges = false
+    /// Problems found outside a throwing call (such as inserting an object of an unknown entity),
+    /// reported by the next save.
+    var deferredErrors: [ObjectGraphError] = []
+
+    init(container: ObjectContainer) {
+        self.container = container
+        self.store = container.store
+    }
+
+    // MARK: State
+
+    /// Whether the context has unsaved changes.
+    public var hasChanges: Bool {
+        !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty || !pendingDeletions.isEmpty
+    }
+
+    /// Objects inserted since the last save.
+    public var insertedObjects: [any Entity] { Array(inserted.values) }
+    /// Objects changed since the last save (not counting inserted or deleted ones).
+    public var updatedObjects: [any Entity] {
+        updated.values.filter { !$0._$state.isDeleted && !$0._$state.isInserted }
+    }
+    /// Objects deleted since the last save.
+    public var deletedObjects: [any Entity] { Array(deleted.values) }
+    /// Every live object of the context.
+    public var registeredObjects: [any Entity] {
+        registry.values.compactMap { $0.takeUnretainedValue().object }
+    }
+
+    // MARK: Inserting
+
+    /// Inserts a new object; it is written at the next save. Objects it is related to are inserted too.
+    ///
+    /// Inserting an object of an entity missing from the schema makes the next save fail with
+    /// ``ObjectGraphError/unknownEntity(_:)``. An object that already belongs to a context stays there.
+    public func insert<T: Entity>(_ object: T) {
+        insertObject(object)
+    }
+
+    func insertObject(_ object: any Entity) {
+        let state = object._$state
+        if state.context === self {
+            if state.isDeleted && state.isInserted { undelete(object) }
+            return
+        }
+        guard state.context == nil, state.mapping == nil else { return }
+        guard let mapping = store.mapping(for: state.entity) else {
+            deferredErrors.append(.unknownEntity(state.entity.name))
+            return
+        }
+        state.stopAcceptingInitialValues()
+        state.context = self
+        state.mapping = mapping
+        state.object = object
+        state.isInserted = true
+        registry[state.id] = Unmanaged.passUnretained(state)
+        inserted[ObjectIdentifier(state)] = object
+
+        // Relationships assigned before insertion now get their inverses.
+        let relatives = state.detachedRelatives
+        state.detachedRelatives = [:]
+        let toOne = state.toOne
+        let toMany = state.toMany
+        state.toOne = ContiguousArray(repeating: nil, count: toOne.count)
+        state.toMany = ContiguousArray(repeating: .loaded([]), count: toMany.count)
+        for (slot, id) in toOne.enumerated() {
+            guard let id, let relative = relatives[id] else { continue }
+            setToOne(state, slot: slot, to: relative)
+        }
+        for (slot, value) in toMany.enumerated() {
+            guard let ids = value.loadedMembers, !ids.isEmpty else { continue }
+            setToMany(state, slot: slot, to: ids.compactMap { relatives[$0] })
+        }
+        object.awakeFromInsert()
+    }
+
+    // MARK: Finding objects
+
+    /// The object with this ID in this context: the registered one, or a fault that loads when read.
+    ///
+    /// Returns nil if the ID's entity is not in this context's schema. A fault for a row that does not
+    /// exist reads as deleted; use ``existingObject(with:)`` to check the store.
+    public func object(with id: ObjectID) -> (any Entity)? {
+        if let registered = registry[id] {
+            return registered.takeUnretainedValue().object
+        }
+        guard !id.isTemporary, id.store === store.identity, let mapping = store.mapping(for: id.entity) else {
+            return nil
+        }
+        let state = ObjectState(entity: mapping.declaration, id: id, globalID: UUID(), context: self, mapping: mapping)
+        return materialize(state)
+    }
+
+    /// The object with this ID, typed.
+    public func object<T: Entity>(with id: ObjectID, as type: T.Type = T.self) -> T? {
+        object(with: id) as? T
+    }
+
+    /// The object with this ID, loaded from the store if needed.
+    ///
+    /// - Throws: ``ObjectGraphError/objectNotFound(_:)`` if no such object exists (or it was deleted in
+    ///   this context), ``ObjectGraphError/foreignObjectID(_:)`` for an ID of another store.
+    public func existingObject(with id: ObjectID) throws -> any Entity {
+        if id.store != nil, id.store !== store.identity { throw ObjectGraphError.foreignObjectID(id) }
+        guard let object = object(with: id) else { throw ObjectGraphError.objectNotFound(id) }
+        let state = object._$state
+        if state.isFault { fulfillFault(state) }
+        guard !state.isDeleted, !state.isInaccessible else { throw ObjectGraphError.objectNotFound(id) }
+        return object
+    }
+
+    /// The object with this ID, typed, loaded from the store if needed.
+    public func existingObject<T: Entity>(with id: ObjectID, as type: T.Type = T.self) throws -> T {
+        guard let object = try existingObject(with: id) as? T else { throw ObjectGraphError.objectNotFound(id) }
+        return object
+    }
+
+    /// The object with this ID if it is live in this context, without creating a fault.
+    public func registeredObject(for id: ObjectID) -> (any Entity)? {
+        registry[id]?.takeUnretainedValue().object
+    }
+
+    /// Makes the object for a prepared state and registers it.
+    func materialize(_ state: ObjectState) -> any Entity {
+        let object = MaterializationSlot.materialize(state.entity.type, with: state)
+        state.object = object
+        registry[state.id] = Unmanaged.passUnretained(state)
+        return object
+    }
+
+    /// Called by a state being deallocated.
+    func forget(_ state: ObjectState) {
+        if let entry = registry[state.id], entry.toOpaque() == Unmanaged.passUnretained(state).toOpaque() {
+            registry[state.id] = nil
+        }
+    }
+
+    // MARK: Changing
+
+    /// Records that an object is about to change: loads it if it is a fault, and keeps it until saved.
+    func willChange(_ state: ObjectState) {
+        if state.isFault { fulfillFault(state) }
+        markUpdated(state)
+    }
+
+    /// Keeps an object with changes until saved, without loading it.
+    func markUpdated(_ state: ObjectState) {
+        guard !state.isInserted, !state.isUpdated, let object = state.object else { return }
+        state.isUpdated = true
+        updated[ObjectIdentifier(state)] = object
+    }
+
+    // MARK: Deleting
+
+    /// Deletes an object. Its delete rules run at once (see ``processPendingChanges()``), and the row
+    /// is removed at the next save. Deleting an object that was never saved just forgets it.
+    public func delete<T: Entity>(_ object: T) {
+        deleteObject(object)
+    }
+
+    func deleteObject(_ object: any Entity) {
+        let state = object._$state
+        guard state.context === self, !state.isDeleted else { return }
+        state.isDeleted = true
+        deleted[ObjectIdentifier(state)] = object
+        pendingDeletions.append(object)
+        processPendingChanges()
+    }
+
+    private func undelete(_ object: any Entity) {
+        let state = object._$state
+        state.isDeleted = false
+        deleted[ObjectIdentifier(state)] = nil
+    }
+
+    /// Runs the delete rules and `prepareForDeletion` of objects deleted since the last call.
+    ///
+    /// ``delete(_:)`` calls it, and so does ``save()``; a `prepareForDeletion` that deletes more objects
+    /// has their rules run in the same pass, so the graph is consistent when `delete` returns.
+    public func processPendingChanges() {
+        guard !isProcessingPendingChanges else { return }
+        isProcessingPendingChanges = true
+        defer { isProcessingPendingChanges = false }
+        while !pendingDeletions.isEmpty {
+            let object = pendingDeletions.removeFirst()
+            object.prepareForDeletion()
+            applyDeleteRules(to: object._$state)
+        }
+    }
+
+    /// Applies each relationship's delete rule to a deleted object.
+    private func applyDeleteRules(to state: ObjectState) {
+        guard let mapping = state.mapping else { return }
+        if state.isFault { fulfillFault(state) }
+        for (slot, relationship) in mapping.toOneRelationships.enumerated() {
+            guard slot < state.toOne.count, let id = state.toOne[slot],
+                  let related = object(with: id) else { continue }
+            apply(relationship, of: state, to: related, slot: slot)
+        }
+        for (slot, relationship) in mapping.toManyRelationships.enumerated() {
+            let members = relationship.description.deleteRule == .noAction ? [] : members(of: state, slot: slot)
+            for id in members {
+                guard let related = object(with: id) else { continue }
+                apply(relationship, of: state, to: related, slot: slot)
+            }
+        }
+    }
+
+    private func apply(_ relationship: RelationshipMapping, of state: ObjectState, to related: any Entity, slot: Int) {
+        switch relationship.description.deleteRule {
+        case .nullify:
+            removeInverse(of: state, relationship: relationship, from: related._$state)
+        case .cascade:
+            removeInverse(of: state, relationship: relationship, from: related._$state)
+            deleteObject(related)
+        case .deny:
+            break  // checked at save, where the count of related objects is known
+        case .noAction:
+            break
+        }
+    }
+
+    // MARK: Undoing
+
+    /// Discards every unsaved change: inserted objects are forgotten, changed and deleted ones get their
+    /// saved values back.
+    public func rollback() {
+        for object in inserted.values {
+            let state = object._$state
+            state.isInserted = false
+            state.isDeleted = true
+            registry[state.id] = nil
+            state.context = nil
+        }
+        for object in Array(updated.values) + Array(deleted.values) {
+            let state = object._$state
+            guard !state.isInserted else { continue }
+            state.attributes = state.committedAttributes
+            state.toOne = state.committedToOne
+            for slot in state.changedToMany { state.toMany[slot] = .fault }
+            state.changedToMany = []
+            state.isUpdated = false
+            state.isDeleted = false
+        }
+        inserted = [:]
+        updated = [:]
+        deleted = [:]
+        pendingDeletions = []
+        deferredErrors = []
+    }
+
+    /// Forgets every object: unsaved changes are discarded and the objects callers still hold become
+    /// detached from the context.
+    public func reset() {
+        rollback()
+        for entry in registry.values {
+            let state = entry.takeUnretainedValue()
+            state.context = nil
+            state.isFault = false
+            state.isInaccessible = true
+        }
+        registry = [:]
+    }
+
+    /// Reloads an object. With `mergeChanges` false it becomes a fault and its unsaved changes are
+    /// discarded; with true it reads the store's values and keeps its own unsaved changes on top.
+    public func refresh<T: Entity>(_ object: T, mergeChanges: Bool) {
+        let state = object._$state
+        guard state.context === self, !state.isInserted else { return }
+        if !mergeChanges || !state.isUpdated {
+            updated[ObjectIdentifier(state)] = nil
+            state.isUpdated = false
+            state.isFault = true
+            state.attributes = []
+            state.committedAttributes = []
+            state.toOne = []
+            state.committedToOne = []
+            state.changedToMany = []
+            state.toMany = ContiguousArray(repeating: .fault, count: state.toMany.count)
+            return
+        }
+        let localAttributes = state.attributes
+        let localToOne = state.toOne
+        let oldAttributes = state.committedAttributes
+        let oldToOne = state.committedToOne
+        guard let row = try? readRow(of: state) else { return }
+        state.load(attributes: row.attributes, toOne: row.toOne, version: row.version)
+        for slot in localAttributes.indices where localAttributes[slot] != oldAttributes[slot] {
+            state.attributes[slot] = localAttributes[slot]
+        }
+        for slot in localToOne.indices where localToOne[slot] != oldToOne[slot] {
+            state.toOne[slot] = localToOne[slot]
+        }
+    }
+}

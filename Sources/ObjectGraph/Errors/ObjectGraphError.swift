@@ -1,0 +1,136 @@
+public import Foundation
+
+/// Errors thrown by ObjectGraph. Each names the entity, object and property involved.
+public enum ObjectGraphError: Error, Sendable, Equatable {
+    /// A save found objects that break the schema's rules; nothing was written.
+    case validationFailed([ValidationFailure])
+    /// No object with this ID exists in the store.
+    case objectNotFound(ObjectID)
+    /// A string is not an object ID of this store.
+    case invalidObjectIDString(String)
+    /// An object ID that belongs to another store or model.
+    case foreignObjectID(ObjectID)
+    /// The store's schema differs from the model in ways that cannot migrate automatically.
+    case schemaMismatch([SchemaDifference])
+    /// The model itself is inconsistent (for example a relationship without an inverse).
+    case invalidModel(String)
+    /// The file is a database that ObjectGraph did not create, or not a database at all.
+    case incompatibleStore(path: String, reason: String)
+    /// A predicate or sort uses something that has no translation to SQL.
+    case unsupportedPredicate(entity: String, construct: String)
+    /// A row changed in the store since this context read it (optimistic locking).
+    case conflict([SaveConflict])
+    /// The object does not belong to this context, or was never inserted.
+    case objectNotInContext(entity: String, object: String)
+    /// The entity type is not part of the container's schema.
+    case unknownEntity(String)
+    /// The store reported an error; the message is SQLite's.
+    case store(String)
+}
+
+/// One reason a save was refused.
+public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
+    /// What is wrong.
+    public enum Reason: Sendable, Equatable {
+        /// A non-optional attribute or to-one relationship has no value.
+        case missingValue
+        /// The value of a unique attribute is already used by another object.
+        case notUnique(StoredValue)
+        /// A to-many relationship has fewer members than its minimum.
+        case tooFewObjects(count: Int, minimum: Int)
+        /// A to-many relationship has more members than its maximum.
+        case tooManyObjects(count: Int, maximum: Int)
+        /// A `.deny` relationship still holds objects of an object being deleted.
+        case deleteDenied(count: Int)
+        /// A value that cannot be stored (for example a `Codable` value that fails to encode).
+        case unstorableValue
+        /// The entity's own validation (`validateForInsert`, `validateForUpdate`, `validateForDelete`).
+        case custom(String)
+    }
+
+    /// The entity of the object that failed.
+    public var entity: String
+    /// The object that failed.
+    public var objectID: ObjectID
+    /// The property involved, if any.
+    public var property: String?
+    /// What is wrong.
+    public var reason: Reason
+
+    public init(entity: String, objectID: ObjectID, property: String?, reason: Reason) {
+        self.entity = entity
+        self.objectID = objectID
+        self.property = property
+        self.reason = reason
+    }
+
+    public var description: String {
+        let subject = property.map { "\(entity).\($0) of \(objectID)" } ?? "\(objectID)"
+        switch reason {
+        case .missingValue: return "\(subject) is required but has no value"
+        case .notUnique(let value): return "\(subject) must be unique, and \(value) is already used"
+        case let .tooFewObjects(count, minimum):
+            return "\(subject) holds \(count) objects, fewer than its minimum of \(minimum)"
+        case let .tooManyObjects(count, maximum):
+            return "\(subject) holds \(count) objects, more than its maximum of \(maximum)"
+        case .deleteDenied(let count):
+            return "\(objectID) cannot be deleted: its relationship '\(property ?? "?")' (delete rule deny) still holds \(count) object\(count == 1 ? "" : "s")"
+        case .unstorableValue: return "\(subject) has a value that cannot be stored"
+        case .custom(let message): return "\(subject) is invalid: \(message)"
+        }
+    }
+}
+
+/// A row that changed in the store after the saving context read it.
+public struct SaveConflict: Sendable, Equatable, CustomStringConvertible {
+    /// The object whose row changed.
+    public var objectID: ObjectID
+    /// The row version the context read.
+    public var staleVersion: Int64
+    /// The row version now in the store; nil when the row was deleted.
+    public var currentVersion: Int64?
+
+    public var description: String {
+        let now = currentVersion.map { "version \($0)" } ?? "deleted"
+        return "\(objectID) was read at version \(staleVersion) but the store has \(now)"
+    }
+}
+
+/// A difference between the schema a store was created with and the current model.
+public struct SchemaDifference: Sendable, Equatable, CustomStringConvertible {
+    /// Where the difference is, for example `Mood.rating`.
+    public var location: String
+    /// What differs.
+    public var change: String
+    /// Whether ObjectGraph migrates it automatically without losing data.
+    public var isAdditive: Bool
+
+    public var description: String { "\(location): \(change)" }
+}
+
+extension ObjectGraphError: CustomStringConvertible, LocalizedError {
+    public var description: String {
+        switch self {
+        case .validationFailed(let failures):
+            return "Validation failed: " + failures.map(\.description).joined(separator: "; ")
+        case .objectNotFound(let id): return "No object \(id) in the store"
+        case .invalidObjectIDString(let string): return "'\(string)' is not an object ID of this store"
+        case .foreignObjectID(let id): return "\(id) belongs to another store"
+        case .schemaMismatch(let differences):
+            return "The store's schema differs from the model and cannot migrate automatically: "
+                + differences.filter { !$0.isAdditive }.map(\.description).joined(separator: "; ")
+        case .invalidModel(let message): return "Invalid model: \(message)"
+        case let .incompatibleStore(path, reason): return "Cannot open \(path): \(reason)"
+        case let .unsupportedPredicate(entity, construct):
+            return "Cannot translate a predicate on \(entity) to SQL: \(construct)"
+        case .conflict(let conflicts):
+            return "Save conflicts: " + conflicts.map(\.description).joined(separator: "; ")
+        case let .objectNotInContext(entity, object):
+            return "\(entity) \(object) is not registered in this context"
+        case .unknownEntity(let name): return "\(name) is not an entity of this container's schema"
+        case .store(let message): return "Store error: \(message)"
+        }
+    }
+
+    public var errorDescription: String? { description }
+}

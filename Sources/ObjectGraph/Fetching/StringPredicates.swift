@@ -1,0 +1,96 @@
+public import Foundation
+
+// Foundation on Apple platforms lets `#Predicate` call `caseInsensitiveCompare` and
+// `localizedStandardContains`; on Linux it does not. `#Predicate` turns `a.name(b)` into
+// `PredicateExpressions.build_name(a, b)`, so supplying those builders here makes the same predicates
+// compile everywhere. Both translate to SQL, and evaluate in memory for unsaved objects.
+
+/// `lhs.caseInsensitiveCompare(rhs)` in a predicate.
+public struct CaseInsensitiveCompareExpression<Root: PredicateExpression, Other: PredicateExpression>: PredicateExpression
+where Root.Output: StringProtocol, Other.Output: StringProtocol {
+    public typealias Output = ComparisonResult
+    public let root: Root
+    public let other: Other
+
+    public func evaluate(_ bindings: PredicateBindings) throws -> ComparisonResult {
+        let lhs = String(try root.evaluate(bindings)).lowercased()
+        let rhs = String(try other.evaluate(bindings)).lowercased()
+        return lhs == rhs ? .orderedSame : (lhs < rhs ? .orderedAscending : .orderedDescending)
+    }
+}
+
+/// `lhs.localizedStandardContains(rhs)` in a predicate: case-insensitive containment.
+public struct CaseInsensitiveContainsExpression<Root: PredicateExpression, Other: PredicateExpression>: PredicateExpression
+where Root.Output: StringProtocol, Other.Output: StringProtocol {
+    public typealias Output = Bool
+    public let root: Root
+    public let other: Other
+
+    public func evaluate(_ bindings: PredicateBindings) throws -> Bool {
+        String(try root.evaluate(bindings)).lowercased().contains(String(try other.evaluate(bindings)).lowercased())
+    }
+}
+
+extension CaseInsensitiveCompareExpression: Sendable where Root: Sendable, Other: Sendable {}
+extension CaseInsensitiveCompareExpression: Codable where Root: Codable, Other: Codable {}
+extension CaseInsensitiveCompareExpression: StandardPredicateExpression
+where Root: StandardPredicateExpression, Other: StandardPredicateExpression {}
+extension CaseInsensitiveContainsExpression: Sendable where Root: Sendable, Other: Sendable {}
+extension CaseInsensitiveContainsExpression: Codable where Root: Codable, Other: Codable {}
+extension CaseInsensitiveContainsExpression: StandardPredicateExpression
+where Root: StandardPredicateExpression, Other: StandardPredicateExpression {}
+
+#if !canImport(Darwin)
+extension PredicateExpressions {
+    public static func build_caseInsensitiveCompare<Root, Other>(
+        _ root: Root, _ other: Other
+    ) -> CaseInsensitiveCompareExpression<Root, Other> {
+        CaseInsensitiveCompareExpression(root: root, other: other)
+    }
+
+    public static func build_localizedStandardContains<Root, Other>(
+        _ root: Root, _ other: Other
+    ) -> CaseInsensitiveContainsExpression<Root, Other> {
+        CaseInsensitiveContainsExpression(root: root, other: other)
+    }
+}
+#endif
+
+extension CaseInsensitiveCompareExpression: SQLTranslatable {
+    func translate(_ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
+        try caseInsensitiveComparison(root, other, &translator)
+    }
+}
+
+extension CaseInsensitiveContainsExpression: SQLTranslatable {
+    func translate(_ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
+        try caseInsensitiveContainment(root, other, &translator)
+    }
+}
+
+/// -1, 0 or 1 like `ComparisonResult`, compared without case.
+func caseInsensitiveComparison(_ root: Any, _ other: Any, _ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
+    let l: SQLFragment = "lower(" + (try translator.scalar(translator.translate(root), "caseInsensitiveCompare")) + ")"
+    let r: SQLFragment = "lower(" + (try translator.scalar(translator.translate(other), "caseInsensitiveCompare")) + ")"
+    return .scalar("(CASE WHEN " + l + " = " + r + " THEN 0 WHEN " + l + " < " + r + " THEN -1 ELSE 1 END)", .integer)
+}
+
+func caseInsensitiveContainment(_ root: Any, _ other: Any, _ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
+    let l = try translator.scalar(translator.translate(root), "localizedStandardContains")
+    let r = try translator.scalar(translator.translate(other), "localizedStandardContains")
+    return .scalar("(instr(lower(" + l + "), lower(" + r + ")) > 0)", .bool)
+}
+
+#if canImport(Darwin)
+extension PredicateExpressions.StringCaseInsensitiveCompare: SQLTranslatable {
+    func translate(_ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
+        try caseInsensitiveComparison(root, other, &translator)
+    }
+}
+
+extension PredicateExpressions.StringLocalizedStandardContains: SQLTranslatable {
+    func translate(_ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
+        try caseInsensitiveContainment(root, other, &translator)
+    }
+}
+#endif

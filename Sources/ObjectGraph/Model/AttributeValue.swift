@@ -1,0 +1,241 @@
+public import Foundation
+
+/// The kinds of attribute a schema knows, each with its column representation.
+public enum AttributeType: String, Sendable, Hashable, Codable {
+    /// `String`, stored as TEXT.
+    case string
+    /// `Int`, `Int64`, `Int32`…, stored as INTEGER.
+    case integer
+    /// `Double`, `Float`, stored as REAL.
+    case double
+    /// `Bool`, stored as INTEGER 0 or 1.
+    case bool
+    /// `Date`, stored as REAL seconds since 1970.
+    case date
+    /// `Data`, stored as BLOB.
+    case data
+    /// `UUID`, stored as a 16-byte BLOB.
+    case uuid
+    /// `Decimal`, stored as TEXT so no digit is lost; compared numerically in predicates.
+    case decimal
+    /// A `Codable` value, stored as JSON in a BLOB.
+    case json
+
+    var sqlType: String {
+        switch self {
+        case .string, .decimal: "TEXT"
+        case .integer, .bool: "INTEGER"
+        case .double, .date: "REAL"
+        case .data, .uuid, .json: "BLOB"
+        }
+    }
+}
+
+/// A type that can be the value of an entity's attribute.
+///
+/// Built in: `String`, `Int`, `Int64`, `Int32`, `Int16`, `Double`, `Float`, `Bool`, `Date`, `Data`,
+/// `UUID`, `Decimal`, and optionals of each. `RawRepresentable` enums conform by declaring it
+/// (`enum Weather: String, AttributeValue, CaseIterable { … }`), and `Codable` values by adopting
+/// ``CodableAttribute``.
+public protocol AttributeValue: Sendable {
+    /// How the value is stored.
+    static var attributeType: AttributeType { get }
+    /// Whether `nil` is a valid value (true only for `Optional`).
+    static var isOptionalAttribute: Bool { get }
+    /// The value read when a stored value is missing or unreadable, for example from an object whose
+    /// row was deleted by another context. Zero, empty, or the first case.
+    static var defaultValue: Self { get }
+    /// Creates the value from its stored form, or returns `nil` if the stored form does not fit.
+    init?(storedValue: StoredValue)
+    /// The stored form of the value.
+    var storedValue: StoredValue { get }
+}
+
+extension AttributeValue {
+    public static var isOptionalAttribute: Bool { false }
+}
+
+extension String: AttributeValue {
+    public static var attributeType: AttributeType { .string }
+    public static var defaultValue: String { "" }
+    public init?(storedValue: StoredValue) {
+        switch storedValue {
+        case .text(let value): self = value
+        case .integer(let value): self = String(value)
+        case .real(let value): self = String(value)
+        default: return nil
+        }
+    }
+    public var storedValue: StoredValue { .text(self) }
+}
+
+extension BinaryInteger where Self: AttributeValue {
+    public static var attributeType: AttributeType { .integer }
+    public static var defaultValue: Self { 0 }
+    public init?(storedValue: StoredValue) {
+        switch storedValue {
+        case .integer(let value): self.init(exactly: value)
+        case .real(let value): self.init(exactly: value)
+        default: return nil
+        }
+    }
+    public var storedValue: StoredValue { .integer(Int64(truncatingIfNeeded: self)) }
+}
+
+extension Int: AttributeValue {}
+extension Int64: AttributeValue {}
+extension Int32: AttributeValue {}
+extension Int16: AttributeValue {}
+
+extension Double: AttributeValue {
+    public static var attributeType: AttributeType { .double }
+    public static var defaultValue: Double { 0 }
+    public init?(storedValue: StoredValue) {
+        switch storedValue {
+        case .real(let value): self = value
+        case .integer(let value): self = Double(value)
+        default: return nil
+        }
+    }
+    public var storedValue: StoredValue { .real(self) }
+}
+
+extension Float: AttributeValue {
+    public static var attributeType: AttributeType { .double }
+    public static var defaultValue: Float { 0 }
+    public init?(storedValue: StoredValue) {
+        guard let value = Double(storedValue: storedValue) else { return nil }
+        self = Float(value)
+    }
+    public var storedValue: StoredValue { .real(Double(self)) }
+}
+
+extension Bool: AttributeValue {
+    public static var attributeType: AttributeType { .bool }
+    public static var defaultValue: Bool { false }
+    public init?(storedValue: StoredValue) {
+        guard case .integer(let value) = storedValue else { return nil }
+        self = value != 0
+    }
+    public var storedValue: StoredValue { .integer(self ? 1 : 0) }
+}
+
+extension Date: AttributeValue {
+    public static var attributeType: AttributeType { .date }
+    public static var defaultValue: Date { Date(timeIntervalSince1970: 0) }
+    public init?(storedValue: StoredValue) {
+        guard let seconds = Double(storedValue: storedValue) else { return nil }
+        self.init(timeIntervalSince1970: seconds)
+    }
+    public var storedValue: StoredValue { .real(timeIntervalSince1970) }
+}
+
+extension Data: AttributeValue {
+    public static var attributeType: AttributeType { .data }
+    public static var defaultValue: Data { Data() }
+    public init?(storedValue: StoredValue) {
+        guard case .blob(let value) = storedValue else { return nil }
+        self = value
+    }
+    public var storedValue: StoredValue { .blob(self) }
+}
+
+extension UUID: AttributeValue {
+    public static var attributeType: AttributeType { .uuid }
+    public static var defaultValue: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
+    public init?(storedValue: StoredValue) {
+        switch storedValue {
+        case .blob(let data) where data.count == 16:
+            let bytes = [UInt8](data)
+            self.init(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                             bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        case .text(let string):
+            self.init(uuidString: string)
+        default:
+            return nil
+        }
+    }
+    public var storedValue: StoredValue {
+        withUnsafeBytes(of: uuid) { .blob(Data($0)) }
+    }
+}
+
+extension Decimal: AttributeValue {
+    public static var attributeType: AttributeType { .decimal }
+    public static var defaultValue: Decimal { 0 }
+    public init?(storedValue: StoredValue) {
+        switch storedValue {
+        case .text(let string): self.init(string: string, locale: Locale(identifier: "en_US_POSIX"))
+        case .integer(let value): self.init(value)
+        case .real(let value): self.init(value)
+        default: return nil
+        }
+    }
+    public var storedValue: StoredValue { .text(description) }
+}
+
+extension Optional: AttributeValue where Wrapped: AttributeValue {
+    public static var attributeType: AttributeType { Wrapped.attributeType }
+    public static var isOptionalAttribute: Bool { true }
+    public static var defaultValue: Wrapped? { nil }
+    public init?(storedValue: StoredValue) {
+        if case .null = storedValue {
+            self = .none
+        } else if let value = Wrapped(storedValue: storedValue) {
+            self = .some(value)
+        } else {
+            return nil
+        }
+    }
+    public var storedValue: StoredValue { self?.storedValue ?? .null }
+}
+
+// MARK: - Enums
+
+extension AttributeValue where Self: RawRepresentable, RawValue: AttributeValue {
+    public static var attributeType: AttributeType { RawValue.attributeType }
+    public init?(storedValue: StoredValue) {
+        guard let raw = RawValue(storedValue: storedValue) else { return nil }
+        self.init(rawValue: raw)
+    }
+    public var storedValue: StoredValue { rawValue.storedValue }
+}
+
+extension AttributeValue where Self: RawRepresentable, RawValue: AttributeValue, Self: CaseIterable {
+    /// The first declared case.
+    public static var defaultValue: Self {
+        // `allCases` of an enum with no case is empty; such an enum has no value to return at all,
+        // and cannot be instantiated, so this read never happens for it.
+        allCases.first.unsafelyUnwrapped
+    }
+}
+
+// MARK: - Codable values
+
+/// A `Codable` value stored as JSON.
+///
+/// ```swift
+/// struct Location: CodableAttribute { var latitude: Double; var longitude: Double
+///     static let defaultValue = Location(latitude: 0, longitude: 0) }
+/// ```
+public protocol CodableAttribute: AttributeValue, Codable {}
+
+extension CodableAttribute {
+    public static var attributeType: AttributeType { .json }
+    public init?(storedValue: StoredValue) {
+        let data: Data
+        switch storedValue {
+        case .blob(let blob): data = blob
+        case .text(let text): data = Data(text.utf8)
+        default: return nil
+        }
+        guard let value = try? JSONDecoder().decode(Self.self, from: data) else { return nil }
+        self = value
+    }
+    public var storedValue: StoredValue {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        // Encoding a value whose own `encode(to:)` throws stores NULL: validation then names it.
+        return (try? encoder.encode(self)).map(StoredValue.blob) ?? .null
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+
+/// What `@Entity` declares about one class: its name and persisted properties, in declaration order.
+///
+/// One instance exists per entity class in the process (`Mood._$entity`); it is independent of any store.
+public final class EntityDeclaration: Sendable {
+    /// The class.
+    public let type: any Entity.Type
+    /// The entity name, the class name unless `@Entity("Name")` says otherwise.
+    public let name: String
+    let properties: [PropertyDeclaration]
+    let layout: EntityLayout
+
+    public init(_ type: any Entity.Type, name: String, properties: [PropertyDeclaration]) {
+        self.type = type
+        self.name = name
+        self.properties = properties
+        self.layout = EntityLayout(properties: properties)
+    }
+
+    func propertyIndex(for keyPath: AnyKeyPath) -> Int? {
+        properties.firstIndex { $0.keyPath == keyPath }
+    }
+}
+
+/// How one persisted property is declared. Built by the code `@Entity` generates.
+public struct PropertyDeclaration: Sendable {
+    let name: String
+    let keyPath: any AnyKeyPath & Sendable
+    let kind: Kind
+
+    enum Kind: Sendable {
+        case attribute(AttributeDeclaration)
+        case relationship(RelationshipDeclaration)
+    }
+
+    var isRelationship: Bool {
+        if case .relationship = kind { return true }
+        return false
+    }
+}
+
+struct AttributeDeclaration: Sendable {
+    let type: AttributeType
+    let isOptional: Bool
+    let defaultValue: StoredValue?
+    let options: Set<AttributeOption>
+}
+
+struct RelationshipDeclaration: Sendable {
+    /// The destination's declaration; a closure, because two entities refer to each other.
+    let destination: @Sendable () -> EntityDeclaration
+    let isToMany: Bool
+    let isOrdered: Bool
+    let deleteRule: DeleteRule
+    let inverse: (any AnyKeyPath & Sendable)?
+    let minimumCount: Int?
+    let maximumCount: Int?
+}
+
+// MARK: - Builders used by generated code
+
+extension PropertyDeclaration {
+    /// An attribute without options.
+    public static func property<Root: Entity, Value: AttributeValue>(
+        _ name: String, _ keyPath: any KeyPath<Root, Value> & Sendable
+    ) -> PropertyDeclaration {
+        attribute(name, keyPath)
+    }
+
+    /// An attribute with a declared default value.
+    public static func property<Root: Entity, Value: AttributeValue>(
+        _ name: String, _ keyPath: any KeyPath<Root, Value> & Sendable, default value: Value
+    ) -> PropertyDeclaration {
+        attribute(name, keyPath, default: value)
+    }
+
+    /// An attribute with options (`@Attribute(.unique)`).
+    public static func attribute<Root: Entity, Value: AttributeValue>(
+        _ name: String, _ keyPath: any KeyPath<Root, Value> & Sendable,
+        options: [AttributeOption] = [], default value: Value? = nil
+    ) -> PropertyDeclaration {
+        let declared = value.map(\.storedValue).flatMap { $0.isNull ? nil : $0 }
+        return PropertyDeclaration(name: name, keyPath: keyPath, kind: .attribute(AttributeDeclaration(
+            type: Value.attributeType, isOptional: Value.isOptionalAttribute,
+            defaultValue: declared, options: Set(options))))
+    }
+
+    /// A to-one relationship.
+    public static func property<Root: Entity, Destination: Entity>(
+        _ name: String, _ keyPath: any KeyPath<Root, Destination?> & Sendable, default value: Destination? = nil
+    ) -> PropertyDeclaration {
+        relationship(name, keyPath)
+    }
+
+    /// A to-many relationship.
+    public static func property<Root: Entity, Destination: Entity>(
+        _ name: String, _ keyPath: any KeyPath<Root, Set<Destination>> & Sendable, default value: Set<Destination> = []
+    ) -> PropertyDeclaration {
+        relationship(name, keyPath)
+    }
+
+    /// An ordered to-many relationship.
+    public static func property<Root: Entity, Destination: Entity>(
+        _ name: String, _ keyPath: any KeyPath<Root, [Destination]> & Sendable, default value: [Destination] = []
+    ) -> PropertyDeclaration {
+        relationship(name, keyPath)
+    }
+
+    /// A to-one relationship configured with `@Relationship`.
+    public static func relationship<Root: Entity, Destination: Entity>(
+        _ name: String, _ keyPath: any KeyPath<Root, Destination?> & Sendable,
+        deleteRule: DeleteRule = .nullify, inverse: (any AnyKeyPath & Sendable)? = nil,
+        minimumCount: Int? = nil, maximumCount: Int? = nil, default value: Destination? = nil
+    ) -> PropertyDeclaration {
+        PropertyDeclaration(name: name, keyPath: keyPath, kind: .relationship(RelationshipDeclaration(
+            destination: { Destination._$entity }, isToMany: false, isOrdered: false, deleteRule: deleteRule,
+            inverse: inverse, minimumCount: minimumCount, maximumCount: maximumCount)))
+    }
+
+    /// A to-many relationship configured with `@Relationship`.
+    public static func relationship<Root: Entity, Destination: Entity>(
+        _ name: String, _ keyPath: any KeyPath<Root, Set<Destination>> & Sendable,
+        deleteRule: DeleteRule = .nullify, inverse: (any AnyKeyPath & Sendable)? = nil,
+        minimumCount: Int? = nil, maximumCount: Int? = nil, default value: Set<Destination> = []
+    ) -> PropertyDeclaration {
+        PropertyDeclaration(name: name, keyPath: keyPath, kind: .relationship(RelationshipDeclaration(
+            destination: { Destination._$entity }, isToMany: true, isOrdered: false, deleteRule: deleteRule,
+            inverse: inverse, minimumCount: minimumCount, maximumCount: maximumCount)))
+    }
+
+    /// An ordered to-many relationship configured with `@Relationship`.
+    public static func relationship<Root: Entity, Destination: Entity>(
+        _ name: String, _ keyPath: any KeyPath<Root, [Destination]> & Sendable,
+        deleteRule: DeleteRule = .nullify, inverse: (any AnyKeyPath & Sendable)? = nil,
+        minimumCount: Int? = nil, maximumCount: Int? = nil, default value: [Destination] = []
+    ) -> PropertyDeclaration {
+        PropertyDeclaration(name: name, keyPath: keyPath, kind: .relationship(RelationshipDeclaration(
+            destination: { Destination._$entity }, isToMany: true, isOrdered: true, deleteRule: deleteRule,
+            inverse: inverse, minimumCount: minimumCount, maximumCount: maximumCount)))
+    }
+}
+
+// MARK: - Layout
+
+/// Where each persisted property lives in an ``ObjectState``: attributes, to-one and to-many
+/// relationships each have their own compact array.
+struct EntityLayout: Sendable {
+    enum Slot: Sendable, Equatable {
+        case attribute(Int)
+        case toOne(Int)
+        case toMany(Int)
+    }
+
+    /// Property index → slot.
+    let slots: [Slot]
+    /// Property index → position in its kind's array.
+    let slotIndex: [Int]
+    /// The initial attribute values of a new object: declared defaults, else NULL.
+    let initialAttributes: ContiguousArray<StoredValue>
+    /// Attribute slot → property index.
+    let attributeProperties: [Int]
+    /// To-one slot → property index.
+    let toOneProperties: [Int]
+    /// To-many slot → property index.
+    let toManyProperties: [Int]
+
+    init(properties: [PropertyDeclaration]) {
+        var slots: [Slot] = []
+        var attributes: [Int] = [], toOne: [Int] = [], toMany: [Int] = []
+        var initial = ContiguousArray<StoredValue>()
+        for (index, property) in properties.enumerated() {
+            switch property.kind {
+            case .attribute(let attribute):
+                slots.append(.attribute(attributes.count))
+                attributes.append(index)
+                initial.append(attribute.defaultValue ?? .null)
+            case .relationship(let relationship) where relationship.isToMany:
+                slots.append(.toMany(toMany.count))
+                toMany.append(index)
+            case .relationship:
+                slots.append(.toOne(toOne.count))
+                toOne.append(index)
+            }
+        }
+        self.slots = slots
+        self.slotIndex = slots.map {
+            switch $0 { case .attribute(let i), .toOne(let i), .toMany(let i): i }
+        }
+        self.initialAttributes = initial
+        self.attributeProperties = attributes
+        self.toOneProperties = toOne
+        self.toManyProperties = toMany
+    }
+}

@@ -1,0 +1,92 @@
+/// How an entity's objects are laid out in the store: its table, columns and relationship storage.
+///
+/// Built once when a container opens; immutable and shared by every context.
+final class EntityMapping: Sendable {
+    let declaration: EntityDeclaration
+    let description: EntityDescription
+    /// Position in the store's mapping list.
+    let index: Int
+    let table: String
+    /// Attribute slot → column name.
+    let attributeColumns: [String]
+    /// To-one slot → the relationship's mapping.
+    let toOneRelationships: [RelationshipMapping]
+    /// To-many slot → the relationship's mapping.
+    let toManyRelationships: [RelationshipMapping]
+    /// The columns of a row as read into an object, for a query whose table is aliased `t0`:
+    /// `Z_PK, Z_UUID, Z_VERSION, attributes…, to-one keys…` (a subquery for the side of a one-to-one
+    /// that does not hold the foreign key).
+    let selectList: String
+
+    init(declaration: EntityDeclaration, description: EntityDescription, index: Int,
+         toOne: [RelationshipMapping], toMany: [RelationshipMapping]) {
+        self.declaration = declaration
+        self.description = description
+        self.index = index
+        self.table = SQL.quote(description.name)
+        self.attributeColumns = description.attributes.map(\.name)
+        self.toOneRelationships = toOne
+        self.toManyRelationships = toMany
+        let toOneColumns = toOne.map { relationship -> String in
+            switch relationship.storage {
+            case .foreignKey(let column):
+                return "t0." + SQL.quote(column)
+            case let .inverseForeignKey(table, column, _):
+                return "(SELECT i.Z_PK FROM \(SQL.quote(table)) AS i WHERE i.\(SQL.quote(column)) = t0.Z_PK LIMIT 1)"
+            case .joinTable:
+                return "NULL"  // a to-one is never stored in a join table
+            }
+        }
+        let columns = ["t0.Z_PK", "t0.Z_UUID", "t0.Z_VERSION"] + attributeColumns.map { "t0." + SQL.quote($0) }
+            + toOneColumns
+        self.selectList = columns.joined(separator: ", ")
+    }
+
+    var name: String { description.name }
+}
+
+/// Where a relationship's links are stored.
+struct RelationshipMapping: Sendable {
+    enum Storage: Sendable {
+        /// A column of this entity's table holds the destination's primary key.
+        case foreignKey(column: String)
+        /// A column of the destination's table holds this entity's primary key; `orderColumn` keeps
+        /// the order of an ordered to-many.
+        case inverseForeignKey(table: String, column: String, orderColumn: String?)
+        /// A join table links both sides (many-to-many).
+        case joinTable(table: String, sourceColumn: String, targetColumn: String, orderColumn: String?)
+    }
+
+    let description: RelationshipDescription
+    let propertyIndex: Int
+    let destination: Int
+    let storage: Storage
+    /// The inverse's property index and slot in the destination.
+    let inversePropertyIndex: Int
+    let inverseSlot: Int
+    let inverseIsToMany: Bool
+
+    var name: String { description.name }
+    var isToMany: Bool { description.isToMany }
+
+    var foreignKeyColumn: String? {
+        if case .foreignKey(let column) = storage { return column }
+        return nil
+    }
+}
+
+/// Helpers to write SQL safely.
+enum SQL {
+    /// Quotes an identifier: `name` → `"name"`.
+    static func quote(_ identifier: String) -> String {
+        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// `?, ?, ?` for `count` arguments.
+    static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
+    }
+
+    /// Order column of a one-to-many ordered relationship, stored beside the foreign key.
+    static func orderColumn(forForeignKey column: String) -> String { "Z_\(column)_ORDER" }
+}

@@ -1,0 +1,139 @@
+import Foundation
+import GRDB
+
+/// The persistent store: one SQLite database through GRDB, a table per entity.
+///
+/// Every table has `Z_PK` (row id), `Z_UUID` (the object's global identifier) and `Z_VERSION`
+/// (optimistic locking), then a column per attribute and per to-one foreign key. `Z_METADATA` keeps the
+/// schema the store was created with, so that opening it with another model migrates or fails clearly.
+final class SQLiteStore: Sendable {
+    let writer: any DatabaseWriter
+    let identity: StoreIdentity
+    let schema: Schema
+    let mappings: [EntityMapping]
+    private let mappingIndex: [ObjectIdentifier: Int]
+    let path: String
+
+    init(configuration: StoreConfiguration, schema: Schema) throws {
+        self.schema = schema
+        self.mappings = try Self.makeMappings(schema)
+        var index: [ObjectIdentifier: Int] = [:]
+        for mapping in mappings { index[ObjectIdentifier(mapping.declaration)] = mapping.index }
+        self.mappingIndex = index
+
+        var grdbConfiguration = Configuration()
+        grdbConfiguration.foreignKeysEnabled = false  // the object graph maintains links itself
+        grdbConfiguration.label = "ObjectGraph"
+        do {
+            switch configuration.location {
+            case .file(let path):
+                self.path = path
+                writer = try DatabasePool(path: path, configuration: grdbConfiguration)
+            case .inMemory:
+                self.path = ":memory:"
+                writer = try DatabaseQueue(configuration: grdbConfiguration)
+            }
+        } catch let error as DatabaseError {
+            throw Self.openingError(error, path: configuration.path)
+        }
+        let mappings = self.mappings
+        let path = self.path
+        do {
+            let uuid = try writer.write { db in
+                try SchemaMigrator(schema: schema, mappings: mappings, path: path).prepare(db)
+            }
+            identity = StoreIdentity(uuid: uuid)
+        } catch let error as DatabaseError {
+            throw Self.openingError(error, path: path)
+        }
+    }
+
+    func mapping(for entity: EntityDeclaration) -> EntityMapping? {
+        mappingIndex[ObjectIdentifier(entity)].map { mappings[$0] }
+    }
+
+    func mapping(named name: String) -> EntityMapping? {
+        mappings.first { $0.name == name }
+    }
+
+    private static func openingError(_ error: DatabaseError, path: String) -> ObjectGraphError {
+        switch error.resultCode {
+        case .SQLITE_NOTADB, .SQLITE_CORRUPT:
+            return .incompatibleStore(path: path, reason: "the file is not an SQLite database")
+        case .SQLITE_CANTOPEN:
+            return .incompatibleStore(path: path, reason: "the file cannot be opened or created")
+        default:
+            return .store(error.description)
+        }
+    }
+
+    // MARK: Mappings
+
+    private static func makeMappings(_ schema: Schema) throws -> [EntityMapping] {
+        let declarations = schema.declarations
+        let position = Dictionary(uniqueKeysWithValues: declarations.enumerated().map { ($1.name, $0) })
+        return try declarations.enumerated().map { index, declaration in
+            guard let description = schema.entity(named: declaration.name) else {
+                throw ObjectGraphError.invalidModel("missing description of \(declaration.name)")
+            }
+            var toOne: [RelationshipMapping] = []
+            var toMany: [RelationshipMapping] = []
+            for (propertyIndex, property) in declaration.properties.enumerated() where property.isRelationship {
+                guard let relationship = description.relationship(named: property.name),
+                      let destinationIndex = position[relationship.destination],
+                      let inverse = schema.entity(named: relationship.destination)?
+                          .relationship(named: relationship.inverse),
+                      let inverseIndex = declarations[destinationIndex].properties
+                          .firstIndex(where: { $0.name == relationship.inverse }) else {
+                    throw ObjectGraphError.invalidModel("\(declaration.name).\(property.name) has no usable inverse")
+                }
+                let mapping = RelationshipMapping(
+                    description: relationship, propertyIndex: propertyIndex, destination: destinationIndex,
+                    storage: storage(of: relationship, in: declaration.name, inverse: inverse),
+                    inversePropertyIndex: inverseIndex,
+                    inverseSlot: declarations[destinationIndex].layout.slotIndex[inverseIndex],
+                    inverseIsToMany: inverse.isToMany)
+                if relationship.isToMany { toMany.append(mapping) } else { toOne.append(mapping) }
+            }
+            return EntityMapping(declaration: declaration, description: description, index: index,
+                                 toOne: toOne, toMany: toMany)
+        }
+    }
+
+    /// Decides where a relationship's links live; both sides of a relationship agree.
+    private static func storage(
+        of relationship: RelationshipDescription, in entity: String, inverse: RelationshipDescription
+    ) -> RelationshipMapping.Storage {
+        let thisSide = "\(entity).\(relationship.name)"
+        let otherSide = "\(relationship.destination).\(inverse.name)"
+        switch (relationship.isToMany, inverse.isToMany) {
+        case (false, true):
+            return .foreignKey(column: relationship.name)
+        case (true, false):
+            return .inverseForeignKey(
+                table: relationship.destination, column: inverse.name,
+                orderColumn: relationship.isOrdered ? SQL.orderColumn(forForeignKey: inverse.name) : nil)
+        case (false, false):
+            return thisSide <= otherSide
+                ? .foreignKey(column: relationship.name)
+                : .inverseForeignKey(table: relationship.destination, column: inverse.name, orderColumn: nil)
+        case (true, true):
+            let owns = thisSide <= otherSide
+            let table = "Z_" + (owns ? thisSide : otherSide).replacingOccurrences(of: ".", with: "_")
+            return .joinTable(
+                table: table,
+                sourceColumn: owns ? "Z_SOURCE" : "Z_TARGET",
+                targetColumn: owns ? "Z_TARGET" : "Z_SOURCE",
+                orderColumn: relationship.isOrdered ? (owns ? "Z_SOURCE_ORDER" : "Z_TARGET_ORDER") : nil)
+        }
+    }
+}
+
+extension StoreConfiguration {
+    var path: String {
+        switch location {
+        case .file(let path): path
+        case .inMemory: ":memory:"
+        }
+    }
+}

@@ -1,0 +1,253 @@
+import Foundation
+import GRDB
+
+/// Creates a new store's tables, and migrates an existing store to the model when the difference is
+/// additive: new entities, new optional (or defaulted) attributes, new relationships, new indexes.
+/// Any other difference fails with ``ObjectGraphError/schemaMismatch(_:)`` and changes nothing.
+struct SchemaMigrator {
+    let schema: Schema
+    let mappings: [EntityMapping]
+    let path: String
+
+    static let metadataTable = "Z_METADATA"
+    static let primaryKeyTable = "Z_PRIMARYKEY"
+
+    /// Prepares the store and returns its UUID.
+    func prepare(_ db: Database) throws -> UUID {
+        guard try db.tableExists(Self.metadataTable) else {
+            let foreign = try String.fetchAll(db, sql: """
+                SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+                """)
+            guard foreign.isEmpty else {
+                throw ObjectGraphError.incompatibleStore(
+                    path: path,
+                    reason: "the database was not created by ObjectGraph (it has tables \(foreign.joined(separator: ", ")))")
+            }
+            return try create(db)
+        }
+        guard let uuidString = try String.fetchOne(db, sql: "SELECT value FROM Z_METADATA WHERE key = 'uuid'"),
+              let uuid = UUID(uuidString: uuidString),
+              let hash = try String.fetchOne(db, sql: "SELECT value FROM Z_METADATA WHERE key = 'versionHash'"),
+              let schemaJSON = try String.fetchOne(db, sql: "SELECT value FROM Z_METADATA WHERE key = 'schema'")
+        else {
+            throw ObjectGraphError.incompatibleStore(path: path, reason: "its ObjectGraph metadata is incomplete")
+        }
+        guard hash != schema.versionHash else { return uuid }
+        guard let stored = try? JSONDecoder().decode([EntityDescription].self, from: Data(schemaJSON.utf8)) else {
+            throw ObjectGraphError.incompatibleStore(path: path, reason: "its stored schema cannot be read")
+        }
+        let differences = Self.differences(from: stored, to: schema.entities)
+        guard differences.allSatisfy(\.isAdditive) else {
+            throw ObjectGraphError.schemaMismatch(differences)
+        }
+        try applyAdditiveChanges(db)
+        try writeMetadata(db, uuid: uuid)
+        return uuid
+    }
+
+    private func create(_ db: Database) throws -> UUID {
+        try db.execute(sql: "CREATE TABLE Z_METADATA (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)")
+        try db.execute(sql: "CREATE TABLE Z_PRIMARYKEY (entity TEXT PRIMARY KEY NOT NULL, max INTEGER NOT NULL)")
+        try applyAdditiveChanges(db)
+        let uuid = UUID()
+        try writeMetadata(db, uuid: uuid)
+        return uuid
+    }
+
+    private func writeMetadata(_ db: Database, uuid: UUID) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let json = String(decoding: try encoder.encode(schema.entities), as: UTF8.self)
+        for (key, value) in [("uuid", uuid.uuidString), ("versionHash", schema.versionHash), ("schema", json)] {
+            try db.execute(sql: "INSERT OR REPLACE INTO Z_METADATA (key, value) VALUES (?, ?)", arguments: [key, value])
+        }
+    }
+
+    // MARK: Target layout
+
+    struct Column { let name: String; let definition: String; let canBeAdded: Bool }
+    struct Index { let name: String; let table: String; let columns: [String]; let isUnique: Bool }
+
+    /// Every table the model needs, with its columns, and every index.
+    private func targetLayout() -> (tables: [(name: String, columns: [Column], withoutRowID: Bool)], indexes: [Index]) {
+        var tables: [String: [Column]] = [:]
+        var order: [String] = []
+        var joinTables: Set<String> = []
+        var indexes: [Index] = []
+        func add(_ column: Column, to table: String) {
+            if tables[table] == nil { tables[table] = []; order.append(table) }
+            if !(tables[table] ?? []).contains(where: { $0.name == column.name }) { tables[table]?.append(column) }
+        }
+        for mapping in mappings {
+            let table = mapping.name
+            add(Column(name: "Z_PK", definition: "INTEGER PRIMARY KEY", canBeAdded: false), to: table)
+            add(Column(name: "Z_UUID", definition: "BLOB NOT NULL", canBeAdded: false), to: table)
+            add(Column(name: "Z_VERSION", definition: "INTEGER NOT NULL DEFAULT 1", canBeAdded: false), to: table)
+            indexes.append(Index(name: "\(table)_Z_UUID", table: table, columns: ["Z_UUID"], isUnique: true))
+            for attribute in mapping.description.attributes {
+                var definition = attribute.type.sqlType
+                if let value = attribute.defaultValue { definition += " DEFAULT " + Self.literal(value) }
+                add(Column(name: attribute.name, definition: definition,
+                           canBeAdded: attribute.isOptional || attribute.defaultValue != nil), to: table)
+                if attribute.isUnique {
+                    indexes.append(Index(name: "\(table)_\(attribute.name)_unique", table: table,
+                                         columns: [attribute.name], isUnique: true))
+                } else if attribute.isIndexed {
+                    indexes.append(Index(name: "\(table)_\(attribute.name)", table: table,
+                                         columns: [attribute.name], isUnique: false))
+                }
+            }
+            for relationship in mapping.toOneRelationships + mapping.toManyRelationships {
+                switch relationship.storage {
+                case .foreignKey(let column):
+                    add(Column(name: column, definition: "INTEGER", canBeAdded: true), to: table)
+                    indexes.append(Index(name: "\(table)_\(column)", table: table, columns: [column], isUnique: false))
+                case .inverseForeignKey(let other, _, let orderColumn?):
+                    add(Column(name: orderColumn, definition: "INTEGER", canBeAdded: true), to: other)
+                case .inverseForeignKey:
+                    break
+                case let .joinTable(joinTable, _, _, _):
+                    joinTables.insert(joinTable)
+                    for name in ["Z_SOURCE", "Z_TARGET"] {
+                        add(Column(name: name, definition: "INTEGER NOT NULL", canBeAdded: false), to: joinTable)
+                    }
+                    for name in ["Z_SOURCE_ORDER", "Z_TARGET_ORDER"] {
+                        add(Column(name: name, definition: "INTEGER", canBeAdded: true), to: joinTable)
+                    }
+                    indexes.append(Index(name: "\(joinTable)_Z_TARGET", table: joinTable,
+                                         columns: ["Z_TARGET"], isUnique: false))
+                }
+            }
+        }
+        return (order.map { ($0, tables[$0] ?? [], joinTables.contains($0)) }, indexes)
+    }
+
+    /// Creates what is missing: tables, columns, indexes. Never drops or rewrites anything.
+    private func applyAdditiveChanges(_ db: Database) throws {
+        let layout = targetLayout()
+        for table in layout.tables {
+            if try db.tableExists(table.name) {
+                let existing = Set(try db.columns(in: table.name).map(\.name))
+                for column in table.columns where !existing.contains(column.name) {
+                    guard column.canBeAdded else {
+                        throw ObjectGraphError.schemaMismatch([SchemaDifference(
+                            location: "\(table.name).\(column.name)",
+                            change: "a required column cannot be added to existing rows", isAdditive: false)])
+                    }
+                    try db.execute(sql: "ALTER TABLE \(SQL.quote(table.name)) ADD COLUMN \(SQL.quote(column.name)) \(column.definition)")
+                }
+            } else {
+                var definitions = table.columns.map { "\(SQL.quote($0.name)) \($0.definition)" }
+                if table.withoutRowID { definitions.append("PRIMARY KEY (Z_SOURCE, Z_TARGET)") }
+                try db.execute(sql: "CREATE TABLE \(SQL.quote(table.name)) (\(definitions.joined(separator: ", ")))"
+                    + (table.withoutRowID ? " WITHOUT ROWID" : ""))
+            }
+        }
+        for index in layout.indexes {
+            do {
+                try db.execute(sql: """
+                    CREATE \(index.isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(SQL.quote(index.name)) \
+                    ON \(SQL.quote(index.table)) (\(index.columns.map(SQL.quote).joined(separator: ", ")))
+                    """)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                throw ObjectGraphError.schemaMismatch([SchemaDifference(
+                    location: "\(index.table).\(index.columns.joined(separator: ","))",
+                    change: "cannot become unique: existing rows share a value", isAdditive: false)])
+            }
+        }
+    }
+
+    // MARK: Differences
+
+    /// Compares the stored model with the current one, entity by entity and property by property.
+    static func differences(from old: [EntityDescription], to new: [EntityDescription]) -> [SchemaDifference] {
+        var result: [SchemaDifference] = []
+        let oldByName = Dictionary(uniqueKeysWithValues: old.map { ($0.name, $0) })
+        let newNames = Set(new.map(\.name))
+        for entity in old where !newNames.contains(entity.name) {
+            result.append(SchemaDifference(location: entity.name, change: "entity removed", isAdditive: false))
+        }
+        for entity in new {
+            guard let previous = oldByName[entity.name] else {
+                result.append(SchemaDifference(location: entity.name, change: "entity added", isAdditive: true))
+                continue
+            }
+            result += attributeDifferences(previous, entity) + relationshipDifferences(previous, entity)
+        }
+        return result
+    }
+
+    private static func attributeDifferences(_ old: EntityDescription, _ new: EntityDescription) -> [SchemaDifference] {
+        var result: [SchemaDifference] = []
+        for attribute in old.attributes where new.attribute(named: attribute.name) == nil {
+            result.append(SchemaDifference(location: "\(new.name).\(attribute.name)",
+                                           change: "attribute removed", isAdditive: false))
+        }
+        for attribute in new.attributes {
+            let location = "\(new.name).\(attribute.name)"
+            guard let previous = old.attribute(named: attribute.name) else {
+                let additive = attribute.isOptional || attribute.defaultValue != nil
+                result.append(SchemaDifference(
+                    location: location,
+                    change: additive ? "attribute added" : "required attribute added without a default value",
+                    isAdditive: additive))
+                continue
+            }
+            if previous.type != attribute.type {
+                result.append(SchemaDifference(
+                    location: location, change: "type changed from \(previous.type.rawValue) to \(attribute.type.rawValue)",
+                    isAdditive: false))
+            }
+            if previous.isOptional && !attribute.isOptional {
+                result.append(SchemaDifference(location: location, change: "became required", isAdditive: false))
+            } else if previous.isOptional != attribute.isOptional {
+                result.append(SchemaDifference(location: location, change: "became optional", isAdditive: true))
+            }
+            if previous.isUnique != attribute.isUnique || previous.isIndexed != attribute.isIndexed {
+                let added = (attribute.isUnique && !previous.isUnique) || (attribute.isIndexed && !previous.isIndexed)
+                result.append(SchemaDifference(
+                    location: location, change: added ? "index added" : "index removed", isAdditive: added))
+            }
+            if previous.defaultValue != attribute.defaultValue {
+                result.append(SchemaDifference(location: location, change: "default value changed", isAdditive: true))
+            }
+        }
+        return result
+    }
+
+    private static func relationshipDifferences(_ old: EntityDescription, _ new: EntityDescription) -> [SchemaDifference] {
+        var result: [SchemaDifference] = []
+        for relationship in old.relationships where new.relationship(named: relationship.name) == nil {
+            result.append(SchemaDifference(location: "\(new.name).\(relationship.name)",
+                                           change: "relationship removed", isAdditive: false))
+        }
+        for relationship in new.relationships {
+            let location = "\(new.name).\(relationship.name)"
+            guard let previous = old.relationship(named: relationship.name) else {
+                result.append(SchemaDifference(location: location, change: "relationship added", isAdditive: true))
+                continue
+            }
+            if previous.destination != relationship.destination || previous.inverse != relationship.inverse
+                || previous.isToMany != relationship.isToMany || previous.isOrdered != relationship.isOrdered {
+                result.append(SchemaDifference(
+                    location: location, change: "relationship changed its destination, inverse or kind",
+                    isAdditive: false))
+            } else if previous != relationship {
+                // Delete rules and counts shape behaviour, not storage.
+                result.append(SchemaDifference(location: location, change: "rules changed", isAdditive: true))
+            }
+        }
+        return result
+    }
+
+    /// An SQL literal for a default value.
+    static func literal(_ value: StoredValue) -> String {
+        switch value {
+        case .null: "NULL"
+        case .integer(let value): String(value)
+        case .real(let value): String(value)
+        case .text(let value): "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob(let value): "X'" + value.map { String(format: "%02X", $0) }.joined() + "'"
+        }
+    }
+}

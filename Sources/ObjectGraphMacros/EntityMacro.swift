@@ -1,0 +1,222 @@
+import Foundation
+import SwiftDiagnostics
+public import SwiftSyntax
+import SwiftSyntaxBuilder
+public import SwiftSyntaxMacros
+
+/// `@Entity`: turns a final class into an ObjectGraph entity.
+///
+/// It marks every stored `var` (but `@Transient` ones) as persisted, adds the object's state storage,
+/// the initializer ObjectGraph uses to materialize fetched objects, and the static declaration from which
+/// the schema is built. The macro cannot see types, so it never decides between attribute and relationship:
+/// the generated calls are overloaded on the property's type and the compiler picks the right one.
+public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
+
+    // MARK: MemberAttributeMacro
+
+    public static func expansion(
+        of node: AttributeSyntax,
+        attachedTo declaration: some DeclGroupSyntax,
+        providingAttributesFor member: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [AttributeSyntax] {
+        guard let variable = member.as(VariableDeclSyntax.self),
+              let property = PersistedProperty(variable) else { return [] }
+        let persisted = PersistedProperty.all(in: declaration)
+        guard let index = persisted.firstIndex(where: { $0.name == property.name }) else { return [] }
+        return ["@_PersistedProperty(index: \(raw: index))"]
+    }
+
+    // MARK: MemberMacro
+
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingMembersOf declaration: some DeclGroupSyntax,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let classDecl = declaration.as(ClassDeclSyntax.self) else {
+            context.diagnose(Diagnostic(node: node, message: EntityDiagnostic.notAClass))
+            return []
+        }
+        guard classDecl.modifiers.contains(where: { $0.name.tokenKind == .keyword(.final) }) else {
+            context.diagnose(Diagnostic(node: classDecl.name, message: EntityDiagnostic.notFinal))
+            return []
+        }
+        let typeName = classDecl.name.trimmedDescription
+        let entityName = entityNameArgument(of: node) ?? "\"\(typeName)\""
+        let properties = PersistedProperty.all(in: declaration)
+        for invalid in PersistedProperty.letProperties(in: declaration) {
+            context.diagnose(Diagnostic(node: invalid, message: EntityDiagnostic.letProperty))
+        }
+
+        let declarations = properties.map { $0.declarationExpression(root: typeName) }
+            .joined(separator: ",\n")
+        let placeholders = properties.filter { !$0.hasInitializer }
+            .map { "self.\($0.name) = ObjectGraph._placeholder()" }
+            .joined(separator: "\n")
+
+        return [
+            """
+            /// Storage of this object's persistent values, managed by ObjectGraph.
+            public let _$state: ObjectGraph.ObjectState = ObjectGraph.ObjectState._claim(\(raw: typeName)._$entity)
+            """,
+            """
+            /// Materializes an object whose state ObjectGraph prepared; not for direct use.
+            public init(_$materializing token: ObjectGraph.MaterializationToken) {
+            \(raw: placeholders)
+            }
+            """,
+            """
+            /// The declaration ObjectGraph builds this entity's schema from.
+            public static let _$entity = ObjectGraph.EntityDeclaration(\(raw: typeName).self, name: \(raw: entityName), properties: [
+            \(raw: declarations)
+            ])
+            """,
+        ]
+    }
+
+    // MARK: ExtensionMacro
+
+    public static func expansion(
+        of node: AttributeSyntax,
+        attachedTo declaration: some DeclGroupSyntax,
+        providingExtensionsOf type: some TypeSyntaxProtocol,
+        conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
+        guard declaration.is(ClassDeclSyntax.self) else { return [] }
+        // Objects are unique per context, so equality is identity.
+        return [try ExtensionDeclSyntax("""
+            extension \(type.trimmed): ObjectGraph.Entity, Swift.Hashable, Swift.Equatable {
+                public static func == (lhs: \(type.trimmed), rhs: \(type.trimmed)) -> Bool { lhs === rhs }
+                public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+            }
+            """)]
+    }
+
+    private static func entityNameArgument(of node: AttributeSyntax) -> String? {
+        guard case .argumentList(let arguments) = node.arguments,
+              let first = arguments.first else { return nil }
+        return first.expression.trimmedDescription
+    }
+}
+
+/// A stored `var` of an entity class that ObjectGraph persists.
+struct PersistedProperty {
+    let name: String
+    let hasInitializer: Bool
+    let initializer: String?
+    let attributeArguments: String?
+    let relationshipArguments: String?
+
+    init?(_ variable: VariableDeclSyntax) {
+        guard variable.bindingSpecifier.tokenKind == .keyword(.var),
+              !variable.modifiers.contains(where: {
+                  [.keyword(.static), .keyword(.class), .keyword(.lazy)].contains($0.name.tokenKind)
+              }),
+              variable.bindings.count == 1,
+              let binding = variable.bindings.first,
+              let identifier = binding.pattern.as(IdentifierPatternSyntax.self),
+              binding.accessorBlock == nil,  // computed properties are not persisted
+              !Self.has(attribute: "Transient", in: variable)
+        else { return nil }
+        name = identifier.identifier.trimmedDescription
+        initializer = binding.initializer?.value.trimmedDescription
+        hasInitializer = binding.initializer != nil
+        attributeArguments = Self.arguments(of: "Attribute", in: variable)
+        relationshipArguments = Self.arguments(of: "Relationship", in: variable)
+    }
+
+    static func all(in declaration: some DeclGroupSyntax) -> [PersistedProperty] {
+        declaration.memberBlock.members.compactMap { member in
+            member.decl.as(VariableDeclSyntax.self).flatMap(PersistedProperty.init)
+        }
+    }
+
+    /// Stored `let` properties, which cannot be change-tracked.
+    static func letProperties(in declaration: some DeclGroupSyntax) -> [VariableDeclSyntax] {
+        declaration.memberBlock.members.compactMap { member in
+            guard let variable = member.decl.as(VariableDeclSyntax.self),
+                  variable.bindingSpecifier.tokenKind == .keyword(.let),
+                  !variable.modifiers.contains(where: { $0.name.tokenKind == .keyword(.static) }),
+                  !has(attribute: "Transient", in: variable) else { return nil }
+            return variable
+        }
+    }
+
+    /// The expression that declares this property in the entity's `_$entity`.
+    func declarationExpression(root: String) -> String {
+        var arguments = ["\"\(name)\"", "\\\(root).\(name)"]
+        let function: String
+        if let relationshipArguments {
+            function = "relationship"
+            if !relationshipArguments.isEmpty { arguments.append(relationshipArguments) }
+        } else if let attributeArguments {
+            function = "attribute"
+            if !attributeArguments.isEmpty { arguments.append(attributeArguments) }
+        } else {
+            function = "property"
+        }
+        if let initializer { arguments.append("default: \(initializer)") }
+        return ".\(function)(\(arguments.joined(separator: ", ")))"
+    }
+
+    static func has(attribute name: String, in variable: VariableDeclSyntax) -> Bool {
+        variable.attributes.contains { element in
+            element.as(AttributeSyntax.self)?.attributeName.trimmedDescription == name
+        }
+    }
+
+    private static func arguments(of name: String, in variable: VariableDeclSyntax) -> String? {
+        for element in variable.attributes {
+            guard let attribute = element.as(AttributeSyntax.self),
+                  attribute.attributeName.trimmedDescription == name else { continue }
+            if case .argumentList(let list) = attribute.arguments {
+                return list.map { argument in
+                    // Unlabelled attribute options become the `options:` argument.
+                    argument.label == nil && name == "Attribute"
+                        ? "options: [\(argument.expression.trimmedDescription)]"
+                        : argument.trimmedDescription.trimmingSuffix(",")
+                }.joined(separator: ", ")
+                .mergingAttributeOptions()
+            }
+            return ""
+        }
+        return nil
+    }
+}
+
+extension String {
+    func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+    }
+
+    /// `options: [.unique], options: [.indexed]` → `options: [.unique, .indexed]`.
+    func mergingAttributeOptions() -> String {
+        let parts = components(separatedBy: ", options: [")
+        guard parts.count > 1 else { return self }
+        var merged = parts[0]
+        for part in parts.dropFirst() {
+            merged = merged.trimmingSuffix("]") + ", " + part
+        }
+        return merged
+    }
+}
+
+enum EntityDiagnostic: String, DiagnosticMessage {
+    case notAClass
+    case notFinal
+    case letProperty
+
+    var message: String {
+        switch self {
+        case .notAClass: "@Entity applies to classes only"
+        case .notFinal: "@Entity classes must be final"
+        case .letProperty:
+            "a stored 'let' cannot be persisted: declare it 'var', or mark it @Transient"
+        }
+    }
+    var diagnosticID: MessageID { MessageID(domain: "ObjectGraphMacros", id: rawValue) }
+    var severity: DiagnosticSeverity { .error }
+}
