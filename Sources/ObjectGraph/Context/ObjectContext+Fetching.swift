@@ -96,6 +96,7 @@ extension ObjectContext {
         let state = ObjectState(entity: mapping.declaration, id: id, globalID: UUID(), context: self, mapping: mapping)
         MaterializationSlot.prepare(state)
         let object = T(_$materializing: MaterializationToken())
+        state.isMaterializing = false
         state.object = object
         registry[id] = Unmanaged.passUnretained(state)
         return object

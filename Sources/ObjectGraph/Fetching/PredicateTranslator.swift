@@ -136,7 +136,7 @@ struct PredicateTranslator {
             if keyPath == \String.isEmpty {
                 return .scalar(SQLFragment("(length(", fragment, ") = 0)"), .bool)
             }
-            throw unsupported("\(keyPath) on a value")
+            throw unsupported("\(keyPath) on a value of type \(Swift.type(of: keyPath).rootType)")
         case .constants:
             throw unsupported("\(keyPath) on a constant collection")
         }

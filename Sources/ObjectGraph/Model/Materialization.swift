@@ -19,11 +19,13 @@ enum MaterializationSlot {
 
     static func materialize(_ type: any Entity.Type, with state: ObjectState) -> any Entity {
         prepare(state)
+        defer { state.isMaterializing = false }
         return type.init(_$materializing: MaterializationToken())
     }
 
     /// Puts `state` in the slot; the next `@Entity` object initialized on this thread claims it.
     static func prepare(_ state: ObjectState) {
+        state.isMaterializing = true
         pthread_setspecific(key, Unmanaged.passUnretained(state).toOpaque())
     }
 

@@ -26,6 +26,9 @@ public final class ObjectState {
     var isInaccessible = false
     /// True while user code may assign initial values (between creation and insertion).
     private var acceptsInitialValues: Bool
+    /// True while the object's materializing initializer runs: its placeholder assignments (which
+    /// reach setters for optional properties, already initialized to nil) must not change anything.
+    var isMaterializing = false
 
     var attributes: ContiguousArray<StoredValue>
     var committedAttributes: ContiguousArray<StoredValue>
@@ -129,6 +132,7 @@ public final class ObjectState {
 
     /// Writes an attribute and records the change.
     public func setValue<Value: AttributeValue>(_ value: Value, at index: Int) {
+        guard !isMaterializing else { return }
         let slot = entity.layout.slotIndex[index]
         if let context {
             context.willChange(self)
@@ -152,6 +156,7 @@ public final class ObjectState {
     }
 
     public func setValue<Destination: Entity>(_ value: Destination?, at index: Int) {
+        guard !isMaterializing else { return }
         let slot = entity.layout.slotIndex[index]
         if let context {
             context.setToOne(self, slot: slot, to: value)
@@ -190,6 +195,7 @@ public final class ObjectState {
     }
 
     private func setMembers(_ members: [any Entity], at index: Int) {
+        guard !isMaterializing else { return }
         let slot = entity.layout.slotIndex[index]
         if let context {
             context.setToMany(self, slot: slot, to: members)

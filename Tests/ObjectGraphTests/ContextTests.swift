@@ -1,0 +1,184 @@
+import Foundation
+import MoodyModel
+import ObjectGraph
+import Testing
+
+@Suite struct ContextTests {
+    @Test func insertSaveAndFetchInAnotherContext() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let france = Country(name: "France")
+        let mood = Mood(text: "Happy", rating: 5, country: france)
+        context.insert(mood)
+        #expect(context.hasChanges)
+        #expect(mood.objectID.isTemporary)
+        #expect(france.context === context, "related objects are inserted with the object")
+        try context.save()
+        #expect(!context.hasChanges)
+        #expect(!mood.objectID.isTemporary)
+        #expect(mood.version == 1)
+
+        let other = container.newBackgroundContext()
+        let fetched = try other.fetch(FetchRequest<Mood>())
+        #expect(fetched.count == 1)
+        let copy = try #require(fetched.first)
+        #expect(copy !== mood)
+        #expect(copy.objectID == mood.objectID)
+        #expect(copy.globalID == mood.globalID)
+        #expect(copy.text == "Happy")
+        #expect(copy.rating == 5)
+        #expect(copy.country?.name == "France")
+        #expect(copy.country?.moods == [copy])
+    }
+
+    @Test func uniquingGivesOneObjectPerID() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        context.insert(Mood(text: "a", country: Country(name: "France")))
+        try context.save()
+        let reader = container.newBackgroundContext()
+        let first = try reader.fetch(FetchRequest<Mood>())[0]
+        let second = try reader.fetch(FetchRequest<Mood>())[0]
+        #expect(first === second)
+        #expect(first.country === reader.object(with: try #require(first.country).objectID))
+    }
+
+    @Test func defaultValuesAndAllAttributeKinds() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let mood = Mood(text: "plain", date: Date(timeIntervalSince1970: 1_000))
+        #expect(mood.rating == 3, "declared default before insertion")
+        context.insert(mood)
+        try context.save()
+        let copy = try container.newBackgroundContext().existingObject(with: mood.objectID, as: Mood.self)
+        #expect(copy.rating == 3)
+        #expect(copy.date == Date(timeIntervalSince1970: 1_000))
+        #expect(copy.remoteIdentifier == nil)
+        #expect(copy.markedForDeletionDate == nil)
+    }
+
+    @Test func relationshipInverseIsUpdatedOnBothSides() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let france = Country(name: "France")
+        let spain = Country(name: "Spain")
+        let mood = Mood(text: "x")
+        context.insert(france)
+        context.insert(spain)
+        context.insert(mood)
+        mood.country = france
+        #expect(france.moods == [mood])
+        mood.country = spain
+        #expect(france.moods.isEmpty)
+        #expect(spain.moods == [mood])
+        spain.moods = []
+        #expect(mood.country == nil)
+        france.moods.insert(mood)
+        #expect(mood.country === france)
+        try context.save()
+
+        let reader = container.newBackgroundContext()  // objects hold their context weakly: keep it
+        let copy = try reader.existingObject(with: france.objectID, as: Country.self)
+        #expect(copy.moods.map(\.text) == ["x"])
+    }
+
+    @Test func objectIDStringSurvivesReopening() throws {
+        let path = temporaryStorePath()
+        var uri = ""
+        do {
+            let container = try ObjectContainer(for: Mood.self, configuration: .file(path))
+            let context = container.newBackgroundContext()
+            let mood = Mood(text: "persisted")
+            context.insert(mood)
+            try context.save()
+            uri = mood.objectID.uriRepresentation
+        }
+        let reopened = try ObjectContainer(for: Mood.self, configuration: .file(path))
+        let id = try reopened.objectID(forURIRepresentation: uri)
+        let mood = try reopened.newBackgroundContext().existingObject(with: id, as: Mood.self)
+        #expect(mood.text == "persisted")
+        #expect(throws: ObjectGraphError.invalidObjectIDString("nonsense")) {
+            try reopened.objectID(forURIRepresentation: "nonsense")
+        }
+    }
+
+    @Test func rollbackRestoresSavedValuesAndForgetsInserts() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let mood = Mood(text: "before", country: Country(name: "France"))
+        context.insert(mood)
+        try context.save()
+        mood.text = "after"
+        let extra = Mood(text: "new")
+        context.insert(extra)
+        #expect(mood.changedKeys == ["text"])
+        context.rollback()
+        #expect(mood.text == "before")
+        #expect(!context.hasChanges)
+        #expect(try context.fetchCount(FetchRequest<Mood>()) == 1)
+    }
+
+    @Test func refreshDiscardsOrMergesChanges() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let mood = Mood(text: "saved", rating: 1)
+        context.insert(mood)
+        try context.save()
+        mood.text = "local"
+        context.refresh(mood, mergeChanges: false)
+        #expect(mood.isFault)
+        #expect(mood.text == "saved")
+
+        let other = container.newBackgroundContext()
+        let copy = try other.existingObject(with: mood.objectID, as: Mood.self)
+        copy.rating = 5
+        try other.save()
+        mood.text = "mine"
+        context.refresh(mood, mergeChanges: true)
+        #expect(mood.text == "mine", "unsaved local change kept")
+        #expect(mood.rating == 5, "store value merged")
+    }
+
+    @Test func deletedObjectIsGoneAfterSave() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let (_, france, spain) = try makeEurope(in: context)
+        context.delete(france)
+        #expect(france.isDeleted)
+        #expect(spain.continent?.countries.map(\.name) == ["Spain"])
+        try context.save()
+        let reader = container.newBackgroundContext()
+        #expect(try reader.fetchCount(FetchRequest<Country>()) == 1)
+        #expect(throws: ObjectGraphError.objectNotFound(france.objectID)) {
+            try reader.existingObject(with: france.objectID)
+        }
+    }
+
+    @Test func faultsLoadWhenRead() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let mood = Mood(text: "fault me", country: Country(name: "France"))
+        context.insert(mood)
+        try context.save()
+        let reader = container.newBackgroundContext()
+        let fault = try #require(reader.object(with: mood.objectID, as: Mood.self))
+        #expect(fault.isFault)
+        #expect(fault.text == "fault me")
+        #expect(!fault.isFault)
+    }
+
+    @Test func readingAFaultWhoseRowWasDeletedDoesNotTrap() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let mood = Mood(text: "doomed", rating: 4)
+        context.insert(mood)
+        try context.save()
+        let reader = container.newBackgroundContext()
+        let fault = try #require(reader.object(with: mood.objectID, as: Mood.self))
+        context.delete(mood)
+        try context.save()
+        #expect(fault.text == "")
+        #expect(fault.rating == 3, "the declared default")
+        #expect(fault.isDeleted)
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import MoodyModel
+import ObjectGraph
+import Testing
+
+@Suite struct FetchTests {
+    /// Five moods in France and Spain, saved.
+    private func seeded() throws -> (ObjectContainer, ObjectContext) {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let france = Country(name: "France"), spain = Country(name: "Spain")
+        context.insert(france)
+        context.insert(spain)
+        for (index, rating) in [1, 4, 5, 2, 4].enumerated() {
+            let mood = Mood(text: "mood \(index)", rating: rating, date: Date(timeIntervalSince1970: Double(index)),
+                            country: index.isMultiple(of: 2) ? france : spain)
+            context.insert(mood)
+        }
+        try context.save()
+        return (container, context)
+    }
+
+    @Test func predicateSortLimitAndOffset() throws {
+        let (_, context) = try seeded()
+        var request = FetchRequest<Mood>(predicate: #Predicate { $0.rating > 3 && $0.markedForDeletionDate == nil },
+                                         sortBy: [SortDescriptor(\.date, order: .reverse)])
+        #expect(try context.fetch(request).map(\.text) == ["mood 4", "mood 2", "mood 1"])
+        request.fetchLimit = 1
+        request.fetchOffset = 1
+        #expect(try context.fetch(request).map(\.text) == ["mood 2"])
+        #expect(try context.fetchCount(FetchRequest<Mood>(predicate: #Predicate { $0.rating <= 2 })) == 2)
+    }
+
+    @Test func toOneKeyPathsStringsAndMembership() throws {
+        let (_, context) = try seeded()
+        let inFrance = try context.fetch(FetchRequest<Mood>(predicate: #Predicate { $0.country?.name == "France" }))
+        #expect(Set(inFrance.map(\.text)) == ["mood 0", "mood 2", "mood 4"])
+        let startsWith = try context.fetch(FetchRequest<Country>(predicate: #Predicate { $0.name.starts(with: "Fr") }))
+        #expect(startsWith.map(\.name) == ["France"])
+        let contains = try context.fetch(FetchRequest<Country>(predicate: #Predicate { $0.name.contains("pai") }))
+        #expect(contains.map(\.name) == ["Spain"])
+        let caseless = try context.fetch(FetchRequest<Country>(predicate: #Predicate { $0.name.localizedStandardContains("FRAN") }))
+        #expect(caseless.map(\.name) == ["France"])
+        let names = ["mood 1", "mood 3"]
+        let member = try context.fetch(FetchRequest<Mood>(predicate: #Predicate { names.contains($0.text) }))
+        #expect(Set(member.map(\.text)) == Set(names))
+        let notFrance = try context.fetch(FetchRequest<Mood>(predicate: #Predicate { !($0.country?.name == "France") || $0.rating == 1 }))
+        #expect(Set(notFrance.map(\.text)) == ["mood 0", "mood 1", "mood 3"])
+    }
+
+    @Test func toManyCountAndContainsWhere() throws {
+        let (_, context) = try seeded()
+        let busy = try context.fetch(FetchRequest<Country>(predicate: #Predicate { $0.moods.count > 2 }))
+        #expect(busy.map(\.name) == ["France"])
+        let happy = try context.fetch(FetchRequest<Country>(predicate: #Predicate { $0.moods.contains { $0.rating == 5 } }))
+        #expect(happy.map(\.name) == ["France"])
+    }
+
+    @Test func pendingChangesAreReflected() throws {
+        let (_, context) = try seeded()
+        let request = FetchRequest<Mood>(predicate: #Predicate { $0.rating > 3 }, sortBy: [SortDescriptor(\.date)])
+        let inserted = Mood(text: "new", rating: 5, date: Date(timeIntervalSince1970: 100))
+        context.insert(inserted)
+        let lowered = try #require(context.fetch(request).first { $0.text == "mood 1" })
+        lowered.rating = 1
+        let deleted = try #require(context.fetch(request).first { $0.text == "mood 2" })
+        context.delete(deleted)
+        #expect(try context.fetch(request).map(\.text) == ["mood 4", "new"])
+        #expect(try context.fetchCount(request) == 2)
+        var ignoring = request
+        ignoring.includesPendingChanges = false
+        #expect(try context.fetch(ignoring).map(\.text) == ["mood 1", "mood 2", "mood 4"])
+    }
+
+    @Test func batchedResultsLoadAsAccessed() throws {
+        let (_, context) = try seeded()
+        let request = FetchRequest<Mood>(sortBy: [SortDescriptor(\.date)], fetchBatchSize: 2)
+        let results = try context.fetch(request)
+        #expect(results.count == 5)
+        #expect(results.map(\.text) == (0..<5).map { "mood \($0)" })
+        #expect(try context.fetchIdentifiers(request).count == 5)
+    }
+
+    @Test func untranslatablePredicateIsATypedError() throws {
+        let (_, context) = try seeded()
+        let request = FetchRequest<Mood>(predicate: #Predicate { $0.text.count > 2 && $0.date.timeIntervalSince1970 > 0 })
+        #expect {
+            try context.fetch(request)
+        } throws: { error in
+            guard case .unsupportedPredicate(let entity, let construct)? = error as? ObjectGraphError else { return false }
+            return entity == "Mood" && construct.contains("a value of type Date")
+        }
+    }
+}
