@@ -1,1 +1,127 @@
-print("moody")
+import ArgumentParser
+import Foundation
+import MoodyModel
+import ObjectGraph
+
+@main
+struct Moody: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Moods, countries and continents on an ObjectGraph store.",
+        subcommands: [Demo.self, Add.self, List.self, Delete.self],
+        defaultSubcommand: Demo.self)
+}
+
+struct StoreOption: ParsableArguments {
+    @Option(help: "The store file.") var store = "moody.sqlite"
+
+    func open() throws -> ObjectContainer {
+        try ObjectContainer(for: Mood.self, configuration: .file(store))
+    }
+}
+
+struct Demo: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Walk through creating, relating, fetching and saving.")
+    @OptionGroup var options: StoreOption
+
+    func run() throws {
+        try? FileManager.default.removeItem(atPath: options.store)
+        let container = try options.open()
+        let context = container.newBackgroundContext()
+        print("Opened \(options.store): entities \(container.schema.entities.map(\.name).joined(separator: ", "))")
+
+        let europe = Continent(name: "Europe")
+        let france = Country(name: "France")
+        let spain = Country(name: "Spain")
+        for object in [france, spain] { context.insert(object) }
+        context.insert(europe)
+        france.continent = europe
+        spain.continent = europe
+        print("Related France and Spain to Europe: Europe.countries = \(europe.countries.map(\.name).sorted())")
+
+        let moods = [("Sunny morning", 5, france), ("Rainy commute", 2, france), ("Tapas night", 4, spain)]
+        for (text, rating, country) in moods {
+            context.insert(Mood(text: text, rating: rating, country: country))
+        }
+        print("Inserted \(context.insertedObjects.count) objects; IDs are temporary until saved.")
+        try context.save()
+        print("Saved. France now has ID \(france.objectID.uriRepresentation)")
+
+        let reader = container.newBackgroundContext()
+        let request = FetchRequest<Mood>(
+            predicate: #Predicate { $0.rating > 3 && $0.markedForDeletionDate == nil },
+            sortBy: [SortDescriptor(\.rating, order: .reverse)])
+        print("Fetched in a second context, rating > 3, best first:")
+        for mood in try reader.fetch(request) {
+            print("  \(mood.rating)★ \(mood.text) (\(mood.country?.name ?? "?"), \(mood.country?.continent?.name ?? "?"))")
+        }
+
+        let inFrance = try reader.fetchCount(FetchRequest<Mood>(predicate: #Predicate { $0.country?.name == "France" }))
+        print("Moods in France, counted by SQL: \(inFrance)")
+
+        let rainy = try reader.fetch(FetchRequest<Mood>(predicate: #Predicate { $0.text.starts(with: "Rainy") }))[0]
+        rainy.rating = 3
+        print("Changed '\(rainy.text)': changed keys \(rainy.changedKeys.sorted())")
+        try reader.save()
+        print("Saved the change; the row is now at version \(rainy.version)")
+
+        let duplicate = Country(name: "France")
+        reader.insert(duplicate)
+        do {
+            try reader.save()
+        } catch {
+            print("A second France is refused: \(error)")
+            reader.rollback()
+        }
+        print("Done: \(try reader.fetchCount(FetchRequest<Mood>())) moods in \(try reader.fetchCount(FetchRequest<Country>())) countries.")
+    }
+}
+
+struct Add: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Record a mood.")
+    @OptionGroup var options: StoreOption
+    @Argument(help: "What the mood is.") var text: String
+    @Option(help: "From 1 to 5.") var rating = 3
+    @Option(help: "The country it was felt in.") var country: String?
+
+    func run() throws {
+        let context = try options.open().newBackgroundContext()
+        let mood = Mood(text: text, rating: rating)
+        context.insert(mood)
+        if let country {
+            let existing = try context.fetch(FetchRequest<Country>(predicate: #Predicate { $0.name == country })).first
+            mood.country = existing ?? Country(name: country)
+        }
+        try context.save()
+        print("Added \(mood.objectID.uriRepresentation)")
+    }
+}
+
+struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List moods, newest first.")
+    @OptionGroup var options: StoreOption
+
+    func run() throws {
+        let context = try options.open().newBackgroundContext()
+        let moods = try context.fetch(FetchRequest<Mood>(sortBy: [SortDescriptor(\.date, order: .reverse)]))
+        for mood in moods {
+            print("\(mood.objectID.uriRepresentation)  \(mood.rating)★  \(mood.text)  \(mood.country?.name ?? "")")
+        }
+        if moods.isEmpty { print("No moods yet: moody add \"Happy\" --rating 5") }
+    }
+}
+
+struct Delete: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Delete a mood by the ID that list prints.")
+    @OptionGroup var options: StoreOption
+    @Argument(help: "The mood's ID.") var id: String
+
+    func run() throws {
+        let container = try options.open()
+        let context = container.newBackgroundContext()
+        let mood = try context.existingObject(with: container.objectID(forURIRepresentation: id), as: Mood.self)
+        let country = mood.country
+        context.delete(mood)
+        try context.save()
+        print("Deleted '\(mood.text)'" + (country?.isDeleted == true ? ", and \(country?.name ?? "its country"), now empty" : ""))
+    }
+}
