@@ -25,9 +25,7 @@ extension ObjectContext {
         // Rows changed here are read from memory, not from the store; the window applies after merging.
         let window = request.fetchLimit.map { $0 + request.fetchOffset }
         let stored = try query.objects(as: T.self, limit: window, offset: 0, excluding: pending.map(\._$state.id))
-        var merged = stored + (try pending.compactMap { $0 as? T }.filter { object in
-            try !object._$state.isDeleted && (request.predicate?.evaluate(object) ?? true)
-        })
+        var merged = stored + (try matching(pending, request))
         if !request.sortBy.isEmpty {
             merged.sort { lhs, rhs in
                 for descriptor in request.sortBy {
@@ -59,12 +57,16 @@ extension ObjectContext {
             return try query.count(excluding: [])
         }
         if !pending.isEmpty, request.fetchLimit == nil, request.fetchOffset == 0 {
-            let matching = try pending.compactMap { $0 as? T }.filter { object in
-                try !object._$state.isDeleted && (request.predicate?.evaluate(object) ?? true)
-            }
-            return try query.count(excluding: pending.map(\._$state.id)) + matching.count
+            return try query.count(excluding: pending.map(\._$state.id)) + matching(pending, request).count
         }
         return try fetch(request).count
+    }
+
+    /// The unsaved objects that match a request's predicate, evaluated in memory.
+    private func matching<T: Entity>(_ pending: [any Entity], _ request: FetchRequest<T>) throws -> [T] {
+        try pending.compactMap { $0 as? T }.filter { object in
+            try !object._$state.isDeleted && (request.predicate?.evaluate(object) ?? true)
+        }
     }
 
     /// Objects of an entity with unsaved changes (inserted, updated or deleted).
