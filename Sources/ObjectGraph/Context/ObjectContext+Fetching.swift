@@ -96,9 +96,7 @@ extension ObjectContext {
     func typedObject<T: Entity>(with id: ObjectID, mapping: EntityMapping) -> T {
         if let object = registry[id]?.takeUnretainedValue().object as? T { return object }
         let state = ObjectState(entity: mapping.declaration, id: id, globalID: UUID(), context: self, mapping: mapping)
-        MaterializationSlot.prepare(state)
-        let object = T(_$materializing: MaterializationToken())
-        state.isMaterializing = false
+        let object = MaterializationSlot.instance(of: T.self, with: state)
         state.object = object
         registry[id] = Unmanaged.passUnretained(state)
         return object

@@ -18,13 +18,18 @@ enum MaterializationSlot {
     }()
 
     static func materialize(_ type: any Entity.Type, with state: ObjectState) -> any Entity {
+        instance(of: type, with: state)
+    }
+
+    /// An object of `type` whose `_$state` is `state`.
+    static func instance<T: Entity>(of type: T.Type, with state: ObjectState) -> T {
         prepare(state)
         defer { state.isMaterializing = false }
-        return type.init(_$materializing: MaterializationToken())
+        return T(_$materializing: MaterializationToken())
     }
 
     /// Puts `state` in the slot; the next `@Entity` object initialized on this thread claims it.
-    static func prepare(_ state: ObjectState) {
+    private static func prepare(_ state: ObjectState) {
         state.isMaterializing = true
         pthread_setspecific(key, Unmanaged.passUnretained(state).toOpaque())
     }
