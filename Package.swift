@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
         .executable(name: "moody", targets: ["moody"]),
+        .executable(name: "objectgraph-bench", targets: ["objectgraph-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -52,6 +53,15 @@ let package = Package(
             name: "moody",
             dependencies: [
                 "MoodyModel", "ObjectGraph",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "objectgraph-bench",
+            dependencies: [
+                "MoodyModel", "ObjectGraph",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings

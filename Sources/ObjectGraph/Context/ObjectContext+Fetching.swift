@@ -17,15 +17,16 @@ extension ObjectContext {
         if request.fetchBatchSize > 0, pending.isEmpty {
             let ids = try query.keys(limit: request.fetchLimit, offset: request.fetchOffset)
                 .map { ObjectID(entity: query.mapping.declaration, key: $0, store: store.identity) }
-            return FetchResults(storage: .batched(BatchedObjects(ids: ids, batchSize: request.fetchBatchSize, context: self)))
+            return FetchResults(batches: BatchedObjects(
+                ids: ids, batchSize: request.fetchBatchSize, context: self, mapping: query.mapping))
         }
         guard !pending.isEmpty else {
-            return FetchResults(storage: .objects(try query.objects(as: T.self, limit: request.fetchLimit, offset: request.fetchOffset)))
+            return FetchResults(objects: try query.objects(limit: request.fetchLimit, offset: request.fetchOffset))
         }
         // Rows changed here are read from memory, not from the store; the window applies after merging.
         let window = request.fetchLimit.map { $0 + request.fetchOffset }
-        let stored = try query.objects(as: T.self, limit: window, offset: 0, excluding: pending.map(\._$state.id))
-        var merged = stored + (try matching(pending, request))
+        let stored = try query.objects(limit: window, offset: 0, excluding: pending.map(\._$state.id))
+        var merged = stored.map { unsafeDowncast($0, to: T.self) } + (try matching(pending, request))
         if !request.sortBy.isEmpty {
             merged.sort { lhs, rhs in
                 for descriptor in request.sortBy {
@@ -36,7 +37,7 @@ extension ObjectContext {
             }
         }
         let end = request.fetchLimit.map { min(merged.count, request.fetchOffset + $0) } ?? merged.count
-        return FetchResults(storage: .objects(request.fetchOffset < end ? Array(merged[request.fetchOffset..<end]) : []))
+        return FetchResults(objects: request.fetchOffset < end ? merged[request.fetchOffset..<end].map { $0 } : [])
     }
 
     /// The IDs of the objects matching a request.
@@ -79,27 +80,25 @@ extension ObjectContext {
 
     /// Loads the objects of a batch, in the order of `ids`; rows that vanished become faults that read
     /// as deleted.
-    func loadBatch<T: Entity>(_ ids: [ObjectID], as type: T.Type) -> [T] {
-        guard let first = ids.first, let mapping = store.mapping(for: first.entity) else { return [] }
+    func loadBatch(_ ids: ArraySlice<ObjectID>, mapping: EntityMapping) -> [AnyObject] {
         let sql = "SELECT \(mapping.selectList) FROM \(mapping.table) AS t0 WHERE t0.Z_PK IN (\(SQL.placeholders(ids.count)))"
-        var loaded: [Int64: T] = [:]
+        // The loaded objects stay alive until the batch is assembled in order.
+        var loaded: [AnyObject] = []
+        loaded.reserveCapacity(ids.count)
         _ = try? store.writer.read { db in
-            let rows = try Row.fetchCursor(db, sql: sql, arguments: StatementArguments(ids.map(\.key)))
-            while let row = try rows.next() {
-                if let object = object(for: row, mapping: mapping) as? T { loaded[object.objectID.key] = object }
-            }
+            try ObjectRows(mapping: mapping, store: store)
+                .forEach(db.cachedStatement(sql: sql), arguments: ids.map(\.key.databaseValue)) { row in
+                    loaded.append(object(for: row, mapping: mapping))
+                }
         }
-        return ids.map { id in loaded[id.key] ?? typedObject(with: id, mapping: mapping) }
+        return withExtendedLifetime(loaded) { ids.map { object(with: $0, mapping: mapping) } }
     }
 
-    /// The object for an ID, typed; materialized as a fault if not registered.
-    func typedObject<T: Entity>(with id: ObjectID, mapping: EntityMapping) -> T {
-        if let object = registry[id]?.takeUnretainedValue().object as? T { return object }
+    /// The object for an ID of a known entity; materialized as a fault if not registered.
+    func object(with id: ObjectID, mapping: EntityMapping) -> AnyObject {
+        if let object = registry[id]?.takeUnretainedValue().object { return object }
         let state = ObjectState(entity: mapping.declaration, id: id, globalID: UUID(), context: self, mapping: mapping)
-        let object = MaterializationSlot.instance(of: T.self, with: state)
-        state.object = object
-        registry[id] = Unmanaged.passUnretained(state)
-        return object
+        return materialize(state)
     }
 }
 
@@ -150,26 +149,29 @@ struct FetchQuery<T: Entity> {
         return fragment
     }
 
-    func objects(as type: T.Type, limit: Int?, offset: Int, excluding: [ObjectID] = []) throws -> [T] {
+    func objects(limit: Int?, offset: Int, excluding: [ObjectID] = []) throws -> [AnyObject] {
         let query = sql(selecting: mapping.selectList, limit: limit, offset: offset, excluding: excluding)
         return try run { db in
-            var objects: [T] = []
-            let rows = try Row.fetchCursor(db, sql: query.sql, arguments: StatementArguments(query.arguments))
-            while let row = try rows.next() {
-                if let object = context.object(for: row, mapping: mapping) as? T { objects.append(object) }
-            }
-            return objects
+            try context.objects(from: db.cachedStatement(sql: query.sql), arguments: query.arguments, mapping: mapping)
         }
     }
 
     func keys(limit: Int?, offset: Int) throws -> [Int64] {
         let query = sql(selecting: "t0.Z_PK", limit: limit, offset: offset, excluding: [])
-        return try run { db in try Int64.fetchAll(db, sql: query.sql, arguments: StatementArguments(query.arguments)) }
+        return try run { db in
+            let statement = try db.cachedStatement(sql: query.sql)
+            try statement.bind(query.arguments)
+            return try Int64.fetchAll(statement)
+        }
     }
 
     func count(excluding: [ObjectID]) throws -> Int {
         let query = sql(selecting: "COUNT(*)", limit: nil, offset: 0, excluding: excluding)
-        return try run { db in try Int.fetchOne(db, sql: query.sql, arguments: StatementArguments(query.arguments)) ?? 0 }
+        return try run { db in
+            let statement = try db.cachedStatement(sql: query.sql)
+            try statement.bind(query.arguments)
+            return try Int.fetchOne(statement) ?? 0
+        }
     }
 
     private func run<Result>(_ body: (Database) throws -> Result) throws -> Result {

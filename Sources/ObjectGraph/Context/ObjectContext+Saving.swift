@@ -178,19 +178,12 @@ extension ObjectContext {
 
     private func insertRow(_ state: ObjectState, key: (ObjectID?) -> DatabaseValue, _ db: Database) throws {
         guard let mapping = state.mapping else { return }
-        let foreignKeys = mapping.toOneRelationships.enumerated().compactMap { slot, relationship in
-            relationship.foreignKeyColumn.map { (slot, $0) }
-        }
-        let columns = ["Z_PK", "Z_UUID", "Z_VERSION"] + mapping.attributeColumns.map(SQL.quote)
-            + foreignKeys.map { SQL.quote($0.1) }
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO \(mapping.table) (\(columns.joined(separator: ", "))) VALUES (\(SQL.placeholders(columns.count)))
-            """)
+        let statement = try db.cachedStatement(sql: mapping.insertSQL)
         var values: [DatabaseValue] = [key(state.id), state.globalID.storedValue.databaseValue, 1.databaseValue]
-        values.reserveCapacity(columns.count)
+        values.reserveCapacity(3 + state.attributes.count + mapping.foreignKeys.count)
         for value in state.attributes { values.append(value.databaseValue) }
-        for (slot, _) in foreignKeys { values.append(key(state.toOne[slot])) }
-        statement.setUncheckedArguments(StatementArguments(values))
+        for foreignKey in mapping.foreignKeys { values.append(key(state.toOne[foreignKey.slot])) }
+        try statement.bind(values)
         try execute(statement, for: state, db)
     }
 
@@ -200,7 +193,7 @@ extension ObjectContext {
         var assignments: [String] = []
         var values: [DatabaseValue] = []
         for slot in state.attributes.indices where state.attributes[slot] != state.committedAttributes[slot] {
-            assignments.append("\(SQL.quote(mapping.attributeColumns[slot])) = ?")
+            assignments.append("\(mapping.quotedAttributeColumns[slot]) = ?")
             values.append(state.attributes[slot].databaseValue)
         }
         for (slot, relationship) in mapping.toOneRelationships.enumerated()
@@ -216,7 +209,7 @@ extension ObjectContext {
             """)
         values.append(state.id.key.databaseValue)
         values.append(state.version.databaseValue)
-        statement.setUncheckedArguments(StatementArguments(values))
+        try statement.bind(values)
         try execute(statement, for: state, db)
         guard db.changesCount == 0 else { return nil }
         let current = try Int64.fetchOne(db, sql: "SELECT Z_VERSION FROM \(mapping.table) WHERE Z_PK = ?",
@@ -266,14 +259,14 @@ extension ObjectContext {
                         db, sql: "SELECT \(target) FROM \(SQL.quote(table)) WHERE \(source) = ?", arguments: [owner])
                     for old in stored where !current.contains(old) { try remove.execute(arguments: [owner, old]) }
                     for (position, member) in members.enumerated() {
-                        try upsert.execute(arguments: StatementArguments(
-                            [owner, key(member)] + (orderColumn == nil ? [] : [position.databaseValue])))
+                        try upsert.bind([owner, key(member)] + (orderColumn == nil ? [] : [position.databaseValue]))
+                        try upsert.execute()
                     }
                 case let .pending(added, removed):
                     for member in removed { try remove.execute(arguments: [owner, key(member)]) }
                     for member in added {
-                        try upsert.execute(arguments: StatementArguments(
-                            [owner, key(member)] + (orderColumn == nil ? [] : [DatabaseValue.null])))
+                        try upsert.bind([owner, key(member)] + (orderColumn == nil ? [] : [DatabaseValue.null]))
+                        try upsert.execute()
                     }
                 case .fault:
                     break
@@ -295,10 +288,14 @@ extension ObjectContext {
             }
             for chunk in group.map(\.id.key).chunks(ofCount: 500) {
                 let list = SQL.placeholders(chunk.count)
-                let arguments = StatementArguments(chunk)
-                try db.execute(sql: "DELETE FROM \(mapping.table) WHERE Z_PK IN (\(list))", arguments: arguments)
+                let keys = chunk.map(\.databaseValue)
+                let rows = try db.cachedStatement(sql: "DELETE FROM \(mapping.table) WHERE Z_PK IN (\(list))")
+                try rows.bind(keys)
+                try rows.execute()
                 for (table, source) in joinTables {
-                    try db.execute(sql: "DELETE FROM \(SQL.quote(table)) WHERE \(source) IN (\(list))", arguments: arguments)
+                    let links = try db.cachedStatement(sql: "DELETE FROM \(SQL.quote(table)) WHERE \(source) IN (\(list))")
+                    try links.bind(keys)
+                    try links.execute()
                 }
             }
         }

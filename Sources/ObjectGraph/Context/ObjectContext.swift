@@ -17,7 +17,7 @@ public final class ObjectContext {
     public var name: String?
 
     /// Live objects by ID, unretained: each object's state removes its entry when it is deallocated.
-    var registry: [ObjectID: Unmanaged<ObjectState>] = [:]
+    @exclusivity(unchecked) var registry: [ObjectID: Unmanaged<ObjectState>] = [:]
     /// Objects with unsaved changes, retained until saved or rolled back. Keyed by state identity,
     /// which unlike the ID does not change at save.
     var inserted: OrderedDictionary<ObjectIdentifier, any Entity> = [:]
@@ -112,7 +112,7 @@ public final class ObjectContext {
         if let registered = registry[id] {
             return registered.takeUnretainedValue().object
         }
-        guard !id.isTemporary, id.store === store.identity, let mapping = store.mapping(for: id.entity) else {
+        guard !id.isTemporary, id.store == store.identity, let mapping = store.mapping(for: id.entity) else {
             return nil
         }
         let state = ObjectState(entity: mapping.declaration, id: id, globalID: UUID(), context: self, mapping: mapping)
@@ -129,7 +129,7 @@ public final class ObjectContext {
     /// - Throws: ``ObjectGraphError/objectNotFound(_:)`` if no such object exists (or it was deleted in
     ///   this context), ``ObjectGraphError/foreignObjectID(_:)`` for an ID of another store.
     public func existingObject(with id: ObjectID) throws -> any Entity {
-        if id.store != nil, id.store !== store.identity { throw ObjectGraphError.foreignObjectID(id) }
+        if id.store != nil, id.store != store.identity { throw ObjectGraphError.foreignObjectID(id) }
         guard let object = object(with: id) else { throw ObjectGraphError.objectNotFound(id) }
         let state = object._$state
         if state.isFault { fulfillFault(state) }

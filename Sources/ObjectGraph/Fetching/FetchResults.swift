@@ -1,50 +1,54 @@
 /// The results of a fetch: a random-access collection of objects.
 ///
-/// With a ``FetchRequest/fetchBatchSize`` it holds only the matching objects' keys, and loads objects a
+/// With a ``FetchRequest/fetchBatchSize`` it holds only the matching objects' IDs, and loads objects a
 /// batch at a time as they are accessed; it keeps the current batch alive and nothing more.
 public struct FetchResults<T: Entity>: RandomAccessCollection {
-    enum Storage {
-        case objects([T])
-        case batched(BatchedObjects<T>)
+    // Objects are kept untyped (every one is a `T`, as the fetch guarantees) so that the code that
+    // loads them is not generic: unspecialized generic code pays a metadata lookup per object.
+    @usableFromInline let objects: [AnyObject]
+    @usableFromInline let batches: BatchedObjects?
+
+    init(objects: [AnyObject]) {
+        self.objects = objects
+        self.batches = nil
     }
 
-    let storage: Storage
-
-    public var startIndex: Int { 0 }
-
-    public var endIndex: Int {
-        switch storage {
-        case .objects(let objects): objects.count
-        case .batched(let batches): batches.ids.count
-        }
+    init(batches: BatchedObjects) {
+        self.objects = []
+        self.batches = batches
     }
 
-    public subscript(position: Int) -> T {
-        switch storage {
-        case .objects(let objects): objects[position]
-        case .batched(let batches): batches.object(at: position)
-        }
+    @inlinable public var startIndex: Int { 0 }
+
+    @inlinable public var endIndex: Int { batches?.ids.count ?? objects.count }
+
+    @inlinable public subscript(position: Int) -> T {
+        unsafeDowncast(batches?.object(at: position) ?? objects[position], to: T.self)
     }
 }
 
 /// Loads the objects of a batched fetch, one batch of rows per query.
-final class BatchedObjects<T: Entity> {
-    let ids: [ObjectID]
+@usableFromInline
+final class BatchedObjects {
+    @usableFromInline let ids: [ObjectID]
     private let batchSize: Int
     private let context: ObjectContext
-    private var window: [T] = []
+    private let mapping: EntityMapping
+    private var window: [AnyObject] = []
     private var windowStart = -1
 
-    init(ids: [ObjectID], batchSize: Int, context: ObjectContext) {
+    init(ids: [ObjectID], batchSize: Int, context: ObjectContext, mapping: EntityMapping) {
         self.ids = ids
         self.batchSize = batchSize
         self.context = context
+        self.mapping = mapping
     }
 
-    func object(at position: Int) -> T {
+    @usableFromInline
+    func object(at position: Int) -> AnyObject {
         let start = position - position % batchSize
         if start != windowStart {
-            window = context.loadBatch(Array(ids[start..<min(start + batchSize, ids.count)]), as: T.self)
+            window = context.loadBatch(ids[start..<min(start + batchSize, ids.count)], mapping: mapping)
             windowStart = start
         }
         return window[position - start]

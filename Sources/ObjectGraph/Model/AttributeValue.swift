@@ -72,6 +72,7 @@ extension String: AttributeValue {
 extension BinaryInteger where Self: AttributeValue {
     public static var attributeType: AttributeType { .integer }
     public static var defaultValue: Self { 0 }
+    @inlinable
     public init?(storedValue: StoredValue) {
         switch storedValue {
         case .integer(let value): self.init(exactly: value)
@@ -79,6 +80,7 @@ extension BinaryInteger where Self: AttributeValue {
         default: return nil
         }
     }
+    @inlinable
     public var storedValue: StoredValue { .integer(Int64(truncatingIfNeeded: self)) }
 }
 
@@ -178,6 +180,7 @@ extension Optional: AttributeValue where Wrapped: AttributeValue {
     public static var attributeType: AttributeType { Wrapped.attributeType }
     public static var isOptionalAttribute: Bool { true }
     public static var defaultValue: Wrapped? { nil }
+    @inlinable
     public init?(storedValue: StoredValue) {
         if case .null = storedValue {
             self = .none
@@ -187,6 +190,7 @@ extension Optional: AttributeValue where Wrapped: AttributeValue {
             return nil
         }
     }
+    @inlinable
     public var storedValue: StoredValue { self?.storedValue ?? .null }
 }
 
@@ -194,10 +198,12 @@ extension Optional: AttributeValue where Wrapped: AttributeValue {
 
 extension AttributeValue where Self: RawRepresentable, RawValue: AttributeValue {
     public static var attributeType: AttributeType { RawValue.attributeType }
+    @inlinable
     public init?(storedValue: StoredValue) {
         guard let raw = RawValue(storedValue: storedValue) else { return nil }
         self.init(rawValue: raw)
     }
+    @inlinable
     public var storedValue: StoredValue { rawValue.storedValue }
 }
 

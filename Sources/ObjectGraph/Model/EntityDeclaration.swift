@@ -16,7 +16,12 @@ public final class EntityDeclaration: Sendable {
         self.name = name
         self.properties = properties
         self.layout = EntityLayout(properties: properties)
+        Self.all.withLock { $0.append(self) }
     }
+
+    /// Every declaration ever made. `@Entity` makes one per class, in a static constant; keeping them
+    /// here too guarantees they are never deallocated, which ``ObjectID`` relies on.
+    private static let all = Locked<[EntityDeclaration]>([])
 
     func propertyIndex(for keyPath: AnyKeyPath) -> Int? {
         properties.firstIndex { $0.keyPath == keyPath }

@@ -17,15 +17,11 @@ enum MaterializationSlot {
         return key
     }()
 
-    static func materialize(_ type: any Entity.Type, with state: ObjectState) -> any Entity {
-        instance(of: type, with: state)
-    }
-
     /// An object of `type` whose `_$state` is `state`.
-    static func instance<T: Entity>(of type: T.Type, with state: ObjectState) -> T {
+    static func materialize(_ type: any Entity.Type, with state: ObjectState) -> any Entity {
         prepare(state)
         defer { state.isMaterializing = false }
-        return T(_$materializing: MaterializationToken())
+        return type.init(_$materializing: MaterializationToken())
     }
 
     /// Puts `state` in the slot; the next `@Entity` object initialized on this thread claims it.

@@ -7,8 +7,10 @@ import Foundation
 /// A permanent ID has a string form, ``uriRepresentation``, that survives restarts; turn it back into an
 /// ID with ``ObjectContainer/objectID(forURIRepresentation:)``.
 public struct ObjectID: Hashable, Sendable {
-    /// The entity's process-wide declaration.
-    let entity: EntityDeclaration
+    /// The entity's process-wide declaration. Declarations are never deallocated (see
+    /// ``EntityDeclaration``), so the ID refers to it without reference counting: IDs are plain bits,
+    /// cheap to copy, hash and store by the million.
+    unowned(unsafe) let entity: EntityDeclaration
     /// The row's primary key when positive; a temporary key when negative.
     let key: Int64
     /// The store the row lives in; nil for temporary IDs.
@@ -32,9 +34,11 @@ public struct ObjectID: Hashable, Sendable {
     }
 
     public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
-        lhs.key == rhs.key && lhs.entity === rhs.entity && lhs.store === rhs.store
+        lhs.key == rhs.key && lhs.entity === rhs.entity && lhs.store == rhs.store
     }
 
+    // The store is left out: IDs of one entity in different stores are rare in one table, and the key
+    // and entity already spread them well.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(key)
         hasher.combine(ObjectIdentifier(entity))
@@ -45,10 +49,10 @@ extension ObjectID: CustomStringConvertible {
     public var description: String { "\(entity.name)/\(key < 0 ? "t\(-key)" : "p\(key)")" }
 }
 
-/// Identifies one opened store, so that IDs of different stores never compare equal.
-final class StoreIdentity: Sendable {
+/// Identifies a store by the UUID kept in its metadata, so that IDs of different stores never compare
+/// equal, and IDs stay valid for every container opening the same file.
+struct StoreIdentity: Hashable, Sendable {
     let uuid: UUID
-    init(uuid: UUID) { self.uuid = uuid }
 }
 
 /// Hands out temporary keys, unique in the process.

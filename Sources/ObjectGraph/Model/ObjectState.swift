@@ -7,38 +7,43 @@ import OrderedCollections
 /// internal. Attributes, to-one and to-many relationships live in three compact arrays indexed by the
 /// entity's ``EntityLayout``. The committed arrays share their buffers with the current ones until a
 /// property changes (copy on write), so an unchanged object costs one copy of its values.
+///
+/// Its stored properties opt out of dynamic exclusivity checking: a state is only touched from its
+/// context's isolation, and never while one of its own properties is being modified, so the checks
+/// could never fire; on the read path of a fetch they cost more than the reads themselves.
 public final class ObjectState {
-    let entity: EntityDeclaration
-    var id: ObjectID
-    var globalID: UUID
-    var version: Int64 = 0
+    /// Declarations are immortal (see ``EntityDeclaration``), so no reference count is kept.
+    unowned(unsafe) let entity: EntityDeclaration
+    @exclusivity(unchecked) var id: ObjectID
+    @exclusivity(unchecked) var globalID: UUID
+    @exclusivity(unchecked) var version: Int64 = 0
 
     /// The object this state belongs to. The object owns the state, so this never dangles.
-    unowned(unsafe) var object: (any Entity)?
-    weak var context: ObjectContext?
-    var mapping: EntityMapping?
+    @exclusivity(unchecked) unowned(unsafe) var object: (any Entity)?
+    @exclusivity(unchecked) weak var context: ObjectContext?
+    @exclusivity(unchecked) var mapping: EntityMapping?
 
-    var isFault = false
-    var isInserted = false
-    var isUpdated = false
-    var isDeleted = false
+    @exclusivity(unchecked) var isFault = false
+    @exclusivity(unchecked) var isInserted = false
+    @exclusivity(unchecked) var isUpdated = false
+    @exclusivity(unchecked) var isDeleted = false
     /// Whether the row could not be found when a fault was fulfilled.
-    var isInaccessible = false
+    @exclusivity(unchecked) var isInaccessible = false
     /// True while user code may assign initial values (between creation and insertion).
-    private var acceptsInitialValues: Bool
+    @exclusivity(unchecked) private var acceptsInitialValues: Bool
     /// True while the object's materializing initializer runs: its placeholder assignments (which
     /// reach setters for optional properties, already initialized to nil) must not change anything.
-    var isMaterializing = false
+    @exclusivity(unchecked) var isMaterializing = false
 
-    var attributes: ContiguousArray<StoredValue>
-    var committedAttributes: ContiguousArray<StoredValue>
-    var toOne: ContiguousArray<ObjectID?>
-    var committedToOne: ContiguousArray<ObjectID?>
-    var toMany: ContiguousArray<ToManyValue>
+    @exclusivity(unchecked) var attributes: ContiguousArray<StoredValue>
+    @exclusivity(unchecked) var committedAttributes: ContiguousArray<StoredValue>
+    @exclusivity(unchecked) var toOne: ContiguousArray<ObjectID?>
+    @exclusivity(unchecked) var committedToOne: ContiguousArray<ObjectID?>
+    @exclusivity(unchecked) var toMany: ContiguousArray<ToManyValue>
     /// To-many slots changed since the last save.
-    var changedToMany: Set<Int> = []
+    @exclusivity(unchecked) var changedToMany: Set<Int> = []
     /// Related objects of an object not inserted yet, kept alive until insertion.
-    var detachedRelatives: [ObjectID: any Entity] = [:]
+    @exclusivity(unchecked) var detachedRelatives: [ObjectID: any Entity] = [:]
 
     /// A new object, created by user code.
     init(newObjectOf entity: EntityDeclaration) {
@@ -108,37 +113,58 @@ public final class ObjectState {
 
     // MARK: Attributes
 
+    // The generic accessors are inlinable so that they are specialized in the module declaring the
+    // entity: an unspecialized generic call looks up type metadata on every read, which would cost
+    // more than the read itself. Everything they call is concrete.
+
     /// Stores an initial value assigned by a user initializer or a declared default.
+    @inlinable
     public func initialize<Value: AttributeValue>(_ value: Value, at index: Int) {
-        guard acceptsInitialValues else { return }
-        attributes[entity.layout.slotIndex[index]] = value.storedValue
+        initializeStoredAttribute(value.storedValue, at: index)
     }
 
     /// Reads an attribute. Loads the object first if it is a fault.
+    @inlinable
     public func value<Value: AttributeValue>(at index: Int) -> Value {
-        fulfillIfNeeded()
-        let slot = entity.layout.slotIndex[index]
-        if slot < attributes.count, let value = Value(storedValue: attributes[slot]) {
-            return value
-        }
-        return fallbackValue(slot: slot)
-    }
-
-    /// The value read when the stored one is missing: the declared default, else the type's default.
-    private func fallbackValue<Value: AttributeValue>(slot: Int) -> Value {
-        let declared = entity.layout.initialAttributes[slot]
-        return Value(storedValue: declared) ?? Value.defaultValue
+        Value(storedValue: storedAttribute(at: index)) ?? fallbackValue(at: index)
     }
 
     /// Writes an attribute and records the change.
+    @inlinable
     public func setValue<Value: AttributeValue>(_ value: Value, at index: Int) {
+        setStoredAttribute(value.storedValue, at: index)
+    }
+
+    @usableFromInline
+    func initializeStoredAttribute(_ value: StoredValue, at index: Int) {
+        guard acceptsInitialValues else { return }
+        attributes[entity.layout.slotIndex[index]] = value
+    }
+
+    @usableFromInline
+    func storedAttribute(at index: Int) -> StoredValue {
+        fulfillIfNeeded()
+        let slot = entity.layout.slotIndex[index]
+        return slot < attributes.count ? attributes[slot] : .null
+    }
+
+    /// The value read when the stored one is missing or does not fit the type: the declared default,
+    /// else the type's default.
+    @usableFromInline
+    func fallbackValue<Value: AttributeValue>(at index: Int) -> Value {
+        let declared = entity.layout.initialAttributes[entity.layout.slotIndex[index]]
+        return Value(storedValue: declared) ?? Value.defaultValue
+    }
+
+    @usableFromInline
+    func setStoredAttribute(_ value: StoredValue, at index: Int) {
         guard !isMaterializing else { return }
         let slot = entity.layout.slotIndex[index]
         if let context {
             context.willChange(self)
         }
         guard slot < attributes.count else { return }
-        attributes[slot] = value.storedValue
+        attributes[slot] = value
     }
 
     // MARK: To-one relationships

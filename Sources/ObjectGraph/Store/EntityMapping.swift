@@ -13,6 +13,14 @@ final class EntityMapping: Sendable {
     let toOneRelationships: [RelationshipMapping]
     /// To-many slot → the relationship's mapping.
     let toManyRelationships: [RelationshipMapping]
+    /// To-one slot → the destination entity (read for every fetched row, so kept apart).
+    let toOneDestinations: [EntityDeclaration]
+    /// Attribute slot → the quoted column name.
+    let quotedAttributeColumns: [String]
+    /// To-one slots stored as a foreign key in this table, with the quoted column.
+    let foreignKeys: [(slot: Int, quotedColumn: String)]
+    /// `INSERT INTO table (Z_PK, Z_UUID, Z_VERSION, attributes…, foreign keys…) VALUES (?, …)`.
+    let insertSQL: String
     /// The columns of a row as read into an object, for a query whose table is aliased `t0`:
     /// `Z_PK, Z_UUID, Z_VERSION, attributes…, to-one keys…` (a subquery for the side of a one-to-one
     /// that does not hold the foreign key).
@@ -27,6 +35,14 @@ final class EntityMapping: Sendable {
         self.attributeColumns = description.attributes.map(\.name)
         self.toOneRelationships = toOne
         self.toManyRelationships = toMany
+        self.toOneDestinations = toOne.map(\.destinationDeclaration)
+        self.quotedAttributeColumns = attributeColumns.map(SQL.quote)
+        self.foreignKeys = toOne.enumerated().compactMap { slot, relationship in
+            relationship.foreignKeyColumn.map { (slot, SQL.quote($0)) }
+        }
+        let insertColumns = ["Z_PK", "Z_UUID", "Z_VERSION"] + quotedAttributeColumns + foreignKeys.map(\.quotedColumn)
+        self.insertSQL = "INSERT INTO \(table) (\(insertColumns.joined(separator: ", "))) "
+            + "VALUES (\(SQL.placeholders(insertColumns.count)))"
         let toOneColumns = toOne.map { relationship -> String in
             switch relationship.storage {
             case .foreignKey(let column):
@@ -59,7 +75,10 @@ struct RelationshipMapping: Sendable {
 
     let description: RelationshipDescription
     let propertyIndex: Int
+    /// Position of the destination's mapping in the store's list.
     let destination: Int
+    /// The destination entity, for the IDs of related objects.
+    let destinationDeclaration: EntityDeclaration
     let storage: Storage
     /// The inverse's property index and slot in the destination.
     let inversePropertyIndex: Int

@@ -89,6 +89,7 @@ final class SQLiteStore: Sendable {
                 }
                 let mapping = RelationshipMapping(
                     description: relationship, propertyIndex: propertyIndex, destination: destinationIndex,
+                    destinationDeclaration: declarations[destinationIndex],
                     storage: storage(of: relationship, in: declaration.name, inverse: inverse),
                     inversePropertyIndex: inverseIndex,
                     inverseSlot: declarations[destinationIndex].layout.slotIndex[inverseIndex],

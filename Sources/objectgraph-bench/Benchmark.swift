@@ -1,0 +1,45 @@
+import ArgumentParser
+import Foundation
+
+/// `objectgraph-bench`: ObjectGraph side by side with plain GRDB statements and GRDB records.
+@main
+struct Benchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "objectgraph-bench",
+        abstract: "Measures ObjectGraph against plain SQLite (GRDB rows) and GRDB Codable records.")
+
+    @Flag(help: "Run with 10,000 moods instead of 100,000, for a quick check.")
+    var quick = false
+
+    @Option(help: "Write the results as JSON to this file.")
+    var json: String?
+
+    @Option(help: "How many times each workload runs; the median is reported.")
+    var runs = 5
+
+    @Option(help: "Run only the workloads whose name contains this text.")
+    var only: String?
+
+    func run() throws {
+        let moodCount = quick ? 10_000 : 100_000
+        let dataset = Dataset(moodCount: moodCount, countryCount: 1_000)
+        let files = try ScratchFiles()
+        defer { files.removeAll() }
+
+        print("\(moodCount) moods over \(dataset.countryCount) countries, median of \(runs) runs")
+        let workloads = CoreWorkloads.make(dataset: dataset, iterationRows: moodCount * 10, files: files)
+        var results: [WorkloadResult] = []
+        for workload in workloads where only.map(workload.name.contains) ?? true {
+            let result = try workload.measure(runs: runs)
+            results.append(result)
+            print(Report.row(result))
+        }
+        print()
+        print(Report.table(results))
+        if let json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try encoder.encode(results).write(to: URL(fileURLWithPath: json))
+        }
+    }
+}

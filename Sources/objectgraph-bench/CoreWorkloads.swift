@@ -1,0 +1,183 @@
+import Foundation
+import GRDB
+import MoodyModel
+import ObjectGraph
+
+/// The object graph core's workloads: insert, fetch, predicate fetch, update, batched iteration.
+enum CoreWorkloads {
+    static func make(dataset: Dataset, iterationRows: Int, files: ScratchFiles) -> [Workload] {
+        let stores = SharedStores(dataset: dataset, files: files, name: "read")
+        let large = SharedStores(dataset: Dataset(moodCount: iterationRows, countryCount: dataset.countryCount),
+                                 files: files, name: "large")
+        return [
+            insert(dataset: dataset, files: files),
+            fetchAll(stores),
+            predicateFetch(stores),
+            update(count: dataset.moodCount / 10, stores),
+            iterate(large),
+        ]
+    }
+
+    /// Insert N moods over the countries and save, each run on a fresh file.
+    static func insert(dataset: Dataset, files: ScratchFiles) -> Workload {
+        var graph: ObjectContainer?
+        var plain: DatabasePool?
+        var records: DatabasePool?
+        let range = 0..<dataset.moodCount
+        return Workload(
+            name: "insert \(dataset.moodCount) moods and save",
+            objectGraph: Contender(
+                prepare: {
+                    graph = nil
+                    graph = try ObjectGraphSide.openContainer(at: files.fresh("insert-graph.sqlite"))
+                },
+                run: { if let graph { try ObjectGraphSide.insert(range, of: dataset, into: graph) } }),
+            baseline: Contender(
+                prepare: {
+                    plain = nil
+                    plain = try PlainSQL.openDatabase(at: files.fresh("insert-plain.sqlite"))
+                },
+                run: { if let plain { try PlainSQL.insert(range, of: dataset, into: plain) } }),
+            peer: Contender(
+                prepare: {
+                    records = nil
+                    records = try PlainSQL.openDatabase(at: files.fresh("insert-records.sqlite"))
+                },
+                run: { if let records { try dataset.insertRecords(range, into: records) } }))
+    }
+
+    /// Fetch every mood and read every attribute.
+    static func fetchAll(_ stores: SharedStores) -> Workload {
+        Workload(
+            name: "fetch all moods, read every attribute",
+            setUp: stores.fill,
+            objectGraph: Contender(run: {
+                let context = try stores.graph().newBackgroundContext()
+                for mood in try context.fetch(FetchRequest<Mood>()) { ObjectGraphSide.consume(mood) }
+            }),
+            baseline: Contender(run: {
+                try stores.plain().read { db in try PlainSQL.read(db, sql: "SELECT \(PlainSQL.moodColumns) FROM mood") }
+            }),
+            peer: Contender(run: {
+                for mood in try stores.plain().read({ db in try MoodRecord.fetchAll(db) }) { mood.consume() }
+            }))
+    }
+
+    /// Fetch `rating > 3 && markedForDeletionDate == nil` sorted by date, and read the results.
+    static func predicateFetch(_ stores: SharedStores) -> Workload {
+        let condition = "rating > 3 AND markedForDeletionDate IS NULL ORDER BY date"
+        return Workload(
+            name: "fetch rating > 3 && not marked, by date",
+            setUp: stores.fill,
+            objectGraph: Contender(run: {
+                let context = try stores.graph().newBackgroundContext()
+                let request = FetchRequest<Mood>(
+                    predicate: #Predicate { $0.rating > 3 && $0.markedForDeletionDate == nil },
+                    sortBy: [SortDescriptor(\.date)])
+                for mood in try context.fetch(request) { ObjectGraphSide.consume(mood) }
+            }),
+            baseline: Contender(run: {
+                try stores.plain().read { db in
+                    try PlainSQL.read(db, sql: "SELECT \(PlainSQL.moodColumns) FROM mood WHERE \(condition)")
+                }
+            }),
+            peer: Contender(run: {
+                let moods = try stores.plain().read { db in
+                    try MoodRecord.filter(sql: "rating > 3 AND markedForDeletionDate IS NULL").order(sql: "date").fetchAll(db)
+                }
+                for mood in moods { mood.consume() }
+            }))
+    }
+
+    /// Change the rating of `count` moods and save.
+    static func update(count: Int, _ stores: SharedStores) -> Workload {
+        Workload(
+            name: "update \(count) moods and save",
+            setUp: stores.fill,
+            objectGraph: Contender(run: {
+                let context = try stores.graph().newBackgroundContext()
+                for mood in try context.fetch(FetchRequest<Mood>(fetchLimit: count)) {
+                    mood.rating = mood.rating % 5 + 1
+                }
+                try context.save()
+            }),
+            baseline: Contender(run: {
+                try stores.plain().write { db in
+                    let rows = try Row.fetchAll(db, sql: "SELECT id, rating FROM mood LIMIT ?", arguments: [count])
+                    let update = try db.makeStatement(sql: "UPDATE mood SET rating = ? WHERE id = ?")
+                    for row in rows {
+                        let rating: Int = row[1]
+                        let id: Int64 = row[0]
+                        try update.execute(arguments: [rating % 5 + 1, id])
+                    }
+                }
+            }),
+            peer: Contender(run: {
+                try stores.plain().write { db in
+                    for var mood in try MoodRecord.limit(count).fetchAll(db) {
+                        mood.rating = mood.rating % 5 + 1
+                        try mood.update(db)
+                    }
+                }
+            }))
+    }
+
+    /// Iterate over every mood of a large store with a fetch batch size of 1,000, reading every attribute.
+    static func iterate(_ stores: SharedStores) -> Workload {
+        Workload(
+            name: "iterate \(stores.dataset.moodCount) moods, batches of 1000",
+            setUp: stores.fill,
+            objectGraph: Contender(run: {
+                let context = try stores.graph().newBackgroundContext()
+                for mood in try context.fetch(FetchRequest<Mood>(fetchBatchSize: 1_000)) {
+                    ObjectGraphSide.consume(mood)
+                }
+            }),
+            baseline: Contender(run: {
+                try stores.plain().read { db in try PlainSQL.read(db, sql: "SELECT \(PlainSQL.moodColumns) FROM mood") }
+            }),
+            peer: Contender(run: {
+                try stores.plain().read { db in
+                    let moods = try MoodRecord.fetchCursor(db)
+                    while let mood = try moods.next() { mood.consume() }
+                }
+            }))
+    }
+}
+
+/// A pair of stores (ObjectGraph's and the plain one) holding a dataset, filled on first use and shared
+/// by the workloads that only read them (the update workload writes the same values back in turn).
+final class SharedStores {
+    let dataset: Dataset
+    private let files: ScratchFiles
+    private let name: String
+    private var filled: (graph: ObjectContainer, plain: DatabasePool)?
+
+    init(dataset: Dataset, files: ScratchFiles, name: String) {
+        self.dataset = dataset
+        self.files = files
+        self.name = name
+    }
+
+    /// Fills both stores the first time; untimed.
+    func fill() throws {
+        _ = try stores()
+    }
+
+    func graph() throws -> ObjectContainer { try stores().graph }
+
+    func plain() throws -> DatabasePool { try stores().plain }
+
+    private func stores() throws -> (graph: ObjectContainer, plain: DatabasePool) {
+        if let filled { return filled }
+        let graph = try ObjectGraphSide.openContainer(at: files.path("\(name)-graph.sqlite"))
+        // In chunks, so that setting up a large store does not hold it all in memory.
+        for start in stride(from: 0, to: dataset.moodCount, by: 100_000) {
+            try ObjectGraphSide.insert(start..<min(dataset.moodCount, start + 100_000), of: dataset, into: graph)
+        }
+        let plain = try PlainSQL.openDatabase(at: files.path("\(name)-plain.sqlite"))
+        try PlainSQL.insert(0..<dataset.moodCount, of: dataset, into: plain)
+        filled = (graph, plain)
+        return (graph, plain)
+    }
+}

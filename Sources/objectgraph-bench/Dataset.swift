@@ -1,0 +1,37 @@
+import Foundation
+
+/// The benchmark's data, the same for every contender: moods spread over countries, with dates in a
+/// scrambled order so that sorting by date is real work.
+struct Dataset {
+    var moodCount: Int
+    var countryCount: Int
+
+    static let epoch = Date(timeIntervalSince1970: 1_700_000_000)
+
+    func countryName(_ index: Int) -> String { "Country \(index)" }
+
+    func text(_ index: Int) -> String { "Mood \(index)" }
+    func rating(_ index: Int) -> Int { index % 5 + 1 }
+    func date(_ index: Int) -> Date {
+        // 7919 is prime, so this visits every second in [0, moodCount) once, out of order.
+        Self.epoch.addingTimeInterval(Double((index &* 7919) % max(moodCount, 1)))
+    }
+    /// Half the moods have been accepted by a backend.
+    func remoteIdentifier(_ index: Int) -> String? { index.isMultiple(of: 2) ? "remote-\(index)" : nil }
+    /// One mood in ten is marked for deletion.
+    func markedForDeletionDate(_ index: Int) -> Date? {
+        index.isMultiple(of: 10) ? Self.epoch.addingTimeInterval(Double(index)) : nil
+    }
+    func countryIndex(_ index: Int) -> Int { index % countryCount }
+}
+
+/// Keeps values read by the workloads so the optimizer cannot drop the reads.
+final class Sink: @unchecked Sendable {
+    // Safety: the benchmark runs on one thread.
+    nonisolated(unsafe) static var checksum = 0
+
+    static func consume(_ text: String, _ rating: Int, _ date: Date, _ remote: String?, _ marked: Date?) {
+        checksum &+= text.utf8.count &+ rating &+ Int(date.timeIntervalSince1970)
+            &+ (remote?.utf8.count ?? 0) &+ (marked == nil ? 0 : 1)
+    }
+}

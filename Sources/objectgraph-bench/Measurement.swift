@@ -1,0 +1,60 @@
+import Foundation
+
+/// Wall-clock timing and peak resident memory of one piece of work.
+struct Measurement {
+    var milliseconds: Double
+    var peakResidentMegabytes: Double
+}
+
+enum Measure {
+    /// Runs `body` once and measures it; the peak memory is the process's high-water mark during the
+    /// run (reset before it starts where the system allows).
+    static func run(_ body: () throws -> Void) rethrows -> Measurement {
+        PeakMemory.reset()
+        let clock = ContinuousClock()
+        let start = clock.now
+        try body()
+        let elapsed = clock.now - start
+        let milliseconds = Double(elapsed.components.seconds) * 1_000
+            + Double(elapsed.components.attoseconds) / 1e15
+        return Measurement(milliseconds: milliseconds, peakResidentMegabytes: PeakMemory.megabytes())
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+}
+
+/// The process's peak resident set size.
+///
+/// On Linux the kernel keeps it as `VmHWM` and lets a process reset it (writing 5 to
+/// `/proc/self/clear_refs`), so each workload gets its own peak. Elsewhere it is the peak of the whole
+/// process so far, from `getrusage`.
+enum PeakMemory {
+    static func reset() {
+        #if os(Linux)
+        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+        #endif
+    }
+
+    static func megabytes() -> Double {
+        #if os(Linux)
+        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+           let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") {
+            return kilobytes / 1024
+        }
+        #endif
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_maxrss) / 1024  // kilobytes
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        return Double(usage.ru_maxrss) / 1_048_576  // bytes
+        #endif
+    }
+}

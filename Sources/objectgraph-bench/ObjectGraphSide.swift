@@ -1,0 +1,35 @@
+import Foundation
+import MoodyModel
+import ObjectGraph
+
+/// The dataset through ObjectGraph, the way an app would write and read it.
+enum ObjectGraphSide {
+    static func openContainer(at path: String) throws -> ObjectContainer {
+        try ObjectContainer(for: Mood.self, configuration: .file(path))
+    }
+
+    /// Inserts moods `range` of the dataset in one save, creating the countries first if there are none.
+    static func insert(_ range: Range<Int>, of dataset: Dataset, into container: ObjectContainer) throws {
+        let context = container.newBackgroundContext()
+        var countries = try context.fetch(FetchRequest<Country>()).map { $0 }
+        if countries.isEmpty {
+            countries = (0..<dataset.countryCount).map { Country(name: dataset.countryName($0)) }
+            for country in countries { context.insert(country) }
+        } else {
+            let byName = Dictionary(uniqueKeysWithValues: countries.map { ($0.name, $0) })
+            countries = (0..<dataset.countryCount).compactMap { byName[dataset.countryName($0)] }
+        }
+        for index in range {
+            let mood = Mood(text: dataset.text(index), rating: dataset.rating(index), date: dataset.date(index),
+                            country: countries[dataset.countryIndex(index)])
+            mood.remoteIdentifier = dataset.remoteIdentifier(index)
+            mood.markedForDeletionDate = dataset.markedForDeletionDate(index)
+            context.insert(mood)
+        }
+        try context.save()
+    }
+
+    static func consume(_ mood: Mood) {
+        Sink.consume(mood.text, mood.rating, mood.date, mood.remoteIdentifier, mood.markedForDeletionDate)
+    }
+}

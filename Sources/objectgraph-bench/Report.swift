@@ -1,0 +1,22 @@
+import Foundation
+
+/// The results as a Markdown table, the form BENCHMARKS.md records.
+enum Report {
+    static let header = """
+        | workload | ObjectGraph ms | baseline ms | peer ms | ratio | peak RSS MB |
+        | --- | ---: | ---: | ---: | ---: | ---: |
+        """
+
+    static func row(_ result: WorkloadResult) -> String {
+        "| \(result.workload) | \(format(result.objectgraph_ms)) | \(format(result.baseline_ms)) "
+            + "| \(format(result.peer_ms)) | \(format(result.ratio, digits: 2)) | \(format(result.peak_rss_mb)) |"
+    }
+
+    static func table(_ results: [WorkloadResult]) -> String {
+        ([header] + results.map(row)).joined(separator: "\n")
+    }
+
+    private static func format(_ value: Double, digits: Int = 1) -> String {
+        String(format: "%.\(digits)f", value)
+    }
+}
