@@ -80,18 +80,37 @@ extension ObjectContext {
 
     /// Loads the objects of a batch, in the order of `ids`; rows that vanished become faults that read
     /// as deleted.
+    ///
+    /// Rows are read in key order and matched to their positions by walking the sorted keys, without
+    /// hashing. When the keys are dense (the usual case: a batch of an unsorted or mostly key-ordered
+    /// result) the query is a key range, which SQLite walks directly; otherwise it is an `IN` list.
     func loadBatch(_ ids: ArraySlice<ObjectID>, mapping: EntityMapping) -> [AnyObject] {
-        let sql = "SELECT \(mapping.selectList) FROM \(mapping.table) AS t0 WHERE t0.Z_PK IN (\(SQL.placeholders(ids.count)))"
-        // The loaded objects stay alive until the batch is assembled in order.
-        var loaded: [AnyObject] = []
-        loaded.reserveCapacity(ids.count)
+        let keys = ids.map(\.key)
+        var order = Array(keys.indices)
+        if !zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }) { order.sort { keys[$0] < keys[$1] } }
+        guard let low = order.first.map({ keys[$0] }), let high = order.last.map({ keys[$0] }) else { return [] }
+        let isDense = high - low < Int64(keys.count) * 2
+        let condition = isDense ? "t0.Z_PK BETWEEN ? AND ?" : "t0.Z_PK IN (\(SQL.placeholders(keys.count)))"
+        let sql = "SELECT \(mapping.selectList) FROM \(mapping.table) AS t0 WHERE \(condition) ORDER BY t0.Z_PK"
+        let arguments = isDense ? [low.databaseValue, high.databaseValue] : keys.map(\.databaseValue)
+
+        var objects = [AnyObject?](repeating: nil, count: keys.count)
+        var next = 0  // position in `order` of the smallest key not matched yet
         _ = try? store.writer.read { db in
-            try ObjectRows(mapping: mapping, store: store)
-                .forEach(db.cachedStatement(sql: sql), arguments: ids.map(\.key.databaseValue)) { row in
-                    loaded.append(object(for: row, mapping: mapping))
-                }
+            try ObjectRows(mapping: mapping, store: store).forEach(
+                db.cachedStatement(sql: sql), arguments: arguments,
+                including: { key in
+                    while next < order.count, keys[order[next]] < key { next += 1 }
+                    return next < order.count && keys[order[next]] == key
+                },
+                { row in
+                    objects[order[next]] = object(for: row, mapping: mapping)
+                    next += 1
+                })
         }
-        return withExtendedLifetime(loaded) { ids.map { object(with: $0, mapping: mapping) } }
+        return objects.enumerated().map { offset, object in
+            object ?? self.object(with: ids[ids.startIndex + offset], mapping: mapping)
+        }
     }
 
     /// The object for an ID of a known entity; materialized as a fault if not registered.
@@ -118,7 +137,10 @@ struct FetchQuery<T: Entity> {
         self.condition = try request.predicate.map {
             try PredicateTranslator.condition(for: $0, mapping: mapping, store: context.store)
         }
-        self.orderBy = try request.sortBy.map { descriptor in
+        // The primary key ends every order: results are deterministic (equal sort keys keep their
+        // order, so pages of limit/offset never overlap), and the batches of a batched fetch are key
+        // ranges (see `loadBatch`).
+        self.orderBy = try (request.sortBy.map { descriptor in
             guard let keyPath = descriptor.keyPath,
                   let index = mapping.declaration.propertyIndex(for: keyPath),
                   case .attribute(let slot) = mapping.declaration.layout.slots[index] else {
@@ -129,7 +151,7 @@ struct FetchQuery<T: Entity> {
             let column = "t0." + SQL.quote(mapping.attributeColumns[slot])
             let expression = mapping.description.attributes[slot].type == .decimal ? "CAST(\(column) AS REAL)" : column
             return expression + (descriptor.order == .forward ? " ASC" : " DESC")
-        }.joined(separator: ", ")
+        } + ["t0.Z_PK"]).joined(separator: ", ")
     }
 
     private func sql(selecting columns: String, limit: Int?, offset: Int, excluding: [ObjectID]) -> SQLFragment {

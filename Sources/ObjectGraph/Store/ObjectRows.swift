@@ -19,13 +19,16 @@ struct ObjectRows {
     let mapping: EntityMapping
     let store: SQLiteStore
 
-    /// Calls `body` with each row of the statement, run with `arguments`.
+    /// Calls `body` with each row of the statement, run with `arguments`, whose primary key passes
+    /// `including` (checked before the rest of the row is decoded).
     func forEach(_ statement: Statement, arguments: [DatabaseValue],
+                 including: (Int64) -> Bool = { _ in true },
                  _ body: (DecodedRow) throws -> Void) throws {
         try statement.bind(arguments)
         let cursor = try Row.fetchCursor(statement)
         let sqliteStatement = statement.sqliteStatement
         while try cursor.next() != nil {
+            guard including(Int64(sqliteStatement: sqliteStatement, index: 0)) else { continue }
             try body(decode(sqliteStatement))
         }
     }
