@@ -68,7 +68,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ObjectGraphTests",
-            dependencies: ["ObjectGraph", "MoodyModel"],
+            dependencies: ["ObjectGraph", "MoodyModel", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         ),
     ]

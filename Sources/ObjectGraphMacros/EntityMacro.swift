@@ -147,7 +147,8 @@ struct PersistedProperty {
 
     /// The expression that declares this property in the entity's `_$entity`.
     func declarationExpression(root: String) -> String {
-        var arguments = ["\"\(name)\"", "\\\(root).\(name)"]
+        // The optional-chained key path (`\Mood?.?.text`) lets sorts match `\Other.mood?.text`.
+        var arguments = ["\"\(name)\"", "\\\(root).\(name)", "chained: \\\(root)?.?.\(name)"]
         let function: String
         if let relationshipArguments {
             function = "relationship"

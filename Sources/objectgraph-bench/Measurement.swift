@@ -1,5 +1,10 @@
 import Foundation
 
+#if os(Linux)
+/// glibc's `malloc_trim` (in `malloc.h`, which the Glibc module does not export).
+@_silgen_name("malloc_trim") private func malloc_trim(_ pad: Int) -> Int32
+#endif
+
 /// Wall-clock timing and peak resident memory of one piece of work.
 struct Measurement {
     var milliseconds: Double
@@ -31,11 +36,14 @@ enum Measure {
 /// The process's peak resident set size.
 ///
 /// On Linux the kernel keeps it as `VmHWM` and lets a process reset it (writing 5 to
-/// `/proc/self/clear_refs`), so each workload gets its own peak. Elsewhere it is the peak of the whole
+/// `/proc/self/clear_refs`), so each run gets its own peak, which still includes what the process
+/// holds between runs (the stores' connections and caches). Elsewhere it is the peak of the whole
 /// process so far, from `getrusage`.
 enum PeakMemory {
     static func reset() {
         #if os(Linux)
+        // Give memory freed by earlier work back to the system first, so the peak is this run's.
+        _ = malloc_trim(0)
         try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
         #endif
     }

@@ -92,3 +92,25 @@ import Testing
         }
     }
 }
+
+@Suite struct SortTests {
+    @Test func sortByAnAttributeOfAToOneRelationship() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let peru = Country(name: "Peru"), chile = Country(name: "Chile")
+        context.insert(peru)
+        context.insert(chile)
+        for (text, country) in [("p1", peru), ("c1", chile), ("none", nil), ("p2", peru)] {
+            context.insert(Mood(text: text, date: Date(timeIntervalSince1970: 0), country: country))
+        }
+        try context.save()
+        let reader = container.newBackgroundContext()
+        let request = FetchRequest<Mood>(sortBy: [SortDescriptor(\.country?.name), SortDescriptor(\.text, order: .reverse)])
+        // No country sorts first, as nil does in Swift.
+        #expect(try reader.fetch(request).map(\.text) == ["none", "c1", "p2", "p1"])
+        // The same order in memory, with an unsaved change included.
+        let unsaved = Mood(text: "c0", date: Date(), country: try reader.existingObject(with: chile.objectID, as: Country.self))
+        reader.insert(unsaved)
+        #expect(try reader.fetch(request).map(\.text) == ["none", "c1", "c0", "p2", "p1"])
+    }
+}

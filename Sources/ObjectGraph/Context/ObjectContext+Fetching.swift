@@ -140,18 +140,8 @@ struct FetchQuery<T: Entity> {
         // The primary key ends every order: results are deterministic (equal sort keys keep their
         // order, so pages of limit/offset never overlap), and the batches of a batched fetch are key
         // ranges (see `loadBatch`).
-        self.orderBy = try (request.sortBy.map { descriptor in
-            guard let keyPath = descriptor.keyPath,
-                  let index = mapping.declaration.propertyIndex(for: keyPath),
-                  case .attribute(let slot) = mapping.declaration.layout.slots[index] else {
-                throw ObjectGraphError.unsupportedPredicate(
-                    entity: mapping.name,
-                    construct: "sorting by \(descriptor.keyPath.map { "\($0)" } ?? "a comparator"): sort by an attribute of \(mapping.name)")
-            }
-            let column = "t0." + SQL.quote(mapping.attributeColumns[slot])
-            let expression = mapping.description.attributes[slot].type == .decimal ? "CAST(\(column) AS REAL)" : column
-            return expression + (descriptor.order == .forward ? " ASC" : " DESC")
-        } + ["t0.Z_PK"]).joined(separator: ", ")
+        self.orderBy = (try SortTranslator.orderBy(request.sortBy, mapping: mapping, store: context.store) + ["t0.Z_PK"])
+            .joined(separator: ", ")
     }
 
     private func sql(selecting columns: String, limit: Int?, offset: Int, excluding: [ObjectID]) -> SQLFragment {

@@ -32,6 +32,9 @@ public final class EntityDeclaration: Sendable {
 public struct PropertyDeclaration: Sendable {
     let name: String
     let keyPath: any AnyKeyPath & Sendable
+    /// The same property reached through an optional (`\Mood?.?.text`): appended to another entity's
+    /// to-one key path, it gives the key path of a sort by a related object's attribute.
+    let chainedKeyPath: any AnyKeyPath & Sendable
     let kind: Kind
 
     enum Kind: Sendable {
@@ -68,79 +71,79 @@ struct RelationshipDeclaration: Sendable {
 extension PropertyDeclaration {
     /// An attribute without options.
     public static func property<Root: Entity, Value: AttributeValue>(
-        _ name: String, _ keyPath: any KeyPath<Root, Value> & Sendable
+        _ name: String, _ keyPath: any KeyPath<Root, Value> & Sendable, chained: any AnyKeyPath & Sendable
     ) -> PropertyDeclaration {
-        attribute(name, keyPath)
+        attribute(name, keyPath, chained: chained)
     }
 
     /// An attribute with a declared default value.
     public static func property<Root: Entity, Value: AttributeValue>(
-        _ name: String, _ keyPath: any KeyPath<Root, Value> & Sendable, default value: Value
+        _ name: String, _ keyPath: any KeyPath<Root, Value> & Sendable, chained: any AnyKeyPath & Sendable, default value: Value
     ) -> PropertyDeclaration {
-        attribute(name, keyPath, default: value)
+        attribute(name, keyPath, chained: chained, default: value)
     }
 
     /// An attribute with options (`@Attribute(.unique)`).
     public static func attribute<Root: Entity, Value: AttributeValue>(
-        _ name: String, _ keyPath: any KeyPath<Root, Value> & Sendable,
+        _ name: String, _ keyPath: any KeyPath<Root, Value> & Sendable, chained: any AnyKeyPath & Sendable,
         options: [AttributeOption] = [], default value: Value? = nil
     ) -> PropertyDeclaration {
         let declared = value.map(\.storedValue).flatMap { $0.isNull ? nil : $0 }
-        return PropertyDeclaration(name: name, keyPath: keyPath, kind: .attribute(AttributeDeclaration(
+        return PropertyDeclaration(name: name, keyPath: keyPath, chainedKeyPath: chained, kind: .attribute(AttributeDeclaration(
             type: Value.attributeType, isOptional: Value.isOptionalAttribute,
             defaultValue: declared, options: Set(options))))
     }
 
     /// A to-one relationship.
     public static func property<Root: Entity, Destination: Entity>(
-        _ name: String, _ keyPath: any KeyPath<Root, Destination?> & Sendable, default value: Destination? = nil
+        _ name: String, _ keyPath: any KeyPath<Root, Destination?> & Sendable, chained: any AnyKeyPath & Sendable, default value: Destination? = nil
     ) -> PropertyDeclaration {
-        relationship(name, keyPath)
+        relationship(name, keyPath, chained: chained)
     }
 
     /// A to-many relationship.
     public static func property<Root: Entity, Destination: Entity>(
-        _ name: String, _ keyPath: any KeyPath<Root, Set<Destination>> & Sendable, default value: Set<Destination> = []
+        _ name: String, _ keyPath: any KeyPath<Root, Set<Destination>> & Sendable, chained: any AnyKeyPath & Sendable, default value: Set<Destination> = []
     ) -> PropertyDeclaration {
-        relationship(name, keyPath)
+        relationship(name, keyPath, chained: chained)
     }
 
     /// An ordered to-many relationship.
     public static func property<Root: Entity, Destination: Entity>(
-        _ name: String, _ keyPath: any KeyPath<Root, [Destination]> & Sendable, default value: [Destination] = []
+        _ name: String, _ keyPath: any KeyPath<Root, [Destination]> & Sendable, chained: any AnyKeyPath & Sendable, default value: [Destination] = []
     ) -> PropertyDeclaration {
-        relationship(name, keyPath)
+        relationship(name, keyPath, chained: chained)
     }
 
     /// A to-one relationship configured with `@Relationship`.
     public static func relationship<Root: Entity, Destination: Entity>(
-        _ name: String, _ keyPath: any KeyPath<Root, Destination?> & Sendable,
+        _ name: String, _ keyPath: any KeyPath<Root, Destination?> & Sendable, chained: any AnyKeyPath & Sendable,
         deleteRule: DeleteRule = .nullify, inverse: (any AnyKeyPath & Sendable)? = nil,
         minimumCount: Int? = nil, maximumCount: Int? = nil, default value: Destination? = nil
     ) -> PropertyDeclaration {
-        PropertyDeclaration(name: name, keyPath: keyPath, kind: .relationship(RelationshipDeclaration(
+        PropertyDeclaration(name: name, keyPath: keyPath, chainedKeyPath: chained, kind: .relationship(RelationshipDeclaration(
             destination: { Destination._$entity }, isToMany: false, isOrdered: false, deleteRule: deleteRule,
             inverse: inverse, minimumCount: minimumCount, maximumCount: maximumCount)))
     }
 
     /// A to-many relationship configured with `@Relationship`.
     public static func relationship<Root: Entity, Destination: Entity>(
-        _ name: String, _ keyPath: any KeyPath<Root, Set<Destination>> & Sendable,
+        _ name: String, _ keyPath: any KeyPath<Root, Set<Destination>> & Sendable, chained: any AnyKeyPath & Sendable,
         deleteRule: DeleteRule = .nullify, inverse: (any AnyKeyPath & Sendable)? = nil,
         minimumCount: Int? = nil, maximumCount: Int? = nil, default value: Set<Destination> = []
     ) -> PropertyDeclaration {
-        PropertyDeclaration(name: name, keyPath: keyPath, kind: .relationship(RelationshipDeclaration(
+        PropertyDeclaration(name: name, keyPath: keyPath, chainedKeyPath: chained, kind: .relationship(RelationshipDeclaration(
             destination: { Destination._$entity }, isToMany: true, isOrdered: false, deleteRule: deleteRule,
             inverse: inverse, minimumCount: minimumCount, maximumCount: maximumCount)))
     }
 
     /// An ordered to-many relationship configured with `@Relationship`.
     public static func relationship<Root: Entity, Destination: Entity>(
-        _ name: String, _ keyPath: any KeyPath<Root, [Destination]> & Sendable,
+        _ name: String, _ keyPath: any KeyPath<Root, [Destination]> & Sendable, chained: any AnyKeyPath & Sendable,
         deleteRule: DeleteRule = .nullify, inverse: (any AnyKeyPath & Sendable)? = nil,
         minimumCount: Int? = nil, maximumCount: Int? = nil, default value: [Destination] = []
     ) -> PropertyDeclaration {
-        PropertyDeclaration(name: name, keyPath: keyPath, kind: .relationship(RelationshipDeclaration(
+        PropertyDeclaration(name: name, keyPath: keyPath, chainedKeyPath: chained, kind: .relationship(RelationshipDeclaration(
             destination: { Destination._$entity }, isToMany: true, isOrdered: true, deleteRule: deleteRule,
             inverse: inverse, minimumCount: minimumCount, maximumCount: maximumCount)))
     }

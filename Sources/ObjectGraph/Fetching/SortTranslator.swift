@@ -1,0 +1,63 @@
+import Foundation
+
+/// Turns sort descriptors into an SQL `ORDER BY` list for a query whose table is aliased `t0`.
+///
+/// A descriptor sorts by an attribute of the fetched entity (`\Mood.date`) or by an attribute of an
+/// object it reaches through a to-one relationship (`\Mood.country?.name`); the latter reads the
+/// related row with a correlated subquery on its primary key.
+enum SortTranslator {
+    static func orderBy<T>(_ descriptors: [SortDescriptor<T>], mapping: EntityMapping, store: SQLiteStore) throws -> [String] {
+        try descriptors.map { descriptor in
+            guard let keyPath = descriptor.keyPath,
+                  let expression = expression(for: keyPath, mapping: mapping, store: store) else {
+                throw ObjectGraphError.unsupportedPredicate(
+                    entity: mapping.name,
+                    construct: "sorting by \(descriptor.keyPath.map { "\($0)" } ?? "a comparator"): "
+                        + "sort by an attribute of \(mapping.name) or of an object related to it by a to-one relationship")
+            }
+            return expression + (descriptor.order == .forward ? " ASC" : " DESC")
+        }
+    }
+
+    private static func expression(for keyPath: AnyKeyPath, mapping: EntityMapping, store: SQLiteStore) -> String? {
+        if let index = mapping.declaration.propertyIndex(for: keyPath),
+           case .attribute(let slot) = mapping.declaration.layout.slots[index] {
+            return column(slot, of: mapping, table: "t0")
+        }
+        for relationship in mapping.toOneRelationships {
+            let base: AnyKeyPath = mapping.declaration.properties[relationship.propertyIndex].keyPath
+            let destination = store.mappings[relationship.destination]
+            let properties = destination.declaration.properties
+            for (slot, propertyIndex) in destination.declaration.layout.attributeProperties.enumerated() {
+                guard let candidate = base.appending(path: properties[propertyIndex].chainedKeyPath as AnyKeyPath),
+                      sameKeyPath(candidate, keyPath) else { continue }
+                let value = column(slot, of: destination, table: "d")
+                switch relationship.storage {
+                case .foreignKey(let foreignKey):
+                    return "(SELECT \(value) FROM \(destination.table) AS d WHERE d.Z_PK = t0.\(SQL.quote(foreignKey)))"
+                case .inverseForeignKey(_, let inverseColumn, _):
+                    return "(SELECT \(value) FROM \(destination.table) AS d WHERE d.\(SQL.quote(inverseColumn)) = t0.Z_PK LIMIT 1)"
+                case .joinTable:
+                    return nil
+                }
+            }
+        }
+        return nil
+    }
+
+    /// An attribute's column, as a number for decimals (stored as text so that no digit is lost).
+    private static func column(_ slot: Int, of mapping: EntityMapping, table: String) -> String {
+        let column = "\(table).\(mapping.quotedAttributeColumns[slot])"
+        return mapping.description.attributes[slot].type == .decimal ? "CAST(\(column) AS REAL)" : column
+    }
+
+    /// Whether two key paths name the same properties.
+    ///
+    /// A key path built with `appending(path:)` can compare unequal to the literal spelling the same
+    /// path when an optional chain ends in a non-optional property (seen with Swift 6.3), although both
+    /// have the same hash and the same description; the description, which names each component's
+    /// accessor, settles it.
+    private static func sameKeyPath(_ lhs: AnyKeyPath, _ rhs: AnyKeyPath) -> Bool {
+        lhs == rhs || (lhs.hashValue == rhs.hashValue && String(describing: lhs) == String(describing: rhs))
+    }
+}

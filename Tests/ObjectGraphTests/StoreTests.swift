@@ -1,0 +1,112 @@
+import Foundation
+import GRDB
+import MoodyModel
+import ObjectGraph
+import Testing
+
+@Suite struct StoreTests {
+    @Test func additiveChangesMigrateAndKeepEveryRow() throws {
+        let path = temporaryStorePath()
+        do {
+            let container = try ObjectContainer(for: NoteV1.self, configuration: .file(path))
+            let context = container.newBackgroundContext()
+            for text in ["one", "two"] { context.insert(NoteV1(text: text)) }
+            try context.save()
+        }
+        // A new attribute with a default, a new optional indexed attribute, a new entity and a new
+        // relationship: all additive.
+        let container = try ObjectContainer(for: NoteV2.self, configuration: .file(path))
+        let context = container.newBackgroundContext()
+        let notes = try context.fetch(FetchRequest<NoteV2>(sortBy: [SortDescriptor(\.text)]))
+        #expect(notes.map(\.text) == ["one", "two"])
+        #expect(notes.map(\.pinned) == [false, false])
+        #expect(notes.map(\.title) == [nil, nil])
+        notes[0].tags = [Tag(name: "work")]
+        notes[0].title = "First"
+        try context.save()
+
+        let reopened = try ObjectContainer(for: NoteV2.self, configuration: .file(path))
+        let reader = reopened.newBackgroundContext()
+        let first = try #require(try reader.fetch(FetchRequest<NoteV2>(predicate: #Predicate { $0.title == "First" })).first)
+        #expect(first.tags.map(\.name) == ["work"])
+    }
+
+    @Test func otherChangesFailAndNameTheDifference() throws {
+        let path = temporaryStorePath()
+        do {
+            let container = try ObjectContainer(for: NoteV1.self, configuration: .file(path))
+            let context = container.newBackgroundContext()
+            context.insert(NoteV1(text: "kept"))
+            try context.save()
+        }
+        let changedType = try #require(throws: ObjectGraphError.self) {
+            try ObjectContainer(for: NoteChangedType.self, configuration: .file(path))
+        }
+        guard case .schemaMismatch(let differences) = changedType else { Issue.record("\(changedType)"); return }
+        #expect(differences.contains { $0.location == "Note.text" && !$0.isAdditive })
+
+        let removed = try #require(throws: ObjectGraphError.self) {
+            try ObjectContainer(for: NoteWithoutText.self, configuration: .file(path))
+        }
+        guard case .schemaMismatch(let removals) = removed else { Issue.record("\(removed)"); return }
+        #expect(removals.contains { $0.location == "Note.text" && !$0.isAdditive })
+
+        // The refused openings left the data as it was.
+        let original = try ObjectContainer(for: NoteV1.self, configuration: .file(path))
+        let context = original.newBackgroundContext()
+        #expect(try context.fetch(FetchRequest<NoteV1>()).map(\.text) == ["kept"])
+    }
+
+    @Test func aFileThatIsNotADatabaseIsRefused() throws {
+        let path = temporaryStorePath()
+        try Data("this is not SQLite, just text that is long enough to look like a header".utf8)
+            .write(to: URL(fileURLWithPath: path))
+        let error = try #require(throws: ObjectGraphError.self) {
+            try ObjectContainer(for: Mood.self, configuration: .file(path))
+        }
+        guard case .incompatibleStore(let reportedPath, _) = error else { Issue.record("\(error)"); return }
+        #expect(reportedPath == path)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)).starts(with: Data("this is not SQLite".utf8)))
+    }
+
+    @Test func aDatabaseOfAnotherApplicationIsRefused() throws {
+        let path = temporaryStorePath()
+        let other = try DatabaseQueue(path: path)
+        try other.write { db in
+            try db.execute(sql: "CREATE TABLE invoice (id INTEGER PRIMARY KEY, total REAL)")
+            try db.execute(sql: "INSERT INTO invoice (total) VALUES (9.5)")
+        }
+        try other.close()
+        let error = try #require(throws: ObjectGraphError.self) {
+            try ObjectContainer(for: Mood.self, configuration: .file(path))
+        }
+        guard case .incompatibleStore(_, let reason) = error else { Issue.record("\(error)"); return }
+        #expect(reason.contains("invoice"))
+        let reopened = try DatabaseQueue(path: path)
+        #expect(try reopened.read { db in try Double.fetchOne(db, sql: "SELECT total FROM invoice") } == 9.5)
+    }
+
+    @Test func aStoreOfAnotherModelIsAMismatch() throws {
+        let path = temporaryStorePath()
+        do {
+            let container = try ObjectContainer(for: NoteV1.self, configuration: .file(path))
+            let context = container.newBackgroundContext()
+            context.insert(NoteV1(text: "mine"))
+            try context.save()
+        }
+        let error = try #require(throws: ObjectGraphError.self) {
+            try ObjectContainer(for: Mood.self, configuration: .file(path))
+        }
+        guard case .schemaMismatch(let differences) = error else { Issue.record("\(error)"); return }
+        #expect(differences.contains { $0.location == "Note" })
+    }
+
+    @Test func fileStoresUseWriteAheadLogging() throws {
+        let path = temporaryStorePath()
+        let container = try ObjectContainer(for: Mood.self, configuration: .file(path))
+        let context = container.newBackgroundContext()
+        context.insert(Country(name: "Chile"))
+        try context.save()
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import ObjectGraph
+
+// Small models for what the seeds' Mood / Country / Continent do not exercise.
+
+/// `Codable` so that predicates can compare with it, as `#Predicate` requires of its values.
+enum Weather: String, Codable, AttributeValue, CaseIterable {
+    case sunny, rainy, windy
+}
+
+struct Location: CodableAttribute, Equatable {
+    var latitude: Double
+    var longitude: Double
+    static let defaultValue = Location(latitude: 0, longitude: 0)
+}
+
+/// One attribute of every supported kind.
+@Entity final class Sample {
+    var string = ""
+    var int = 0
+    var int64: Int64 = 0
+    var double = 0.0
+    var bool = false
+    var date = Date(timeIntervalSince1970: 0)
+    var data = Data()
+    var uuid = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    var decimal: Decimal = 0
+    var weather = Weather.sunny
+    var location = Location.defaultValue
+    var optionalString: String?
+    var optionalInt: Int?
+    var optionalDate: Date?
+    var optionalDecimal: Decimal?
+    var optionalWeather: Weather?
+    var optionalLocation: Location?
+    @Transient var scratch = 0
+
+    init() {}
+}
+
+/// An ordered many-to-many relationship with counts.
+@Entity final class Playlist {
+    var name: String
+    @Relationship(inverse: \Song.playlists, minimumCount: 1, maximumCount: 3) var songs: [Song] = []
+
+    init(name: String) { self.name = name }
+}
+
+@Entity final class Song {
+    var title: String
+    var playlists: Set<Playlist> = []
+
+    init(title: String) { self.title = title }
+}
+
+/// An ordered one-to-many relationship.
+@Entity final class Album {
+    var title: String
+    @Relationship(inverse: \Track.album) var tracks: [Track] = []
+
+    init(title: String) { self.title = title }
+}
+
+@Entity final class Track {
+    var title: String
+    var album: Album?
+
+    init(title: String) { self.title = title }
+}
+
+/// Validation and save hooks.
+@Entity final class Account {
+    var owner: String
+    var balance = 0
+    @Transient var willSaveCalls = 0
+    @Transient var didSaveCalls = 0
+
+    init(owner: String, balance: Int = 0) {
+        self.owner = owner
+        self.balance = balance
+    }
+
+    struct Overdrawn: Error {}
+    struct Locked: Error {}
+
+    func validateForInsert() throws { if balance < 0 { throw Overdrawn() } }
+    func validateForUpdate() throws { if balance < 0 { throw Overdrawn() } }
+    func validateForDelete() throws { if owner == "bank" { throw Locked() } }
+    func willSave() { willSaveCalls += 1 }
+    func didSave() { didSaveCalls += 1 }
+}
+
+// Versions of one entity, for migrations.
+
+@Entity("Note") final class NoteV1 {
+    var text: String
+    init(text: String) { self.text = text }
+}
+
+@Entity("Note") final class NoteV2 {
+    var text: String
+    var pinned = false
+    @Attribute(.indexed) var title: String?
+    var tags: Set<Tag> = []
+    init(text: String) { self.text = text }
+}
+
+@Entity final class Tag {
+    var name: String
+    @Relationship(inverse: \NoteV2.tags) var note: NoteV2?
+    init(name: String) { self.name = name }
+}
+
+@Entity("Note") final class NoteChangedType {
+    var text: Int = 0
+    init() {}
+}
+
+@Entity("Note") final class NoteWithoutText {
+    var title: String?
+    init() {}
+}
