@@ -20,6 +20,9 @@ struct Benchmark: ParsableCommand {
     @Option(help: "Run only the workloads whose name contains this text.")
     var only: String?
 
+    @Flag(help: ArgumentHelp("Run ObjectGraph's side only, for profiling.", visibility: .hidden))
+    var profile = false
+
     func run() throws {
         let moodCount = quick ? 10_000 : 100_000
         let dataset = Dataset(moodCount: moodCount, countryCount: 1_000)
@@ -30,7 +33,7 @@ struct Benchmark: ParsableCommand {
         let workloads = CoreWorkloads.make(dataset: dataset, iterationRows: moodCount * 10, files: files)
         var results: [WorkloadResult] = []
         for workload in workloads where only.map(workload.name.contains) ?? true {
-            let result = try workload.measure(runs: runs)
+            let result = try workload.measure(runs: runs, onlyObjectGraph: profile)
             results.append(result)
             print(Report.row(result))
         }

@@ -42,9 +42,16 @@ enum Measure {
 enum PeakMemory {
     static func reset() {
         #if os(Linux)
-        // Give memory freed by earlier work back to the system first, so the peak is this run's.
-        _ = malloc_trim(0)
         try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+        #endif
+    }
+
+    /// Gives memory freed by earlier work (another workload, filling a store) back to the system, so
+    /// that the next peaks are this workload's. Done once per workload, not per run: trimming before
+    /// every run would make each run fault its pages in again, which a running program does not do.
+    static func releaseFreedMemory() {
+        #if os(Linux)
+        _ = malloc_trim(0)
         #endif
     }
 

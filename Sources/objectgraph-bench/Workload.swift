@@ -28,15 +28,18 @@ struct WorkloadResult: Encodable {
 extension Workload {
     /// Runs each contender `runs` times, interleaved so that drift in the machine hits all three alike,
     /// and keeps the medians. The peak memory is ObjectGraph's.
-    func measure(runs: Int) throws -> WorkloadResult {
+    func measure(runs: Int, onlyObjectGraph: Bool = false) throws -> WorkloadResult {
         var objectGraphTimes: [Double] = [], baselineTimes: [Double] = [], peerTimes: [Double] = []
         var peak = 0.0
         try setUp()
+        PeakMemory.releaseFreedMemory()
         for _ in 0..<runs {
-            try baseline.prepare()
-            baselineTimes.append(try Measure.run(baseline.run).milliseconds)
-            try peer.prepare()
-            peerTimes.append(try Measure.run(peer.run).milliseconds)
+            if !onlyObjectGraph {
+                try baseline.prepare()
+                baselineTimes.append(try Measure.run(baseline.run).milliseconds)
+                try peer.prepare()
+                peerTimes.append(try Measure.run(peer.run).milliseconds)
+            }
             try objectGraph.prepare()
             let measurement = try Measure.run(objectGraph.run)
             objectGraphTimes.append(measurement.milliseconds)

@@ -5,8 +5,8 @@ import GRDB
 extension ObjectContext {
     /// The object for a fetched row: the registered one (loaded if it was a fault, otherwise left with
     /// its own values: the context's view of an object changes only by merging or refreshing), or a new
-    /// one.
-    func object(for row: DecodedRow, mapping: EntityMapping) -> any Entity {
+    /// one, which `register` must then be called with.
+    func object(for row: DecodedRow, mapping: EntityMapping, unregistered: inout [ObjectState]) -> any Entity {
         let id = ObjectID(entity: mapping.declaration, key: row.key, store: store.identity)
         if let registered = registry[id] {
             let state = registered.takeUnretainedValue()
@@ -17,14 +17,26 @@ extension ObjectContext {
         }
         let state = ObjectState(entity: mapping.declaration, id: id, globalID: row.globalID, context: self, mapping: mapping)
         state.load(attributes: row.attributes, toOne: row.toOne, version: row.version, globalID: row.globalID)
-        return materialize(state)
+        let object = MaterializationSlot.materialize(mapping.declaration.type, with: state)
+        state.object = object
+        unregistered.append(state)
+        return object
+    }
+
+    /// Registers the states of objects made for fetched rows, growing the registry once.
+    func register(_ states: [ObjectState]) {
+        registry.reserveCapacity(registry.count + states.count)
+        for state in states { registry[state.id] = Unmanaged.passUnretained(state) }
     }
 
     /// The objects for the rows of a statement selecting ``EntityMapping/selectList``.
     func objects(from statement: Statement, arguments: [DatabaseValue], mapping: EntityMapping) throws -> [AnyObject] {
         var objects: [AnyObject] = []
+        var unregistered: [ObjectState] = []
+        // Rows of one query have distinct keys, so registering after the loop loses no uniquing.
+        defer { register(unregistered) }
         try ObjectRows(mapping: mapping, store: store).forEach(statement, arguments: arguments) { row in
-            objects.append(object(for: row, mapping: mapping))
+            objects.append(object(for: row, mapping: mapping, unregistered: &unregistered))
         }
         return objects
     }

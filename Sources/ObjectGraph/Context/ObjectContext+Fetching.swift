@@ -96,6 +96,8 @@ extension ObjectContext {
 
         var objects = [AnyObject?](repeating: nil, count: keys.count)
         var next = 0  // position in `order` of the smallest key not matched yet
+        var unregistered: [ObjectState] = []
+        defer { register(unregistered) }
         _ = try? store.writer.read { db in
             try ObjectRows(mapping: mapping, store: store).forEach(
                 db.cachedStatement(sql: sql), arguments: arguments,
@@ -104,7 +106,7 @@ extension ObjectContext {
                     return next < order.count && keys[order[next]] == key
                 },
                 { row in
-                    objects[order[next]] = object(for: row, mapping: mapping)
+                    objects[order[next]] = object(for: row, mapping: mapping, unregistered: &unregistered)
                     next += 1
                 })
         }

@@ -35,6 +35,12 @@ public final class ObjectContext {
         self.store = container.store
     }
 
+    deinit {
+        // States refer to their context without a reference count (see `ObjectState.context`): the
+        // ones that outlive it must learn that it is gone.
+        for entry in registry.values { entry.takeUnretainedValue().context = nil }
+    }
+
     // MARK: State
 
     /// Whether the context has unsaved changes.

@@ -20,7 +20,11 @@ public final class ObjectState {
 
     /// The object this state belongs to. The object owns the state, so this never dangles.
     @exclusivity(unchecked) unowned(unsafe) var object: (any Entity)?
-    @exclusivity(unchecked) weak var context: ObjectContext?
+    /// The context, unretained (objects must not keep their context alive, as in Core Data). Not a weak
+    /// reference, which would cost a side-table update per object: a context clears this field of
+    /// every state it registered when it is deallocated, and a state is registered whenever this field
+    /// names a context.
+    @exclusivity(unchecked) unowned(unsafe) var context: ObjectContext?
     @exclusivity(unchecked) var mapping: EntityMapping?
 
     @exclusivity(unchecked) var isFault = false
