@@ -8,8 +8,7 @@ extension ObjectContext {
     /// one, which `register` must then be called with.
     func object(for row: DecodedRow, mapping: EntityMapping, unregistered: inout [ObjectState]) -> any Entity {
         let id = ObjectID(entity: mapping.declaration, key: row.key, store: store.identity)
-        if let registered = registry[id] {
-            let state = registered.takeUnretainedValue()
+        if let state = registry.state(for: id) {
             if state.isFault {
                 state.load(attributes: row.attributes, toOne: row.toOne, version: row.version, globalID: row.globalID)
             }
@@ -25,8 +24,9 @@ extension ObjectContext {
 
     /// Registers the states of objects made for fetched rows, growing the registry once.
     func register(_ states: [ObjectState]) {
-        registry.reserveCapacity(registry.count + states.count)
-        for state in states { registry[state.id] = Unmanaged.passUnretained(state) }
+        guard let first = states.first else { return }
+        registry.reserveCapacity(states.count, for: first.entity)
+        for state in states { registry.register(state) }
     }
 
     /// The objects for the rows of a statement selecting ``EntityMapping/selectList``.

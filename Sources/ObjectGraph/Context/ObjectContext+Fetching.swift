@@ -117,8 +117,8 @@ extension ObjectContext {
 
     /// The object for an ID of a known entity; materialized as a fault if not registered.
     func object(with id: ObjectID, mapping: EntityMapping) -> AnyObject {
-        if let object = registry[id]?.takeUnretainedValue().object { return object }
-        let state = ObjectState(entity: mapping.declaration, id: id, globalID: UUID(), context: self, mapping: mapping)
+        if let object = registry.state(for: id)?.object { return object }
+        let state = ObjectState(entity: mapping.declaration, id: id, globalID: GlobalIDs.placeholder, context: self, mapping: mapping)
         return materialize(state)
     }
 }

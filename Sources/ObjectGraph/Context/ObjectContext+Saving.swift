@@ -99,7 +99,7 @@ extension ObjectContext {
     }
 
     private func isDeletedHere(_ id: ObjectID) -> Bool {
-        registry[id]?.takeUnretainedValue().isDeleted ?? false
+        registry.state(for: id)?.isDeleted ?? false
     }
 
     // MARK: Plan
@@ -314,9 +314,9 @@ extension ObjectContext {
             guard let key = newKeys[state.id] else { continue }
             let id = ObjectID(entity: state.entity, key: key, store: store.identity)
             permanent[state.id] = id
-            registry[state.id] = nil
+            registry.unregister(state.id)
             state.id = id
-            registry[id] = Unmanaged.passUnretained(state)
+            registry.register(state)
             state.version = 1
             state.isInserted = false
         }
@@ -338,7 +338,7 @@ extension ObjectContext {
                 }
             }
             if state.isDeleted {
-                registry[state.id] = nil
+                registry.unregister(state.id)
                 state.context = nil
                 continue
             }

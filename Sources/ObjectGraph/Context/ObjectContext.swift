@@ -17,7 +17,7 @@ public final class ObjectContext {
     public var name: String?
 
     /// Live objects by ID, unretained: each object's state removes its entry when it is deallocated.
-    @exclusivity(unchecked) var registry: [ObjectID: Unmanaged<ObjectState>] = [:]
+    @exclusivity(unchecked) var registry: ObjectRegistry
     /// Objects with unsaved changes, retained until saved or rolled back. Keyed by state identity,
     /// which unlike the ID does not change at save.
     var inserted: OrderedDictionary<ObjectIdentifier, any Entity> = [:]
@@ -33,12 +33,13 @@ public final class ObjectContext {
     init(container: ObjectContainer) {
         self.container = container
         self.store = container.store
+        self.registry = ObjectRegistry(store: container.store.identity)
     }
 
     deinit {
         // States refer to their context without a reference count (see `ObjectState.context`): the
         // ones that outlive it must learn that it is gone.
-        for entry in registry.values { entry.takeUnretainedValue().context = nil }
+        for state in registry.states { state.context = nil }
     }
 
     // MARK: State
@@ -58,7 +59,7 @@ public final class ObjectContext {
     public var deletedObjects: [any Entity] { Array(deleted.values) }
     /// Every live object of the context.
     public var registeredObjects: [any Entity] {
-        registry.values.compactMap { $0.takeUnretainedValue().object }
+        registry.states.compactMap(\.object)
     }
 
     // MARK: Inserting
@@ -87,7 +88,7 @@ public final class ObjectContext {
         state.mapping = mapping
         state.object = object
         state.isInserted = true
-        registry[state.id] = Unmanaged.passUnretained(state)
+        registry.register(state)
         inserted[ObjectIdentifier(state)] = object
 
         // Relationships assigned before insertion now get their inverses.
@@ -115,13 +116,13 @@ public final class ObjectContext {
     /// Returns nil if the ID's entity is not in this context's schema. A fault for a row that does not
     /// exist reads as deleted; use ``existingObject(with:)`` to check the store.
     public func object(with id: ObjectID) -> (any Entity)? {
-        if let registered = registry[id] {
-            return registered.takeUnretainedValue().object
+        if let registered = registry.state(for: id) {
+            return registered.object
         }
         guard !id.isTemporary, id.store == store.identity, let mapping = store.mapping(for: id.entity) else {
             return nil
         }
-        let state = ObjectState(entity: mapping.declaration, id: id, globalID: UUID(), context: self, mapping: mapping)
+        let state = ObjectState(entity: mapping.declaration, id: id, globalID: GlobalIDs.placeholder, context: self, mapping: mapping)
         return materialize(state)
     }
 
@@ -151,24 +152,20 @@ public final class ObjectContext {
 
     /// The object with this ID if it is live in this context, without creating a fault.
     public func registeredObject(for id: ObjectID) -> (any Entity)? {
-        registry[id]?.takeUnretainedValue().object
+        registry.state(for: id)?.object
     }
 
     /// Makes the object for a prepared state and registers it.
     func materialize(_ state: ObjectState) -> any Entity {
         let object = MaterializationSlot.materialize(state.entity.type, with: state)
         state.object = object
-        registry[state.id] = Unmanaged.passUnretained(state)
+        registry.register(state)
         return object
     }
 
     /// Called by a state being deallocated.
     func forget(_ state: ObjectState) {
-        // One lookup: this runs for every object released, a million times in a large iteration.
-        if let index = registry.index(forKey: state.id),
-           registry.values[index].toOpaque() == Unmanaged.passUnretained(state).toOpaque() {
-            registry.remove(at: index)
-        }
+        registry.forget(state)
     }
 
     // MARK: Changing
@@ -265,7 +262,7 @@ public final class ObjectContext {
             let state = object._$state
             state.isInserted = false
             state.isDeleted = true
-            registry[state.id] = nil
+            registry.unregister(state.id)
             state.context = nil
         }
         for object in Array(updated.values) + Array(deleted.values) {
@@ -289,13 +286,12 @@ public final class ObjectContext {
     /// detached from the context.
     public func reset() {
         rollback()
-        for entry in registry.values {
-            let state = entry.takeUnretainedValue()
+        for state in registry.states {
             state.context = nil
             state.isFault = false
             state.isInaccessible = true
         }
-        registry = [:]
+        registry.removeAll()
     }
 
     /// Reloads an object. With `mergeChanges` false it becomes a fault and its unsaved changes are

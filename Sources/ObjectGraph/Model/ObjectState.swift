@@ -53,7 +53,7 @@ public final class ObjectState {
     init(newObjectOf entity: EntityDeclaration) {
         self.entity = entity
         self.id = .temporary(for: entity)
-        self.globalID = UUID()
+        self.globalID = GlobalIDs.next()
         self.acceptsInitialValues = true
         let layout = entity.layout
         attributes = layout.initialAttributes

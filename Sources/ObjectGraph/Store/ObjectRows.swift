@@ -50,7 +50,7 @@ struct ObjectRows {
         }
         return DecodedRow(
             key: Int64(sqliteStatement: statement, index: 0),
-            globalID: UUID.fromStatement(statement, atUncheckedIndex: 1) ?? UUID(),
+            globalID: UUID.fromStatement(statement, atUncheckedIndex: 1) ?? GlobalIDs.placeholder,
             version: Int64(sqliteStatement: statement, index: 2),
             attributes: attributes, toOne: toOne)
     }

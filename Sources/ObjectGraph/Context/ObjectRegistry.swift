@@ -1,0 +1,66 @@
+/// A context's live objects by ID, unretained: the uniquing table.
+///
+/// Each state removes itself when it is deallocated (see ``ObjectContext/forget(_:)``), so the
+/// table holds exactly the objects someone still uses. Every fetched or released object costs a few
+/// lookups here, so the table is keyed the cheap way: one dictionary of primary keys per entity
+/// (integer keys hash much faster than a composite ID), found by a short linear search. Temporary
+/// keys are negative and never collide with a row's key.
+struct ObjectRegistry {
+    private let store: StoreIdentity
+    private var tables: [(entity: ObjectIdentifier, states: [Int64: Unmanaged<ObjectState>])] = []
+
+    init(store: StoreIdentity) {
+        self.store = store
+    }
+
+    /// The live state with this ID.
+    func state(for id: ObjectID) -> ObjectState? {
+        guard id.store == nil || id.store == store, let table = table(for: id.entity) else { return nil }
+        return tables[table].states[id.key]?.takeUnretainedValue()
+    }
+
+    /// Registers a state under its current ID.
+    mutating func register(_ state: ObjectState) {
+        tables[tableCreatingIfNeeded(for: state.id.entity)].states[state.id.key] = Unmanaged.passUnretained(state)
+    }
+
+    /// Removes whatever is registered under an ID.
+    mutating func unregister(_ id: ObjectID) {
+        guard let table = table(for: id.entity) else { return }
+        tables[table].states[id.key] = nil
+    }
+
+    /// Removes a state being deallocated, unless another state took its ID since.
+    mutating func forget(_ state: ObjectState) {
+        guard let table = table(for: state.id.entity),
+              let index = tables[table].states.index(forKey: state.id.key),
+              tables[table].states.values[index].toOpaque() == Unmanaged.passUnretained(state).toOpaque() else { return }
+        tables[table].states.remove(at: index)
+    }
+
+    /// Makes room for `count` more objects of an entity, so that registering them grows the table once.
+    mutating func reserveCapacity(_ count: Int, for entity: EntityDeclaration) {
+        let table = tableCreatingIfNeeded(for: entity)
+        tables[table].states.reserveCapacity(tables[table].states.count + count)
+    }
+
+    /// Every live state.
+    var states: [ObjectState] {
+        tables.flatMap { $0.states.values.map { $0.takeUnretainedValue() } }
+    }
+
+    mutating func removeAll() {
+        tables = []
+    }
+
+    private func table(for entity: EntityDeclaration) -> Int? {
+        let identifier = ObjectIdentifier(entity)
+        return tables.firstIndex { $0.entity == identifier }
+    }
+
+    private mutating func tableCreatingIfNeeded(for entity: EntityDeclaration) -> Int {
+        if let table = table(for: entity) { return table }
+        tables.append((ObjectIdentifier(entity), [:]))
+        return tables.count - 1
+    }
+}
