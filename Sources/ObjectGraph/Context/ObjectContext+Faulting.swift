@@ -6,7 +6,7 @@ extension ObjectContext {
     /// The object for a fetched row: the registered one (loaded if it was a fault, otherwise left with
     /// its own values: the context's view of an object changes only by merging or refreshing), or a new
     /// one, which `register` must then be called with.
-    func object(for row: DecodedRow, mapping: EntityMapping, unregistered: inout [ObjectState]) -> any Entity {
+    func object(for row: DecodedRow, mapping: EntityMapping, unregistered: inout [Unmanaged<ObjectState>]) -> any Entity {
         let id = ObjectID(entity: mapping.declaration, key: row.key, store: store.identity)
         if let state = registry.state(for: id) {
             if state.isFault {
@@ -18,23 +18,16 @@ extension ObjectContext {
         state.load(attributes: row.attributes, toOne: row.toOne, version: row.version, globalID: row.globalID)
         let object = MaterializationSlot.materialize(mapping.declaration.type, with: state)
         state.object = object
-        unregistered.append(state)
+        unregistered.append(Unmanaged.passUnretained(state))
         return object
-    }
-
-    /// Registers the states of objects made for fetched rows, growing the registry once.
-    func register(_ states: [ObjectState]) {
-        guard let first = states.first else { return }
-        registry.reserveCapacity(states.count, for: first.entity)
-        for state in states { registry.register(state) }
     }
 
     /// The objects for the rows of a statement selecting ``EntityMapping/selectList``.
     func objects(from statement: Statement, arguments: [DatabaseValue], mapping: EntityMapping) throws -> [AnyObject] {
         var objects: [AnyObject] = []
-        var unregistered: [ObjectState] = []
+        var unregistered: [Unmanaged<ObjectState>] = []
         // Rows of one query have distinct keys, so registering after the loop loses no uniquing.
-        defer { register(unregistered) }
+        defer { registry.register(unregistered, of: mapping.declaration) }
         try ObjectRows(mapping: mapping, store: store).forEach(statement, arguments: arguments) { row in
             objects.append(object(for: row, mapping: mapping, unregistered: &unregistered))
         }

@@ -15,10 +15,9 @@ extension ObjectContext {
         let query = try FetchQuery(request: request, context: self)
         let pending = request.includesPendingChanges ? pendingObjects(of: query.mapping) : []
         if request.fetchBatchSize > 0, pending.isEmpty {
-            let ids = try query.keys(limit: request.fetchLimit, offset: request.fetchOffset)
-                .map { ObjectID(entity: query.mapping.declaration, key: $0, store: store.identity) }
+            let keys = try query.keys(limit: request.fetchLimit, offset: request.fetchOffset)
             return FetchResults(batches: BatchedObjects(
-                ids: ids, batchSize: request.fetchBatchSize, context: self, mapping: query.mapping))
+                keys: keys, batchSize: request.fetchBatchSize, context: self, mapping: query.mapping))
         }
         guard !pending.isEmpty else {
             return FetchResults(objects: try query.objects(limit: request.fetchLimit, offset: request.fetchOffset))
@@ -84,8 +83,8 @@ extension ObjectContext {
     /// Rows are read in key order and matched to their positions by walking the sorted keys, without
     /// hashing. When the keys are dense (the usual case: a batch of an unsorted or mostly key-ordered
     /// result) the query is a key range, which SQLite walks directly; otherwise it is an `IN` list.
-    func loadBatch(_ ids: ArraySlice<ObjectID>, mapping: EntityMapping) -> [AnyObject] {
-        let keys = ids.map(\.key)
+    func loadBatch(_ batch: ArraySlice<Int64>, mapping: EntityMapping) -> [AnyObject] {
+        let keys = Array(batch)
         var order = Array(keys.indices)
         if !zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }) { order.sort { keys[$0] < keys[$1] } }
         guard let low = order.first.map({ keys[$0] }), let high = order.last.map({ keys[$0] }) else { return [] }
@@ -96,8 +95,8 @@ extension ObjectContext {
 
         var objects = [AnyObject?](repeating: nil, count: keys.count)
         var next = 0  // position in `order` of the smallest key not matched yet
-        var unregistered: [ObjectState] = []
-        defer { register(unregistered) }
+        var unregistered: [Unmanaged<ObjectState>] = []
+        defer { registry.register(unregistered, of: mapping.declaration) }
         _ = try? store.writer.read { db in
             try ObjectRows(mapping: mapping, store: store).forEach(
                 db.cachedStatement(sql: sql), arguments: arguments,
@@ -111,7 +110,8 @@ extension ObjectContext {
                 })
         }
         return objects.enumerated().map { offset, object in
-            object ?? self.object(with: ids[ids.startIndex + offset], mapping: mapping)
+            object ?? self.object(
+                with: ObjectID(entity: mapping.declaration, key: keys[offset], store: store.identity), mapping: mapping)
         }
     }
 
@@ -173,9 +173,15 @@ struct FetchQuery<T: Entity> {
     func keys(limit: Int?, offset: Int) throws -> [Int64] {
         let query = sql(selecting: "t0.Z_PK", limit: limit, offset: offset, excluding: [])
         return try run { db in
+            // Read column by column like object rows: GRDB's generic fetchAll runs unspecialized here.
             let statement = try db.cachedStatement(sql: query.sql)
             try statement.bind(query.arguments)
-            return try Int64.fetchAll(statement)
+            let cursor = try Row.fetchCursor(statement)
+            var keys: [Int64] = []
+            while try cursor.next() != nil {
+                keys.append(Int64(sqliteStatement: statement.sqliteStatement, index: 0))
+            }
+            return keys
         }
     }
 

@@ -39,7 +39,7 @@ public final class ObjectContext {
     deinit {
         // States refer to their context without a reference count (see `ObjectState.context`): the
         // ones that outlive it must learn that it is gone.
-        for state in registry.states { state.context = nil }
+        registry.forEachState { $0.context = nil }
     }
 
     // MARK: State

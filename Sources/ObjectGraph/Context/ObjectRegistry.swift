@@ -38,15 +38,28 @@ struct ObjectRegistry {
         tables[table].states.remove(at: index)
     }
 
-    /// Makes room for `count` more objects of an entity, so that registering them grows the table once.
-    mutating func reserveCapacity(_ count: Int, for entity: EntityDeclaration) {
-        let table = tableCreatingIfNeeded(for: entity)
-        tables[table].states.reserveCapacity(tables[table].states.count + count)
-    }
-
     /// Every live state.
     var states: [ObjectState] {
-        tables.flatMap { $0.states.values.map { $0.takeUnretainedValue() } }
+        var states: [ObjectState] = []
+        forEachState { states.append($0) }
+        return states
+    }
+
+    /// Calls `body` with every live state, without collecting them.
+    func forEachState(_ body: (ObjectState) -> Void) {
+        for table in tables {
+            for entry in table.states.values { body(entry.takeUnretainedValue()) }
+        }
+    }
+
+    /// Registers states made for fetched rows (kept alive by their objects), growing the table once.
+    mutating func register(_ states: [Unmanaged<ObjectState>], of entity: EntityDeclaration) {
+        guard !states.isEmpty else { return }
+        let table = tableCreatingIfNeeded(for: entity)
+        tables[table].states.reserveCapacity(tables[table].states.count + states.count)
+        for state in states {
+            tables[table].states[state._withUnsafeGuaranteedRef { $0.id.key }] = state
+        }
     }
 
     mutating func removeAll() {

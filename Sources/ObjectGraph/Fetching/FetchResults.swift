@@ -1,7 +1,8 @@
 /// The results of a fetch: a random-access collection of objects.
 ///
-/// With a ``FetchRequest/fetchBatchSize`` it holds only the matching objects' IDs, and loads objects a
-/// batch at a time as they are accessed; it keeps the current batch alive and nothing more.
+/// With a ``FetchRequest/fetchBatchSize`` it holds only the matching rows' primary keys (8 bytes each),
+/// and loads objects a batch at a time as they are accessed; it keeps the current batch alive and
+/// nothing more.
 public struct FetchResults<T: Entity>: RandomAccessCollection {
     // Objects are kept untyped (every one is a `T`, as the fetch guarantees) so that the code that
     // loads them is not generic: unspecialized generic code pays a metadata lookup per object.
@@ -20,7 +21,7 @@ public struct FetchResults<T: Entity>: RandomAccessCollection {
 
     @inlinable public var startIndex: Int { 0 }
 
-    @inlinable public var endIndex: Int { batches?.ids.count ?? objects.count }
+    @inlinable public var endIndex: Int { batches?.keys.count ?? objects.count }
 
     @inlinable public subscript(position: Int) -> T {
         unsafeDowncast(batches?.object(at: position) ?? objects[position], to: T.self)
@@ -30,15 +31,15 @@ public struct FetchResults<T: Entity>: RandomAccessCollection {
 /// Loads the objects of a batched fetch, one batch of rows per query.
 @usableFromInline
 final class BatchedObjects {
-    @usableFromInline let ids: [ObjectID]
+    @usableFromInline let keys: [Int64]
     private let batchSize: Int
     private let context: ObjectContext
     private let mapping: EntityMapping
     private var window: [AnyObject] = []
     private var windowStart = -1
 
-    init(ids: [ObjectID], batchSize: Int, context: ObjectContext, mapping: EntityMapping) {
-        self.ids = ids
+    init(keys: [Int64], batchSize: Int, context: ObjectContext, mapping: EntityMapping) {
+        self.keys = keys
         self.batchSize = batchSize
         self.context = context
         self.mapping = mapping
@@ -48,7 +49,7 @@ final class BatchedObjects {
     func object(at position: Int) -> AnyObject {
         let start = position - position % batchSize
         if start != windowStart {
-            window = context.loadBatch(ids[start..<min(start + batchSize, ids.count)], mapping: mapping)
+            window = context.loadBatch(keys[start..<min(start + batchSize, keys.count)], mapping: mapping)
             windowStart = start
         }
         return window[position - start]
