@@ -182,3 +182,32 @@ import Testing
         #expect(fault.isDeleted)
     }
 }
+
+@Suite struct ChangeTrackingTests {
+    @Test func aContextReportsItsInsertedUpdatedAndDeletedObjects() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let (europe, france, spain) = try makeEurope(in: context)
+        #expect(!context.hasChanges)
+
+        let italy = Country(name: "Italy")
+        context.insert(italy)
+        france.name = "République française"
+        context.delete(spain)
+        #expect(context.hasChanges)
+        #expect(context.insertedObjects.map(\.objectID) == [italy.objectID])
+        #expect(Set(context.updatedObjects.map(\.objectID)).contains(france.objectID))
+        #expect(!context.updatedObjects.contains { $0.objectID == italy.objectID }, "inserted objects are not updated ones")
+        #expect(context.deletedObjects.map(\.objectID) == [spain.objectID])
+        #expect(italy.isInserted && france.isUpdated && spain.isDeleted)
+        #expect(france.changedKeys == ["name"])
+        #expect(france.committedValue(forKey: "name") == .text("France"))
+        #expect(!europe.countries.contains(spain), "nullify ran at delete")
+
+        try context.save()
+        #expect(!context.hasChanges)
+        #expect(context.insertedObjects.isEmpty && context.updatedObjects.isEmpty && context.deletedObjects.isEmpty)
+        #expect(!italy.objectID.isTemporary)
+        #expect(!france.isUpdated && france.changedKeys.isEmpty)
+    }
+}

@@ -29,6 +29,11 @@ import Testing
         let reader = reopened.newBackgroundContext()
         let first = try #require(try reader.fetch(FetchRequest<NoteV2>(predicate: #Predicate { $0.title == "First" })).first)
         #expect(first.tags.map(\.name) == ["work"])
+
+        // The new indexed attribute got its index.
+        let database = try DatabaseQueue(path: path)
+        let indexes = try database.read { db in try db.indexes(on: "Note") }
+        #expect(indexes.contains { $0.columns == ["title"] && !$0.isUnique })
     }
 
     @Test func otherChangesFailAndNameTheDifference() throws {

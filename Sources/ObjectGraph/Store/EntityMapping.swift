@@ -15,6 +15,8 @@ final class EntityMapping: Sendable {
     let toManyRelationships: [RelationshipMapping]
     /// To-one slot → the destination entity (read for every fetched row, so kept apart).
     let toOneDestinations: [EntityDeclaration]
+    /// Attribute slot → how its column is read.
+    let attributeStorageClasses: [StorageClass]
     /// Attribute slot → the quoted column name.
     let quotedAttributeColumns: [String]
     /// To-one slots stored as a foreign key in this table, with the quoted column.
@@ -37,6 +39,7 @@ final class EntityMapping: Sendable {
         self.toManyRelationships = toMany
         self.toOneDestinations = toOne.map(\.destinationDeclaration)
         self.quotedAttributeColumns = attributeColumns.map(SQL.quote)
+        self.attributeStorageClasses = description.attributes.map { StorageClass($0.type) }
         self.foreignKeys = toOne.enumerated().compactMap { slot, relationship in
             relationship.foreignKeyColumn.map { (slot, SQL.quote($0)) }
         }

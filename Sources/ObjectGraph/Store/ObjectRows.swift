@@ -38,8 +38,9 @@ struct ObjectRows {
         let attributeCount = mapping.attributeColumns.count
         var attributes = ContiguousArray<StoredValue>()
         attributes.reserveCapacity(attributeCount)
+        let storageClasses = mapping.attributeStorageClasses
         for column in 0..<attributeCount {
-            attributes.append(StoredValue(DatabaseValue(sqliteStatement: statement, index: CInt(3 + column))))
+            attributes.append(Self.storedValue(statement, CInt(3 + column), storageClasses[column]))
         }
         let destinations = mapping.toOneDestinations
         var toOne = ContiguousArray<ObjectID?>()
@@ -53,6 +54,32 @@ struct ObjectRows {
             globalID: UUID.fromStatement(statement, atUncheckedIndex: 1) ?? GlobalIDs.placeholder,
             version: Int64(sqliteStatement: statement, index: 2),
             attributes: attributes, toOne: toOne)
+    }
+
+    /// A column's value, read with the accessor of the storage class its attribute is written with
+    /// (SQLite converts a value stored otherwise, as it does for any typed read).
+    @inline(__always)
+    private static func storedValue(_ statement: SQLiteStatement, _ index: CInt, _ storageClass: StorageClass) -> StoredValue {
+        switch storageClass {
+        case .integer: Int64.fromStatement(statement, atUncheckedIndex: index).map(StoredValue.integer) ?? .null
+        case .real: Double.fromStatement(statement, atUncheckedIndex: index).map(StoredValue.real) ?? .null
+        case .text: String.fromStatement(statement, atUncheckedIndex: index).map(StoredValue.text) ?? .null
+        case .blob: StoredValue(DatabaseValue(sqliteStatement: statement, index: index))
+        }
+    }
+}
+
+/// SQLite's storage classes, as attributes are written.
+enum StorageClass: Sendable {
+    case integer, real, text, blob
+
+    init(_ type: AttributeType) {
+        switch type {
+        case .string, .decimal: self = .text
+        case .integer, .bool: self = .integer
+        case .double, .date: self = .real
+        case .data, .uuid, .json: self = .blob
+        }
     }
 }
 
