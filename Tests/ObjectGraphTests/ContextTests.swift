@@ -211,3 +211,17 @@ import Testing
         #expect(!france.isUpdated && france.changedKeys.isEmpty)
     }
 }
+
+@Suite struct IdentityTests {
+    @Test func aFaultKnowsItsGlobalIDAndVersionOnceRead() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let (_, france, _) = try makeEurope(in: context)
+        let reader = container.newBackgroundContext()
+        let fault = try #require(reader.object(with: france.objectID, as: Country.self))
+        #expect(fault.isFault)
+        #expect(fault.globalID == france.globalID)
+        #expect(fault.version == 1)
+        #expect(!fault.isFault)
+    }
+}

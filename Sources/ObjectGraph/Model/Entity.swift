@@ -49,7 +49,8 @@ extension Entity {
     /// The object's ID: temporary until its first save, then permanent.
     public var objectID: ObjectID { _$state.id }
     /// The object's global identifier, set at creation and kept forever (for sync and merging).
-    public var globalID: UUID { _$state.globalID }
+    /// Reading it loads a fault.
+    public var globalID: UUID { _$state.loadedGlobalID }
     /// The context the object belongs to; nil before it is inserted.
     public var context: ObjectContext? { _$state.context }
     /// Whether the object's values have not been loaded yet. Reading a property loads them.
@@ -62,8 +63,9 @@ extension Entity {
     public var isDeleted: Bool { _$state.isDeleted }
     /// Whether the object is inserted, updated or deleted and not saved yet.
     public var hasChanges: Bool { _$state.isInserted || _$state.isUpdated || _$state.isDeleted }
-    /// The version of the object's row when the context read it; 0 before the first save.
-    public var version: Int64 { _$state.version }
+    /// The version of the object's row when the context read it; 0 before the first save. Reading it
+    /// loads a fault.
+    public var version: Int64 { _$state.loadedVersion }
 
     /// The names of the properties changed since the object was last saved or fetched.
     public var changedKeys: Set<String> { _$state.changedKeys() }

@@ -101,6 +101,18 @@ public final class ObjectState {
         isFault = false
     }
 
+    /// The global ID, which a fault only knows once loaded.
+    var loadedGlobalID: UUID {
+        fulfillIfNeeded()
+        return globalID
+    }
+
+    /// The row version, which a fault only knows once loaded.
+    var loadedVersion: Int64 {
+        fulfillIfNeeded()
+        return version
+    }
+
     /// Marks the current values as saved.
     func commit() {
         committedAttributes = attributes
