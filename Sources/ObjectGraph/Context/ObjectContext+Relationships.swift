@@ -98,35 +98,13 @@ extension ObjectContext {
     }
 
     private func addMember(_ id: ObjectID, to owner: ObjectState, slot: Int) {
-        guard slot < owner.toMany.count else { return }
-        switch owner.toMany[slot] {
-        case .loaded(var members):
-            guard members.append(id).inserted else { return }
-            owner.toMany[slot] = .loaded(members)
-        case .fault:
-            owner.toMany[slot] = .pending(added: [id], removed: [])
-        case .pending(var added, var removed):
-            removed.remove(id)
-            added.append(id)
-            owner.toMany[slot] = .pending(added: added, removed: removed)
-        }
+        guard slot < owner.toMany.count, owner.toMany[slot].insert(id) else { return }
         owner.changedToMany.insert(slot)
         markUpdated(owner)
     }
 
     private func removeMember(_ id: ObjectID, from owner: ObjectState, slot: Int) {
-        guard slot < owner.toMany.count else { return }
-        switch owner.toMany[slot] {
-        case .loaded(var members):
-            guard members.remove(id) != nil else { return }
-            owner.toMany[slot] = .loaded(members)
-        case .fault:
-            owner.toMany[slot] = .pending(added: [], removed: [id])
-        case .pending(var added, var removed):
-            added.remove(id)
-            removed.insert(id)
-            owner.toMany[slot] = .pending(added: added, removed: removed)
-        }
+        guard slot < owner.toMany.count, owner.toMany[slot].remove(id) else { return }
         owner.changedToMany.insert(slot)
         markUpdated(owner)
     }

@@ -135,14 +135,15 @@ extension ObjectContext {
 
     // MARK: Writing
 
-    /// Runs the plan in one transaction and returns the primary keys given to inserted objects.
-    private func write(_ plan: SavePlan) throws -> [ObjectID: Int64] {
+    /// Runs the plan in one transaction and returns the primary keys given to inserted objects, by
+    /// temporary key (temporary keys are unique in the process, and integers hash fast).
+    private func write(_ plan: SavePlan) throws -> [Int64: Int64] {
         do {
             return try store.writer.write { db in
                 let newKeys = try allocateKeys(for: plan.inserts, db)
                 func key(_ id: ObjectID?) -> DatabaseValue {
                     guard let id else { return .null }
-                    return (id.isTemporary ? newKeys[id] : id.key)?.databaseValue ?? .null
+                    return (id.isTemporary ? newKeys[id.key] : id.key)?.databaseValue ?? .null
                 }
                 for state in plan.inserts { try insertRow(state, key: key, db) }
                 var conflicts: [SaveConflict] = []
@@ -159,8 +160,9 @@ extension ObjectContext {
         }
     }
 
-    private func allocateKeys(for states: [ObjectState], _ db: Database) throws -> [ObjectID: Int64] {
-        var keys: [ObjectID: Int64] = [:]
+    private func allocateKeys(for states: [ObjectState], _ db: Database) throws -> [Int64: Int64] {
+        var keys: [Int64: Int64] = [:]
+        keys.reserveCapacity(states.count)
         let byEntity = Dictionary(grouping: states) { $0.mapping?.index ?? -1 }
         for (index, group) in byEntity where index >= 0 {
             let mapping = store.mappings[index]
@@ -168,7 +170,7 @@ extension ObjectContext {
                 ?? Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(Z_PK), 0) FROM \(mapping.table)") ?? 0
             for state in group {
                 next += 1
-                keys[state.id] = next
+                keys[state.id.key] = next
             }
             try db.execute(sql: "INSERT OR REPLACE INTO Z_PRIMARYKEY (entity, max) VALUES (?, ?)",
                            arguments: [mapping.name, next])
@@ -308,12 +310,13 @@ extension ObjectContext {
     // MARK: After commit
 
     /// Makes the saved state the context's committed state. Runs only after the transaction committed.
-    private func commit(_ plan: SavePlan, newKeys: [ObjectID: Int64]) {
-        var permanent: [ObjectID: ObjectID] = [:]
+    private func commit(_ plan: SavePlan, newKeys: [Int64: Int64]) {
+        var permanent: [Int64: ObjectID] = [:]
+        permanent.reserveCapacity(newKeys.count)
         for state in plan.inserts {
-            guard let key = newKeys[state.id] else { continue }
+            guard let key = newKeys[state.id.key] else { continue }
             let id = ObjectID(entity: state.entity, key: key, store: store.identity)
-            permanent[state.id] = id
+            permanent[state.id.key] = id
             registry.unregister(state.id)
             state.id = id
             registry.register(state)
@@ -322,14 +325,17 @@ extension ObjectContext {
         }
         func remap(_ id: ObjectID?) -> ObjectID? {
             guard let id, id.isTemporary else { return id }
-            return permanent[id] ?? id
+            return permanent[id.key] ?? id
         }
         for object in plan.all {
             let state = object._$state
             if !permanent.isEmpty {
-                state.toOne = ContiguousArray(state.toOne.map(remap))
+                // Rebuilt only where a temporary ID appears: most links point to saved objects.
+                for slot in state.toOne.indices where state.toOne[slot]?.isTemporary == true {
+                    state.toOne[slot] = remap(state.toOne[slot])
+                }
                 for slot in state.toMany.indices {
-                    if case .loaded(let members) = state.toMany[slot] {
+                    if case .loaded(let members) = state.toMany[slot], members.contains(where: \.isTemporary) {
                         state.toMany[slot] = .loaded(OrderedSet(members.compactMap(remap)))
                     } else if case let .pending(added, removed) = state.toMany[slot] {
                         state.toMany[slot] = .pending(added: OrderedSet(added.compactMap(remap)),

@@ -308,4 +308,46 @@ enum ToManyValue {
         if case .loaded(let members) = self { return Array(members) }
         return nil
     }
+
+    // The mutations below first set `self` to `.fault`, so that the set taken out of the enum is the
+    // only reference to its storage and changes in place: otherwise each insertion into a loaded
+    // relationship copies every member (a country given 100,000 moods one by one is quadratic).
+
+    /// Records `id` as a member; false if it already was one.
+    mutating func insert(_ id: ObjectID) -> Bool {
+        switch self {
+        case .loaded(var members):
+            self = .fault
+            let inserted = members.append(id).inserted
+            self = .loaded(members)
+            return inserted
+        case .fault:
+            self = .pending(added: [id], removed: [])
+        case .pending(var added, var removed):
+            self = .fault
+            removed.remove(id)
+            added.append(id)
+            self = .pending(added: added, removed: removed)
+        }
+        return true
+    }
+
+    /// Records that `id` is no longer a member; false if a loaded relationship did not hold it.
+    mutating func remove(_ id: ObjectID) -> Bool {
+        switch self {
+        case .loaded(var members):
+            self = .fault
+            let removed = members.remove(id) != nil
+            self = .loaded(members)
+            return removed
+        case .fault:
+            self = .pending(added: [], removed: [id])
+        case .pending(var added, var removed):
+            self = .fault
+            added.remove(id)
+            removed.insert(id)
+            self = .pending(added: added, removed: removed)
+        }
+        return true
+    }
 }
