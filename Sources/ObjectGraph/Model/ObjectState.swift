@@ -34,7 +34,7 @@ public final class ObjectState {
     /// Whether the row could not be found when a fault was fulfilled.
     @exclusivity(unchecked) var isInaccessible = false
     /// True while user code may assign initial values (between creation and insertion).
-    @exclusivity(unchecked) private var acceptsInitialValues: Bool
+    @exclusivity(unchecked) @usableFromInline var acceptsInitialValues: Bool
     /// True while the object's materializing initializer runs: its placeholder assignments (which
     /// reach setters for optional properties, already initialized to nil) must not change anything.
     @exclusivity(unchecked) var isMaterializing = false
@@ -136,6 +136,9 @@ public final class ObjectState {
     /// Stores an initial value assigned by a user initializer or a declared default.
     @inlinable
     public func initialize<Value: AttributeValue>(_ value: Value, at index: Int) {
+        // Checked here, before converting the value: a materialized object's initializer assigns
+        // every property, and none of those assignments must cost anything.
+        guard acceptsInitialValues else { return }
         initializeStoredAttribute(value.storedValue, at: index)
     }
 
