@@ -5,7 +5,7 @@ import GRDB
 extension ObjectContext {
     /// The object for a fetched row: the registered one (loaded if it was a fault, otherwise left with
     /// its own values: the context's view of an object changes only by merging or refreshing), or a new
-    /// one, which `register` must then be called with.
+    /// one, whose state goes to `unregistered` for the caller to register once the rows are read.
     func object(for row: DecodedRow, mapping: EntityMapping, unregistered: inout [Unmanaged<ObjectState>]) -> any Entity {
         let id = ObjectID(entity: mapping.declaration, key: row.key, store: store.identity)
         if let state = registry.state(for: id) {
