@@ -58,6 +58,13 @@ struct Demo: ParsableCommand {
         let inFrance = try reader.fetchCount(FetchRequest<Mood>(predicate: #Predicate { $0.country?.name == "France" }))
         print("Moods in France, counted by SQL: \(inFrance)")
 
+        let byCountry = FetchRequest<Mood>(sortBy: [SortDescriptor(\.country?.name), SortDescriptor(\.text)],
+                                           fetchBatchSize: 2)
+        print("Sorted by country, then text, loaded two at a time:")
+        for mood in try reader.fetch(byCountry) {
+            print("  \(mood.country?.name ?? "?"): \(mood.text)")
+        }
+
         let rainy = try reader.fetch(FetchRequest<Mood>(predicate: #Predicate { $0.text.starts(with: "Rainy") }))[0]
         rainy.rating = 3
         print("Changed '\(rainy.text)': changed keys \(rainy.changedKeys.sorted())")

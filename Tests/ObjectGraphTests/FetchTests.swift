@@ -113,4 +113,24 @@ import Testing
         reader.insert(unsaved)
         #expect(try reader.fetch(request).map(\.text) == ["none", "c1", "c0", "p2", "p1"])
     }
+
+    @Test func batchesOfASortedFetchKeepTheOrder() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let countries = ["Peru", "Chile", "Bolivia"].map { Country(name: $0) }
+        for country in countries { context.insert(country) }
+        // Keys interleave the countries, so each batch of a sort by country is scattered keys.
+        for index in 0..<30 {
+            context.insert(Mood(text: String(format: "m%02d", index), date: Date(), country: countries[index % 3]))
+        }
+        try context.save()
+        let reader = container.newBackgroundContext()
+        var request = FetchRequest<Mood>(sortBy: [SortDescriptor(\.country?.name), SortDescriptor(\.text)])
+        let expected = try reader.fetch(request).map(\.text)
+        request.fetchBatchSize = 4
+        let batched = try reader.fetch(request)
+        #expect(batched.map(\.text) == expected)
+        #expect(batched.first?.country?.name == "Bolivia")
+        #expect(batched.count == 30)
+    }
 }
