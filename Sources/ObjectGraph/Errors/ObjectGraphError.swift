@@ -57,6 +57,7 @@ public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
     /// What is wrong.
     public var reason: Reason
 
+    /// A failure of an object, and of one of its properties if `property` is not nil.
     public init(entity: String, objectID: ObjectID, property: String?, reason: Reason) {
         self.entity = entity
         self.objectID = objectID
@@ -132,5 +133,6 @@ extension ObjectGraphError: CustomStringConvertible, LocalizedError {
         }
     }
 
+    /// The same text as `description`.
     public var errorDescription: String? { description }
 }

@@ -23,6 +23,7 @@ public struct FetchRequest<T: Entity> {
     /// Whether results reflect the context's unsaved inserts, changes and deletions (the default).
     public var includesPendingChanges: Bool
 
+    /// A request; every part has a default, so `FetchRequest<Mood>()` fetches every mood.
     public init(
         predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = [],
         fetchLimit: Int? = nil, fetchOffset: Int = 0, fetchBatchSize: Int = 0,

@@ -19,10 +19,13 @@ public struct FetchResults<T: Entity>: RandomAccessCollection {
         self.batches = batches
     }
 
+    /// Always 0.
     @inlinable public var startIndex: Int { 0 }
 
+    /// The number of results.
     @inlinable public var endIndex: Int { batches?.keys.count ?? objects.count }
 
+    /// The object at `position`; with a batch size, reading it may load its batch.
     @inlinable public subscript(position: Int) -> T {
         unsafeDowncast(batches?.object(at: position) ?? objects[position], to: T.self)
     }

@@ -9,9 +9,12 @@ public import Foundation
 public struct CaseInsensitiveCompareExpression<Root: PredicateExpression, Other: PredicateExpression>: PredicateExpression
 where Root.Output: StringProtocol, Other.Output: StringProtocol {
     public typealias Output = ComparisonResult
+    /// The string compared.
     public let root: Root
+    /// The string it is compared with.
     public let other: Other
 
+    /// Compares the two strings, ignoring case.
     public func evaluate(_ bindings: PredicateBindings) throws -> ComparisonResult {
         let lhs = String(try root.evaluate(bindings)).lowercased()
         let rhs = String(try other.evaluate(bindings)).lowercased()
@@ -23,9 +26,12 @@ where Root.Output: StringProtocol, Other.Output: StringProtocol {
 public struct CaseInsensitiveContainsExpression<Root: PredicateExpression, Other: PredicateExpression>: PredicateExpression
 where Root.Output: StringProtocol, Other.Output: StringProtocol {
     public typealias Output = Bool
+    /// The string searched.
     public let root: Root
+    /// The string looked for.
     public let other: Other
 
+    /// Whether `root` contains `other`, ignoring case.
     public func evaluate(_ bindings: PredicateBindings) throws -> Bool {
         String(try root.evaluate(bindings)).lowercased().contains(String(try other.evaluate(bindings)).lowercased())
     }
@@ -42,12 +48,14 @@ where Root: StandardPredicateExpression, Other: StandardPredicateExpression {}
 
 #if !canImport(Darwin)
 extension PredicateExpressions {
+    /// What `#Predicate` calls for `a.caseInsensitiveCompare(b)`.
     public static func build_caseInsensitiveCompare<Root, Other>(
         _ root: Root, _ other: Other
     ) -> CaseInsensitiveCompareExpression<Root, Other> {
         CaseInsensitiveCompareExpression(root: root, other: other)
     }
 
+    /// What `#Predicate` calls for `a.localizedStandardContains(b)`.
     public static func build_localizedStandardContains<Root, Other>(
         _ root: Root, _ other: Other
     ) -> CaseInsensitiveContainsExpression<Root, Other> {

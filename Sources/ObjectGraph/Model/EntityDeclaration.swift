@@ -11,6 +11,7 @@ public final class EntityDeclaration: Sendable {
     let properties: [PropertyDeclaration]
     let layout: EntityLayout
 
+    /// Made by the code `@Entity` generates, once per class.
     public init(_ type: any Entity.Type, name: String, properties: [PropertyDeclaration]) {
         self.type = type
         self.name = name

@@ -188,11 +188,17 @@ public final class ObjectState {
 
     // MARK: To-one relationships
 
+    // The relationship accessors below are called by the code `@Entity` generates: `initialize` from
+    // init accessors (before insertion), `value(at:)` from getters, `setValue` from setters. Setting a
+    // relationship of an object in a context updates the inverse at once.
+
+    /// Stores an initial to-one value.
     public func initialize<Destination: Entity>(_ value: Destination?, at index: Int) {
         guard acceptsInitialValues else { return }
         setValue(value, at: index)
     }
 
+    /// Reads a to-one relationship, loading a fault first.
     public func value<Destination: Entity>(at index: Int) -> Destination? {
         fulfillIfNeeded()
         let slot = entity.layout.slotIndex[index]
@@ -200,6 +206,7 @@ public final class ObjectState {
         return resolve(id) as? Destination
     }
 
+    /// Sets a to-one relationship.
     public func setValue<Destination: Entity>(_ value: Destination?, at index: Int) {
         guard !isMaterializing else { return }
         let slot = entity.layout.slotIndex[index]
@@ -213,28 +220,34 @@ public final class ObjectState {
 
     // MARK: To-many relationships
 
+    /// Stores an initial to-many value.
     public func initialize<Destination: Entity>(_ value: Set<Destination>, at index: Int) {
         guard acceptsInitialValues, !value.isEmpty else { return }
         setValue(value, at: index)
     }
 
+    /// Stores an initial ordered to-many value.
     public func initialize<Destination: Entity>(_ value: [Destination], at index: Int) {
         guard acceptsInitialValues, !value.isEmpty else { return }
         setValue(value, at: index)
     }
 
+    /// Reads a to-many relationship, loading its members the first time.
     public func value<Destination: Entity>(at index: Int) -> Set<Destination> {
         Set(relatedObjects(at: index).lazy.compactMap { $0 as? Destination })
     }
 
+    /// Reads an ordered to-many relationship, loading its members the first time.
     public func value<Destination: Entity>(at index: Int) -> [Destination] {
         relatedObjects(at: index).compactMap { $0 as? Destination }
     }
 
+    /// Sets a to-many relationship.
     public func setValue<Destination: Entity>(_ value: Set<Destination>, at index: Int) {
         setMembers(value.map { $0 as any Entity }, at: index)
     }
 
+    /// Sets an ordered to-many relationship.
     public func setValue<Destination: Entity>(_ value: [Destination], at index: Int) {
         setMembers(value.map { $0 as any Entity }, at: index)
     }

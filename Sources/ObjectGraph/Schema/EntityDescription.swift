@@ -1,33 +1,46 @@
 /// An attribute of an entity, as the schema describes it.
 public struct AttributeDescription: Sendable, Hashable, Codable {
+    /// The property's name, which is also its column's.
     public var name: String
+    /// How the value is stored.
     public var type: AttributeType
+    /// Whether `nil` is a valid value.
     public var isOptional: Bool
     /// The declared default value, used for new objects, for migrations and for unreadable rows.
     public var defaultValue: StoredValue?
+    /// Whether no two objects may have the same value (`@Attribute(.unique)`), enforced by an index.
     public var isUnique: Bool
+    /// Whether the column is indexed for faster predicates and sorts (`@Attribute(.indexed)`).
     public var isIndexed: Bool
 }
 
 /// A relationship of an entity, as the schema describes it.
 public struct RelationshipDescription: Sendable, Hashable, Codable {
+    /// The property's name.
     public var name: String
     /// The entity the relationship points to.
     public var destination: String
     /// The relationship on the destination that points back.
     public var inverse: String
+    /// Whether the relationship holds several objects (a `Set` or an `Array`).
     public var isToMany: Bool
     /// Whether a to-many relationship keeps its order (declared as an `Array`).
     public var isOrdered: Bool
+    /// What deleting the object does to the objects this relationship holds.
     public var deleteRule: DeleteRule
+    /// The fewest objects a to-many relationship may hold at save, if limited.
     public var minimumCount: Int?
+    /// The most objects a to-many relationship may hold at save, if limited.
     public var maximumCount: Int?
 }
 
 /// An entity of the schema: its attributes and relationships, in declaration order.
 public struct EntityDescription: Sendable, Hashable, Codable {
+    /// The entity's name, which is also its table's.
     public var name: String
+    /// The stored attributes, in declaration order.
     public var attributes: [AttributeDescription]
+    /// The relationships, in declaration order.
     public var relationships: [RelationshipDescription]
 
     /// The attribute named `name`.
