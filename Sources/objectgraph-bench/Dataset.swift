@@ -26,7 +26,7 @@ struct Dataset {
 }
 
 /// Keeps values read by the workloads so the optimizer cannot drop the reads.
-final class Sink: @unchecked Sendable {
+enum Sink {
     // Safety: the benchmark runs on one thread.
     nonisolated(unsafe) static var checksum = 0
 

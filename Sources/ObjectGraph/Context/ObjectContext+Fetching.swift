@@ -110,16 +110,10 @@ extension ObjectContext {
                 })
         }
         return objects.enumerated().map { offset, object in
-            object ?? self.object(
-                with: ObjectID(entity: mapping.declaration, key: keys[offset], store: store.identity), mapping: mapping)
+            if let object { return object }
+            let id = ObjectID(entity: mapping.declaration, key: keys[offset], store: store.identity)
+            return registry.state(for: id)?.object ?? fault(for: id, mapping: mapping)
         }
-    }
-
-    /// The object for an ID of a known entity; materialized as a fault if not registered.
-    func object(with id: ObjectID, mapping: EntityMapping) -> AnyObject {
-        if let object = registry.state(for: id)?.object { return object }
-        let state = ObjectState(entity: mapping.declaration, id: id, globalID: GlobalIDs.placeholder, context: self, mapping: mapping)
-        return materialize(state)
     }
 }
 

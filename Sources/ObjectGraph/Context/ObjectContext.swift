@@ -122,6 +122,11 @@ public final class ObjectContext {
         guard !id.isTemporary, id.store == store.identity, let mapping = store.mapping(for: id.entity) else {
             return nil
         }
+        return fault(for: id, mapping: mapping)
+    }
+
+    /// A new, registered fault for a saved row that has no live object here.
+    func fault(for id: ObjectID, mapping: EntityMapping) -> any Entity {
         let state = ObjectState(entity: mapping.declaration, id: id, globalID: GlobalIDs.placeholder, context: self, mapping: mapping)
         return materialize(state)
     }

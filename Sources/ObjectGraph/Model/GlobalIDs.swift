@@ -27,7 +27,7 @@ private struct RandomPool {
         if offset + 16 > bytes.count { refill() }
         defer { offset += 16 }
         return bytes.withUnsafeBufferPointer { buffer in
-            var uuid = UUID.placeholderBytes
+            var uuid = GlobalIDs.placeholder.uuid
             withUnsafeMutableBytes(of: &uuid) { target in
                 target.copyMemory(from: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: buffer[offset..<offset + 16])))
             }
@@ -46,8 +46,4 @@ private struct RandomPool {
         var generator = SystemRandomNumberGenerator()
         bytes = (0..<Self.size / 8).flatMap { _ in withUnsafeBytes(of: generator.next()) { Array($0) } }
     }
-}
-
-private extension UUID {
-    static var placeholderBytes: uuid_t { GlobalIDs.placeholder.uuid }
 }
