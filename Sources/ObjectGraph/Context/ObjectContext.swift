@@ -128,7 +128,10 @@ public final class ObjectContext {
     /// A new, registered fault for a saved row that has no live object here.
     func fault(for id: ObjectID, mapping: EntityMapping) -> any Entity {
         let state = ObjectState(entity: mapping.declaration, id: id, globalID: GlobalIDs.placeholder, context: self, mapping: mapping)
-        return materialize(state)
+        let object = MaterializationSlot.materialize(mapping.declaration.type, with: state)
+        state.object = object
+        registry.register(state)
+        return object
     }
 
     /// The object with this ID, typed.
@@ -160,13 +163,6 @@ public final class ObjectContext {
         registry.state(for: id)?.object
     }
 
-    /// Makes the object for a prepared state and registers it.
-    func materialize(_ state: ObjectState) -> any Entity {
-        let object = MaterializationSlot.materialize(state.entity.type, with: state)
-        state.object = object
-        registry.register(state)
-        return object
-    }
 
     /// Called by a state being deallocated.
     func forget(_ state: ObjectState) {
