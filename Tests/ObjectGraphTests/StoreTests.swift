@@ -5,14 +5,18 @@ import ObjectGraph
 import Testing
 
 @Suite struct StoreTests {
-    @Test func additiveChangesMigrateAndKeepEveryRow() throws {
+    /// A store file written with the first version of the `Note` model, closed again.
+    private func makeNoteStore(_ texts: [String]) throws -> String {
         let path = temporaryStorePath()
-        do {
-            let container = try ObjectContainer(for: NoteV1.self, configuration: .file(path))
-            let context = container.newBackgroundContext()
-            for text in ["one", "two"] { context.insert(NoteV1(text: text)) }
-            try context.save()
-        }
+        let container = try ObjectContainer(for: NoteV1.self, configuration: .file(path))
+        let context = container.newBackgroundContext()
+        for text in texts { context.insert(NoteV1(text: text)) }
+        try context.save()
+        return path
+    }
+
+    @Test func additiveChangesMigrateAndKeepEveryRow() throws {
+        let path = try makeNoteStore(["one", "two"])
         // A new attribute with a default, a new optional indexed attribute, a new entity and a new
         // relationship: all additive.
         let container = try ObjectContainer(for: NoteV2.self, configuration: .file(path))
@@ -37,13 +41,7 @@ import Testing
     }
 
     @Test func otherChangesFailAndNameTheDifference() throws {
-        let path = temporaryStorePath()
-        do {
-            let container = try ObjectContainer(for: NoteV1.self, configuration: .file(path))
-            let context = container.newBackgroundContext()
-            context.insert(NoteV1(text: "kept"))
-            try context.save()
-        }
+        let path = try makeNoteStore(["kept"])
         let changedType = try #require(throws: ObjectGraphError.self) {
             try ObjectContainer(for: NoteChangedType.self, configuration: .file(path))
         }
@@ -92,13 +90,7 @@ import Testing
     }
 
     @Test func aStoreOfAnotherModelIsAMismatch() throws {
-        let path = temporaryStorePath()
-        do {
-            let container = try ObjectContainer(for: NoteV1.self, configuration: .file(path))
-            let context = container.newBackgroundContext()
-            context.insert(NoteV1(text: "mine"))
-            try context.save()
-        }
+        let path = try makeNoteStore(["mine"])
         let error = try #require(throws: ObjectGraphError.self) {
             try ObjectContainer(for: Mood.self, configuration: .file(path))
         }
