@@ -10,12 +10,12 @@ extension ObjectContext {
         let id = ObjectID(entity: mapping.declaration, key: row.key, store: store.identity)
         if let state = registry.state(for: id) {
             if state.isFault {
-                state.load(attributes: row.attributes, toOne: row.toOne, version: row.version, globalID: row.globalID)
+                state.load(row.values, version: row.version, globalID: row.globalID)
             }
             if let object = state.object { return object }
         }
         let state = ObjectState(entity: mapping.declaration, id: id, globalID: row.globalID, context: self, mapping: mapping)
-        state.load(attributes: row.attributes, toOne: row.toOne, version: row.version, globalID: row.globalID)
+        state.load(row.values, version: row.version, globalID: row.globalID)
         let object = MaterializationSlot.materialize(mapping.declaration.type, with: state)
         state.object = object
         unregistered.append(Unmanaged.passUnretained(state))
@@ -28,7 +28,7 @@ extension ObjectContext {
         var unregistered: [Unmanaged<ObjectState>] = []
         // Rows of one query have distinct keys, so registering after the loop loses no uniquing.
         defer { registry.register(unregistered, of: mapping.declaration) }
-        try ObjectRows(mapping: mapping, store: store).forEach(statement, arguments: arguments) { row in
+        try ObjectRows(mapping: mapping).forEach(statement, arguments: arguments) { row in
             objects.append(object(for: row, mapping: mapping, unregistered: &unregistered))
         }
         return objects
@@ -40,7 +40,7 @@ extension ObjectContext {
         let sql = "SELECT \(mapping.selectList) FROM \(mapping.table) AS t0 WHERE t0.Z_PK = ?"
         return try store.writer.read { db in
             var result: DecodedRow?
-            try ObjectRows(mapping: mapping, store: store)
+            try ObjectRows(mapping: mapping)
                 .forEach(db.cachedStatement(sql: sql), arguments: [state.id.key.databaseValue]) { result = $0 }
             return result
         }
@@ -51,12 +51,10 @@ extension ObjectContext {
     func fulfillFault(_ state: ObjectState) {
         guard state.isFault else { return }
         if let row = try? readRow(of: state) {
-            state.load(attributes: row.attributes, toOne: row.toOne, version: row.version, globalID: row.globalID)
+            state.load(row.values, version: row.version, globalID: row.globalID)
             return
         }
-        state.load(attributes: state.entity.layout.initialAttributes,
-                   toOne: ContiguousArray(repeating: nil, count: state.entity.layout.toOneProperties.count),
-                   version: 0)
+        state.load(state.entity.layout.initialValues, version: 0)
         state.isInaccessible = true
         state.isDeleted = true
     }

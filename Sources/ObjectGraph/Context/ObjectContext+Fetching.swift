@@ -98,7 +98,7 @@ extension ObjectContext {
         var unregistered: [Unmanaged<ObjectState>] = []
         defer { registry.register(unregistered, of: mapping.declaration) }
         _ = try? store.writer.read { db in
-            try ObjectRows(mapping: mapping, store: store).forEach(
+            try ObjectRows(mapping: mapping).forEach(
                 db.cachedStatement(sql: sql), arguments: arguments,
                 including: { key in
                     while next < order.count, keys[order[next]] < key { next += 1 }

@@ -19,10 +19,10 @@ extension ObjectContext {
         let relationship = mapping.toOneRelationships[slot]
         if state.isFault { fulfillFault(state) }
         let newID = newValue.flatMap(adopt)
-        let oldID = state.toOne[slot]
-        guard oldID != newID else { return }
+        let oldID = state.relatedID(at: slot)
+        guard oldID?.key != newID?.key else { return }
         willChange(state)
-        state.toOne[slot] = newID
+        state.setRelated(newID, at: slot)
         if let oldID, let old = object(with: oldID) {
             removeLink(to: state.id, from: old._$state, relationship: relationship)
         }
@@ -56,10 +56,9 @@ extension ObjectContext {
             removeMember(id, from: related, slot: relationship.inverseSlot)
         } else {
             if related.isFault { fulfillFault(related) }
-            guard relationship.inverseSlot < related.toOne.count,
-                  related.toOne[relationship.inverseSlot] == id else { return }
+            guard related.relatedKey(at: relationship.inverseSlot) == id.key else { return }
             willChange(related)
-            related.toOne[relationship.inverseSlot] = nil
+            related.setRelated(nil, at: relationship.inverseSlot)
         }
     }
 
@@ -71,11 +70,10 @@ extension ObjectContext {
         }
         if related.isFault { fulfillFault(related) }
         let inverseSlot = relationship.inverseSlot
-        guard inverseSlot < related.toOne.count else { return }
-        let previous = related.toOne[inverseSlot]
-        guard previous != state.id else { return }
+        let previous = related.relatedID(at: inverseSlot)
+        guard previous?.key != state.id.key else { return }
         willChange(related)
-        related.toOne[inverseSlot] = state.id
+        related.setRelated(state.id, at: inverseSlot)
         // `related` leaves its previous partner, whose side of this relationship must forget it.
         guard let previous, let partner = object(with: previous) else { return }
         let partnerState = partner._$state
@@ -85,9 +83,9 @@ extension ObjectContext {
             }
         } else if let slot = partnerState.mapping?.toOneRelationships.firstIndex(where: { $0.name == relationship.name }) {
             if partnerState.isFault { fulfillFault(partnerState) }
-            if partnerState.toOne[slot] == related.id {
+            if partnerState.relatedKey(at: slot) == related.id.key {
                 willChange(partnerState)
-                partnerState.toOne[slot] = nil
+                partnerState.setRelated(nil, at: slot)
             }
         }
     }

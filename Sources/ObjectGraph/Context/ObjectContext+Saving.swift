@@ -67,14 +67,14 @@ extension ObjectContext {
                 }
                 for (slot, relationship) in mapping.toOneRelationships.enumerated()
                 where relationship.description.deleteRule == .deny {
-                    if let id = state.toOne[slot], !isDeletedHere(id) { fail(relationship.name, .deleteDenied(count: 1)) }
+                    if let id = state.relatedID(at: slot), !isDeletedHere(id) { fail(relationship.name, .deleteDenied(count: 1)) }
                 }
                 do { try object.validateForDelete() } catch { fail(nil, .custom("\(error)")) }
                 continue
             }
             if state.isFault { continue }
             for (slot, attribute) in mapping.description.attributes.enumerated()
-            where !attribute.isOptional && state.attributes[slot].isNull {
+            where !attribute.isOptional && state.values[slot].isNull {
                 fail(attribute.name, .missingValue)
             }
             for (slot, relationship) in mapping.toManyRelationships.enumerated()
@@ -141,9 +141,9 @@ extension ObjectContext {
         do {
             return try store.writer.write { db in
                 let newKeys = try allocateKeys(for: plan.inserts, db)
-                func key(_ id: ObjectID?) -> DatabaseValue {
-                    guard let id else { return .null }
-                    return (id.isTemporary ? newKeys[id.key] : id.key)?.databaseValue ?? .null
+                func key(_ key: Int64?) -> DatabaseValue {
+                    guard let key else { return .null }
+                    return (key < 0 ? newKeys[key] : key)?.databaseValue ?? .null
                 }
                 for state in plan.inserts { try insertRow(state, key: key, db) }
                 var conflicts: [SaveConflict] = []
@@ -178,31 +178,33 @@ extension ObjectContext {
         return keys
     }
 
-    private func insertRow(_ state: ObjectState, key: (ObjectID?) -> DatabaseValue, _ db: Database) throws {
+    private func insertRow(_ state: ObjectState, key: (Int64?) -> DatabaseValue, _ db: Database) throws {
         guard let mapping = state.mapping else { return }
         let statement = try db.cachedStatement(sql: mapping.insertSQL)
-        var values: [DatabaseValue] = [key(state.id), state.globalID.storedValue.databaseValue, 1.databaseValue]
-        values.reserveCapacity(3 + state.attributes.count + mapping.foreignKeys.count)
-        for value in state.attributes { values.append(value.databaseValue) }
-        for foreignKey in mapping.foreignKeys { values.append(key(state.toOne[foreignKey.slot])) }
+        var values: [DatabaseValue] = [key(state.id.key), state.globalID.storedValue.databaseValue, 1.databaseValue]
+        let attributeCount = state.entity.layout.attributeCount
+        values.reserveCapacity(3 + attributeCount + mapping.foreignKeys.count)
+        for value in state.values.prefix(attributeCount) { values.append(value.databaseValue) }
+        for foreignKey in mapping.foreignKeys { values.append(key(state.relatedKey(at: foreignKey.slot))) }
         try statement.bind(values)
         try execute(statement, for: state, db)
     }
 
     /// Writes the changed columns if the row still has the version this context read.
-    private func updateRow(_ state: ObjectState, key: (ObjectID?) -> DatabaseValue, _ db: Database) throws -> SaveConflict? {
+    private func updateRow(_ state: ObjectState, key: (Int64?) -> DatabaseValue, _ db: Database) throws -> SaveConflict? {
         guard let mapping = state.mapping else { return nil }
         var assignments: [String] = []
         var values: [DatabaseValue] = []
-        for slot in state.attributes.indices where state.attributes[slot] != state.committedAttributes[slot] {
-            assignments.append("\(mapping.quotedAttributeColumns[slot]) = ?")
-            values.append(state.attributes[slot].databaseValue)
-        }
-        for (slot, relationship) in mapping.toOneRelationships.enumerated()
-        where state.toOne[slot] != state.committedToOne[slot] {
-            guard let column = relationship.foreignKeyColumn else { continue }
-            assignments.append("\(SQL.quote(column)) = ?")
-            values.append(key(state.toOne[slot]))
+        let attributeCount = state.entity.layout.attributeCount
+        for position in state.values.indices where state.values[position] != state.committedValues[position] {
+            if position < attributeCount {
+                assignments.append("\(mapping.quotedAttributeColumns[position]) = ?")
+                values.append(state.values[position].databaseValue)
+            } else if let column = mapping.toOneRelationships[position - attributeCount].foreignKeyColumn {
+                // The other side of a one-to-one holds no column here.
+                assignments.append("\(SQL.quote(column)) = ?")
+                values.append(key(state.relatedKey(at: position - attributeCount)))
+            }
         }
         guard !assignments.isEmpty else { return nil }
         let statement = try db.cachedStatement(sql: """
@@ -229,15 +231,15 @@ extension ObjectContext {
             let slot = mapping.attributeColumns.firstIndex(of: column)
             throw ObjectGraphError.validationFailed([ValidationFailure(
                 entity: mapping.name, objectID: state.id, property: slot.map { mapping.attributeColumns[$0] },
-                reason: .notUnique(slot.map { state.attributes[$0] } ?? .null))])
+                reason: .notUnique(slot.map { state.values[$0] } ?? .null))])
         }
     }
 
     /// Writes order columns and join-table rows of changed to-many relationships. Plain one-to-many
     /// links need nothing here: they are the members' foreign keys.
-    private func writeToMany(_ state: ObjectState, key: (ObjectID?) -> DatabaseValue, _ db: Database) throws {
+    private func writeToMany(_ state: ObjectState, key: (Int64?) -> DatabaseValue, _ db: Database) throws {
         guard let mapping = state.mapping else { return }
-        let owner = key(state.id)
+        let owner = key(state.id.key)
         for slot in state.changedToMany {
             let relationship = mapping.toManyRelationships[slot]
             switch (relationship.storage, state.toMany[slot]) {
@@ -245,7 +247,7 @@ extension ObjectContext {
                 let statement = try db.cachedStatement(
                     sql: "UPDATE \(SQL.quote(table)) SET \(SQL.quote(orderColumn)) = ? WHERE Z_PK = ?")
                 for (position, member) in members.enumerated() {
-                    try statement.execute(arguments: [position, key(member)])
+                    try statement.execute(arguments: [position, key(member.key)])
                 }
             case let (.joinTable(table, source, target, orderColumn), value):
                 let upsert = try db.cachedStatement(sql: """
@@ -256,18 +258,18 @@ extension ObjectContext {
                 let remove = try db.cachedStatement(sql: "DELETE FROM \(SQL.quote(table)) WHERE \(source) = ? AND \(target) = ?")
                 switch value {
                 case .loaded(let members):
-                    let current = Set(members.map { key($0) })
+                    let current = Set(members.map { key($0.key) })
                     let stored = try DatabaseValue.fetchAll(
                         db, sql: "SELECT \(target) FROM \(SQL.quote(table)) WHERE \(source) = ?", arguments: [owner])
                     for old in stored where !current.contains(old) { try remove.execute(arguments: [owner, old]) }
                     for (position, member) in members.enumerated() {
-                        try upsert.bind([owner, key(member)] + (orderColumn == nil ? [] : [position.databaseValue]))
+                        try upsert.bind([owner, key(member.key)] + (orderColumn == nil ? [] : [position.databaseValue]))
                         try upsert.execute()
                     }
                 case let .pending(added, removed):
-                    for member in removed { try remove.execute(arguments: [owner, key(member)]) }
+                    for member in removed { try remove.execute(arguments: [owner, key(member.key)]) }
                     for member in added {
-                        try upsert.bind([owner, key(member)] + (orderColumn == nil ? [] : [DatabaseValue.null]))
+                        try upsert.bind([owner, key(member.key)] + (orderColumn == nil ? [] : [DatabaseValue.null]))
                         try upsert.execute()
                     }
                 case .fault:
@@ -331,8 +333,10 @@ extension ObjectContext {
             let state = object._$state
             if !permanent.isEmpty {
                 // Rebuilt only where a temporary ID appears: most links point to saved objects.
-                for slot in state.toOne.indices where state.toOne[slot]?.isTemporary == true {
-                    state.toOne[slot] = remap(state.toOne[slot])
+                for position in state.entity.layout.attributeCount..<state.values.count {
+                    if case .integer(let key) = state.values[position], key < 0, let saved = newKeys[key] {
+                        state.values[position] = .integer(saved)
+                    }
                 }
                 for slot in state.toMany.indices {
                     if case .loaded(let members) = state.toMany[slot], members.contains(where: \.isTemporary) {
@@ -345,7 +349,7 @@ extension ObjectContext {
             }
             if state.isDeleted {
                 registry.unregister(state.id)
-                state.context = nil
+                state.attach(to: nil, mapping: nil)
                 continue
             }
             if state.isUpdated && state.hasColumnChanges { state.version += 1 }

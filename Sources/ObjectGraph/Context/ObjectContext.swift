@@ -39,7 +39,7 @@ public final class ObjectContext {
     deinit {
         // States refer to their context without a reference count (see `ObjectState.context`): the
         // ones that outlive it must learn that it is gone.
-        registry.forEachState { $0.context = nil }
+        registry.forEachState { $0.attach(to: nil, mapping: nil) }
     }
 
     // MARK: State
@@ -78,14 +78,15 @@ public final class ObjectContext {
             if state.isDeleted && state.isInserted { undelete(object) }
             return
         }
-        guard state.context == nil, state.mapping == nil else { return }
+        // Only a new object is inserted: one that left its context (rolled back, deleted, or its
+        // context is gone) stays out.
+        guard state.context == nil, state.acceptsInitialValues else { return }
         guard let mapping = store.mapping(for: state.entity) else {
             deferredErrors.append(.unknownEntity(state.entity.name))
             return
         }
-        state.stopAcceptingInitialValues()
-        state.context = self
-        state.mapping = mapping
+        state.acceptsInitialValues = false
+        state.attach(to: self, mapping: mapping)
         state.object = object
         state.isInserted = true
         registry.register(state)
@@ -94,17 +95,12 @@ public final class ObjectContext {
         // Relationships assigned before insertion now get their inverses.
         let relatives = state.detachedRelatives
         state.detachedRelatives = [:]
-        let toOne = state.toOne
-        let toMany = state.toMany
-        state.toOne = ContiguousArray(repeating: nil, count: toOne.count)
-        state.toMany = ContiguousArray(repeating: .loaded([]), count: toMany.count)
-        for (slot, id) in toOne.enumerated() {
-            guard let id, let relative = relatives[id] else { continue }
-            setToOne(state, slot: slot, to: relative)
-        }
-        for (slot, value) in toMany.enumerated() {
-            guard let ids = value.loadedMembers, !ids.isEmpty else { continue }
-            setToMany(state, slot: slot, to: ids.compactMap { relatives[$0] })
+        for (index, objects) in relatives.sorted(by: { $0.key < $1.key }) {
+            switch state.entity.layout.slots[index] {
+            case .toOne(let slot): setToOne(state, slot: slot, to: objects.first)
+            case .toMany(let slot): setToMany(state, slot: slot, to: objects)
+            case .attribute: break
+            }
         }
         object.awakeFromInsert()
     }
@@ -227,8 +223,7 @@ public final class ObjectContext {
         guard let mapping = state.mapping else { return }
         if state.isFault { fulfillFault(state) }
         for (slot, relationship) in mapping.toOneRelationships.enumerated() {
-            guard slot < state.toOne.count, let id = state.toOne[slot],
-                  let related = object(with: id) else { continue }
+            guard let id = state.relatedID(at: slot), let related = object(with: id) else { continue }
             apply(relationship, of: state, to: related, slot: slot)
         }
         for (slot, relationship) in mapping.toManyRelationships.enumerated() {
@@ -264,13 +259,12 @@ public final class ObjectContext {
             state.isInserted = false
             state.isDeleted = true
             registry.unregister(state.id)
-            state.context = nil
+            state.attach(to: nil, mapping: nil)
         }
         for object in Array(updated.values) + Array(deleted.values) {
             let state = object._$state
             guard !state.isInserted else { continue }
-            state.attributes = state.committedAttributes
-            state.toOne = state.committedToOne
+            state.values = state.committedValues
             for slot in state.changedToMany { state.toMany[slot] = .fault }
             state.changedToMany = []
             state.isUpdated = false
@@ -288,7 +282,7 @@ public final class ObjectContext {
     public func reset() {
         rollback()
         for state in registry.states {
-            state.context = nil
+            state.attach(to: nil, mapping: nil)
             state.isFault = false
             state.isInaccessible = true
         }
@@ -304,25 +298,18 @@ public final class ObjectContext {
             updated[ObjectIdentifier(state)] = nil
             state.isUpdated = false
             state.isFault = true
-            state.attributes = []
-            state.committedAttributes = []
-            state.toOne = []
-            state.committedToOne = []
+            state.values = []
+            state.committedValues = []
             state.changedToMany = []
-            state.toMany = ContiguousArray(repeating: .fault, count: state.toMany.count)
+            state.toMany = state.entity.layout.faultedToMany
             return
         }
-        let localAttributes = state.attributes
-        let localToOne = state.toOne
-        let oldAttributes = state.committedAttributes
-        let oldToOne = state.committedToOne
+        let local = state.values
+        let old = state.committedValues
         guard let row = try? readRow(of: state) else { return }
-        state.load(attributes: row.attributes, toOne: row.toOne, version: row.version)
-        for slot in localAttributes.indices where localAttributes[slot] != oldAttributes[slot] {
-            state.attributes[slot] = localAttributes[slot]
-        }
-        for slot in localToOne.indices where localToOne[slot] != oldToOne[slot] {
-            state.toOne[slot] = localToOne[slot]
+        state.load(row.values, version: row.version)
+        for position in local.indices where local[position] != old[position] {
+            state.values[position] = local[position]
         }
     }
 }

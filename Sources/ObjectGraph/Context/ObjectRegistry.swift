@@ -7,7 +7,7 @@
 /// keys are negative and never collide with a row's key.
 struct ObjectRegistry {
     private let store: StoreIdentity
-    private var tables: [(entity: ObjectIdentifier, states: [Int64: Unmanaged<ObjectState>])] = []
+    private var tables: [(entity: ObjectIdentifier, states: [RowKey: Unmanaged<ObjectState>])] = []
 
     init(store: StoreIdentity) {
         self.store = store
@@ -16,24 +16,24 @@ struct ObjectRegistry {
     /// The live state with this ID.
     func state(for id: ObjectID) -> ObjectState? {
         guard id.store == nil || id.store == store, let table = table(for: id.entity) else { return nil }
-        return tables[table].states[id.key]?.takeUnretainedValue()
+        return tables[table].states[RowKey(id.key)]?.takeUnretainedValue()
     }
 
     /// Registers a state under its current ID.
     mutating func register(_ state: ObjectState) {
-        tables[tableCreatingIfNeeded(for: state.id.entity)].states[state.id.key] = Unmanaged.passUnretained(state)
+        tables[tableCreatingIfNeeded(for: state.id.entity)].states[RowKey(state.id.key)] = Unmanaged.passUnretained(state)
     }
 
     /// Removes whatever is registered under an ID.
     mutating func unregister(_ id: ObjectID) {
         guard let table = table(for: id.entity) else { return }
-        tables[table].states[id.key] = nil
+        tables[table].states[RowKey(id.key)] = nil
     }
 
     /// Removes a state being deallocated, unless another state took its ID since.
     mutating func forget(_ state: ObjectState) {
         guard let table = table(for: state.id.entity),
-              let index = tables[table].states.index(forKey: state.id.key),
+              let index = tables[table].states.index(forKey: RowKey(state.id.key)),
               tables[table].states.values[index].toOpaque() == Unmanaged.passUnretained(state).toOpaque() else { return }
         tables[table].states.remove(at: index)
     }
@@ -58,7 +58,7 @@ struct ObjectRegistry {
         let table = tableCreatingIfNeeded(for: entity)
         tables[table].states.reserveCapacity(tables[table].states.count + states.count)
         for state in states {
-            tables[table].states[state._withUnsafeGuaranteedRef { $0.id.key }] = state
+            tables[table].states[RowKey(state._withUnsafeGuaranteedRef { $0.id.key })] = state
         }
     }
 
@@ -75,5 +75,28 @@ struct ObjectRegistry {
         if let table = table(for: entity) { return table }
         tables.append((ObjectIdentifier(entity), [:]))
         return tables.count - 1
+    }
+}
+
+/// A primary key as a dictionary key, hashed by one multiplication instead of SipHash.
+///
+/// Every fetched object is looked up, registered and, when released, removed: three hashes per
+/// object, which with the standard hasher cost more than reading the row's integer columns. Keys
+/// are the store's own row IDs, not attacker-chosen input, so flooding resistance buys nothing here;
+/// the multiplier is odd, so consecutive keys (the usual case) land in distinct buckets.
+struct RowKey: Hashable {
+    let value: Int64
+
+    init(_ value: Int64) { self.value = value }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(value)
+    }
+
+    /// The hash `Dictionary` asks for; mixing in its per-instance seed keeps tables of different
+    /// sizes from clustering when one is filled from another.
+    func _rawHashValue(seed: Int) -> Int {
+        let mixed = (UInt64(bitPattern: value) ^ UInt64(UInt(bitPattern: seed))) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: mixed ^ (mixed >> 32))
     }
 }

@@ -152,8 +152,11 @@ extension PropertyDeclaration {
 
 // MARK: - Layout
 
-/// Where each persisted property lives in an ``ObjectState``: attributes, to-one and to-many
-/// relationships each have their own compact array.
+/// Where each persisted property lives in an ``ObjectState``.
+///
+/// Attributes and to-one relationships share one array of stored values laid out like the entity's
+/// row: the attributes, then each to-one relationship's destination key. To-many relationships have
+/// their own array. Each kind numbers its properties from zero (its slots).
 struct EntityLayout: Sendable {
     enum Slot: Sendable, Equatable {
         case attribute(Int)
@@ -163,16 +166,24 @@ struct EntityLayout: Sendable {
 
     /// Property index → slot.
     let slots: [Slot]
-    /// Property index → position in its kind's array.
+    /// Property index → position in its kind's numbering.
     let slotIndex: [Int]
-    /// The initial attribute values of a new object: declared defaults, else NULL.
-    let initialAttributes: ContiguousArray<StoredValue>
+    /// The number of attributes; to-one slot `n` is at position `attributeCount + n` of the values.
+    let attributeCount: Int
+    /// The values of a new object: declared defaults, else NULL, and no related objects.
+    let initialValues: ContiguousArray<StoredValue>
+    /// Position in the values → property index.
+    let valueProperties: [Int]
     /// Attribute slot → property index.
     let attributeProperties: [Int]
     /// To-one slot → property index.
     let toOneProperties: [Int]
     /// To-many slot → property index.
     let toManyProperties: [Int]
+    /// The to-many relationships of a new object (loaded, empty) and of a fault (not loaded), shared
+    /// by every state until one changes.
+    let newToMany: ContiguousArray<ToManyValue>
+    let faultedToMany: ContiguousArray<ToManyValue>
 
     init(properties: [PropertyDeclaration]) {
         var slots: [Slot] = []
@@ -196,9 +207,13 @@ struct EntityLayout: Sendable {
         self.slotIndex = slots.map {
             switch $0 { case .attribute(let i), .toOne(let i), .toMany(let i): i }
         }
-        self.initialAttributes = initial
+        self.attributeCount = attributes.count
+        self.initialValues = initial + ContiguousArray(repeating: .null, count: toOne.count)
+        self.valueProperties = attributes + toOne
         self.attributeProperties = attributes
         self.toOneProperties = toOne
         self.toManyProperties = toMany
+        self.newToMany = ContiguousArray(repeating: .loaded([]), count: toMany.count)
+        self.faultedToMany = ContiguousArray(repeating: .fault, count: toMany.count)
     }
 }

@@ -4,8 +4,9 @@ import OrderedCollections
 /// The storage of one object's persistent values, and its place in a context.
 ///
 /// Generated accessors call ``value(at:)``, ``setValue(_:at:)`` and ``initialize(_:at:)``; everything else is
-/// internal. Attributes, to-one and to-many relationships live in three compact arrays indexed by the
-/// entity's ``EntityLayout``. The committed arrays share their buffers with the current ones until a
+/// internal. Attributes and to-one relationships live in one array laid out like the object's row (see
+/// ``EntityLayout``): a fetched row becomes an object's values without conversion, and a changed
+/// value is a changed column. The committed values share their buffer with the current ones until a
 /// property changes (copy on write), so an unchanged object costs one copy of its values.
 ///
 /// Its stored properties opt out of dynamic exclusivity checking: a state is only touched from its
@@ -24,8 +25,10 @@ public final class ObjectState {
     /// reference, which would cost a side-table update per object: a context clears this field of
     /// every state it registered when it is deallocated, and a state is registered whenever this field
     /// names a context.
-    @exclusivity(unchecked) unowned(unsafe) var context: ObjectContext?
-    @exclusivity(unchecked) var mapping: EntityMapping?
+    @exclusivity(unchecked) unowned(unsafe) private(set) var context: ObjectContext?
+    /// The entity's mapping in the context's store, set and cleared with ``context`` (the context keeps
+    /// the store, and the store its mappings, alive).
+    @exclusivity(unchecked) unowned(unsafe) private(set) var mapping: EntityMapping?
 
     @exclusivity(unchecked) var isFault = false
     @exclusivity(unchecked) var isInserted = false
@@ -33,21 +36,23 @@ public final class ObjectState {
     @exclusivity(unchecked) var isDeleted = false
     /// Whether the row could not be found when a fault was fulfilled.
     @exclusivity(unchecked) var isInaccessible = false
-    /// True while user code may assign initial values (between creation and insertion).
+    /// True while user code may assign initial values: from creation until the object is inserted.
     @exclusivity(unchecked) @usableFromInline var acceptsInitialValues: Bool
     /// True while the object's materializing initializer runs: its placeholder assignments (which
     /// reach setters for optional properties, already initialized to nil) must not change anything.
     @exclusivity(unchecked) var isMaterializing = false
 
-    @exclusivity(unchecked) var attributes: ContiguousArray<StoredValue>
-    @exclusivity(unchecked) var committedAttributes: ContiguousArray<StoredValue>
-    @exclusivity(unchecked) var toOne: ContiguousArray<ObjectID?>
-    @exclusivity(unchecked) var committedToOne: ContiguousArray<ObjectID?>
+    /// The row's values: attributes, then to-one destination keys (`.integer`, or `.null` for none).
+    /// Empty while the object is a fault.
+    @exclusivity(unchecked) var values: ContiguousArray<StoredValue>
+    /// The values as last read or saved.
+    @exclusivity(unchecked) var committedValues: ContiguousArray<StoredValue>
     @exclusivity(unchecked) var toMany: ContiguousArray<ToManyValue>
     /// To-many slots changed since the last save.
     @exclusivity(unchecked) var changedToMany: Set<Int> = []
-    /// Related objects of an object not inserted yet, kept alive until insertion.
-    @exclusivity(unchecked) var detachedRelatives: [ObjectID: any Entity] = [:]
+    /// Relationships of an object not inserted yet, by property index: the related objects are kept
+    /// alive, and linked (with their inverses) when the object is inserted.
+    @exclusivity(unchecked) var detachedRelatives: [Int: [any Entity]] = [:]
 
     /// A new object, created by user code.
     init(newObjectOf entity: EntityDeclaration) {
@@ -55,15 +60,12 @@ public final class ObjectState {
         self.id = .temporary(for: entity)
         self.globalID = GlobalIDs.next()
         self.acceptsInitialValues = true
-        let layout = entity.layout
-        attributes = layout.initialAttributes
-        committedAttributes = []
-        toOne = ContiguousArray(repeating: nil, count: layout.toOneProperties.count)
-        committedToOne = []
-        toMany = ContiguousArray(repeating: .loaded([]), count: layout.toManyProperties.count)
+        values = entity.layout.initialValues
+        committedValues = []
+        toMany = entity.layout.newToMany
     }
 
-    /// An object read from the store, or a fault for one (`values == nil`).
+    /// A fault for an object of the store: ``load(_:version:globalID:)`` fills it.
     init(entity: EntityDeclaration, id: ObjectID, globalID: UUID, context: ObjectContext, mapping: EntityMapping) {
         self.entity = entity
         self.id = id
@@ -72,11 +74,9 @@ public final class ObjectState {
         self.mapping = mapping
         self.acceptsInitialValues = false
         self.isFault = true
-        attributes = []
-        committedAttributes = []
-        toOne = []
-        committedToOne = []
-        toMany = ContiguousArray(repeating: .fault, count: entity.layout.toManyProperties.count)
+        values = []
+        committedValues = []
+        toMany = entity.layout.faultedToMany
     }
 
     deinit {
@@ -89,14 +89,18 @@ public final class ObjectState {
         MaterializationSlot.take() ?? ObjectState(newObjectOf: entity)
     }
 
+    /// Makes the state belong to a context (at insertion), or to none (when the context is gone or
+    /// forgets it).
+    func attach(to context: ObjectContext?, mapping: EntityMapping?) {
+        self.context = context
+        self.mapping = mapping
+    }
+
     /// Fills the state with a row's values.
-    func load(attributes: ContiguousArray<StoredValue>, toOne: ContiguousArray<ObjectID?>, version: Int64,
-              globalID: UUID? = nil) {
+    func load(_ values: ContiguousArray<StoredValue>, version: Int64, globalID: UUID? = nil) {
         if let globalID { self.globalID = globalID }
-        self.attributes = attributes
-        self.committedAttributes = attributes
-        self.toOne = toOne
-        self.committedToOne = toOne
+        self.values = values
+        self.committedValues = values
         self.version = version
         isFault = false
     }
@@ -115,13 +119,9 @@ public final class ObjectState {
 
     /// Marks the current values as saved.
     func commit() {
-        committedAttributes = attributes
-        committedToOne = toOne
+        committedValues = values
         changedToMany = []
     }
-
-    /// Detaches the state from the user's initial assignments.
-    func stopAcceptingInitialValues() { acceptsInitialValues = false }
 
     private func fulfillIfNeeded() {
         if isFault { context?.fulfillFault(self) }
@@ -157,21 +157,21 @@ public final class ObjectState {
     @usableFromInline
     func initializeStoredAttribute(_ value: StoredValue, at index: Int) {
         guard acceptsInitialValues else { return }
-        attributes[entity.layout.slotIndex[index]] = value
+        values[entity.layout.slotIndex[index]] = value
     }
 
     @usableFromInline
     func storedAttribute(at index: Int) -> StoredValue {
         fulfillIfNeeded()
         let slot = entity.layout.slotIndex[index]
-        return slot < attributes.count ? attributes[slot] : .null
+        return slot < values.count ? values[slot] : .null
     }
 
     /// The value read when the stored one is missing or does not fit the type: the declared default,
     /// else the type's default.
     @usableFromInline
     func fallbackValue<Value: AttributeValue>(at index: Int) -> Value {
-        let declared = entity.layout.initialAttributes[entity.layout.slotIndex[index]]
+        let declared = entity.layout.initialValues[entity.layout.slotIndex[index]]
         return Value(storedValue: declared) ?? Value.defaultValue
     }
 
@@ -182,8 +182,8 @@ public final class ObjectState {
         if let context {
             context.willChange(self)
         }
-        guard slot < attributes.count else { return }
-        attributes[slot] = value
+        guard slot < values.count else { return }
+        values[slot] = value
     }
 
     // MARK: To-one relationships
@@ -201,21 +201,39 @@ public final class ObjectState {
     /// Reads a to-one relationship, loading a fault first.
     public func value<Destination: Entity>(at index: Int) -> Destination? {
         fulfillIfNeeded()
-        let slot = entity.layout.slotIndex[index]
-        guard slot < toOne.count, let id = toOne[slot] else { return nil }
-        return resolve(id) as? Destination
+        guard let context else { return detachedRelatives[index]?.first as? Destination }
+        guard let id = relatedID(at: entity.layout.slotIndex[index]) else { return nil }
+        return context.object(with: id) as? Destination
     }
 
     /// Sets a to-one relationship.
     public func setValue<Destination: Entity>(_ value: Destination?, at index: Int) {
         guard !isMaterializing else { return }
-        let slot = entity.layout.slotIndex[index]
         if let context {
-            context.setToOne(self, slot: slot, to: value)
+            context.setToOne(self, slot: entity.layout.slotIndex[index], to: value)
         } else {
-            toOne[slot] = value?.objectID
-            if let value { detachedRelatives[value.objectID] = value }
+            detachedRelatives[index] = value.map { [$0] }
         }
+    }
+
+    /// The key of the object a to-one relationship points to; temporary keys are negative.
+    func relatedKey(at slot: Int) -> Int64? {
+        let position = entity.layout.attributeCount + slot
+        guard position < values.count, case .integer(let key) = values[position] else { return nil }
+        return key
+    }
+
+    /// The ID of the object a to-one relationship points to, in the context's store.
+    func relatedID(at slot: Int) -> ObjectID? {
+        guard let key = relatedKey(at: slot), let context, let mapping else { return nil }
+        return ObjectID(entity: mapping.toOneDestinations[slot], key: key, store: key < 0 ? nil : context.store.identity)
+    }
+
+    /// Points a to-one relationship at an object, without touching the inverse.
+    func setRelated(_ id: ObjectID?, at slot: Int) {
+        let position = entity.layout.attributeCount + slot
+        guard position < values.count else { return }
+        values[position] = id.map { .integer($0.key) } ?? .null
     }
 
     // MARK: To-many relationships
@@ -254,25 +272,16 @@ public final class ObjectState {
 
     private func setMembers(_ members: [any Entity], at index: Int) {
         guard !isMaterializing else { return }
-        let slot = entity.layout.slotIndex[index]
         if let context {
-            context.setToMany(self, slot: slot, to: members)
+            context.setToMany(self, slot: entity.layout.slotIndex[index], to: members)
         } else {
-            toMany[slot] = .loaded(OrderedSet(members.map(\.objectID)))
-            for member in members { detachedRelatives[member.objectID] = member }
+            detachedRelatives[index] = members
         }
     }
 
     private func relatedObjects(at index: Int) -> [any Entity] {
-        let slot = entity.layout.slotIndex[index]
-        guard slot < toMany.count else { return [] }
-        let ids = context?.members(of: self, slot: slot) ?? toMany[slot].loadedMembers ?? []
-        return ids.compactMap(resolve)
-    }
-
-    private func resolve(_ id: ObjectID) -> (any Entity)? {
-        if let context { return context.object(with: id) }
-        return detachedRelatives[id]
+        guard let context else { return detachedRelatives[index] ?? [] }
+        return context.members(of: self, slot: entity.layout.slotIndex[index]).compactMap(context.object(with:))
     }
 
     // MARK: Change information
@@ -284,14 +293,9 @@ public final class ObjectState {
             return Set(properties.map(\.name))
         }
         var keys: Set<String> = []
-        if !committedAttributes.isEmpty {
-            for slot in attributes.indices where attributes[slot] != committedAttributes[slot] {
-                keys.insert(properties[layout.attributeProperties[slot]].name)
-            }
-        }
-        if !committedToOne.isEmpty {
-            for slot in toOne.indices where toOne[slot] != committedToOne[slot] {
-                keys.insert(properties[layout.toOneProperties[slot]].name)
+        if !committedValues.isEmpty {
+            for position in values.indices where values[position] != committedValues[position] {
+                keys.insert(properties[layout.valueProperties[position]].name)
             }
         }
         for slot in changedToMany {
@@ -303,27 +307,22 @@ public final class ObjectState {
     func committedValue(forKey key: String) -> StoredValue? {
         guard let index = entity.properties.firstIndex(where: { $0.name == key }),
               case .attribute(let slot) = entity.layout.slots[index],
-              slot < committedAttributes.count, committedAttributes[slot] != attributes[slot] else { return nil }
-        return committedAttributes[slot]
+              slot < committedValues.count, committedValues[slot] != values[slot] else { return nil }
+        return committedValues[slot]
     }
 
     /// Whether any column of the object's row differs from what was read.
     var hasColumnChanges: Bool {
-        attributes != committedAttributes || toOne != committedToOne
+        values != committedValues
     }
 }
 
 /// The members of a to-many relationship in memory.
-enum ToManyValue {
+enum ToManyValue: Sendable {
     /// Not loaded yet; changes made through inverse relationships wait in `added` / `removed`.
     case fault
     case pending(added: OrderedSet<ObjectID>, removed: Set<ObjectID>)
     case loaded(OrderedSet<ObjectID>)
-
-    var loadedMembers: [ObjectID]? {
-        if case .loaded(let members) = self { return Array(members) }
-        return nil
-    }
 
     // The mutations below first set `self` to `.fault`, so that the set taken out of the enum is the
     // only reference to its storage and changes in place: otherwise each insertion into a loaded

@@ -13,10 +13,10 @@ final class EntityMapping: Sendable {
     let toOneRelationships: [RelationshipMapping]
     /// To-many slot → the relationship's mapping.
     let toManyRelationships: [RelationshipMapping]
-    /// To-one slot → the destination entity (read for every fetched row, so kept apart).
+    /// To-one slot → the destination entity.
     let toOneDestinations: [EntityDeclaration]
-    /// Attribute slot → how its column is read.
-    let attributeStorageClasses: [StorageClass]
+    /// Position in ``ObjectState/values`` → how its column is read (to-one keys are integers).
+    let valueStorageClasses: [StorageClass]
     /// Attribute slot → the quoted column name.
     let quotedAttributeColumns: [String]
     /// To-one slots stored as a foreign key in this table, with the quoted column.
@@ -39,7 +39,8 @@ final class EntityMapping: Sendable {
         self.toManyRelationships = toMany
         self.toOneDestinations = toOne.map(\.destinationDeclaration)
         self.quotedAttributeColumns = attributeColumns.map(SQL.quote)
-        self.attributeStorageClasses = description.attributes.map { StorageClass($0.type) }
+        self.valueStorageClasses = description.attributes.map { StorageClass($0.type) }
+            + Array(repeating: .integer, count: toOne.count)
         self.foreignKeys = toOne.enumerated().compactMap { slot, relationship in
             relationship.foreignKeyColumn.map { (slot, SQL.quote($0)) }
         }

@@ -6,8 +6,8 @@ struct DecodedRow {
     var key: Int64
     var globalID: UUID
     var version: Int64
-    var attributes: ContiguousArray<StoredValue>
-    var toOne: ContiguousArray<ObjectID?>
+    /// Laid out as ``ObjectState/values``: attributes, then to-one keys.
+    var values: ContiguousArray<StoredValue>
 }
 
 /// Reads the rows of a query selecting ``EntityMapping/selectList``, straight from the statement's
@@ -17,7 +17,6 @@ struct DecodedRow {
 /// (no `Row` subscripts, no intermediate dictionaries), so a row costs little more than SQLite's own work.
 struct ObjectRows {
     let mapping: EntityMapping
-    let store: SQLiteStore
 
     /// Calls `body` with each row of the statement, run with `arguments`, whose primary key passes
     /// `including` (checked before the rest of the row is decoded).
@@ -35,25 +34,17 @@ struct ObjectRows {
 
     /// The current row of a stepped statement.
     func decode(_ statement: SQLiteStatement) -> DecodedRow {
-        let attributeCount = mapping.attributeColumns.count
-        var attributes = ContiguousArray<StoredValue>()
-        attributes.reserveCapacity(attributeCount)
-        let storageClasses = mapping.attributeStorageClasses
-        for column in 0..<attributeCount {
-            attributes.append(Self.storedValue(statement, CInt(3 + column), storageClasses[column]))
-        }
-        let destinations = mapping.toOneDestinations
-        var toOne = ContiguousArray<ObjectID?>()
-        toOne.reserveCapacity(destinations.count)
-        for (slot, destination) in destinations.enumerated() {
-            let key = Int64.fromStatement(statement, atUncheckedIndex: CInt(3 + attributeCount + slot))
-            toOne.append(key.map { ObjectID(entity: destination, key: $0, store: store.identity) })
+        let storageClasses = mapping.valueStorageClasses
+        var values = ContiguousArray<StoredValue>()
+        values.reserveCapacity(storageClasses.count)
+        for (position, storageClass) in storageClasses.enumerated() {
+            values.append(Self.storedValue(statement, CInt(3 + position), storageClass))
         }
         return DecodedRow(
             key: Int64(sqliteStatement: statement, index: 0),
             globalID: UUID.fromStatement(statement, atUncheckedIndex: 1) ?? GlobalIDs.placeholder,
             version: Int64(sqliteStatement: statement, index: 2),
-            attributes: attributes, toOne: toOne)
+            values: values)
     }
 
     /// A column's value, read with the accessor of the storage class its attribute is written with
