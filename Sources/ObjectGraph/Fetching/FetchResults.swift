@@ -52,6 +52,9 @@ final class BatchedObjects {
     func object(at position: Int) -> AnyObject {
         let start = position - position % batchSize
         if start != windowStart {
+            // Released first: the objects nobody else holds go before the next batch is made, so
+            // their memory is reused and they are no longer in the context's uniquing table.
+            window = []
             window = context.loadBatch(keys[start..<min(start + batchSize, keys.count)], mapping: mapping)
             windowStart = start
         }

@@ -123,8 +123,18 @@ public final class ObjectState {
         changedToMany = []
     }
 
+    @inline(__always)
     private func fulfillIfNeeded() {
         if isFault { context?.fulfillFault(self) }
+    }
+
+    /// The position of property `index` in its kind's numbering.
+    ///
+    /// Read through a guaranteed reference: the declaration is immortal, and reading its table as
+    /// an ordinary array would retain and release it on every property access.
+    @inline(__always)
+    private func slot(of index: Int) -> Int {
+        Unmanaged.passUnretained(entity)._withUnsafeGuaranteedRef { $0.layout.slotIndex[index] }
     }
 
     // MARK: Attributes
@@ -157,13 +167,13 @@ public final class ObjectState {
     @usableFromInline
     func initializeStoredAttribute(_ value: StoredValue, at index: Int) {
         guard acceptsInitialValues else { return }
-        values[entity.layout.slotIndex[index]] = value
+        values[slot(of: index)] = value
     }
 
     @usableFromInline
     func storedAttribute(at index: Int) -> StoredValue {
         fulfillIfNeeded()
-        let slot = entity.layout.slotIndex[index]
+        let slot = slot(of: index)
         return slot < values.count ? values[slot] : .null
     }
 
@@ -171,14 +181,14 @@ public final class ObjectState {
     /// else the type's default.
     @usableFromInline
     func fallbackValue<Value: AttributeValue>(at index: Int) -> Value {
-        let declared = entity.layout.initialValues[entity.layout.slotIndex[index]]
+        let declared = entity.layout.initialValues[slot(of: index)]
         return Value(storedValue: declared) ?? Value.defaultValue
     }
 
     @usableFromInline
     func setStoredAttribute(_ value: StoredValue, at index: Int) {
         guard !isMaterializing else { return }
-        let slot = entity.layout.slotIndex[index]
+        let slot = slot(of: index)
         if let context {
             context.willChange(self)
         }
@@ -202,7 +212,7 @@ public final class ObjectState {
     public func value<Destination: Entity>(at index: Int) -> Destination? {
         fulfillIfNeeded()
         guard let context else { return detachedRelatives[index]?.first as? Destination }
-        guard let id = relatedID(at: entity.layout.slotIndex[index]) else { return nil }
+        guard let id = relatedID(at: slot(of: index)) else { return nil }
         return context.object(with: id) as? Destination
     }
 
@@ -210,7 +220,7 @@ public final class ObjectState {
     public func setValue<Destination: Entity>(_ value: Destination?, at index: Int) {
         guard !isMaterializing else { return }
         if let context {
-            context.setToOne(self, slot: entity.layout.slotIndex[index], to: value)
+            context.setToOne(self, slot: slot(of: index), to: value)
         } else {
             detachedRelatives[index] = value.map { [$0] }
         }
@@ -273,7 +283,7 @@ public final class ObjectState {
     private func setMembers(_ members: [any Entity], at index: Int) {
         guard !isMaterializing else { return }
         if let context {
-            context.setToMany(self, slot: entity.layout.slotIndex[index], to: members)
+            context.setToMany(self, slot: slot(of: index), to: members)
         } else {
             detachedRelatives[index] = members
         }
@@ -281,7 +291,7 @@ public final class ObjectState {
 
     private func relatedObjects(at index: Int) -> [any Entity] {
         guard let context else { return detachedRelatives[index] ?? [] }
-        return context.members(of: self, slot: entity.layout.slotIndex[index]).compactMap(context.object(with:))
+        return context.members(of: self, slot: slot(of: index)).compactMap(context.object(with:))
     }
 
     // MARK: Change information
