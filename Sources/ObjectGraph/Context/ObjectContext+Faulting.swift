@@ -6,16 +6,13 @@ extension ObjectContext {
     /// The object for a fetched row: the registered one (loaded if it was a fault, otherwise left with
     /// its own values: the context's view of an object changes only by merging or refreshing), or a new
     /// one, whose state goes to `unregistered` for the caller to register once the rows are read.
-    func object(for row: DecodedRow, mapping: EntityMapping, unregistered: inout [Unmanaged<ObjectState>]) -> any Entity {
+    func object(for row: CurrentRow, mapping: EntityMapping, unregistered: inout [Unmanaged<ObjectState>]) -> any Entity {
         let id = ObjectID(entity: mapping.declaration, key: row.key, store: store.identity)
-        if let state = registry.state(for: id) {
-            if state.isFault {
-                state.load(row.values, version: row.version, globalID: row.globalID)
-            }
-            if let object = state.object { return object }
+        if let state = registry.state(for: id), let object = state.object {
+            if state.isFault { state.load(row) }
+            return object
         }
-        let state = ObjectState(entity: mapping.declaration, id: id, globalID: row.globalID, context: self, mapping: mapping)
-        state.load(row.values, version: row.version, globalID: row.globalID)
+        let state = ObjectState.make(entity: mapping.declaration, id: id, context: self, mapping: mapping, row: row)
         let object = MaterializationSlot.materialize(mapping.declaration.type, with: state)
         state.object = object
         unregistered.append(Unmanaged.passUnretained(state))
@@ -34,14 +31,14 @@ extension ObjectContext {
         return objects
     }
 
-    /// Reads one object's row.
-    func readRow(of state: ObjectState) throws -> DecodedRow? {
+    /// Reads one object's row and passes it to `body`; nil if the row does not exist.
+    func readRow<Result>(of state: ObjectState, _ body: (CurrentRow) -> Result) throws -> Result? {
         guard let mapping = state.mapping, !state.id.isTemporary else { return nil }
         let sql = "SELECT \(mapping.selectList) FROM \(mapping.table) AS t0 WHERE t0.Z_PK = ?"
         return try store.writer.read { db in
-            var result: DecodedRow?
+            var result: Result?
             try ObjectRows(mapping: mapping)
-                .forEach(db.cachedStatement(sql: sql), arguments: [state.id.key.databaseValue]) { result = $0 }
+                .forEach(db.cachedStatement(sql: sql), arguments: [state.id.key.databaseValue]) { result = body($0) }
             return result
         }
     }
@@ -50,10 +47,7 @@ extension ObjectContext {
     /// object read as deleted, with default values: reading never traps.
     func fulfillFault(_ state: ObjectState) {
         guard state.isFault else { return }
-        if let row = try? readRow(of: state) {
-            state.load(row.values, version: row.version, globalID: row.globalID)
-            return
-        }
+        if (try? readRow(of: state, { state.load($0) })) != nil { return }
         state.load(state.entity.layout.initialValues, version: 0)
         state.isInaccessible = true
         state.isDeleted = true

@@ -74,7 +74,7 @@ extension ObjectContext {
             }
             if state.isFault { continue }
             for (slot, attribute) in mapping.description.attributes.enumerated()
-            where !attribute.isOptional && state.values[slot].isNull {
+            where !attribute.isOptional && state.value(atPosition: slot).isNull {
                 fail(attribute.name, .missingValue)
             }
             for (slot, relationship) in mapping.toManyRelationships.enumerated()
@@ -184,7 +184,7 @@ extension ObjectContext {
         var values: [DatabaseValue] = [key(state.id.key), state.globalID.storedValue.databaseValue, 1.databaseValue]
         let attributeCount = state.entity.layout.attributeCount
         values.reserveCapacity(3 + attributeCount + mapping.foreignKeys.count)
-        for value in state.values.prefix(attributeCount) { values.append(value.databaseValue) }
+        for position in 0..<attributeCount { values.append(state.value(atPosition: position).databaseValue) }
         for foreignKey in mapping.foreignKeys { values.append(key(state.relatedKey(at: foreignKey.slot))) }
         try statement.bind(values)
         try execute(statement, for: state, db)
@@ -196,10 +196,11 @@ extension ObjectContext {
         var assignments: [String] = []
         var values: [DatabaseValue] = []
         let attributeCount = state.entity.layout.attributeCount
-        for position in state.values.indices where state.values[position] != state.committedValues[position] {
+        let committed = state.committedValues ?? []
+        for position in committed.indices where state.value(atPosition: position) != committed[position] {
             if position < attributeCount {
                 assignments.append("\(mapping.quotedAttributeColumns[position]) = ?")
-                values.append(state.values[position].databaseValue)
+                values.append(state.value(atPosition: position).databaseValue)
             } else if let column = mapping.toOneRelationships[position - attributeCount].foreignKeyColumn {
                 // The other side of a one-to-one holds no column here.
                 assignments.append("\(SQL.quote(column)) = ?")
@@ -231,7 +232,7 @@ extension ObjectContext {
             let slot = mapping.attributeColumns.firstIndex(of: column)
             throw ObjectGraphError.validationFailed([ValidationFailure(
                 entity: mapping.name, objectID: state.id, property: slot.map { mapping.attributeColumns[$0] },
-                reason: .notUnique(slot.map { state.values[$0] } ?? .null))])
+                reason: .notUnique(slot.map { state.value(atPosition: $0) } ?? .null))])
         }
     }
 
@@ -333,9 +334,9 @@ extension ObjectContext {
             let state = object._$state
             if !permanent.isEmpty {
                 // Rebuilt only where a temporary ID appears: most links point to saved objects.
-                for position in state.entity.layout.attributeCount..<state.values.count {
-                    if case .integer(let key) = state.values[position], key < 0, let saved = newKeys[key] {
-                        state.values[position] = .integer(saved)
+                for position in state.entity.layout.attributeCount..<state.valueCount {
+                    if case .integer(let key) = state.value(atPosition: position), key < 0, let saved = newKeys[key] {
+                        state.write(.integer(saved), atPosition: position)
                     }
                 }
                 for slot in state.toMany.indices {

@@ -123,7 +123,7 @@ public final class ObjectContext {
 
     /// A new, registered fault for a saved row that has no live object here.
     func fault(for id: ObjectID, mapping: EntityMapping) -> any Entity {
-        let state = ObjectState(entity: mapping.declaration, id: id, globalID: GlobalIDs.placeholder, context: self, mapping: mapping)
+        let state = ObjectState.make(entity: mapping.declaration, id: id, context: self, mapping: mapping, row: nil)
         let object = MaterializationSlot.materialize(mapping.declaration.type, with: state)
         state.object = object
         registry.register(state)
@@ -264,7 +264,8 @@ public final class ObjectContext {
         for object in Array(updated.values) + Array(deleted.values) {
             let state = object._$state
             guard !state.isInserted else { continue }
-            state.values = state.committedValues
+            if let committed = state.committedValues { state.replaceValues(with: committed) }
+            state.committedValues = nil
             for slot in state.changedToMany { state.toMany[slot] = .fault }
             state.changedToMany = []
             state.isUpdated = false
@@ -298,18 +299,18 @@ public final class ObjectContext {
             updated[ObjectIdentifier(state)] = nil
             state.isUpdated = false
             state.isFault = true
-            state.values = []
-            state.committedValues = []
+            state.replaceValues(with: ContiguousArray(repeating: .null, count: state.valueCount))
+            state.committedValues = nil
             state.changedToMany = []
             state.toMany = state.entity.layout.faultedToMany
             return
         }
         let local = state.values
-        let old = state.committedValues
-        guard let row = try? readRow(of: state) else { return }
-        state.load(row.values, version: row.version)
+        let old = state.committedValues ?? local
+        guard let row = try? readRow(of: state, { ($0.values, $0.version) }) else { return }
+        state.load(row.0, version: row.1)
         for position in local.indices where local[position] != old[position] {
-            state.values[position] = local[position]
+            state.write(local[position], atPosition: position)
         }
     }
 }

@@ -4,104 +4,220 @@ import OrderedCollections
 /// The storage of one object's persistent values, and its place in a context.
 ///
 /// Generated accessors call ``value(at:)``, ``setValue(_:at:)`` and ``initialize(_:at:)``; everything else is
-/// internal. Attributes and to-one relationships live in one array laid out like the object's row (see
-/// ``EntityLayout``): a fetched row becomes an object's values without conversion, and a changed
-/// value is a changed column. The committed values share their buffer with the current ones until a
-/// property changes (copy on write), so an unchanged object costs one copy of its values.
+/// internal. Attributes and to-one relationships are stored in the state itself, after its header,
+/// laid out like the object's row (see ``EntityLayout``): a fetched row is decoded straight into the
+/// object that represents it, and a changed value is a changed column. The values as last read or
+/// saved are copied aside only when the first of them changes, so an unchanged object costs one
+/// allocation besides the object itself.
 ///
-/// Its stored properties opt out of dynamic exclusivity checking: a state is only touched from its
-/// context's isolation, and never while one of its own properties is being modified, so the checks
-/// could never fire; on the read path of a fetch they cost more than the reads themselves.
-public final class ObjectState {
-    /// Declarations are immortal (see ``EntityDeclaration``), so no reference count is kept.
-    unowned(unsafe) let entity: EntityDeclaration
-    @exclusivity(unchecked) var id: ObjectID
-    @exclusivity(unchecked) var globalID: UUID
-    @exclusivity(unchecked) var version: Int64 = 0
-
-    /// The object this state belongs to. The object owns the state, so this never dangles.
-    @exclusivity(unchecked) unowned(unsafe) var object: (any Entity)?
-    /// The context, unretained (objects must not keep their context alive, as in Core Data). Not a weak
-    /// reference, which would cost a side-table update per object: a context clears this field of
-    /// every state it registered when it is deallocated, and a state is registered whenever this field
-    /// names a context.
-    @exclusivity(unchecked) unowned(unsafe) private(set) var context: ObjectContext?
-    /// The entity's mapping in the context's store, set and cleared with ``context`` (the context keeps
-    /// the store, and the store its mappings, alive).
-    @exclusivity(unchecked) unowned(unsafe) private(set) var mapping: EntityMapping?
-
-    @exclusivity(unchecked) var isFault = false
-    @exclusivity(unchecked) var isInserted = false
-    @exclusivity(unchecked) var isUpdated = false
-    @exclusivity(unchecked) var isDeleted = false
-    /// Whether the row could not be found when a fault was fulfilled.
-    @exclusivity(unchecked) var isInaccessible = false
-    /// True while user code may assign initial values: from creation until the object is inserted.
-    @exclusivity(unchecked) @usableFromInline var acceptsInitialValues: Bool
-    /// True while the object's materializing initializer runs: its placeholder assignments (which
-    /// reach setters for optional properties, already initialized to nil) must not change anything.
-    @exclusivity(unchecked) var isMaterializing = false
-
-    /// The row's values: attributes, then to-one destination keys (`.integer`, or `.null` for none).
-    /// Empty while the object is a fault.
-    @exclusivity(unchecked) var values: ContiguousArray<StoredValue>
-    /// The values as last read or saved.
-    @exclusivity(unchecked) var committedValues: ContiguousArray<StoredValue>
-    @exclusivity(unchecked) var toMany: ContiguousArray<ToManyValue>
-    /// To-many slots changed since the last save.
-    @exclusivity(unchecked) var changedToMany: Set<Int> = []
-    /// Relationships of an object not inserted yet, by property index: the related objects are kept
-    /// alive, and linked (with their inverses) when the object is inserted.
-    @exclusivity(unchecked) var detachedRelatives: [Int: [any Entity]] = [:]
-
+/// The header is reached through its address: a `ManagedBuffer`'s header is a class property, and
+/// dynamic exclusivity checks on it would cost more than the reads on the path of a fetch. A state
+/// is only touched from its context's isolation, and never while one of its own fields is being
+/// modified, so those checks could never fire.
+public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     /// A new object, created by user code.
-    init(newObjectOf entity: EntityDeclaration) {
-        self.entity = entity
-        self.id = .temporary(for: entity)
-        self.globalID = GlobalIDs.next()
-        self.acceptsInitialValues = true
-        values = entity.layout.initialValues
-        committedValues = []
-        toMany = entity.layout.newToMany
+    static func makeNew(of entity: EntityDeclaration) -> ObjectState {
+        let layout = entity.layout
+        let header = _ObjectStateHeader(
+            entity: entity, id: .temporary(for: entity), globalID: GlobalIDs.next(), valueCount: layout.initialValues.count,
+            acceptsInitialValues: true, toMany: layout.newToMany)
+        let state = make(header)
+        state.withUnsafeMutablePointerToElements { elements in
+            _ = UnsafeMutableBufferPointer(start: elements, count: layout.initialValues.count)
+                .initialize(fromContentsOf: layout.initialValues)
+        }
+        return state
     }
 
-    /// A fault for an object of the store: ``load(_:version:globalID:)`` fills it.
-    init(entity: EntityDeclaration, id: ObjectID, globalID: UUID, context: ObjectContext, mapping: EntityMapping) {
-        self.entity = entity
-        self.id = id
-        self.globalID = globalID
-        self.context = context
-        self.mapping = mapping
-        self.acceptsInitialValues = false
-        self.isFault = true
-        values = []
-        committedValues = []
-        toMany = entity.layout.faultedToMany
+    /// An object of the store, as a fault (`row == nil`) or filled with a fetched row's values.
+    static func make(entity: EntityDeclaration, id: ObjectID, context: ObjectContext, mapping: EntityMapping,
+                     row: CurrentRow?) -> ObjectState {
+        let count = entity.layout.initialValues.count
+        var header = _ObjectStateHeader(
+            entity: entity, id: id, globalID: GlobalIDs.placeholder, valueCount: count,
+            acceptsInitialValues: false, toMany: entity.layout.faultedToMany)
+        header.context = context
+        header.mapping = mapping
+        header.isFault = row == nil
+        if let row {
+            header.globalID = row.globalID
+            header.version = row.version
+        }
+        let state = make(header)
+        state.withUnsafeMutablePointerToElements { elements in
+            if let row {
+                row.initializeValues(elements, count: count)
+            } else {
+                elements.initialize(repeating: .null, count: count)
+            }
+        }
+        return state
+    }
+
+    private static func make(_ header: _ObjectStateHeader) -> ObjectState {
+        let buffer = create(minimumCapacity: header.valueCount) { _ in header }
+        // `create` allocates an instance of the class it is called on.
+        return unsafeDowncast(buffer, to: ObjectState.self)
     }
 
     deinit {
         context?.forget(self)
+        _ = withUnsafeMutablePointers { header, elements in
+            elements.deinitialize(count: header.pointee.valueCount)
+        }
     }
 
     /// The state of an `@Entity` object being initialized: the one ObjectGraph prepared when it
     /// materializes a fetched object, otherwise a new one.
     public static func _claim(_ entity: EntityDeclaration) -> ObjectState {
-        MaterializationSlot.take() ?? ObjectState(newObjectOf: entity)
+        MaterializationSlot.take() ?? makeNew(of: entity)
+    }
+
+    // MARK: Header fields
+
+    @inline(__always)
+    private var fields: UnsafeMutablePointer<_ObjectStateHeader> {
+        withUnsafeMutablePointerToHeader { $0 }
+    }
+
+    /// The entity's declaration.
+    var entity: EntityDeclaration { fields.pointee.entity }
+    var id: ObjectID {
+        get { fields.pointee.id }
+        set { fields.pointee.id = newValue }
+    }
+    var globalID: UUID {
+        get { fields.pointee.globalID }
+        set { fields.pointee.globalID = newValue }
+    }
+    var version: Int64 {
+        get { fields.pointee.version }
+        set { fields.pointee.version = newValue }
+    }
+    /// The object this state belongs to. The object owns the state, so this never dangles.
+    var object: (any Entity)? {
+        get { fields.pointee.object }
+        set { fields.pointee.object = newValue }
+    }
+    /// The context, unretained (see ``_ObjectStateHeader``); change it with ``attach(to:mapping:)``.
+    var context: ObjectContext? { fields.pointee.context }
+    /// The entity's mapping in the context's store, set and cleared with ``context``.
+    var mapping: EntityMapping? { fields.pointee.mapping }
+    var isFault: Bool {
+        get { fields.pointee.isFault }
+        set { fields.pointee.isFault = newValue }
+    }
+    var isInserted: Bool {
+        get { fields.pointee.isInserted }
+        set { fields.pointee.isInserted = newValue }
+    }
+    var isUpdated: Bool {
+        get { fields.pointee.isUpdated }
+        set { fields.pointee.isUpdated = newValue }
+    }
+    var isDeleted: Bool {
+        get { fields.pointee.isDeleted }
+        set { fields.pointee.isDeleted = newValue }
+    }
+    /// Whether the row could not be found when a fault was fulfilled.
+    var isInaccessible: Bool {
+        get { fields.pointee.isInaccessible }
+        set { fields.pointee.isInaccessible = newValue }
+    }
+    /// True while user code may assign initial values: from creation until the object is inserted.
+    @usableFromInline var acceptsInitialValues: Bool {
+        get { fields.pointee.acceptsInitialValues }
+        set { fields.pointee.acceptsInitialValues = newValue }
+    }
+    /// True while the object's materializing initializer runs: its placeholder assignments (which
+    /// reach setters for optional properties, already initialized to nil) must not change anything.
+    var isMaterializing: Bool {
+        get { fields.pointee.isMaterializing }
+        set { fields.pointee.isMaterializing = newValue }
+    }
+    var toMany: ContiguousArray<ToManyValue> {
+        get { fields.pointee.toMany }
+        _modify { yield &fields.pointee.toMany }
+        set { fields.pointee.toMany = newValue }
+    }
+    /// To-many slots changed since the last save.
+    var changedToMany: Set<Int> {
+        get { fields.pointee.changedToMany }
+        _modify { yield &fields.pointee.changedToMany }
+        set { fields.pointee.changedToMany = newValue }
+    }
+    /// Relationships of an object not inserted yet, by property index: the related objects are kept
+    /// alive, and linked (with their inverses) when the object is inserted.
+    var detachedRelatives: [Int: [any Entity]] {
+        get { fields.pointee.detachedRelatives }
+        _modify { yield &fields.pointee.detachedRelatives }
+        set { fields.pointee.detachedRelatives = newValue }
     }
 
     /// Makes the state belong to a context (at insertion), or to none (when the context is gone or
     /// forgets it).
     func attach(to context: ObjectContext?, mapping: EntityMapping?) {
-        self.context = context
-        self.mapping = mapping
+        fields.pointee.context = context
+        fields.pointee.mapping = mapping
     }
 
-    /// Fills the state with a row's values.
-    func load(_ values: ContiguousArray<StoredValue>, version: Int64, globalID: UUID? = nil) {
-        if let globalID { self.globalID = globalID }
-        self.values = values
-        self.committedValues = values
+    // MARK: Values
+
+    /// The number of values: attributes, then to-one relationships.
+    var valueCount: Int { fields.pointee.valueCount }
+
+    /// The value at a position of the row layout.
+    @inline(__always)
+    func value(atPosition position: Int) -> StoredValue {
+        withUnsafeMutablePointerToElements { $0[position] }
+    }
+
+    /// Changes the value at a position, first setting the committed values aside if this is the
+    /// first change since they were read or saved.
+    func write(_ value: StoredValue, atPosition position: Int) {
+        if fields.pointee.committed == nil, !isFault, !isInserted, !acceptsInitialValues {
+            fields.pointee.committed = values
+        }
+        withUnsafeMutablePointerToElements { $0[position] = value }
+    }
+
+    /// Every value, copied.
+    var values: ContiguousArray<StoredValue> {
+        withUnsafeMutablePointerToElements { ContiguousArray(UnsafeBufferPointer(start: $0, count: valueCount)) }
+    }
+
+    /// Replaces every value (without keeping the old ones as committed).
+    func replaceValues(with values: ContiguousArray<StoredValue>) {
+        let count = valueCount
+        withUnsafeMutablePointerToElements { elements in
+            for position in 0..<min(count, values.count) { elements[position] = values[position] }
+        }
+    }
+
+    /// The values as last read or saved, when some changed since.
+    var committedValues: ContiguousArray<StoredValue>? {
+        get { fields.pointee.committed }
+        set { fields.pointee.committed = newValue }
+    }
+
+    /// Fills the state with a row's values: they become the committed ones.
+    func load(_ row: CurrentRow) {
+        fields.pointee.globalID = row.globalID
+        fields.pointee.version = row.version
+        let count = valueCount
+        withUnsafeMutablePointerToElements { elements in
+            elements.deinitialize(count: count)
+            row.initializeValues(elements, count: count)
+        }
+        committedValues = nil
+        isFault = false
+    }
+
+    /// Fills the state with given values, committed, and a version.
+    func load(_ values: ContiguousArray<StoredValue>, version: Int64) {
+        replaceValues(with: values)
         self.version = version
+        committedValues = nil
         isFault = false
     }
 
@@ -119,7 +235,7 @@ public final class ObjectState {
 
     /// Marks the current values as saved.
     func commit() {
-        committedValues = values
+        committedValues = nil
         changedToMany = []
     }
 
@@ -167,14 +283,14 @@ public final class ObjectState {
     @usableFromInline
     func initializeStoredAttribute(_ value: StoredValue, at index: Int) {
         guard acceptsInitialValues else { return }
-        values[slot(of: index)] = value
+        withUnsafeMutablePointerToElements { $0[slot(of: index)] = value }
     }
 
     @usableFromInline
     func storedAttribute(at index: Int) -> StoredValue {
         fulfillIfNeeded()
         let slot = slot(of: index)
-        return slot < values.count ? values[slot] : .null
+        return value(atPosition: slot)
     }
 
     /// The value read when the stored one is missing or does not fit the type: the declared default,
@@ -192,8 +308,7 @@ public final class ObjectState {
         if let context {
             context.willChange(self)
         }
-        guard slot < values.count else { return }
-        values[slot] = value
+        write(value, atPosition: slot)
     }
 
     // MARK: To-one relationships
@@ -229,7 +344,7 @@ public final class ObjectState {
     /// The key of the object a to-one relationship points to; temporary keys are negative.
     func relatedKey(at slot: Int) -> Int64? {
         let position = entity.layout.attributeCount + slot
-        guard position < values.count, case .integer(let key) = values[position] else { return nil }
+        guard case .integer(let key) = value(atPosition: position) else { return nil }
         return key
     }
 
@@ -242,8 +357,7 @@ public final class ObjectState {
     /// Points a to-one relationship at an object, without touching the inverse.
     func setRelated(_ id: ObjectID?, at slot: Int) {
         let position = entity.layout.attributeCount + slot
-        guard position < values.count else { return }
-        values[position] = id.map { .integer($0.key) } ?? .null
+        write(id.map { .integer($0.key) } ?? .null, atPosition: position)
     }
 
     // MARK: To-many relationships
@@ -303,8 +417,8 @@ public final class ObjectState {
             return Set(properties.map(\.name))
         }
         var keys: Set<String> = []
-        if !committedValues.isEmpty {
-            for position in values.indices where values[position] != committedValues[position] {
+        if let committed = committedValues {
+            for position in committed.indices where value(atPosition: position) != committed[position] {
                 keys.insert(properties[layout.valueProperties[position]].name)
             }
         }
@@ -317,13 +431,54 @@ public final class ObjectState {
     func committedValue(forKey key: String) -> StoredValue? {
         guard let index = entity.properties.firstIndex(where: { $0.name == key }),
               case .attribute(let slot) = entity.layout.slots[index],
-              slot < committedValues.count, committedValues[slot] != values[slot] else { return nil }
-        return committedValues[slot]
+              let committed = committedValues, committed[slot] != value(atPosition: slot) else { return nil }
+        return committed[slot]
     }
 
     /// Whether any column of the object's row differs from what was read.
     var hasColumnChanges: Bool {
-        values != committedValues
+        committedValues.map { $0 != values } ?? false
+    }
+}
+
+/// The fields of an ``ObjectState``, stored ahead of its values. An implementation detail of
+/// ObjectGraph, public only because the state's superclass names it.
+public struct _ObjectStateHeader {
+    /// Declarations are immortal (see ``EntityDeclaration``), so no reference count is kept.
+    unowned(unsafe) let entity: EntityDeclaration
+    var id: ObjectID
+    var globalID: UUID
+    var version: Int64 = 0
+    unowned(unsafe) var object: (any Entity)?
+    /// The context, unretained (objects must not keep their context alive, as in Core Data). Not a weak
+    /// reference, which would cost a side-table update per object: a context clears this field of
+    /// every state it registered when it is deallocated, and a state is registered whenever this field
+    /// names a context.
+    unowned(unsafe) var context: ObjectContext?
+    /// Unretained too: the context keeps the store, and the store its mappings, alive.
+    unowned(unsafe) var mapping: EntityMapping?
+    let valueCount: Int
+    var isFault = false
+    var isInserted = false
+    var isUpdated = false
+    var isDeleted = false
+    var isInaccessible = false
+    var acceptsInitialValues: Bool
+    var isMaterializing = false
+    /// The values as last read or saved; nil until one of them changes.
+    var committed: ContiguousArray<StoredValue>?
+    var toMany: ContiguousArray<ToManyValue>
+    var changedToMany: Set<Int> = []
+    var detachedRelatives: [Int: [any Entity]] = [:]
+
+    init(entity: EntityDeclaration, id: ObjectID, globalID: UUID, valueCount: Int, acceptsInitialValues: Bool,
+         toMany: ContiguousArray<ToManyValue>) {
+        self.entity = entity
+        self.id = id
+        self.globalID = globalID
+        self.valueCount = valueCount
+        self.acceptsInitialValues = acceptsInitialValues
+        self.toMany = toMany
     }
 }
 

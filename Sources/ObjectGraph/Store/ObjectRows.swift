@@ -1,50 +1,31 @@
 import Foundation
 import GRDB
 
-/// One object's row as selected with ``EntityMapping/selectList``, decoded.
-struct DecodedRow {
-    var key: Int64
-    var globalID: UUID
-    var version: Int64
-    /// Laid out as ``ObjectState/values``: attributes, then to-one keys.
-    var values: ContiguousArray<StoredValue>
-}
-
-/// Reads the rows of a query selecting ``EntityMapping/selectList``, straight from the statement's
-/// columns.
-///
-/// This is the hot path of every fetch: it reads each column with GRDB's statement-level initializers
-/// (no `Row` subscripts, no intermediate dictionaries), so a row costs little more than SQLite's own work.
-struct ObjectRows {
+/// The row a statement is positioned on, selected with ``EntityMapping/selectList``: its parts are
+/// read from the statement's columns when asked for. Valid only while the statement stays on the row.
+struct CurrentRow {
+    let statement: SQLiteStatement
     let mapping: EntityMapping
 
-    /// Calls `body` with each row of the statement, run with `arguments`, whose primary key passes
-    /// `including` (checked before the rest of the row is decoded).
-    func forEach(_ statement: Statement, arguments: [DatabaseValue],
-                 including: (Int64) -> Bool = { _ in true },
-                 _ body: (DecodedRow) throws -> Void) throws {
-        try statement.bind(arguments)
-        let cursor = try Row.fetchCursor(statement)
-        let sqliteStatement = statement.sqliteStatement
-        while try cursor.next() != nil {
-            guard including(Int64(sqliteStatement: sqliteStatement, index: 0)) else { continue }
-            try body(decode(sqliteStatement))
+    var key: Int64 { Int64(sqliteStatement: statement, index: 0) }
+    var globalID: UUID { UUID(sqliteStatement: statement, index: 1) ?? GlobalIDs.placeholder }
+    var version: Int64 { Int64(sqliteStatement: statement, index: 2) }
+
+    /// Initializes `count` values (see ``ObjectState``) from the row's columns.
+    func initializeValues(_ elements: UnsafeMutablePointer<StoredValue>, count: Int) {
+        let storageClasses = mapping.valueStorageClasses
+        for position in 0..<count {
+            (elements + position).initialize(to: Self.storedValue(statement, CInt(3 + position), storageClasses[position]))
         }
     }
 
-    /// The current row of a stepped statement.
-    func decode(_ statement: SQLiteStatement) -> DecodedRow {
-        let storageClasses = mapping.valueStorageClasses
-        var values = ContiguousArray<StoredValue>()
-        values.reserveCapacity(storageClasses.count)
-        for (position, storageClass) in storageClasses.enumerated() {
-            values.append(Self.storedValue(statement, CInt(3 + position), storageClass))
+    /// The row's values, copied out.
+    var values: ContiguousArray<StoredValue> {
+        let count = mapping.valueStorageClasses.count
+        return ContiguousArray(unsafeUninitializedCapacity: count) { buffer, initialized in
+            if let base = buffer.baseAddress { initializeValues(base, count: count) }
+            initialized = count
         }
-        return DecodedRow(
-            key: Int64(sqliteStatement: statement, index: 0),
-            globalID: UUID.fromStatement(statement, atUncheckedIndex: 1) ?? GlobalIDs.placeholder,
-            version: Int64(sqliteStatement: statement, index: 2),
-            values: values)
     }
 
     /// A column's value, read with the accessor of the storage class its attribute is written with
@@ -56,6 +37,29 @@ struct ObjectRows {
         case .real: Double.fromStatement(statement, atUncheckedIndex: index).map(StoredValue.real) ?? .null
         case .text: String.fromStatement(statement, atUncheckedIndex: index).map(StoredValue.text) ?? .null
         case .blob: StoredValue(DatabaseValue(sqliteStatement: statement, index: index))
+        }
+    }
+}
+
+/// Reads the rows of a query selecting ``EntityMapping/selectList``, straight from the statement's
+/// columns.
+///
+/// This is the hot path of every fetch: it reads each column with GRDB's statement-level initializers
+/// (no `Row` subscripts, no intermediate dictionaries), so a row costs little more than SQLite's own work.
+struct ObjectRows {
+    let mapping: EntityMapping
+
+    /// Calls `body` with each row of the statement, run with `arguments`, whose primary key passes
+    /// `including` (checked before anything else is read).
+    func forEach(_ statement: Statement, arguments: [DatabaseValue],
+                 including: (Int64) -> Bool = { _ in true },
+                 _ body: (CurrentRow) throws -> Void) throws {
+        try statement.bind(arguments)
+        let cursor = try Row.fetchCursor(statement)
+        let row = CurrentRow(statement: statement.sqliteStatement, mapping: mapping)
+        while try cursor.next() != nil {
+            guard including(row.key) else { continue }
+            try body(row)
         }
     }
 }
