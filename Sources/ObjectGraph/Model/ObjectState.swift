@@ -18,10 +18,10 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     /// A new object, created by user code.
     static func makeNew(of entity: EntityDeclaration) -> ObjectState {
         let layout = entity.layout
-        let header = _ObjectStateHeader(
-            entity: entity, id: .temporary(for: entity), globalID: GlobalIDs.next(), valueCount: layout.initialValues.count,
-            acceptsInitialValues: true, toMany: layout.newToMany)
-        let state = make(header)
+        let state = make(valueCount: layout.initialValues.count) {
+            _ObjectStateHeader(entity: entity, id: .temporary(for: entity), globalID: GlobalIDs.next(),
+                               valueCount: layout.initialValues.count, acceptsInitialValues: true, toMany: layout.newToMany)
+        }
         state.withUnsafeMutablePointerToElements { elements in
             _ = UnsafeMutableBufferPointer(start: elements, count: layout.initialValues.count)
                 .initialize(fromContentsOf: layout.initialValues)
@@ -33,17 +33,19 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     static func make(entity: EntityDeclaration, id: ObjectID, context: ObjectContext, mapping: EntityMapping,
                      row: CurrentRow?) -> ObjectState {
         let count = entity.layout.initialValues.count
-        var header = _ObjectStateHeader(
-            entity: entity, id: id, globalID: GlobalIDs.placeholder, valueCount: count,
-            acceptsInitialValues: false, toMany: entity.layout.faultedToMany)
-        header.context = context
-        header.mapping = mapping
-        header.isFault = row == nil
-        if let row {
-            header.globalID = row.globalID
-            header.version = row.version
+        let state = make(valueCount: count) {
+            var header = _ObjectStateHeader(
+                entity: entity, id: id, globalID: GlobalIDs.placeholder, valueCount: count,
+                acceptsInitialValues: false, toMany: entity.layout.faultedToMany)
+            header.context = Unmanaged.passUnretained(context)
+            header.mapping = mapping
+            header.isFault = row == nil
+            if let row {
+                header.globalID = row.globalID
+                header.version = row.version
+            }
+            return header
         }
-        let state = make(header)
         state.withUnsafeMutablePointerToElements { elements in
             if let row {
                 row.initializeValues(elements, count: count)
@@ -54,14 +56,19 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         return state
     }
 
-    private static func make(_ header: _ObjectStateHeader) -> ObjectState {
-        let buffer = create(minimumCapacity: header.valueCount) { _ in header }
+    /// Allocates a state; the header is made in place (building it outside and passing it in costs
+    /// a copy and a destruction of every field).
+    @inline(__always)
+    private static func make(valueCount: Int, header: () -> _ObjectStateHeader) -> ObjectState {
+        let buffer = create(minimumCapacity: valueCount) { _ in header() }
         // `create` allocates an instance of the class it is called on.
         return unsafeDowncast(buffer, to: ObjectState.self)
     }
 
     deinit {
-        context?.forget(self)
+        // Through a guaranteed reference: the context outlives every state registered with it, and
+        // retaining it here would cost two atomic operations per released object.
+        fields.pointee.context?._withUnsafeGuaranteedRef { $0.forget(self) }
         _ = withUnsafeMutablePointers { header, elements in
             elements.deinitialize(count: header.pointee.valueCount)
         }
@@ -100,7 +107,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         set { fields.pointee.object = newValue }
     }
     /// The context, unretained (see ``_ObjectStateHeader``); change it with ``attach(to:mapping:)``.
-    var context: ObjectContext? { fields.pointee.context }
+    var context: ObjectContext? { fields.pointee.context?.takeUnretainedValue() }
     /// The entity's mapping in the context's store, set and cleared with ``context``.
     var mapping: EntityMapping? { fields.pointee.mapping }
     var isFault: Bool {
@@ -157,7 +164,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     /// Makes the state belong to a context (at insertion), or to none (when the context is gone or
     /// forgets it).
     func attach(to context: ObjectContext?, mapping: EntityMapping?) {
-        fields.pointee.context = context
+        fields.pointee.context = context.map(Unmanaged.passUnretained)
         fields.pointee.mapping = mapping
     }
 
@@ -454,7 +461,7 @@ public struct _ObjectStateHeader {
     /// reference, which would cost a side-table update per object: a context clears this field of
     /// every state it registered when it is deallocated, and a state is registered whenever this field
     /// names a context.
-    unowned(unsafe) var context: ObjectContext?
+    var context: Unmanaged<ObjectContext>?
     /// Unretained too: the context keeps the store, and the store its mappings, alive.
     unowned(unsafe) var mapping: EntityMapping?
     let valueCount: Int
@@ -468,8 +475,8 @@ public struct _ObjectStateHeader {
     /// The values as last read or saved; nil until one of them changes.
     var committed: ContiguousArray<StoredValue>?
     var toMany: ContiguousArray<ToManyValue>
-    var changedToMany: Set<Int> = []
-    var detachedRelatives: [Int: [any Entity]] = [:]
+    var changedToMany = Set<Int>()
+    var detachedRelatives = [Int: [any Entity]]()
 
     init(entity: EntityDeclaration, id: ObjectID, globalID: UUID, valueCount: Int, acceptsInitialValues: Bool,
          toMany: ContiguousArray<ToManyValue>) {
