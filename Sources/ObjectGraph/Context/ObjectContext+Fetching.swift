@@ -170,10 +170,10 @@ struct FetchQuery<T: Entity> {
             // Read column by column like object rows: GRDB's generic fetchAll runs unspecialized here.
             let statement = try db.cachedStatement(sql: query.sql)
             try statement.bind(query.arguments)
-            let cursor = try Row.fetchCursor(statement)
+            let sqliteStatement = statement.sqliteStatement
             var keys: [Int64] = []
-            while try cursor.next() != nil {
-                keys.append(Int64(sqliteStatement: statement.sqliteStatement, index: 0))
+            try Row.fetchCursor(statement).forEach { _ in
+                keys.append(Int64(sqliteStatement: sqliteStatement, index: 0))
             }
             return keys
         }

@@ -132,9 +132,9 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         set { fields.pointee.isInaccessible = newValue }
     }
     /// True while user code may assign initial values: from creation until the object is inserted.
-    @usableFromInline var acceptsInitialValues: Bool {
-        get { fields.pointee.acceptsInitialValues }
-        set { fields.pointee.acceptsInitialValues = newValue }
+    @inlinable var acceptsInitialValues: Bool {
+        get { withUnsafeMutablePointerToHeader { $0.pointee.acceptsInitialValues } }
+        set { withUnsafeMutablePointerToHeader { $0.pointee.acceptsInitialValues = newValue } }
     }
     /// True while the object's materializing initializer runs: its placeholder assignments (which
     /// reach setters for optional properties, already initialized to nil) must not change anything.
@@ -470,7 +470,7 @@ public struct _ObjectStateHeader {
     var isUpdated = false
     var isDeleted = false
     var isInaccessible = false
-    var acceptsInitialValues: Bool
+    @usableFromInline var acceptsInitialValues: Bool
     var isMaterializing = false
     /// The values as last read or saved; nil until one of them changes.
     var committed: ContiguousArray<StoredValue>?
