@@ -77,23 +77,27 @@ extension ObjectContext {
             .filter { $0._$state.entity === entity }
     }
 
-    /// Loads the objects of a batch, in the order of `ids`; rows that vanished become faults that read
-    /// as deleted.
+    /// Loads the objects of a batch, in the order of `keys`; rows that vanished become faults that
+    /// read as deleted.
     ///
     /// Rows are read in key order and matched to their positions by walking the sorted keys, without
     /// hashing. When the keys are dense (the usual case: a batch of an unsorted or mostly key-ordered
     /// result) the query is a key range, which SQLite walks directly; otherwise it is an `IN` list.
     func loadBatch(_ batch: ArraySlice<Int64>, mapping: EntityMapping) -> [AnyObject] {
         let keys = Array(batch)
-        var order = Array(keys.indices)
-        if !zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }) { order.sort { keys[$0] < keys[$1] } }
+        let isSorted = zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 }
+        let order = isSorted ? Array(keys.indices) : keys.indices.sorted { keys[$0] < keys[$1] }
         guard let low = order.first.map({ keys[$0] }), let high = order.last.map({ keys[$0] }) else { return [] }
         let isDense = high - low < Int64(keys.count) * 2
         let condition = isDense ? "t0.Z_PK BETWEEN ? AND ?" : "t0.Z_PK IN (\(SQL.placeholders(keys.count)))"
         let sql = "SELECT \(mapping.selectList) FROM \(mapping.table) AS t0 WHERE \(condition) ORDER BY t0.Z_PK"
         let arguments = isDense ? [low.databaseValue, high.databaseValue] : keys.map(\.databaseValue)
 
-        var objects = [AnyObject?](repeating: nil, count: keys.count)
+        // Objects in key order, with the position in `order` each one belongs to.
+        var loaded: [AnyObject] = []
+        loaded.reserveCapacity(keys.count)
+        var positions: [Int] = []
+        positions.reserveCapacity(keys.count)
         var next = 0  // position in `order` of the smallest key not matched yet
         var unregistered: [Unmanaged<ObjectState>] = []
         defer { registry.register(unregistered, of: mapping.declaration) }
@@ -105,10 +109,15 @@ extension ObjectContext {
                     return next < order.count && keys[order[next]] == key
                 },
                 { row in
-                    objects[order[next]] = object(for: row, mapping: mapping, unregistered: &unregistered)
+                    loaded.append(object(for: row, mapping: mapping, unregistered: &unregistered))
+                    positions.append(next)
                     next += 1
                 })
         }
+        // The usual case: keys in order and every row found; the objects are the result as read.
+        if isSorted, loaded.count == keys.count { return loaded }
+        var objects = [AnyObject?](repeating: nil, count: keys.count)
+        for (object, position) in zip(loaded, positions) { objects[order[position]] = object }
         return objects.enumerated().map { offset, object in
             if let object { return object }
             let id = ObjectID(entity: mapping.declaration, key: keys[offset], store: store.identity)

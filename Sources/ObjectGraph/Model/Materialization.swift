@@ -9,32 +9,48 @@ import Musl
 ///
 /// `@Entity` classes initialize `_$state` with a default value (the init accessors of persisted
 /// properties need it before any initializer body runs), so the state cannot arrive as an argument.
-/// A thread-local slot hands it over without allocating a state that would be thrown away.
+/// A per-thread handoff carries it instead, without allocating a state that would be thrown away.
 enum MaterializationSlot {
+    /// The handoff of one thread. Reading the thread-specific pointer is cheap; setting it is not, so
+    /// it is set once per thread and the handoff's field changes instead.
+    private final class Handoff {
+        @exclusivity(unchecked) var state: Unmanaged<ObjectState>?
+    }
+
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
-        pthread_key_create(&key, nil)
+        pthread_key_create(&key) { pointer in
+            // Glibc passes the pointer as optional, Darwin does not.
+            let pointer: UnsafeMutableRawPointer? = pointer
+            if let pointer { Unmanaged<Handoff>.fromOpaque(pointer).release() }
+        }
         return key
     }()
 
     /// An object of `type` whose `_$state` is `state`.
     static func materialize(_ type: any Entity.Type, with state: ObjectState) -> any Entity {
-        prepare(state)
+        state.isMaterializing = true
         defer { state.isMaterializing = false }
+        handoff.state = Unmanaged.passUnretained(state)
         return type.init(_$materializing: MaterializationToken())
     }
 
-    /// Puts `state` in the slot; the next `@Entity` object initialized on this thread claims it.
-    private static func prepare(_ state: ObjectState) {
-        state.isMaterializing = true
-        pthread_setspecific(key, Unmanaged.passUnretained(state).toOpaque())
+    /// The state waiting to be claimed, if any; the handoff is empty afterwards.
+    static func take() -> ObjectState? {
+        guard let pointer = pthread_getspecific(key),
+              let state = Unmanaged<Handoff>.fromOpaque(pointer).takeUnretainedValue().state else { return nil }
+        Unmanaged<Handoff>.fromOpaque(pointer).takeUnretainedValue().state = nil
+        return state.takeUnretainedValue()
     }
 
-    /// The state waiting to be claimed, if any; clears the slot.
-    static func take() -> ObjectState? {
-        guard let pointer = pthread_getspecific(key) else { return nil }
-        pthread_setspecific(key, nil)
-        return Unmanaged<ObjectState>.fromOpaque(pointer).takeUnretainedValue()
+    /// This thread's handoff, made on first use.
+    private static var handoff: Handoff {
+        if let pointer = pthread_getspecific(key) {
+            return Unmanaged<Handoff>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        let handoff = Handoff()
+        pthread_setspecific(key, Unmanaged.passRetained(handoff).toOpaque())
+        return handoff
     }
 }
 

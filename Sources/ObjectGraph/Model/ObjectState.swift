@@ -69,8 +69,10 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         // Through a guaranteed reference: the context outlives every state registered with it, and
         // retaining it here would cost two atomic operations per released object.
         fields.pointee.context?._withUnsafeGuaranteedRef { $0.forget(self) }
-        _ = withUnsafeMutablePointers { header, elements in
-            elements.deinitialize(count: header.pointee.valueCount)
+        withUnsafeMutablePointers { header, elements in
+            // One element at a time: the concrete destruction is inlined, where a count makes it
+            // the runtime's generic array destruction.
+            for position in 0..<header.pointee.valueCount { (elements + position).deinitialize(count: 1) }
         }
     }
 

@@ -6,8 +6,9 @@ import GRDB
 struct CurrentRow {
     let statement: SQLiteStatement
     let mapping: EntityMapping
+    /// The primary key.
+    let key: Int64
 
-    var key: Int64 { Int64(sqliteStatement: statement, index: 0) }
     var globalID: UUID { UUID(sqliteStatement: statement, index: 1) ?? GlobalIDs.placeholder }
     var version: Int64 { Int64(sqliteStatement: statement, index: 2) }
 
@@ -55,11 +56,12 @@ struct ObjectRows {
                  including: (Int64) -> Bool = { _ in true },
                  _ body: (CurrentRow) throws -> Void) throws {
         try statement.bind(arguments)
-        let row = CurrentRow(statement: statement.sqliteStatement, mapping: mapping)
+        let sqliteStatement = statement.sqliteStatement
         // A cursor's `forEach` steps the statement in one loop, cheaper per row than `next()`.
         try Row.fetchCursor(statement).forEach { _ in
-            guard including(row.key) else { return }
-            try body(row)
+            let key = Int64(sqliteStatement: sqliteStatement, index: 0)
+            guard including(key) else { return }
+            try body(CurrentRow(statement: sqliteStatement, mapping: mapping, key: key))
         }
     }
 }
