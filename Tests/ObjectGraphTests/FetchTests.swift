@@ -81,6 +81,24 @@ import Testing
         #expect(try context.fetchIdentifiers(request).count == 5)
     }
 
+    @Test func batchRowsDeletedAfterTheFetchReadAsDeleted() throws {
+        let (container, context) = try seeded()
+        let reader = container.newBackgroundContext()
+        let results = try reader.fetch(FetchRequest<Mood>(sortBy: [SortDescriptor(\.date)], fetchBatchSize: 3))
+        // Another context deletes two moods of the first batch before the reader touches it.
+        for mood in try context.fetch(FetchRequest<Mood>(predicate: #Predicate { $0.text == "mood 1" || $0.text == "mood 2" })) {
+            context.delete(mood)
+        }
+        try context.save()
+        #expect(results.count == 5)
+        // Kept, because a batch's objects nobody holds are made again when their batch is reloaded.
+        let moods = Array(results)
+        // The vanished rows are faults; reading them gives default values and marks them deleted.
+        #expect(moods.map(\.text) == ["mood 0", "", "", "mood 3", "mood 4"])
+        #expect(moods.map(\.isDeleted) == [false, true, true, false, false])
+        #expect(moods[0].rating == 1)
+    }
+
     @Test func untranslatablePredicateIsATypedError() throws {
         let (_, context) = try seeded()
         let request = FetchRequest<Mood>(predicate: #Predicate { $0.text.count > 2 && $0.date.timeIntervalSince1970 > 0 })
