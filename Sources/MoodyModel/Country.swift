@@ -13,7 +13,7 @@ public import ObjectGraph
 
     /// The seeds' custom rule: the last remaining country of a continent takes the continent with it.
     public func prepareForDeletion() {
-        guard let continent else { return }
+        guard let continent, !continent.isDeleted else { return }
         if continent.countries.allSatisfy({ $0.isDeleted }) {
             context?.delete(continent)
         }

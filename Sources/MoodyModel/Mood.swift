@@ -21,7 +21,8 @@ public import ObjectGraph
 
     /// The seeds' custom rule: the last remaining mood of a country takes the country with it.
     public func prepareForDeletion() {
-        guard let country else { return }
+        // A country already being deleted (a cascade from its continent) needs no check.
+        guard let country, !country.isDeleted else { return }
         if country.moods.allSatisfy({ $0.isDeleted }) {
             context?.delete(country)
         }

@@ -110,42 +110,46 @@ extension ObjectContext {
     /// The members of a to-many relationship, loading them from the store the first time.
     func members(of state: ObjectState, slot: Int) -> [ObjectID] {
         guard slot < state.toMany.count else { return [] }
-        var added: OrderedSet<ObjectID> = []
-        var removed: Set<ObjectID> = []
-        switch state.toMany[slot] {
-        case .loaded(let members):
-            return Array(members)
-        case .fault:
-            break
-        case .pending(let pendingAdded, let pendingRemoved):
-            added = pendingAdded
-            removed = pendingRemoved
+        if case .loaded(let members) = state.toMany[slot] { return Array(members) }
+        if let mapping = state.mapping {
+            try? loadMembers(of: [state], slot: slot, relationship: mapping.toManyRelationships[slot])
         }
-        var members = OrderedSet((try? loadMembers(of: state, slot: slot)) ?? [])
-        members.removeAll { removed.contains($0) }
-        members.append(contentsOf: added)
-        state.toMany[slot] = .loaded(members)
-        return Array(members)
+        if case .loaded(let members) = state.toMany[slot] { return Array(members) }
+        // Not stored (a new object) or unreadable: what is known in memory.
+        state.toMany[slot].resolve(stored: [])
+        return state.toMany[slot].members
     }
 
-    private func loadMembers(of state: ObjectState, slot: Int) throws -> [ObjectID] {
-        guard let mapping = state.mapping, !state.id.isTemporary else { return [] }
-        let relationship = mapping.toManyRelationships[slot]
-        let destination = store.mappings[relationship.destination]
+    /// Loads the members of one to-many relationship of several objects of the same entity, with one
+    /// query, and merges the changes each object made before they were loaded.
+    func loadMembers(of owners: [ObjectState], slot: Int, relationship: RelationshipMapping) throws {
+        let saved = owners.filter { !$0.id.isTemporary }
+        let destination = store.mappings[relationship.destination].declaration
         let sql: String
+        let list = SQL.placeholders(saved.count)
         switch relationship.storage {
         case let .inverseForeignKey(table, column, orderColumn):
-            sql = "SELECT Z_PK FROM \(SQL.quote(table)) WHERE \(SQL.quote(column)) = ?"
-                + (orderColumn.map { " ORDER BY \(SQL.quote($0)), Z_PK" } ?? "")
+            sql = "SELECT \(SQL.quote(column)), Z_PK FROM \(SQL.quote(table)) WHERE \(SQL.quote(column)) IN (\(list))"
+                + " ORDER BY \(SQL.quote(column))" + (orderColumn.map { ", \(SQL.quote($0))" } ?? "") + ", Z_PK"
         case let .joinTable(table, sourceColumn, targetColumn, orderColumn):
-            sql = "SELECT \(targetColumn) FROM \(SQL.quote(table)) WHERE \(sourceColumn) = ?"
-                + (orderColumn.map { " ORDER BY \($0)" } ?? "")
+            sql = "SELECT \(sourceColumn), \(targetColumn) FROM \(SQL.quote(table)) WHERE \(sourceColumn) IN (\(list))"
+                + " ORDER BY \(sourceColumn)" + (orderColumn.map { ", \($0)" } ?? "")
         case .foreignKey:
-            return []
+            return
         }
-        let keys = try store.writer.read { db in
-            try Int64.fetchAll(db.cachedStatement(sql: sql), arguments: [state.id.key])
+        var membersByOwner: [Int64: [ObjectID]] = [:]
+        if !saved.isEmpty {
+            try store.writer.read { db in
+                let statement = try db.cachedStatement(sql: sql)
+                try statement.bind(saved.map(\.id.key.databaseValue))
+                try Row.fetchCursor(statement).forEach { row in
+                    let owner: Int64 = row[0]
+                    membersByOwner[owner, default: []].append(ObjectID(entity: destination, key: row[1], store: store.identity))
+                }
+            }
         }
-        return keys.map { ObjectID(entity: destination.declaration, key: $0, store: store.identity) }
+        for owner in owners where owner.toMany[slot].needsLoading {
+            owner.toMany[slot].resolve(stored: membersByOwner[owner.id.key] ?? [])
+        }
     }
 }

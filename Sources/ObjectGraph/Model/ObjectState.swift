@@ -498,6 +498,36 @@ enum ToManyValue: Sendable {
     case pending(added: OrderedSet<ObjectID>, removed: Set<ObjectID>)
     case loaded(OrderedSet<ObjectID>)
 
+    /// Whether the members must be read from the store before they are known.
+    var needsLoading: Bool {
+        if case .loaded = self { return false }
+        return true
+    }
+
+    /// The members, as far as they are known.
+    var members: [ObjectID] {
+        switch self {
+        case .loaded(let members): Array(members)
+        case .pending(let added, _): Array(added)
+        case .fault: []
+        }
+    }
+
+    /// Becomes loaded with the stored members and the changes made before they were read.
+    mutating func resolve(stored: [ObjectID]) {
+        switch self {
+        case .loaded:
+            return
+        case .fault:
+            self = .loaded(OrderedSet(stored))
+        case .pending(let added, let removed):
+            var members = OrderedSet(stored)
+            members.removeAll { removed.contains($0) }
+            members.append(contentsOf: added)
+            self = .loaded(members)
+        }
+    }
+
     // The mutations below first set `self` to `.fault`, so that the set taken out of the enum is the
     // only reference to its storage and changes in place: otherwise each insertion into a loaded
     // relationship copies every member (a country given 100,000 moods one by one is quadratic).

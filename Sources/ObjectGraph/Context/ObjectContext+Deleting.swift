@@ -1,0 +1,122 @@
+import Algorithms
+import GRDB
+
+/// Deleting objects and propagating deletions through the delete rules.
+///
+/// Deletions propagate in waves: every object deleted since the last wave gets its row loaded (one
+/// query per entity and chunk of keys, not one per object), its `prepareForDeletion()` called, the
+/// members of its to-many relationships loaded (again set-wise), and its delete rules applied, which
+/// may delete more objects for the next wave. A cascade through 100,000 objects is a few dozen queries.
+extension ObjectContext {
+    /// Deletes an object. Its delete rules run at once (see ``processPendingChanges()``), and the row
+    /// is removed at the next save. Deleting an object that was never saved just forgets it.
+    public func delete<T: Entity>(_ object: T) {
+        deleteObject(object)
+    }
+
+    func deleteObject(_ object: any Entity) {
+        let state = object._$state
+        guard state.context === self, !state.isDeleted else { return }
+        state.isDeleted = true
+        deleted[ObjectIdentifier(state)] = object
+        pendingDeletions.append(object)
+        processPendingChanges()
+    }
+
+    /// Takes back the deletion of an inserted object that is inserted again.
+    func undelete(_ object: any Entity) {
+        let state = object._$state
+        state.isDeleted = false
+        deleted[ObjectIdentifier(state)] = nil
+    }
+
+    /// Runs `prepareForDeletion()` and the delete rules of the objects deleted since the last call, and
+    /// of every object they delete in turn.
+    ///
+    /// ``delete(_:)`` calls it, and so does ``save()``, so the graph is consistent as soon as `delete`
+    /// returns; a `delete` made from `prepareForDeletion()` joins the pass under way. Each object's
+    /// rules run once however many paths reach it, and a cycle of cascades ends when it comes back to
+    /// an object already deleted.
+    public func processPendingChanges() {
+        guard !isProcessingPendingChanges else { return }
+        isProcessingPendingChanges = true
+        defer { isProcessingPendingChanges = false }
+        while !pendingDeletions.isEmpty {
+            let wave = pendingDeletions
+            pendingDeletions = []
+            let states = wave.map(\._$state)
+            loadFaults(states)
+            for object in wave { object.prepareForDeletion() }
+            loadMembersForDeleteRules(of: states)
+            for state in states { applyDeleteRules(to: state) }
+        }
+    }
+
+    // MARK: Delete rules
+
+    /// Applies each relationship's delete rule to a deleted object.
+    private func applyDeleteRules(to state: ObjectState) {
+        guard let mapping = state.mapping else { return }
+        if state.isFault { fulfillFault(state) }
+        for (slot, relationship) in mapping.toOneRelationships.enumerated() where relationship.description.deleteRule.touchesRelatedObjects {
+            guard let id = state.relatedID(at: slot), let related = object(with: id) else { continue }
+            apply(relationship, of: state, to: related)
+        }
+        for (slot, relationship) in mapping.toManyRelationships.enumerated() where relationship.description.deleteRule.touchesRelatedObjects {
+            for id in members(of: state, slot: slot) {
+                guard let related = object(with: id) else { continue }
+                apply(relationship, of: state, to: related)
+            }
+        }
+    }
+
+    private func apply(_ relationship: RelationshipMapping, of state: ObjectState, to related: any Entity) {
+        // A deleted object's own links are left as they are: they go with its row, and `rollback()`
+        // finds them intact. Only objects that stay are unlinked.
+        guard !related._$state.isDeleted else { return }
+        switch relationship.description.deleteRule {
+        case .nullify:
+            removeInverse(of: state, relationship: relationship, from: related._$state)
+        case .cascade:
+            deleteObject(related)
+        case .deny, .noAction:
+            break  // deny is checked at save, where the count of related objects is final
+        }
+    }
+
+    // MARK: Loading set-wise
+
+    /// Loads the rows of the faults among `states`, a chunk of keys per query.
+    private func loadFaults(_ states: [ObjectState]) {
+        let faults = states.filter { $0.isFault && !$0.id.isTemporary }
+        for (_, group) in Dictionary(grouping: faults, by: { ObjectIdentifier($0.entity) }) {
+            guard let mapping = group.first?.mapping else { continue }
+            for chunk in group.map(\.id.key).sorted().chunks(ofCount: 500) {
+                _ = loadBatch(chunk, mapping: mapping)
+            }
+        }
+    }
+
+    /// Loads the members of the to-many relationships whose delete rule needs them, for every state of
+    /// `states` that has not loaded them yet, a chunk of owners per query.
+    private func loadMembersForDeleteRules(of states: [ObjectState]) {
+        for (_, group) in Dictionary(grouping: states, by: { ObjectIdentifier($0.entity) }) {
+            guard let mapping = group.first?.mapping else { continue }
+            for (slot, relationship) in mapping.toManyRelationships.enumerated()
+            where relationship.description.deleteRule.touchesRelatedObjects {
+                let owners = group.filter { !$0.id.isTemporary && $0.toMany[slot].needsLoading }
+                guard owners.count > 1 else { continue }  // one owner loads on demand as cheaply
+                for chunk in owners.chunks(ofCount: 500) {
+                    try? loadMembers(of: Array(chunk), slot: slot, relationship: relationship)
+                }
+            }
+        }
+    }
+}
+
+extension DeleteRule {
+    /// Whether applying the rule changes or deletes related objects.
+    var touchesRelatedObjects: Bool {
+        self == .nullify || self == .cascade
+    }
+}
