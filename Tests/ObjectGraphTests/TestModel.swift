@@ -120,3 +120,13 @@ struct Location: CodableAttribute, Equatable {
     var title: String?
     init() {}
 }
+
+/// Links of a ring that cascade both ways: deleting one link reaches every other one twice.
+@Entity final class RingLink {
+    var name: String
+    @Relationship(deleteRule: .cascade, inverse: \RingLink.previous) var next: RingLink?
+    @Relationship(deleteRule: .cascade) var previous: RingLink?
+    @Transient var timesPreparedForDeletion = 0
+    init(name: String) { self.name = name }
+    func prepareForDeletion() { timesPreparedForDeletion += 1 }
+}

@@ -80,6 +80,7 @@ struct Demo: ParsableCommand {
             reader.rollback()
         }
         print("Done: \(try reader.fetchCount(FetchRequest<Mood>())) moods in \(try reader.fetchCount(FetchRequest<Country>())) countries.")
+        try DeleteRulesDemo.run()
     }
 }
 
