@@ -3,7 +3,8 @@ public import ObjectGraph
 /// A country moods were recorded in.
 @Entity public final class Country {
     @Attribute(.unique) public var name: String
-    public var moods: Set<Mood> = []
+    /// Deleting a country deletes its moods.
+    @Relationship(deleteRule: .cascade) public var moods: Set<Mood> = []
     @Relationship(inverse: \Continent.countries) public var continent: Continent?
 
     public init(name: String, continent: Continent? = nil) {

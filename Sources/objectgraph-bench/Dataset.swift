@@ -8,6 +8,8 @@ struct Dataset {
 
     static let epoch = Date(timeIntervalSince1970: 1_700_000_000)
 
+    /// Every country is on one continent, so that deleting it cascades through the whole dataset.
+    static let continentName = "Pangaea"
     func countryName(_ index: Int) -> String { "Country \(index)" }
 
     func text(_ index: Int) -> String { "Mood \(index)" }

@@ -8,12 +8,14 @@ enum ObjectGraphSide {
         try ObjectContainer(for: Mood.self, configuration: .file(path))
     }
 
-    /// Inserts moods `range` of the dataset in one save, creating the countries first if there are none.
+    /// Inserts moods `range` of the dataset in one save, creating the continent and countries first if
+    /// there are none.
     static func insert(_ range: Range<Int>, of dataset: Dataset, into container: ObjectContainer) throws {
         let context = container.newBackgroundContext()
         var countries = try context.fetch(FetchRequest<Country>()).map { $0 }
         if countries.isEmpty {
-            countries = (0..<dataset.countryCount).map { Country(name: dataset.countryName($0)) }
+            let continent = Continent(name: Dataset.continentName)
+            countries = (0..<dataset.countryCount).map { Country(name: dataset.countryName($0), continent: continent) }
             for country in countries { context.insert(country) }
         } else {
             let byName = Dictionary(uniqueKeysWithValues: countries.map { ($0.name, $0) })

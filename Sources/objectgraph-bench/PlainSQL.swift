@@ -8,23 +8,28 @@ enum PlainSQL {
         let pool = try DatabasePool(path: path)
         try pool.write { db in
             try db.execute(sql: """
+                CREATE TABLE IF NOT EXISTS continent (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
                 CREATE TABLE IF NOT EXISTS country (
-                    id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, continentId INTEGER);
+                    id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,
+                    continentId INTEGER REFERENCES continent(id) ON DELETE CASCADE);
+                CREATE INDEX IF NOT EXISTS country_continentId ON country(continentId);
                 CREATE TABLE IF NOT EXISTS mood (
                     id INTEGER PRIMARY KEY, text TEXT NOT NULL, rating INTEGER NOT NULL, date REAL NOT NULL,
                     remoteIdentifier TEXT UNIQUE, markedForDeletionDate REAL,
-                    countryId INTEGER REFERENCES country(id));
+                    countryId INTEGER REFERENCES country(id) ON DELETE CASCADE);
                 CREATE INDEX IF NOT EXISTS mood_countryId ON mood(countryId);
                 """)
         }
         return pool
     }
 
-    /// Inserts moods `range` of the dataset, creating the countries first if the table is empty.
+    /// Inserts moods `range` of the dataset, creating the continent and countries first if the tables
+    /// are empty.
     static func insert(_ range: Range<Int>, of dataset: Dataset, into pool: DatabasePool) throws {
         try pool.write { db in
             if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM country") == 0 {
-                let country = try db.makeStatement(sql: "INSERT INTO country (id, name) VALUES (?, ?)")
+                try db.execute(sql: "INSERT INTO continent (id, name) VALUES (1, ?)", arguments: [Dataset.continentName])
+                let country = try db.makeStatement(sql: "INSERT INTO country (id, name, continentId) VALUES (?, ?, 1)")
                 for index in 0..<dataset.countryCount {
                     try country.execute(arguments: [index + 1, dataset.countryName(index)])
                 }

@@ -36,14 +36,27 @@ struct CountryRecord: Codable, FetchableRecord, MutablePersistableRecord {
     }
 }
 
+struct ContinentRecord: Codable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "continent"
+
+    var id: Int64?
+    var name: String
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}
+
 extension Dataset {
     /// Inserts moods `range` as records, creating the countries first if there are none.
     func insertRecords(_ range: Range<Int>, into pool: DatabasePool) throws {
         try pool.write { db in
             var countryIDs = try Int64.fetchAll(db, sql: "SELECT id FROM country ORDER BY id")
             if countryIDs.isEmpty {
+                var continent = ContinentRecord(name: Dataset.continentName)
+                try continent.insert(db)
                 for index in 0..<countryCount {
-                    var country = CountryRecord(name: countryName(index))
+                    var country = CountryRecord(name: countryName(index), continentId: continent.id)
                     try country.insert(db)
                     countryIDs.append(country.id ?? 0)
                 }

@@ -35,7 +35,7 @@ extension ObjectContext {
     func readRow<Result>(of state: ObjectState, _ body: (CurrentRow) -> Result) throws -> Result? {
         guard let mapping = state.mapping, !state.id.isTemporary else { return nil }
         let sql = "SELECT \(mapping.selectList) FROM \(mapping.table) AS t0 WHERE t0.Z_PK = ?"
-        return try store.writer.read { db in
+        return try store.readStatement { db in
             var result: Result?
             try ObjectRows(mapping: mapping)
                 .forEach(db.cachedStatement(sql: sql), arguments: [state.id.key.databaseValue]) { result = body($0) }

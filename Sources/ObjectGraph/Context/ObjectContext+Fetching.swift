@@ -101,7 +101,7 @@ extension ObjectContext {
         var next = 0  // position in `order` of the smallest key not matched yet
         var unregistered: [Unmanaged<ObjectState>] = []
         defer { registry.register(unregistered, of: mapping.declaration) }
-        _ = try? store.writer.read { db in
+        _ = try? store.readStatement { db in
             try ObjectRows(mapping: mapping).forEach(
                 db.cachedStatement(sql: sql), arguments: arguments,
                 including: { key in
@@ -199,7 +199,7 @@ struct FetchQuery<T: Entity> {
 
     private func run<Result>(_ body: (Database) throws -> Result) throws -> Result {
         do {
-            return try context.store.writer.read(body)
+            return try context.store.readStatement(body)
         } catch let error as DatabaseError {
             throw ObjectGraphError.store(error.description)
         }

@@ -139,12 +139,14 @@ extension ObjectContext {
         }
         var membersByOwner: [Int64: [ObjectID]] = [:]
         if !saved.isEmpty {
-            try store.writer.read { db in
+            try store.readStatement { db in
                 let statement = try db.cachedStatement(sql: sql)
                 try statement.bind(saved.map(\.id.key.databaseValue))
-                try Row.fetchCursor(statement).forEach { row in
-                    let owner: Int64 = row[0]
-                    membersByOwner[owner, default: []].append(ObjectID(entity: destination, key: row[1], store: store.identity))
+                let sqliteStatement = statement.sqliteStatement
+                try Row.fetchCursor(statement).forEach { _ in
+                    let owner = Int64(sqliteStatement: sqliteStatement, index: 0)
+                    let member = Int64(sqliteStatement: sqliteStatement, index: 1)
+                    membersByOwner[owner, default: []].append(ObjectID(entity: destination, key: member, store: store.identity))
                 }
             }
         }

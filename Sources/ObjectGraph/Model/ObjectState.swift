@@ -333,11 +333,18 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     }
 
     /// Reads a to-one relationship, loading a fault first.
+    @inlinable
     public func value<Destination: Entity>(at index: Int) -> Destination? {
+        relatedObject(at: index) as? Destination
+    }
+
+    /// The object a to-one relationship points to.
+    @usableFromInline
+    func relatedObject(at index: Int) -> AnyObject? {
         fulfillIfNeeded()
-        guard let context else { return detachedRelatives[index]?.first as? Destination }
+        guard let context else { return detachedRelatives[index]?.first }
         guard let id = relatedID(at: slot(of: index)) else { return nil }
-        return context.object(with: id) as? Destination
+        return context.object(with: id)
     }
 
     /// Sets a to-one relationship.
@@ -383,12 +390,20 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         setValue(value, at: index)
     }
 
+    // Inlinable, like the attribute accessors: unspecialized, building the set looks up type
+    // metadata for every member.
+
     /// Reads a to-many relationship, loading its members the first time.
+    @inlinable
     public func value<Destination: Entity>(at index: Int) -> Set<Destination> {
-        Set(relatedObjects(at: index).lazy.compactMap { $0 as? Destination })
+        let objects = relatedObjects(at: index)
+        var members = Set<Destination>(minimumCapacity: objects.count)
+        for case let member as Destination in objects { members.insert(member) }
+        return members
     }
 
     /// Reads an ordered to-many relationship, loading its members the first time.
+    @inlinable
     public func value<Destination: Entity>(at index: Int) -> [Destination] {
         relatedObjects(at: index).compactMap { $0 as? Destination }
     }
@@ -412,7 +427,9 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         }
     }
 
-    private func relatedObjects(at index: Int) -> [any Entity] {
+    /// The objects of a to-many relationship.
+    @usableFromInline
+    func relatedObjects(at index: Int) -> [AnyObject] {
         guard let context else { return detachedRelatives[index] ?? [] }
         return context.members(of: self, slot: slot(of: index)).compactMap(context.object(with:))
     }

@@ -102,7 +102,9 @@ struct RelationshipMapping: Sendable {
 enum SQL {
     /// Quotes an identifier: `name` → `"name"`.
     static func quote(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Most identifiers hold no quote; replacing goes through Foundation and costs far more.
+        guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
+        return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// `?, ?, ?` for `count` arguments.

@@ -48,6 +48,15 @@ final class SQLiteStore: Sendable {
         }
     }
 
+    /// Runs a read made of one statement.
+    ///
+    /// Without the transaction GRDB's `read` opens (a `BEGIN` and a `COMMIT`, about 100,000 instructions,
+    /// more than a faulted object's whole query): SQLite runs a lone statement in a transaction of its
+    /// own, which sees one consistent state of the database.
+    func readStatement<Result>(_ body: (Database) throws -> Result) throws -> Result {
+        try writer.unsafeRead(body)
+    }
+
     func mapping(for entity: EntityDeclaration) -> EntityMapping? {
         mappingIndex[ObjectIdentifier(entity)].map { mappings[$0] }
     }

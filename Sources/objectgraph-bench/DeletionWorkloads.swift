@@ -1,0 +1,114 @@
+import Foundation
+import GRDB
+import MoodyModel
+import ObjectGraph
+
+/// Issue 3's workloads: a cascade through a whole continent, and moods deleted with nullify. Each run
+/// deletes from a fresh copy of a store filled once.
+enum DeletionWorkloads {
+    static func make(dataset: Dataset, files: ScratchFiles) -> [Workload] {
+        let templates = TemplateStores(dataset: dataset, files: files)
+        return [cascade(templates), nullify(count: dataset.moodCount / 10, templates)]
+    }
+
+    /// Delete the continent, which cascades to every country and every mood, and save.
+    static func cascade(_ templates: TemplateStores) -> Workload {
+        var graph: ObjectContainer?
+        var plain: DatabasePool?
+        var records: DatabasePool?
+        return Workload(
+            name: "delete a continent: \(templates.dataset.countryCount) countries, \(templates.dataset.moodCount) moods",
+            setUp: templates.fill,
+            objectGraph: Contender(
+                prepare: { graph = nil; graph = try templates.graphCopy("cascade") },
+                run: {
+                    guard let graph else { return }
+                    let context = graph.newBackgroundContext()
+                    for continent in try context.fetch(FetchRequest<Continent>()) { context.delete(continent) }
+                    try context.save()
+                }),
+            baseline: Contender(
+                prepare: { plain = nil; plain = try templates.plainCopy("cascade-plain") },
+                run: { try plain?.write { db in try db.execute(sql: "DELETE FROM continent") } }),
+            peer: Contender(
+                prepare: { records = nil; records = try templates.plainCopy("cascade-records") },
+                run: {
+                    try records?.write { db in
+                        for continent in try ContinentRecord.fetchAll(db) { try continent.delete(db) }
+                    }
+                }))
+    }
+
+    /// Delete `count` moods, which leaves their countries (nullify), and save.
+    static func nullify(count: Int, _ templates: TemplateStores) -> Workload {
+        var graph: ObjectContainer?
+        var plain: DatabasePool?
+        var records: DatabasePool?
+        return Workload(
+            name: "delete \(count) moods (nullify) and save",
+            setUp: templates.fill,
+            objectGraph: Contender(
+                prepare: { graph = nil; graph = try templates.graphCopy("nullify") },
+                run: {
+                    guard let graph else { return }
+                    let context = graph.newBackgroundContext()
+                    for mood in try context.fetch(FetchRequest<Mood>(fetchLimit: count)) { context.delete(mood) }
+                    try context.save()
+                }),
+            baseline: Contender(
+                prepare: { plain = nil; plain = try templates.plainCopy("nullify-plain") },
+                run: {
+                    try plain?.write { db in
+                        let keys = try Int64.fetchAll(db, sql: "SELECT id FROM mood ORDER BY id LIMIT ?", arguments: [count])
+                        let delete = try db.makeStatement(sql: "DELETE FROM mood WHERE id = ?")
+                        for key in keys { try delete.execute(arguments: [key]) }
+                    }
+                }),
+            peer: Contender(
+                prepare: { records = nil; records = try templates.plainCopy("nullify-records") },
+                run: {
+                    try records?.write { db in
+                        for mood in try MoodRecord.order(Column("id")).limit(count).fetchAll(db) { try mood.delete(db) }
+                    }
+                }))
+    }
+}
+
+/// A filled ObjectGraph store and a filled plain one, made once and copied for each destructive run.
+final class TemplateStores {
+    let dataset: Dataset
+    private let files: ScratchFiles
+    private var isFilled = false
+
+    init(dataset: Dataset, files: ScratchFiles) {
+        self.dataset = dataset
+        self.files = files
+    }
+
+    /// Fills both templates the first time; untimed. The stores are closed afterwards, so that each
+    /// is one file (SQLite folds the WAL into it when the last connection closes).
+    func fill() throws {
+        guard !isFilled else { return }
+        do {
+            let graph = try ObjectGraphSide.openContainer(at: files.fresh("template-graph.sqlite"))
+            try ObjectGraphSide.insert(0..<dataset.moodCount, of: dataset, into: graph)
+            let plain = try PlainSQL.openDatabase(at: files.fresh("template-plain.sqlite"))
+            try PlainSQL.insert(0..<dataset.moodCount, of: dataset, into: plain)
+        }
+        isFilled = true
+    }
+
+    func graphCopy(_ name: String) throws -> ObjectContainer {
+        try ObjectGraphSide.openContainer(at: copy("template-graph.sqlite", to: "\(name).sqlite"))
+    }
+
+    func plainCopy(_ name: String) throws -> DatabasePool {
+        try PlainSQL.openDatabase(at: copy("template-plain.sqlite", to: "\(name).sqlite"))
+    }
+
+    private func copy(_ template: String, to name: String) throws -> String {
+        let destination = files.fresh(name)
+        try FileManager.default.copyItem(atPath: files.path(template), toPath: destination)
+        return destination
+    }
+}
