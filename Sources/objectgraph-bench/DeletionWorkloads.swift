@@ -52,7 +52,7 @@ enum DeletionWorkloads {
                 run: {
                     guard let graph else { return }
                     let context = graph.newBackgroundContext()
-                    for mood in try context.fetch(FetchRequest<Mood>(fetchLimit: count)) { context.delete(mood) }
+                    context.delete(try context.fetch(FetchRequest<Mood>(fetchLimit: count)))
                     try context.save()
                 }),
             baseline: Contender(

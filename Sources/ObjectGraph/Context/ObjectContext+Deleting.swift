@@ -14,6 +14,19 @@ extension ObjectContext {
         deleteObject(object)
     }
 
+    /// Deletes several objects, their delete rules running in one pass.
+    ///
+    /// Prefer it to deleting one object at a time when deleting many: the rules of all of them run
+    /// together, loading what they need a chunk of rows per query, and a related object that several
+    /// of them look at (such as the country of many deleted moods) is loaded once for all.
+    public func delete<Objects: Sequence>(_ objects: Objects) where Objects.Element: Entity {
+        let wasProcessing = isProcessingPendingChanges
+        isProcessingPendingChanges = true
+        for object in objects { deleteObject(object) }
+        isProcessingPendingChanges = wasProcessing
+        processPendingChanges()
+    }
+
     func deleteObject(_ object: any Entity) {
         let state = object._$state
         guard state.context === self, !state.isDeleted else { return }
@@ -40,12 +53,20 @@ extension ObjectContext {
     public func processPendingChanges() {
         guard !isProcessingPendingChanges else { return }
         isProcessingPendingChanges = true
-        defer { isProcessingPendingChanges = false }
+        // Objects the pass loads stay alive until it ends: rules and `prepareForDeletion()` of many
+        // deleted objects often look at the same related objects, which would otherwise be loaded
+        // again each time.
+        objectsKeptForPass = []
+        defer {
+            isProcessingPendingChanges = false
+            objectsKeptForPass = nil
+        }
         while !pendingDeletions.isEmpty {
             let wave = pendingDeletions
             pendingDeletions = []
             let states = wave.map(\._$state)
             loadFaults(states)
+            loadInverseMembers(of: states)
             for object in wave { object.prepareForDeletion() }
             loadMembersForDeleteRules(of: states)
             for state in states { applyDeleteRules(to: state) }
@@ -93,6 +114,26 @@ extension ObjectContext {
             guard let mapping = group.first?.mapping else { continue }
             for chunk in group.map(\.id.key).sorted().chunks(ofCount: 500) {
                 _ = loadBatch(chunk, mapping: mapping)
+            }
+        }
+    }
+
+    /// Loads, set-wise, the to-many relationships that the rules of the deleted objects' to-one
+    /// relationships will change: the `moods` of the country of each deleted mood, say.
+    private func loadInverseMembers(of states: [ObjectState]) {
+        for (_, group) in Dictionary(grouping: states, by: { ObjectIdentifier($0.entity) }) {
+            guard let mapping = group.first?.mapping else { continue }
+            for (slot, relationship) in mapping.toOneRelationships.enumerated()
+            where relationship.description.deleteRule.touchesRelatedObjects && relationship.inverseIsToMany {
+                var seen = Set<ObjectID>()
+                let targets = group.compactMap { $0.relatedID(at: slot) }.filter { seen.insert($0).inserted }
+                    .compactMap { object(with: $0)?._$state }
+                    .filter { !$0.isDeleted && !$0.id.isTemporary && $0.toMany[relationship.inverseSlot].needsLoading }
+                guard targets.count > 1 else { continue }
+                let inverse = store.mappings[relationship.destination].toManyRelationships[relationship.inverseSlot]
+                for chunk in targets.chunks(ofCount: 500) {
+                    try? loadMembers(of: Array(chunk), slot: relationship.inverseSlot, relationship: inverse)
+                }
             }
         }
     }

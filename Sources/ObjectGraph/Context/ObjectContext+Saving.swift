@@ -282,25 +282,38 @@ extension ObjectContext {
         }
     }
 
-    /// Deletes rows set-wise, a chunk of keys per statement, with their join-table links.
+    /// Deletes rows set-wise, with their join-table links: a range of consecutive keys per statement
+    /// (SQLite walks it directly; deleted subtrees are mostly made of such runs), the other keys a
+    /// chunk per statement.
     private func deleteRows(_ states: [ObjectState], _ db: Database) throws {
         let byEntity = Dictionary(grouping: states) { $0.mapping?.index ?? -1 }
         for (index, group) in byEntity where index >= 0 {
             let mapping = store.mappings[index]
             let joinTables = mapping.toManyRelationships.compactMap { relationship -> (String, String)? in
-                if case let .joinTable(table, source, _, _) = relationship.storage { return (table, source) }
+                if case let .joinTable(table, source, _, _) = relationship.storage { return (SQL.quote(table), source) }
                 return nil
             }
-            for chunk in group.map(\.id.key).chunks(ofCount: 500) {
+            let targets = [(mapping.table, "Z_PK")] + joinTables
+            let keys = group.map(\.id.key).sorted()
+            var scattered: [Int64] = []
+            for run in keys.chunked(by: { $1 == $0 + 1 }) {
+                guard run.count >= 8, let low = run.first, let high = run.last else {
+                    scattered.append(contentsOf: run)
+                    continue
+                }
+                for (table, column) in targets {
+                    let statement = try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(column) BETWEEN ? AND ?")
+                    try statement.bind([low.databaseValue, high.databaseValue])
+                    try statement.execute()
+                }
+            }
+            for chunk in scattered.chunks(ofCount: 500) {
                 let list = SQL.placeholders(chunk.count)
-                let keys = chunk.map(\.databaseValue)
-                let rows = try db.cachedStatement(sql: "DELETE FROM \(mapping.table) WHERE Z_PK IN (\(list))")
-                try rows.bind(keys)
-                try rows.execute()
-                for (table, source) in joinTables {
-                    let links = try db.cachedStatement(sql: "DELETE FROM \(SQL.quote(table)) WHERE \(source) IN (\(list))")
-                    try links.bind(keys)
-                    try links.execute()
+                let values = chunk.map(\.databaseValue)
+                for (table, column) in targets {
+                    let statement = try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(column) IN (\(list))")
+                    try statement.bind(values)
+                    try statement.execute()
                 }
             }
         }

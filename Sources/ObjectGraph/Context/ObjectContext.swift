@@ -26,6 +26,8 @@ public final class ObjectContext {
     /// Deleted objects whose delete rules have not run yet.
     var pendingDeletions: [any Entity] = []
     var isProcessingPendingChanges = false
+    /// While deletions propagate, the objects made for related rows, kept until the pass ends.
+    var objectsKeptForPass: [any Entity]?
     /// Problems found outside a throwing call (such as inserting an object of an unknown entity),
     /// reported by the next save.
     var deferredErrors: [ObjectGraphError] = []
@@ -127,6 +129,7 @@ public final class ObjectContext {
         let object = MaterializationSlot.materialize(mapping.declaration.type, with: state)
         state.object = object
         registry.register(state)
+        objectsKeptForPass?.append(object)
         return object
     }
 
