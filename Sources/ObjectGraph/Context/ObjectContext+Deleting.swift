@@ -60,6 +60,7 @@ extension ObjectContext {
         defer {
             isProcessingPendingChanges = false
             objectsKeptForPass = nil
+            cachedToManyValues = [:]
         }
         while !pendingDeletions.isEmpty {
             let wave = pendingDeletions
@@ -152,6 +153,23 @@ extension ObjectContext {
                 }
             }
         }
+    }
+}
+
+extension ObjectContext {
+    func cachedMembers(of state: ObjectState, index: Int) -> Any? {
+        guard objectsKeptForPass != nil else { return nil }
+        return cachedToManyValues[ObjectIdentifier(state)]?[index]
+    }
+
+    func cacheMembers(_ members: Any, of state: ObjectState, index: Int) {
+        guard objectsKeptForPass != nil else { return }
+        cachedToManyValues[ObjectIdentifier(state), default: [:]][index] = members
+    }
+
+    func forgetCachedMembers(of state: ObjectState) {
+        guard !cachedToManyValues.isEmpty else { return }
+        cachedToManyValues[ObjectIdentifier(state)] = nil
     }
 }
 

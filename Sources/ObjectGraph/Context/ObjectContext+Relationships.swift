@@ -110,11 +110,11 @@ extension ObjectContext {
     /// The members of a to-many relationship, loading them from the store the first time.
     func members(of state: ObjectState, slot: Int) -> [ObjectID] {
         guard slot < state.toMany.count else { return [] }
-        if case .loaded(let members) = state.toMany[slot] { return Array(members) }
+        if case .loaded(let members) = state.toMany[slot] { return members.elements }
         if let mapping = state.mapping {
             try? loadMembers(of: [state], slot: slot, relationship: mapping.toManyRelationships[slot])
         }
-        if case .loaded(let members) = state.toMany[slot] { return Array(members) }
+        if case .loaded(let members) = state.toMany[slot] { return members.elements }
         // Not stored (a new object) or unreadable: what is known in memory.
         state.toMany[slot].resolve(stored: [])
         return state.toMany[slot].members

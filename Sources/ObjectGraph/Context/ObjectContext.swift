@@ -28,6 +28,9 @@ public final class ObjectContext {
     var isProcessingPendingChanges = false
     /// While deletions propagate, the objects made for related rows, kept until the pass ends.
     var objectsKeptForPass: [any Entity]?
+    /// While deletions propagate, to-many values read, by state and property index (see
+    /// ``ObjectState/cachedMembers(at:)``).
+    var cachedToManyValues: [ObjectIdentifier: [Int: Any]] = [:]
     /// Problems found outside a throwing call (such as inserting an object of an unknown entity),
     /// reported by the next save.
     var deferredErrors: [ObjectGraphError] = []

@@ -144,10 +144,18 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         get { fields.pointee.isMaterializing }
         set { fields.pointee.isMaterializing = newValue }
     }
+    /// Every change goes through here, and drops the relationship values the context keeps for a
+    /// deletion pass (see ``cachedMembers(at:)``).
     var toMany: ContiguousArray<ToManyValue> {
         get { fields.pointee.toMany }
-        _modify { yield &fields.pointee.toMany }
-        set { fields.pointee.toMany = newValue }
+        _modify {
+            context?.forgetCachedMembers(of: self)
+            yield &fields.pointee.toMany
+        }
+        set {
+            context?.forgetCachedMembers(of: self)
+            fields.pointee.toMany = newValue
+        }
     }
     /// To-many slots changed since the last save.
     var changedToMany: Set<Int> {
@@ -396,16 +404,34 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     /// Reads a to-many relationship, loading its members the first time.
     @inlinable
     public func value<Destination: Entity>(at index: Int) -> Set<Destination> {
+        if let cached = cachedMembers(at: index) as? Set<Destination> { return cached }
         let objects = relatedObjects(at: index)
         var members = Set<Destination>(minimumCapacity: objects.count)
         for case let member as Destination in objects { members.insert(member) }
+        cacheMembers(members, at: index)
         return members
     }
 
     /// Reads an ordered to-many relationship, loading its members the first time.
     @inlinable
     public func value<Destination: Entity>(at index: Int) -> [Destination] {
-        relatedObjects(at: index).compactMap { $0 as? Destination }
+        if let cached = cachedMembers(at: index) as? [Destination] { return cached }
+        let members = relatedObjects(at: index).compactMap { $0 as? Destination }
+        cacheMembers(members, at: index)
+        return members
+    }
+
+    /// The value of a to-many relationship read earlier in the current deletion pass, if it has not
+    /// changed since. Rules of many deleted objects often read the same relationship (the seeds'
+    /// "was this the country's last mood?"), which would otherwise be rebuilt every time.
+    @usableFromInline
+    func cachedMembers(at index: Int) -> Any? {
+        context?.cachedMembers(of: self, index: index)
+    }
+
+    @usableFromInline
+    func cacheMembers(_ members: Any, at index: Int) {
+        context?.cacheMembers(members, of: self, index: index)
     }
 
     /// Sets a to-many relationship.
@@ -524,7 +550,7 @@ enum ToManyValue: Sendable {
     /// The members, as far as they are known.
     var members: [ObjectID] {
         switch self {
-        case .loaded(let members): Array(members)
+        case .loaded(let members): members.elements
         case .pending(let added, _): Array(added)
         case .fault: []
         }
