@@ -224,4 +224,17 @@ import Testing
         #expect(fault.version == 1)
         #expect(!fault.isFault)
     }
+
+    @Test func globalIDsAreTimeOrderedVersion7UUIDs() throws {
+        let moods = (0..<5_000).map { Mood(text: "m\($0)") }
+        let ids = moods.map(\.globalID)
+        #expect(Set(ids).count == ids.count)
+        // Each one sorts after the one made before it, as bytes (and so in the store's index).
+        let bytes = ids.map { id in withUnsafeBytes(of: id.uuid) { Array($0) } }
+        #expect(zip(bytes, bytes.dropFirst()).allSatisfy { $0.lexicographicallyPrecedes($1) })
+        #expect(ids.allSatisfy { $0.uuid.6 >> 4 == 7 && $0.uuid.8 >> 6 == 0b10 })
+        // The first 48 bits are the creation time in milliseconds.
+        let milliseconds = bytes[0].prefix(6).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        #expect(abs(Double(milliseconds) / 1000 - Date().timeIntervalSince1970) < 60)
+    }
 }

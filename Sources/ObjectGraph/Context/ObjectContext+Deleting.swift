@@ -80,25 +80,26 @@ extension ObjectContext {
     private func applyDeleteRules(to state: ObjectState) {
         guard let mapping = state.mapping else { return }
         if state.isFault { fulfillFault(state) }
-        for (slot, relationship) in mapping.toOneRelationships.enumerated() where relationship.description.deleteRule.touchesRelatedObjects {
+        for (slot, rule) in mapping.toOneDeleteRules.enumerated() where rule.touchesRelatedObjects {
             guard let id = state.relatedID(at: slot), let related = object(with: id) else { continue }
-            apply(relationship, of: state, to: related)
+            apply(rule, of: state, to: related, through: mapping.toOneRelationships[slot])
         }
-        for (slot, relationship) in mapping.toManyRelationships.enumerated() where relationship.description.deleteRule.touchesRelatedObjects {
+        for (slot, rule) in mapping.toManyDeleteRules.enumerated() where rule.touchesRelatedObjects {
             for id in members(of: state, slot: slot) {
                 guard let related = object(with: id) else { continue }
-                apply(relationship, of: state, to: related)
+                apply(rule, of: state, to: related, through: mapping.toManyRelationships[slot])
             }
         }
     }
 
-    private func apply(_ relationship: RelationshipMapping, of state: ObjectState, to related: any Entity) {
+    private func apply(_ rule: DeleteRule, of state: ObjectState, to related: any Entity,
+                       through relationship: @autoclosure () -> RelationshipMapping) {
         // A deleted object's own links are left as they are: they go with its row, and `rollback()`
         // finds them intact. Only objects that stay are unlinked.
         guard !related._$state.isDeleted else { return }
-        switch relationship.description.deleteRule {
+        switch rule {
         case .nullify:
-            removeInverse(of: state, relationship: relationship, from: related._$state)
+            removeInverse(of: state, relationship: relationship(), from: related._$state)
         case .cascade:
             deleteObject(related)
         case .deny, .noAction:
@@ -124,8 +125,9 @@ extension ObjectContext {
     private func loadInverseMembers(of states: [ObjectState]) {
         for (_, group) in Dictionary(grouping: states, by: { ObjectIdentifier($0.entity) }) {
             guard let mapping = group.first?.mapping else { continue }
-            for (slot, relationship) in mapping.toOneRelationships.enumerated()
-            where relationship.description.deleteRule.touchesRelatedObjects && relationship.inverseIsToMany {
+            for (slot, rule) in mapping.toOneDeleteRules.enumerated() where rule.touchesRelatedObjects {
+                let relationship = mapping.toOneRelationships[slot]
+                guard relationship.inverseIsToMany else { continue }
                 var seen = Set<ObjectID>()
                 let targets = group.compactMap { $0.relatedID(at: slot) }.filter { seen.insert($0).inserted }
                     .compactMap { object(with: $0)?._$state }
@@ -144,12 +146,11 @@ extension ObjectContext {
     private func loadMembersForDeleteRules(of states: [ObjectState]) {
         for (_, group) in Dictionary(grouping: states, by: { ObjectIdentifier($0.entity) }) {
             guard let mapping = group.first?.mapping else { continue }
-            for (slot, relationship) in mapping.toManyRelationships.enumerated()
-            where relationship.description.deleteRule.touchesRelatedObjects {
+            for (slot, rule) in mapping.toManyDeleteRules.enumerated() where rule.touchesRelatedObjects {
                 let owners = group.filter { !$0.id.isTemporary && $0.toMany[slot].needsLoading }
                 guard owners.count > 1 else { continue }  // one owner loads on demand as cheaply
                 for chunk in owners.chunks(ofCount: 500) {
-                    try? loadMembers(of: Array(chunk), slot: slot, relationship: relationship)
+                    try? loadMembers(of: Array(chunk), slot: slot, relationship: mapping.toManyRelationships[slot])
                 }
             }
         }

@@ -143,11 +143,20 @@ extension ObjectContext {
                 let statement = try db.cachedStatement(sql: sql)
                 try statement.bind(saved.map(\.id.key.databaseValue))
                 let sqliteStatement = statement.sqliteStatement
+                // Rows come grouped by owner: one owner's members are gathered before they are stored.
+                var owner: Int64?
+                var members: [ObjectID] = []
                 try Row.fetchCursor(statement).forEach { _ in
-                    let owner = Int64(sqliteStatement: sqliteStatement, index: 0)
-                    let member = Int64(sqliteStatement: sqliteStatement, index: 1)
-                    membersByOwner[owner, default: []].append(ObjectID(entity: destination, key: member, store: store.identity))
+                    let rowOwner = Int64(sqliteStatement: sqliteStatement, index: 0)
+                    if rowOwner != owner {
+                        if let owner { membersByOwner[owner] = members }
+                        owner = rowOwner
+                        members = []
+                    }
+                    members.append(ObjectID(entity: destination, key: Int64(sqliteStatement: sqliteStatement, index: 1),
+                                            store: store.identity))
                 }
+                if let owner { membersByOwner[owner] = members }
             }
         }
         for owner in owners where owner.toMany[slot].needsLoading {

@@ -15,6 +15,10 @@ final class EntityMapping: Sendable {
     let toManyRelationships: [RelationshipMapping]
     /// To-one slot → the destination entity.
     let toOneDestinations: [EntityDeclaration]
+    /// To-one and to-many slot → the delete rule (read for every deleted object, so kept apart from
+    /// the relationship mappings, which are costly to copy).
+    let toOneDeleteRules: [DeleteRule]
+    let toManyDeleteRules: [DeleteRule]
     /// Position in ``ObjectState/values`` → how its column is read (to-one keys are integers).
     let valueStorageClasses: [StorageClass]
     /// Attribute slot → the quoted column name.
@@ -38,6 +42,8 @@ final class EntityMapping: Sendable {
         self.toOneRelationships = toOne
         self.toManyRelationships = toMany
         self.toOneDestinations = toOne.map(\.destinationDeclaration)
+        self.toOneDeleteRules = toOne.map(\.description.deleteRule)
+        self.toManyDeleteRules = toMany.map(\.description.deleteRule)
         self.quotedAttributeColumns = attributeColumns.map(SQL.quote)
         self.valueStorageClasses = description.attributes.map { StorageClass($0.type) }
             + Array(repeating: .integer, count: toOne.count)
