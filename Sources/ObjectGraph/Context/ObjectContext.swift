@@ -16,21 +16,25 @@ public final class ObjectContext {
     /// A name for debugging and for the transaction author of saves.
     public var name: String?
 
+    // The bookkeeping below is touched for every object a fetch, a change or a deletion involves. It
+    // opts out of dynamic exclusivity checks, like the object states: a context is used from one
+    // isolation, and none of these is accessed while it is being modified.
+
     /// Live objects by ID, unretained: each object's state removes its entry when it is deallocated.
     @exclusivity(unchecked) var registry: ObjectRegistry
     /// Objects with unsaved changes, retained until saved or rolled back. Keyed by state identity,
     /// which unlike the ID does not change at save.
-    var inserted: OrderedDictionary<ObjectIdentifier, any Entity> = [:]
-    var updated: OrderedDictionary<ObjectIdentifier, any Entity> = [:]
-    var deleted: OrderedDictionary<ObjectIdentifier, any Entity> = [:]
+    @exclusivity(unchecked) var inserted: OrderedDictionary<ObjectIdentifier, any Entity> = [:]
+    @exclusivity(unchecked) var updated: OrderedDictionary<ObjectIdentifier, any Entity> = [:]
+    @exclusivity(unchecked) var deleted: OrderedDictionary<ObjectIdentifier, any Entity> = [:]
     /// Deleted objects whose delete rules have not run yet.
-    var pendingDeletions: [any Entity] = []
-    var isProcessingPendingChanges = false
+    @exclusivity(unchecked) var pendingDeletions: [any Entity] = []
+    @exclusivity(unchecked) var isProcessingPendingChanges = false
     /// While deletions propagate, the objects made for related rows, kept until the pass ends.
-    var objectsKeptForPass: [any Entity]?
+    @exclusivity(unchecked) var objectsKeptForPass: [any Entity]?
     /// While deletions propagate, to-many values read, by state and property index (see
     /// ``ObjectState/cachedMembers(at:)``).
-    var cachedToManyValues: [ObjectIdentifier: [Int: Any]] = [:]
+    @exclusivity(unchecked) var cachedToManyValues: [ObjectIdentifier: [Int: Any]] = [:]
     /// Problems found outside a throwing call (such as inserting an object of an unknown entity),
     /// reported by the next save.
     var deferredErrors: [ObjectGraphError] = []

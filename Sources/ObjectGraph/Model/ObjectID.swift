@@ -37,12 +37,24 @@ public struct ObjectID: Hashable, Sendable {
         lhs.key == rhs.key && lhs.entity === rhs.entity && lhs.store == rhs.store
     }
 
-    // One combined word: an ID is hashed at every registry lookup, and a hasher fed once costs much
-    // less than one fed twice. The store is left out: IDs of one entity in different stores are rare
-    // in one table, and equality still tells them apart.
+    // One combined word: a hasher fed once costs much less than one fed twice. The store is left
+    // out: IDs of one entity in different stores are rare in one table, and equality still tells
+    // them apart.
     public func hash(into hasher: inout Hasher) {
+        hasher.combine(combinedBits)
+    }
+
+    /// The hash sets and dictionaries use: one multiplication instead of SipHash, as for primary keys
+    /// in the uniquing table (see `RowKey`). Large to-many relationships are ordered sets of IDs, and
+    /// loading one hashes every member.
+    public func _rawHashValue(seed: Int) -> Int {
+        let mixed = (combinedBits ^ UInt64(UInt(bitPattern: seed))) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: mixed ^ (mixed >> 32))
+    }
+
+    private var combinedBits: UInt64 {
         let entityBits = UInt64(UInt(bitPattern: Unmanaged.passUnretained(entity).toOpaque()))
-        hasher.combine(UInt64(bitPattern: key) ^ (entityBits << 40 | entityBits >> 24))
+        return UInt64(bitPattern: key) ^ (entityBits << 40 | entityBits >> 24)
     }
 }
 
