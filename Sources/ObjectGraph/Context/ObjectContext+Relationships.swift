@@ -128,12 +128,14 @@ extension ObjectContext {
         let sql: String
         let list = SQL.placeholders(saved.count)
         switch relationship.storage {
+        // Only ordered relationships sort: sorting the members of hundreds of owners costs more than
+        // reading them.
         case let .inverseForeignKey(table, column, orderColumn):
             sql = "SELECT \(SQL.quote(column)), Z_PK FROM \(SQL.quote(table)) WHERE \(SQL.quote(column)) IN (\(list))"
-                + " ORDER BY \(SQL.quote(column))" + (orderColumn.map { ", \(SQL.quote($0))" } ?? "") + ", Z_PK"
+                + (orderColumn.map { " ORDER BY \(SQL.quote(column)), \(SQL.quote($0)), Z_PK" } ?? "")
         case let .joinTable(table, sourceColumn, targetColumn, orderColumn):
             sql = "SELECT \(sourceColumn), \(targetColumn) FROM \(SQL.quote(table)) WHERE \(sourceColumn) IN (\(list))"
-                + " ORDER BY \(sourceColumn)" + (orderColumn.map { ", \($0)" } ?? "")
+                + (orderColumn.map { " ORDER BY \(sourceColumn), \($0)" } ?? "")
         case .foreignKey:
             return
         }
@@ -143,20 +145,21 @@ extension ObjectContext {
                 let statement = try db.cachedStatement(sql: sql)
                 try statement.bind(saved.map(\.id.key.databaseValue))
                 let sqliteStatement = statement.sqliteStatement
-                // Rows come grouped by owner: one owner's members are gathered before they are stored.
+                // Rows mostly come grouped by owner (the foreign-key index is walked one owner at a
+                // time): a run of one owner's members is gathered before it is stored.
                 var owner: Int64?
                 var members: [ObjectID] = []
                 try Row.fetchCursor(statement).forEach { _ in
                     let rowOwner = Int64(sqliteStatement: sqliteStatement, index: 0)
                     if rowOwner != owner {
-                        if let owner { membersByOwner[owner] = members }
+                        if let owner { membersByOwner[owner, default: []].append(contentsOf: members) }
                         owner = rowOwner
                         members = []
                     }
                     members.append(ObjectID(entity: destination, key: Int64(sqliteStatement: sqliteStatement, index: 1),
                                             store: store.identity))
                 }
-                if let owner { membersByOwner[owner] = members }
+                if let owner { membersByOwner[owner, default: []].append(contentsOf: members) }
             }
         }
         for owner in owners where owner.toMany[slot].needsLoading {
