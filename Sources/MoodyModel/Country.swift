@@ -15,7 +15,7 @@ public import ObjectGraph
     /// The seeds' custom rule: the last remaining country of a continent takes the continent with it.
     public func prepareForDeletion() {
         guard let continent, !continent.isDeleted else { return }
-        if continent.countries.allSatisfy({ $0.isDeleted }) {
+        if continent.count(of: \.countries) == 0 {
             context?.delete(continent)
         }
     }

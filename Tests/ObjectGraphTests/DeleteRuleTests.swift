@@ -268,6 +268,26 @@ import Testing
         #expect(names(try reader.fetch(FetchRequest<Country>()), \.name) == ["France", "Spain"])
     }
 
+    @Test func countingARelationshipSkipsDeletedMembersAndMakesNoObjects() throws {
+        let container = try container()
+        let writer = container.newBackgroundContext()
+        let france = Country(name: "France")
+        for text in ["a", "b", "c"] { writer.insert(Mood(text: text, country: france)) }
+        try writer.save()
+
+        let context = container.newBackgroundContext()
+        let country = try #require(try context.fetch(FetchRequest<Country>()).first)
+        #expect(country.count(of: \.moods) == 3)
+        #expect(context.registeredObjects.count == 1)  // the moods were counted, not made
+        let mood = try #require(country.moods.first)
+        context.delete(mood)
+        #expect(country.count(of: \.moods) == 2)
+        // Before insertion, the relationship as assigned.
+        let spain = Country(name: "Spain")
+        spain.moods = [Mood(text: "x"), Mood(text: "y")]
+        #expect(spain.count(of: \.moods) == 2)
+    }
+
     // MARK: At scale
 
     @Test func aLargeCascadeDeletesEverythingAndRollsBack() throws {

@@ -158,6 +158,11 @@ extension ObjectContext {
 }
 
 extension ObjectContext {
+    /// Whether the object with this ID is deleted here (an object that is not in memory is not).
+    func isDeletedHere(_ id: ObjectID) -> Bool {
+        registry.state(for: id)?.isDeleted ?? false
+    }
+
     func cachedMembers(of state: ObjectState, index: Int) -> Any? {
         guard objectsKeptForPass != nil else { return nil }
         return cachedToManyValues[ObjectIdentifier(state)]?[index]

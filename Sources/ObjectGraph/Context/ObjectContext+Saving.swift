@@ -98,9 +98,6 @@ extension ObjectContext {
         if !failures.isEmpty { throw ObjectGraphError.validationFailed(failures) }
     }
 
-    private func isDeletedHere(_ id: ObjectID) -> Bool {
-        registry.state(for: id)?.isDeleted ?? false
-    }
 
     // MARK: Plan
 

@@ -132,12 +132,38 @@ public final class ObjectContext {
 
     /// A new, registered fault for a saved row that has no live object here.
     func fault(for id: ObjectID, mapping: EntityMapping) -> any Entity {
+        let (object, state) = makeFault(for: id, mapping: mapping)
+        registry.register(state)
+        return object
+    }
+
+    /// A new fault, not registered yet.
+    private func makeFault(for id: ObjectID, mapping: EntityMapping) -> (any Entity, ObjectState) {
         let state = ObjectState.make(entity: mapping.declaration, id: id, context: self, mapping: mapping, row: nil)
         let object = MaterializationSlot.materialize(mapping.declaration.type, with: state)
         state.object = object
-        registry.register(state)
         objectsKeptForPass?.append(object)
-        return object
+        return (object, state)
+    }
+
+    /// The objects with these IDs of one entity (the members of a relationship), in order: the live
+    /// ones, and faults for the others, registered together.
+    func objects(with ids: [ObjectID], of entity: EntityDeclaration) -> [AnyObject] {
+        guard let mapping = store.mapping(for: entity) else { return [] }
+        var objects: [AnyObject] = []
+        objects.reserveCapacity(ids.count)
+        var faults: [Unmanaged<ObjectState>] = []
+        for id in ids {
+            if let object = registry.state(for: id)?.object {
+                objects.append(object)
+            } else if !id.isTemporary, id.store == store.identity, id.entity === entity {
+                let (object, state) = makeFault(for: id, mapping: mapping)
+                objects.append(object)
+                faults.append(Unmanaged.passUnretained(state))  // kept alive by `objects`
+            }
+        }
+        registry.register(faults, of: entity)
+        return objects
     }
 
     /// The object with this ID, typed.

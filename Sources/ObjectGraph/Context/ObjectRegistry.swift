@@ -38,6 +38,17 @@ struct ObjectRegistry {
         tables[table].states.remove(at: index)
     }
 
+    /// How many of these IDs, all of one entity, name live objects that are deleted.
+    func deletedCount(among ids: [ObjectID], of entity: EntityDeclaration) -> Int {
+        guard let table = table(for: entity) else { return 0 }
+        let states = tables[table].states
+        guard !states.isEmpty else { return 0 }
+        return ids.count { id in
+            (id.store == nil || id.store == store)
+                && states[RowKey(id.key)]?._withUnsafeGuaranteedRef { $0.isDeleted } == true
+        }
+    }
+
     /// Every live state.
     var states: [ObjectState] {
         var states: [ObjectState] = []

@@ -71,6 +71,22 @@ extension Entity {
     public var changedKeys: Set<String> { _$state.changedKeys() }
     /// The saved value of a changed attribute, or nil if `key` is unchanged or not an attribute.
     public func committedValue(forKey key: String) -> StoredValue? { _$state.committedValue(forKey: key) }
+
+    /// How many objects a to-many relationship holds, not counting deleted ones, without making
+    /// them.
+    ///
+    /// `country.moods.count` makes an object for every mood of the country (a fault for those not
+    /// in memory) to build the set; this counts the IDs. Use it where only the number matters, such
+    /// as a rule that deletes a country once its last mood goes.
+    public func count<Destination: Entity>(of relationship: KeyPath<Self, Set<Destination>>) -> Int {
+        _$state.liveMemberCount(of: relationship)
+    }
+
+    /// How many objects an ordered to-many relationship holds, not counting deleted ones, without
+    /// making them.
+    public func count<Destination: Entity>(of relationship: KeyPath<Self, [Destination]>) -> Int {
+        _$state.liveMemberCount(of: relationship)
+    }
 }
 
 /// Lets ObjectGraph materialize objects; only ObjectGraph can create one.

@@ -456,8 +456,21 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     /// The objects of a to-many relationship.
     @usableFromInline
     func relatedObjects(at index: Int) -> [AnyObject] {
-        guard let context else { return detachedRelatives[index] ?? [] }
-        return context.members(of: self, slot: slot(of: index)).compactMap(context.object(with:))
+        guard let context, let mapping else { return detachedRelatives[index] ?? [] }
+        let slot = slot(of: index)
+        return context.objects(with: context.members(of: self, slot: slot),
+                               of: mapping.toManyDestinations[slot])
+    }
+
+    /// The number of members of a to-many relationship that are not deleted, from their IDs.
+    func liveMemberCount(of keyPath: AnyKeyPath) -> Int {
+        guard let index = entity.propertyIndex(for: keyPath), case .toMany(let slot) = entity.layout.slots[index] else {
+            return 0
+        }
+        guard let context, let mapping else { return detachedRelatives[index]?.count { !$0.isDeleted } ?? 0 }
+        let members = context.members(of: self, slot: slot)
+        return members.count - context.registry.deletedCount(
+            among: members, of: mapping.toManyDestinations[slot])
     }
 
     // MARK: Change information

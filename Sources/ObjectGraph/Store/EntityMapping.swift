@@ -13,8 +13,9 @@ final class EntityMapping: Sendable {
     let toOneRelationships: [RelationshipMapping]
     /// To-many slot → the relationship's mapping.
     let toManyRelationships: [RelationshipMapping]
-    /// To-one slot → the destination entity.
+    /// To-one and to-many slot → the destination entity.
     let toOneDestinations: [EntityDeclaration]
+    let toManyDestinations: [EntityDeclaration]
     /// To-one and to-many slot → the delete rule (read for every deleted object, so kept apart from
     /// the relationship mappings, which are costly to copy).
     let toOneDeleteRules: [DeleteRule]
@@ -42,6 +43,7 @@ final class EntityMapping: Sendable {
         self.toOneRelationships = toOne
         self.toManyRelationships = toMany
         self.toOneDestinations = toOne.map(\.destinationDeclaration)
+        self.toManyDestinations = toMany.map(\.destinationDeclaration)
         self.toOneDeleteRules = toOne.map(\.description.deleteRule)
         self.toManyDeleteRules = toMany.map(\.description.deleteRule)
         self.quotedAttributeColumns = attributeColumns.map(SQL.quote)
