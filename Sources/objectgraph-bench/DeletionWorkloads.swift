@@ -26,17 +26,20 @@ enum DeletionWorkloads {
                     let context = graph.newBackgroundContext()
                     for continent in try context.fetch(FetchRequest<Continent>()) { context.delete(continent) }
                     try context.save()
-                }),
+                },
+                verify: { try graph.map { try ObjectGraphSide.verifyCounts(in: $0, continents: 0, countries: 0, moods: 0) } }),
             baseline: Contender(
                 prepare: { plain = nil; plain = try templates.plainCopy("cascade-plain") },
-                run: { try plain?.write { db in try db.execute(sql: "DELETE FROM continent") } }),
+                run: { try plain?.write { db in try db.execute(sql: "DELETE FROM continent") } },
+                verify: { try plain.map { try PlainSQL.verifyCounts(in: $0, continents: 0, countries: 0, moods: 0) } }),
             peer: Contender(
                 prepare: { records = nil; records = try templates.plainCopy("cascade-records") },
                 run: {
                     try records?.write { db in
                         for continent in try ContinentRecord.fetchAll(db) { try continent.delete(db) }
                     }
-                }))
+                },
+                verify: { try records.map { try PlainSQL.verifyCounts(in: $0, continents: 0, countries: 0, moods: 0) } }))
     }
 
     /// Delete `count` moods, which leaves their countries (nullify), and save.
@@ -44,6 +47,9 @@ enum DeletionWorkloads {
         var graph: ObjectContainer?
         var plain: DatabasePool?
         var records: DatabasePool?
+        // Every country keeps moods (the dataset spreads moods evenly), so none goes with them.
+        let dataset = templates.dataset
+        let expected = (continents: 1, countries: dataset.countryCount, moods: dataset.moodCount - count)
         return Workload(
             name: "delete \(count) moods (nullify) and save",
             setUp: templates.fill,
@@ -54,6 +60,10 @@ enum DeletionWorkloads {
                     let context = graph.newBackgroundContext()
                     context.delete(try context.fetch(FetchRequest<Mood>(fetchLimit: count)))
                     try context.save()
+                },
+                verify: {
+                    try graph.map { try ObjectGraphSide.verifyCounts(in: $0, continents: expected.continents,
+                                                                     countries: expected.countries, moods: expected.moods) }
                 }),
             baseline: Contender(
                 prepare: { plain = nil; plain = try templates.plainCopy("nullify-plain") },
@@ -63,6 +73,10 @@ enum DeletionWorkloads {
                         let delete = try db.makeStatement(sql: "DELETE FROM mood WHERE id = ?")
                         for key in keys { try delete.execute(arguments: [key]) }
                     }
+                },
+                verify: {
+                    try plain.map { try PlainSQL.verifyCounts(in: $0, continents: expected.continents,
+                                                              countries: expected.countries, moods: expected.moods) }
                 }),
             peer: Contender(
                 prepare: { records = nil; records = try templates.plainCopy("nullify-records") },
@@ -70,6 +84,10 @@ enum DeletionWorkloads {
                     try records?.write { db in
                         for mood in try MoodRecord.order(Column("id")).limit(count).fetchAll(db) { try mood.delete(db) }
                     }
+                },
+                verify: {
+                    try records.map { try PlainSQL.verifyCounts(in: $0, continents: expected.continents,
+                                                                countries: expected.countries, moods: expected.moods) }
                 }))
     }
 }

@@ -31,6 +31,14 @@ enum ObjectGraphSide {
         try context.save()
     }
 
+    /// Checks what a deletion left in the store.
+    static func verifyCounts(in container: ObjectContainer, continents: Int, countries: Int, moods: Int) throws {
+        let context = container.newBackgroundContext()
+        try WorkloadError.check("continents", try context.fetchCount(FetchRequest<Continent>()), continents)
+        try WorkloadError.check("countries", try context.fetchCount(FetchRequest<Country>()), countries)
+        try WorkloadError.check("moods", try context.fetchCount(FetchRequest<Mood>()), moods)
+    }
+
     static func consume(_ mood: Mood) {
         Sink.consume(mood.text, mood.rating, mood.date, mood.remoteIdentifier, mood.markedForDeletionDate)
     }

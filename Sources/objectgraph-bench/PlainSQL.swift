@@ -23,6 +23,15 @@ enum PlainSQL {
         return pool
     }
 
+    /// Checks what a deletion left in the tables.
+    static func verifyCounts(in pool: DatabasePool, continents: Int, countries: Int, moods: Int) throws {
+        try pool.read { db in
+            try WorkloadError.check("continents", try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM continent"), continents)
+            try WorkloadError.check("countries", try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM country"), countries)
+            try WorkloadError.check("moods", try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM mood"), moods)
+        }
+    }
+
     /// Inserts moods `range` of the dataset, creating the continent and countries first if the tables
     /// are empty.
     static func insert(_ range: Range<Int>, of dataset: Dataset, into pool: DatabasePool) throws {

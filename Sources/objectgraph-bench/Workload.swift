@@ -2,6 +2,18 @@
 struct Contender {
     var prepare: () throws -> Void = {}
     var run: () throws -> Void
+    /// Untimed check, after each run, that the run did its work (throws ``WorkloadError`` if not).
+    var verify: () throws -> Void = {}
+}
+
+/// A run that did not leave the store as it should have.
+struct WorkloadError: Error, CustomStringConvertible {
+    var description: String
+
+    /// Throws unless `actual` equals `expected`.
+    static func check<Value: Equatable>(_ what: String, _ actual: Value, _ expected: Value) throws {
+        guard actual == expected else { throw WorkloadError(description: "\(what): \(actual), expected \(expected)") }
+    }
 }
 
 /// A piece of work done three ways in the same process: through ObjectGraph, as plain GRDB statements
@@ -37,11 +49,14 @@ extension Workload {
             if !onlyObjectGraph {
                 try baseline.prepare()
                 baselineTimes.append(try Measure.run(baseline.run).milliseconds)
+                try baseline.verify()
                 try peer.prepare()
                 peerTimes.append(try Measure.run(peer.run).milliseconds)
+                try peer.verify()
             }
             try objectGraph.prepare()
             let measurement = try Measure.run(objectGraph.run)
+            try objectGraph.verify()
             objectGraphTimes.append(measurement.milliseconds)
             peak = max(peak, measurement.peakResidentMegabytes)
         }
