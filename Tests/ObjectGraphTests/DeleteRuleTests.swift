@@ -290,6 +290,76 @@ import Testing
 
     // MARK: At scale
 
+    /// The benchmark's graph (one continent, 1,000 countries), with 20 moods per country instead of 100.
+    @Test func theBenchmarksGraphDeletesRollsBackAndCascades() throws {
+        let container = try container()
+        let writer = container.newBackgroundContext()
+        let pangaea = Continent(name: "Pangaea")
+        let countries = (0..<1_000).map { Country(name: "Country \($0)", continent: pangaea) }
+        for index in 0..<20_000 {
+            writer.insert(Mood(text: "Mood \(index)", country: countries[index % countries.count]))
+        }
+        try writer.save()
+
+        let context = container.newBackgroundContext()
+        // A tenth of the moods: every country keeps some, so the custom rule deletes none.
+        context.delete(try context.fetch(FetchRequest<Mood>(fetchLimit: 2_000)))
+        #expect(context.deletedObjects.count == 2_000)
+        #expect(try context.fetchCount(FetchRequest<Mood>()) == 18_000)
+        context.rollback()
+        #expect(try context.fetchCount(FetchRequest<Mood>()) == 20_000)
+
+        // The continent takes everything with it, and comes back with everything.
+        let continent = try #require(try context.fetch(FetchRequest<Continent>()).first)
+        context.delete(continent)
+        #expect(context.deletedObjects.count == 21_001)
+        context.rollback()
+        #expect(continent.count(of: \.countries) == 1_000)
+        #expect(try context.fetchCount(FetchRequest<Country>()) == 1_000)
+        context.delete(continent)
+        context.processPendingChanges()  // already done by delete: nothing more happens
+        #expect(context.deletedObjects.count == 21_001)
+        try context.save()
+        let reader = container.newBackgroundContext()
+        #expect(try reader.fetchCount(FetchRequest<Mood>()) == 0)
+        #expect(try reader.fetchCount(FetchRequest<Country>()) == 0)
+        #expect(try reader.fetchCount(FetchRequest<Continent>()) == 0)
+    }
+
+    @Test func denyAndNoActionWithAThousandCountries() throws {
+        let container = try container()
+        let writer = container.newBackgroundContext()
+        let denying = DenyingContinent(name: "Europe")
+        let loose = LooseContinent(name: "Europe")
+        for index in 0..<1_000 {
+            writer.insert(DeniedCountry(name: "Country \(index)", continent: denying))
+            writer.insert(LooseCountry(name: "Country \(index)", continent: loose))
+        }
+        try writer.save()
+
+        writer.delete(denying)
+        #expect {
+            try writer.save()
+        } throws: { error in
+            guard case .validationFailed(let failures)? = error as? ObjectGraphError,
+                  case .deleteDenied(let count)? = failures.first?.reason else { return false }
+            return count == 1_000
+        }
+        writer.delete(try writer.fetch(FetchRequest<DeniedCountry>()))
+        writer.delete(loose)
+        try writer.save()
+
+        let reader = container.newBackgroundContext()
+        #expect(try reader.fetchCount(FetchRequest<DenyingContinent>()) == 0)
+        let countries = try reader.fetch(FetchRequest<LooseCountry>())
+        #expect(countries.count == 1_000)
+        // Each link names the deleted row: read, it gives an object marked deleted.
+        #expect(countries.allSatisfy { country in
+            guard let continent = country.continent else { return false }
+            return continent.name == "" && continent.isDeleted
+        })
+    }
+
     @Test func aLargeCascadeDeletesEverythingAndRollsBack() throws {
         let container = try container()
         let writer = container.newBackgroundContext()
