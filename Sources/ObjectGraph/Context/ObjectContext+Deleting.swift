@@ -46,7 +46,7 @@ extension ObjectContext {
     /// Runs `prepareForDeletion()` and the delete rules of the objects deleted since the last call, and
     /// of every object they delete in turn.
     ///
-    /// ``delete(_:)`` calls it, and so does ``save()``, so the graph is consistent as soon as `delete`
+    /// `delete(_:)` calls it, and so does ``save()``, so the graph is consistent as soon as `delete`
     /// returns; a `delete` made from `prepareForDeletion()` joins the pass under way. Each object's
     /// rules run once however many paths reach it, and a cycle of cascades ends when it comes back to
     /// an object already deleted.

@@ -3,9 +3,9 @@ import OrderedCollections
 
 /// The storage of one object's persistent values, and its place in a context.
 ///
-/// Generated accessors call ``value(at:)``, ``setValue(_:at:)`` and ``initialize(_:at:)``; everything else is
+/// Generated accessors call `value(at:)`, `setValue(_:at:)` and `initialize(_:at:)`; everything else is
 /// internal. Attributes and to-one relationships are stored in the state itself, after its header,
-/// laid out like the object's row (see ``EntityLayout``): a fetched row is decoded straight into the
+/// laid out like the object's row (see `EntityLayout`): a fetched row is decoded straight into the
 /// object that represents it, and a changed value is a changed column. The values as last read or
 /// saved are copied aside only when the first of them changes, so an unchanged object costs one
 /// allocation besides the object itself.
