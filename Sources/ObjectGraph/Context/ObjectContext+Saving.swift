@@ -23,11 +23,24 @@ extension ObjectContext {
         }
         processPendingChanges()
         guard hasChanges else { return }
+        willSaveObservers.post(WillSave(
+            insertedObjectIDs: Set(inserted.values.lazy.filter { !$0._$state.isDeleted }.map(\.objectID)),
+            updatedObjectIDs: Set(updatedObjects.map(\.objectID)),
+            deletedObjectIDs: Set(deleted.values.lazy.filter { !$0._$state.isInserted }.map(\.objectID)),
+            author: name))
         runWillSaveHooks()
         try validate()
         let plan = makePlan()
-        let newKeys = try write(plan)
+        // Read before the commit makes the current values the committed ones.
+        let updatedKeys = plan.all.map(\._$state).filter { !$0.isInserted && !$0.isDeleted }
+            .map { ($0.id, $0.changedKeys()) }.filter { !$0.1.isEmpty }
+        let (newKeys, transaction) = try write(plan)
         commit(plan, newKeys: newKeys)
+        didSaveObservers.post(DidSave(
+            insertedObjectIDs: Set(plan.inserts.map(\.id)),
+            updatedObjectIDs: Dictionary(updatedKeys, uniquingKeysWith: { $0.union($1) }),
+            deletedObjectIDs: Set(plan.deletes.map(\.id)),
+            author: name, sequence: transaction.sequence, date: transaction.date))
     }
 
     private var changedObjects: [any Entity] {
@@ -133,8 +146,9 @@ extension ObjectContext {
     // MARK: Writing
 
     /// Runs the plan in one transaction and returns the primary keys given to inserted objects, by
-    /// temporary key (temporary keys are unique in the process, and integers hash fast).
-    private func write(_ plan: SavePlan) throws -> [Int64: Int64] {
+    /// temporary key (temporary keys are unique in the process, and integers hash fast), and the
+    /// transaction's record in the history.
+    private func write(_ plan: SavePlan) throws -> ([Int64: Int64], (sequence: Int64, date: Date)) {
         do {
             return try store.writer.write { db in
                 let newKeys = try allocateKeys(for: plan.inserts, db)
@@ -150,7 +164,10 @@ extension ObjectContext {
                 if !conflicts.isEmpty { throw ObjectGraphError.conflict(conflicts) }
                 for state in plan.relationshipChanges { try writeToMany(state, key: key, db) }
                 try deleteRows(plan.deletes, db)
-                return newKeys
+                let date = Date()
+                try db.execute(sql: "INSERT INTO \(SchemaMigrator.transactionTable) (Z_AUTHOR, Z_TIMESTAMP) VALUES (?, ?)",
+                               arguments: [name, date.timeIntervalSince1970])
+                return (newKeys, (db.lastInsertedRowID, date))
             }
         } catch let error as DatabaseError {
             throw translate(error)

@@ -35,6 +35,8 @@ public final class ObjectContext {
     /// While deletions propagate, to-many values read, by state and property index (see
     /// ``ObjectState/cachedMembers(at:)``).
     @exclusivity(unchecked) var cachedToManyValues: [ObjectIdentifier: [Int: Any]] = [:]
+    let willSaveObservers = Observers<WillSave>()
+    let didSaveObservers = Observers<DidSave>()
     /// Problems found outside a throwing call (such as inserting an object of an unknown entity),
     /// reported by the next save.
     var deferredErrors: [ObjectGraphError] = []

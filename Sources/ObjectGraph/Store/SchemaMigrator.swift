@@ -11,9 +11,21 @@ struct SchemaMigrator {
 
     static let metadataTable = "Z_METADATA"
     static let primaryKeyTable = "Z_PRIMARYKEY"
+    /// One row per saved transaction; its key is the transaction's sequence number.
+    static let transactionTable = "Z_TRANSACTION"
 
     /// Prepares the store and returns its UUID.
     func prepare(_ db: Database) throws -> UUID {
+        let uuid = try prepareTables(db)
+        // Created on every open, so that stores made before it existed get it too.
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS \(Self.transactionTable) (
+                Z_SEQUENCE INTEGER PRIMARY KEY AUTOINCREMENT, Z_AUTHOR TEXT, Z_TIMESTAMP REAL NOT NULL)
+            """)
+        return uuid
+    }
+
+    private func prepareTables(_ db: Database) throws -> UUID {
         guard try db.tableExists(Self.metadataTable) else {
             let foreign = try String.fetchAll(db, sql: """
                 SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'

@@ -1,0 +1,22 @@
+/// Registering for a context's notifications.
+///
+/// A handler runs on the context's isolation (the main actor for the view context), synchronously,
+/// when the context posts; a stream delivers to whoever iterates it. Registrations last as long as
+/// their token, streams as long as their iteration.
+extension ObjectContext {
+    /// Calls `handler` when a save of this context begins, before validation.
+    public func observeWillSave(_ handler: @escaping (WillSave) -> Void) -> ObservationToken {
+        willSaveObservers.add(handler)
+    }
+
+    /// Calls `handler` after each successful save of this context.
+    public func observeDidSave(_ handler: @escaping (DidSave) -> Void) -> ObservationToken {
+        didSaveObservers.add(handler)
+    }
+
+    /// The saves of this context that begin from now on.
+    public var willSaveNotifications: AsyncStream<WillSave> { willSaveObservers.stream() }
+
+    /// The successful saves of this context from now on.
+    public var didSaveNotifications: AsyncStream<DidSave> { didSaveObservers.stream() }
+}
