@@ -31,7 +31,11 @@ extension ObjectContext {
         let state = object._$state
         guard state.context === self, !state.isDeleted else { return }
         state.isDeleted = true
-        deleted[ObjectIdentifier(state)] = object
+        deleted[StateKey(state)] = object
+        // An object inserted and deleted before anyone was told of it was never there.
+        if pendingChange.inserted.removeValue(forKey: StateKey(state)) == nil {
+            pendingChange.deleted[StateKey(state)] = object
+        }
         pendingDeletions.append(object)
         processPendingChanges()
     }
@@ -40,11 +44,12 @@ extension ObjectContext {
     func undelete(_ object: any Entity) {
         let state = object._$state
         state.isDeleted = false
-        deleted[ObjectIdentifier(state)] = nil
+        deleted[StateKey(state)] = nil
     }
 
     /// Runs `prepareForDeletion()` and the delete rules of the objects deleted since the last call, and
-    /// of every object they delete in turn.
+    /// of every object they delete in turn, then posts ``ObjectsDidChange`` for every change since it
+    /// was last posted.
     ///
     /// `delete(_:)` calls it, and so does ``save()``, so the graph is consistent as soon as `delete`
     /// returns; a `delete` made from `prepareForDeletion()` joins the pass under way. Each object's
@@ -52,6 +57,21 @@ extension ObjectContext {
     /// an object already deleted.
     public func processPendingChanges() {
         guard !isProcessingPendingChanges else { return }
+        propagateDeletions()
+        postObjectsDidChange()
+    }
+
+    /// Posts ``ObjectsDidChange`` for the changes recorded since it was last posted, if any. Handlers
+    /// may change the graph again: that is recorded for the next one.
+    func postObjectsDidChange() {
+        guard !pendingChange.isEmpty else { return }
+        let change = pendingChange
+        pendingChange = PendingObjectsChange()
+        guard objectsDidChangeObservers.isObserved else { return }
+        objectsDidChangeObservers.post(change.notification)
+    }
+
+    private func propagateDeletions() {
         isProcessingPendingChanges = true
         // Objects the pass loads stay alive until it ends: rules and `prepareForDeletion()` of many
         // deleted objects often look at the same related objects, which would otherwise be loaded
@@ -165,17 +185,17 @@ extension ObjectContext {
 
     func cachedMembers(of state: ObjectState, index: Int) -> Any? {
         guard objectsKeptForPass != nil else { return nil }
-        return cachedToManyValues[ObjectIdentifier(state)]?[index]
+        return cachedToManyValues[StateKey(state)]?[index]
     }
 
     func cacheMembers(_ members: Any, of state: ObjectState, index: Int) {
         guard objectsKeptForPass != nil else { return }
-        cachedToManyValues[ObjectIdentifier(state), default: [:]][index] = members
+        cachedToManyValues[StateKey(state), default: [:]][index] = members
     }
 
     func forgetCachedMembers(of state: ObjectState) {
         guard !cachedToManyValues.isEmpty else { return }
-        cachedToManyValues[ObjectIdentifier(state)] = nil
+        cachedToManyValues[StateKey(state)] = nil
     }
 }
 

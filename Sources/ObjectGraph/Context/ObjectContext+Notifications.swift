@@ -4,6 +4,14 @@
 /// when the context posts; a stream delivers to whoever iterates it. Registrations last as long as
 /// their token, streams as long as their iteration.
 extension ObjectContext {
+    /// Calls `handler` each time the context posts ``ObjectsDidChange``.
+    public func observeObjectsDidChange(_ handler: @escaping (ObjectsDidChange) -> Void) -> ObservationToken {
+        objectsDidChangeObservers.add(handler)
+    }
+
+    /// The ``ObjectsDidChange`` the context posts from now on. Iterate it on the context's isolation.
+    public var objectsDidChangeNotifications: AsyncStream<ObjectsDidChange> { objectsDidChangeObservers.stream() }
+
     /// Calls `handler` when a save of this context begins, before validation.
     public func observeWillSave(_ handler: @escaping (WillSave) -> Void) -> ObservationToken {
         willSaveObservers.add(handler)

@@ -21,7 +21,7 @@ extension ObjectContext {
         let newID = newValue.flatMap(adopt)
         let oldID = state.relatedID(at: slot)
         guard oldID?.key != newID?.key else { return }
-        willChange(state)
+        willChange(state, property: relationship.propertyIndex)
         state.setRelated(newID, at: slot)
         if let oldID, let old = object(with: oldID) {
             removeLink(to: state.id, from: old._$state, relationship: relationship)
@@ -37,7 +37,7 @@ extension ObjectContext {
         let newIDs = OrderedSet(newMembers.compactMap(adopt))
         let oldIDs = OrderedSet(members(of: state, slot: slot))
         guard newIDs != oldIDs else { return }
-        markUpdated(state)
+        markUpdated(state, property: relationship.propertyIndex)
         state.toMany[slot] = .loaded(newIDs)
         state.changedToMany.insert(slot)
         for id in oldIDs where !newIDs.contains(id) {
@@ -57,7 +57,7 @@ extension ObjectContext {
         } else {
             if related.isFault { fulfillFault(related) }
             guard related.relatedKey(at: relationship.inverseSlot) == id.key else { return }
-            willChange(related)
+            willChange(related, property: relationship.inversePropertyIndex)
             related.setRelated(nil, at: relationship.inverseSlot)
         }
     }
@@ -72,7 +72,7 @@ extension ObjectContext {
         let inverseSlot = relationship.inverseSlot
         let previous = related.relatedID(at: inverseSlot)
         guard previous?.key != state.id.key else { return }
-        willChange(related)
+        willChange(related, property: relationship.inversePropertyIndex)
         related.setRelated(state.id, at: inverseSlot)
         // `related` leaves its previous partner, whose side of this relationship must forget it.
         guard let previous, let partner = object(with: previous) else { return }
@@ -84,7 +84,7 @@ extension ObjectContext {
         } else if let slot = partnerState.mapping?.toOneRelationships.firstIndex(where: { $0.name == relationship.name }) {
             if partnerState.isFault { fulfillFault(partnerState) }
             if partnerState.relatedKey(at: slot) == related.id.key {
-                willChange(partnerState)
+                willChange(partnerState, property: partnerState.entity.layout.toOneProperties[slot])
                 partnerState.setRelated(nil, at: slot)
             }
         }
@@ -98,13 +98,13 @@ extension ObjectContext {
     private func addMember(_ id: ObjectID, to owner: ObjectState, slot: Int) {
         guard slot < owner.toMany.count, owner.toMany[slot].insert(id) else { return }
         owner.changedToMany.insert(slot)
-        markUpdated(owner)
+        markUpdated(owner, property: owner.entity.layout.toManyProperties[slot])
     }
 
     private func removeMember(_ id: ObjectID, from owner: ObjectState, slot: Int) {
         guard slot < owner.toMany.count, owner.toMany[slot].remove(id) else { return }
         owner.changedToMany.insert(slot)
-        markUpdated(owner)
+        markUpdated(owner, property: owner.entity.layout.toManyProperties[slot])
     }
 
     /// The members of a to-many relationship, loading them from the store the first time.

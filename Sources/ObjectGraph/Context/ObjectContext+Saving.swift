@@ -49,12 +49,12 @@ extension ObjectContext {
 
     /// `willSave` may change more objects; they get their `willSave` too.
     private func runWillSaveHooks() {
-        var notified: Set<ObjectIdentifier> = []
+        var notified: Set<StateKey> = []
         for _ in 0..<100 {
-            let pending = changedObjects.filter { !notified.contains(ObjectIdentifier($0._$state)) }
+            let pending = changedObjects.filter { !notified.contains(StateKey($0._$state)) }
             guard !pending.isEmpty else { return }
             for object in pending {
-                notified.insert(ObjectIdentifier(object._$state))
+                notified.insert(StateKey(object._$state))
                 object.willSave()
             }
             processPendingChanges()

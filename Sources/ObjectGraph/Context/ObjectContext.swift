@@ -24,9 +24,9 @@ public final class ObjectContext {
     @exclusivity(unchecked) var registry: ObjectRegistry
     /// Objects with unsaved changes, retained until saved or rolled back. Keyed by state identity,
     /// which unlike the ID does not change at save.
-    @exclusivity(unchecked) var inserted: OrderedDictionary<ObjectIdentifier, any Entity> = [:]
-    @exclusivity(unchecked) var updated: OrderedDictionary<ObjectIdentifier, any Entity> = [:]
-    @exclusivity(unchecked) var deleted: OrderedDictionary<ObjectIdentifier, any Entity> = [:]
+    @exclusivity(unchecked) var inserted: OrderedDictionary<StateKey, any Entity> = [:]
+    @exclusivity(unchecked) var updated: OrderedDictionary<StateKey, any Entity> = [:]
+    @exclusivity(unchecked) var deleted: OrderedDictionary<StateKey, any Entity> = [:]
     /// Deleted objects whose delete rules have not run yet.
     @exclusivity(unchecked) var pendingDeletions: [any Entity] = []
     @exclusivity(unchecked) var isProcessingPendingChanges = false
@@ -34,7 +34,10 @@ public final class ObjectContext {
     @exclusivity(unchecked) var objectsKeptForPass: [any Entity]?
     /// While deletions propagate, to-many values read, by state and property index (see
     /// ``ObjectState/cachedMembers(at:)``).
-    @exclusivity(unchecked) var cachedToManyValues: [ObjectIdentifier: [Int: Any]] = [:]
+    @exclusivity(unchecked) var cachedToManyValues: [StateKey: [Int: Any]] = [:]
+    /// Changes not posted yet in ``ObjectsDidChange``.
+    @exclusivity(unchecked) var pendingChange = PendingObjectsChange()
+    let objectsDidChangeObservers = Observers<ObjectsDidChange>()
     let willSaveObservers = Observers<WillSave>()
     let didSaveObservers = Observers<DidSave>()
     /// Problems found outside a throwing call (such as inserting an object of an unknown entity),
@@ -101,7 +104,8 @@ public final class ObjectContext {
         state.object = object
         state.isInserted = true
         registry.register(state)
-        inserted[ObjectIdentifier(state)] = object
+        inserted[StateKey(state)] = object
+        pendingChange.inserted[StateKey(state)] = object
 
         // Relationships assigned before insertion now get their inverses.
         let relatives = state.detachedRelatives
@@ -205,17 +209,19 @@ public final class ObjectContext {
 
     // MARK: Changing
 
-    /// Records that an object is about to change: loads it if it is a fault, and keeps it until saved.
-    func willChange(_ state: ObjectState) {
+    /// Records that property `index` of an object is about to change: loads the object if it is a
+    /// fault, and keeps it until saved.
+    func willChange(_ state: ObjectState, property index: Int) {
         if state.isFault { fulfillFault(state) }
-        markUpdated(state)
+        markUpdated(state, property: index)
     }
 
-    /// Keeps an object with changes until saved, without loading it.
-    func markUpdated(_ state: ObjectState) {
+    /// Keeps an object whose property `index` changed until saved, without loading it.
+    func markUpdated(_ state: ObjectState, property index: Int) {
+        pendingChange.recordUpdate(of: state, property: index)
         guard !state.isInserted, !state.isUpdated, let object = state.object else { return }
         state.isUpdated = true
-        updated[ObjectIdentifier(state)] = object
+        updated[StateKey(state)] = object
     }
 
     // MARK: Undoing
@@ -223,6 +229,12 @@ public final class ObjectContext {
     /// Discards every unsaved change: inserted objects are forgotten, changed and deleted ones get their
     /// saved values back.
     public func rollback() {
+        // Posted for what the rollback does, not for the changes it takes back.
+        var change = PendingObjectsChange()
+        for (key, object) in inserted { change.invalidated[key] = object }
+        for (key, object) in updated where !object._$state.isInserted { change.refreshed[key] = object }
+        for (key, object) in deleted where !object._$state.isInserted { change.refreshed[key] = object }
+        pendingChange = change
         for object in inserted.values {
             let state = object._$state
             state.isInserted = false
@@ -245,6 +257,7 @@ public final class ObjectContext {
         deleted = [:]
         pendingDeletions = []
         deferredErrors = []
+        postObjectsDidChange()
     }
 
     /// Forgets every object: unsaved changes are discarded and the objects callers still hold become
@@ -257,6 +270,9 @@ public final class ObjectContext {
             state.isInaccessible = true
         }
         registry.removeAll()
+        pendingChange = PendingObjectsChange()
+        pendingChange.invalidatedAll = true
+        postObjectsDidChange()
     }
 
     /// Reloads an object. With `mergeChanges` false it becomes a fault and its unsaved changes are
@@ -264,8 +280,10 @@ public final class ObjectContext {
     public func refresh<T: Entity>(_ object: T, mergeChanges: Bool) {
         let state = object._$state
         guard state.context === self, !state.isInserted else { return }
+        pendingChange.updated[StateKey(state)] = nil
+        pendingChange.refreshed[StateKey(state)] = object
         if !mergeChanges || !state.isUpdated {
-            updated[ObjectIdentifier(state)] = nil
+            updated[StateKey(state)] = nil
             state.isUpdated = false
             state.isFault = true
             state.replaceValues(with: ContiguousArray(repeating: .null, count: state.valueCount))

@@ -104,10 +104,36 @@ struct RowKey: Hashable {
         hasher.combine(value)
     }
 
-    /// The hash `Dictionary` asks for; mixing in its per-instance seed keeps tables of different
-    /// sizes from clustering when one is filled from another.
+    /// The hash `Dictionary` asks for.
     func _rawHashValue(seed: Int) -> Int {
-        let mixed = (UInt64(bitPattern: value) ^ UInt64(UInt(bitPattern: seed))) &* 0x9E37_79B9_7F4A_7C15
+        CheapHash.mix(UInt64(bitPattern: value), seed: seed)
+    }
+}
+
+/// An object's state as a dictionary key: its identity, hashed by one multiplication. The context's
+/// bookkeeping (inserted, updated, deleted objects, changes to post) is keyed by state, and touched
+/// for every object a change or a deletion involves.
+struct StateKey: Hashable {
+    let identifier: ObjectIdentifier
+
+    init(_ state: ObjectState) { identifier = ObjectIdentifier(state) }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(identifier)
+    }
+
+    func _rawHashValue(seed: Int) -> Int {
+        CheapHash.mix(UInt64(UInt(bitPattern: identifier)), seed: seed)
+    }
+}
+
+/// Hashing for keys that are not chosen by an adversary (row keys, object addresses): a
+/// multiplication by an odd constant, which keeps consecutive keys in distinct buckets, folded so the
+/// high bits count too. Mixing in the table's per-instance seed keeps tables of different sizes from
+/// clustering when one is filled from another.
+enum CheapHash {
+    static func mix(_ bits: UInt64, seed: Int) -> Int {
+        let mixed = (bits ^ UInt64(UInt(bitPattern: seed))) &* 0x9E37_79B9_7F4A_7C15
         return Int(truncatingIfNeeded: mixed ^ (mixed >> 32))
     }
 }

@@ -9,6 +9,8 @@ public final class EntityDeclaration: Sendable {
     /// The entity name, the class name unless `@Entity("Name")` says otherwise.
     public let name: String
     let properties: [PropertyDeclaration]
+    /// Property index → name.
+    let propertyNames: [String]
     let layout: EntityLayout
 
     /// Made by the code `@Entity` generates, once per class.
@@ -16,6 +18,7 @@ public final class EntityDeclaration: Sendable {
         self.type = type
         self.name = name
         self.properties = properties
+        self.propertyNames = properties.map(\.name)
         self.layout = EntityLayout(properties: properties)
         Self.all.withLock { $0.append(self) }
     }

@@ -48,8 +48,7 @@ public struct ObjectID: Hashable, Sendable {
     /// in the uniquing table (see `RowKey`). Large to-many relationships are ordered sets of IDs, and
     /// loading one hashes every member.
     public func _rawHashValue(seed: Int) -> Int {
-        let mixed = (combinedBits ^ UInt64(UInt(bitPattern: seed))) &* 0x9E37_79B9_7F4A_7C15
-        return Int(truncatingIfNeeded: mixed ^ (mixed >> 32))
+        CheapHash.mix(combinedBits, seed: seed)
     }
 
     private var combinedBits: UInt64 {

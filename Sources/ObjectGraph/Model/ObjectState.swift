@@ -323,7 +323,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         guard !isMaterializing else { return }
         let slot = slot(of: index)
         if let context {
-            context.willChange(self)
+            context.willChange(self, property: index)
         }
         write(value, atPosition: slot)
     }

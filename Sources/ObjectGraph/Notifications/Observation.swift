@@ -22,7 +22,7 @@ public final class ObservationToken: Sendable {
 ///
 /// Handlers are called on the context's isolation, in the order they were added. The list is behind
 /// a lock only because a token may be released, or a stream ended, on another thread.
-final class Observers<Value: Sendable>: @unchecked Sendable {
+final class Observers<Value>: @unchecked Sendable {
     // Safety: `handlers` is only touched under its lock; handlers are only called by `post`, which
     // the context calls from its own isolation.
     private let handlers = Locked<(next: Int, entries: [(id: Int, handler: (Value) -> Void)])>((0, []))
@@ -38,11 +38,24 @@ final class Observers<Value: Sendable>: @unchecked Sendable {
     }
 
     /// A stream of the values posted from now on; it ends when its consumer stops iterating.
+    ///
+    /// A value that is not `Sendable` (``ObjectsDidChange`` holds the context's objects) makes the
+    /// stream not `Sendable` either: it is iterated in the isolation that asked for it, the context's,
+    /// where the values belong. The compiler cannot see that the value reaches the same isolation
+    /// through the continuation, hence the unchecked hand-over.
     func stream() -> AsyncStream<Value> {
         let (stream, continuation) = AsyncStream<Value>.makeStream()
-        let token = add { continuation.yield($0) }
+        let token = add { value in
+            nonisolated(unsafe) let value = value
+            continuation.yield(value)
+        }
         continuation.onTermination = { _ in token.cancel() }
         return stream
+    }
+
+    /// Whether anyone is listening (the notification need not be built otherwise).
+    var isObserved: Bool {
+        handlers.withLock { !$0.entries.isEmpty }
     }
 
     func post(_ value: Value) {

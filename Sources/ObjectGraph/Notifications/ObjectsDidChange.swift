@@ -1,0 +1,87 @@
+import OrderedCollections
+
+/// Posted by a context when it processes its pending changes: which of its objects were inserted,
+/// updated, deleted, refreshed or invalidated since it last posted.
+///
+/// It holds the context's objects, so it stays on the context's isolation (it is not `Sendable`).
+/// ``ObjectContext/processPendingChanges()`` posts it; so do `delete(_:)`, ``ObjectContext/save()``
+/// (before writing), ``ObjectContext/rollback()`` and ``ObjectContext/reset()``. Changes to properties
+/// are gathered until then. Observe it with ``ObjectContext/observeObjectsDidChange(_:)`` or
+/// ``ObjectContext/objectsDidChangeNotifications``.
+public struct ObjectsDidChange {
+    /// An updated object, with the names of the properties that changed.
+    public struct Update {
+        public let object: any Entity
+        public let changedKeys: Set<String>
+    }
+
+    /// Objects inserted.
+    public let insertedObjects: [any Entity]
+    /// Objects that were already saved and changed, with their changed keys.
+    public let updatedObjects: [Update]
+    /// Objects deleted. They keep their last values until saved.
+    public let deletedObjects: [any Entity]
+    /// Objects given their saved values again (refreshed, rolled back, or merged from another save).
+    public let refreshedObjects: [any Entity]
+    /// Objects the context no longer manages (such as inserted objects a rollback discarded).
+    public let invalidatedObjects: [any Entity]
+    /// Whether the context forgot every object (``ObjectContext/reset()``).
+    public let invalidatedAllObjects: Bool
+
+    /// Whether `object` was deleted or invalidated, or every object was.
+    public func isGone(_ object: some Entity) -> Bool {
+        invalidatedAllObjects || deletedObjects.contains { $0 === object } || invalidatedObjects.contains { $0 === object }
+    }
+}
+
+/// A context's changes since it last posted ``ObjectsDidChange``, by state identity.
+struct PendingObjectsChange {
+    var inserted: OrderedDictionary<StateKey, any Entity> = [:]
+    var updated: OrderedDictionary<StateKey, (object: any Entity, properties: PropertySet)> = [:]
+    var deleted: OrderedDictionary<StateKey, any Entity> = [:]
+    var refreshed: OrderedDictionary<StateKey, any Entity> = [:]
+    var invalidated: OrderedDictionary<StateKey, any Entity> = [:]
+    var invalidatedAll = false
+
+    var isEmpty: Bool {
+        inserted.isEmpty && updated.isEmpty && deleted.isEmpty && refreshed.isEmpty && invalidated.isEmpty
+            && !invalidatedAll
+    }
+
+    /// Records a change to property `index` of a saved object (changes to inserted or deleted objects
+    /// are part of their insertion or deletion).
+    mutating func recordUpdate(of state: ObjectState, property index: Int) {
+        guard !state.isInserted, !state.isDeleted, let object = state.object else { return }
+        updated[StateKey(state), default: (object, PropertySet())].properties.insert(index)
+    }
+
+    /// The notification, with property indexes turned into names.
+    var notification: ObjectsDidChange {
+        ObjectsDidChange(
+            insertedObjects: Array(inserted.values),
+            updatedObjects: updated.values.compactMap { object, properties in
+                // An object deleted after it changed is reported as deleted only.
+                guard !object._$state.isDeleted else { return nil }
+                let names = object._$state.entity.propertyNames
+                return ObjectsDidChange.Update(object: object, changedKeys: Set(properties.indexes.map { names[$0] }))
+            },
+            deletedObjects: Array(deleted.values),
+            refreshedObjects: Array(refreshed.values),
+            invalidatedObjects: Array(invalidated.values),
+            invalidatedAllObjects: invalidatedAll)
+    }
+}
+
+/// Property indexes, as bits for the first 64 (recording a change is then one operation).
+struct PropertySet {
+    private var bits: UInt64 = 0
+    private var others: Set<Int> = []
+
+    mutating func insert(_ index: Int) {
+        if index < 64 { bits |= 1 << UInt64(index) } else { others.insert(index) }
+    }
+
+    var indexes: [Int] {
+        (0..<64).filter { bits & (1 << UInt64($0)) != 0 } + others.sorted()
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import MoodyModel
+import ObjectGraph
+import Testing
+
+/// ObjectsDidChange (issue 4, point 1), by callback and as an async sequence.
+@Suite struct ObjectsDidChangeTests {
+    private func keys(_ change: ObjectsDidChange, of object: some Entity) -> Set<String>? {
+        change.updatedObjects.first { $0.object === object }?.changedKeys
+    }
+
+    @Test func insertedUpdatedAndDeletedObjectsArePostedTogether() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let (europe, france, spain) = try makeEurope(in: context)
+        var changes: [ObjectsDidChange] = []
+        let token = context.observeObjectsDidChange { changes.append($0) }
+
+        let italy = Country(name: "Italy")
+        context.insert(italy)
+        france.name = "République française"
+        #expect(changes.isEmpty)  // gathered until pending changes are processed
+        context.delete(spain)     // which delete does
+        #expect(changes.count == 1)
+        let change = try #require(changes.first)
+        #expect(change.insertedObjects.count == 1 && change.insertedObjects.first === italy)
+        #expect(keys(change, of: france) == ["name"])
+        #expect(keys(change, of: europe) == ["countries"])  // Spain left it (nullify)
+        #expect(change.deletedObjects.count == 1 && change.deletedObjects.first === spain)
+        #expect(spain.name == "Spain")  // a deleted object keeps its last values
+        #expect(!change.invalidatedAllObjects && change.refreshedObjects.isEmpty)
+
+        context.processPendingChanges()
+        #expect(changes.count == 1)  // nothing new, nothing posted
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func aRelationshipChangeNamesBothSides() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let (_, france, spain) = try makeEurope(in: context)
+        let mood = Mood(text: "Sunny", country: france)
+        context.insert(mood)
+        try context.save()
+        var changes: [ObjectsDidChange] = []
+        let token = context.observeObjectsDidChange { changes.append($0) }
+        mood.country = spain
+        context.processPendingChanges()
+        let change = try #require(changes.first)
+        #expect(keys(change, of: mood) == ["country"])
+        #expect(keys(change, of: france) == ["moods"])
+        #expect(keys(change, of: spain) == ["moods"])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func anObjectInsertedAndDeletedBeforeItWasPostedIsNeither() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        var changes: [ObjectsDidChange] = []
+        let token = context.observeObjectsDidChange { changes.append($0) }
+        let italy = Country(name: "Italy")
+        context.insert(italy)
+        context.delete(italy)
+        #expect(changes.isEmpty)
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func rollbackRefreshAndResetArePosted() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let (_, france, spain) = try makeEurope(in: context)
+        var changes: [ObjectsDidChange] = []
+        let token = context.observeObjectsDidChange { changes.append($0) }
+
+        let italy = Country(name: "Italy")
+        context.insert(italy)
+        france.name = "Francia"
+        context.rollback()
+        #expect(changes.count == 1)
+        #expect(changes[0].invalidatedObjects.first === italy)
+        #expect(changes[0].refreshedObjects.count == 1 && changes[0].refreshedObjects.first === france)
+        #expect(changes[0].insertedObjects.isEmpty && changes[0].updatedObjects.isEmpty)
+
+        context.refresh(spain, mergeChanges: false)
+        context.processPendingChanges()
+        #expect(changes.count == 2 && changes[1].refreshedObjects.first === spain)
+
+        context.reset()
+        #expect(changes.last?.invalidatedAllObjects == true)
+        #expect(changes.last?.isGone(france) == true)
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func objectsDidChangeAsAnAsyncSequence() async throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let changes = context.objectsDidChangeNotifications
+        let italy = Country(name: "Italy")
+        context.insert(italy)
+        context.processPendingChanges()
+        var iterator = changes.makeAsyncIterator()
+        let change = await iterator.next()
+        #expect(change?.insertedObjects.first === italy)
+    }
+}
