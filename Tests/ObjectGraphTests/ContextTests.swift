@@ -225,6 +225,19 @@ import Testing
         #expect(!fault.isFault)
     }
 
+    @Test func fetchedObjectsReadTheirGlobalIDWhenAsked() throws {
+        let container = try makeContainer()
+        let writer = container.newBackgroundContext()
+        let (_, france, spain) = try makeEurope(in: writer)
+        let reader = container.newBackgroundContext()
+        let countries = try reader.fetch(FetchRequest<Country>(sortBy: [SortDescriptor(\.name)])).map { $0 }
+        #expect(countries[0].globalID == france.globalID)
+        // A row deleted before its ID was read leaves the all-zero UUID.
+        writer.delete(spain)
+        try writer.save()
+        #expect(countries[1].globalID == UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+    }
+
     @Test func globalIDsAreTimeOrderedVersion7UUIDs() throws {
         let moods = (0..<5_000).map { Mood(text: "m\($0)") }
         let ids = moods.map(\.globalID)

@@ -43,6 +43,15 @@ extension ObjectContext {
         }
     }
 
+    /// Reads an object's global ID from its row; nil if the row cannot be read.
+    func readGlobalID(of state: ObjectState) -> UUID? {
+        guard let mapping = state.mapping, !state.id.isTemporary else { return nil }
+        let sql = "SELECT Z_UUID FROM \(mapping.table) WHERE Z_PK = ?"
+        return try? store.readStatement { db in
+            try UUID.fetchOne(db.cachedStatement(sql: sql), arguments: [state.id.key])
+        }
+    }
+
     /// Loads a fault's values. A row that no longer exists (another context deleted it) makes the
     /// object read as deleted, with default values: reading never traps.
     func fulfillFault(_ state: ObjectState) {

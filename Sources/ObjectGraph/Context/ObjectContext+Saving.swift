@@ -195,7 +195,8 @@ extension ObjectContext {
     private func insertRow(_ state: ObjectState, key: (Int64?) -> DatabaseValue, _ db: Database) throws {
         guard let mapping = state.mapping else { return }
         let statement = try db.cachedStatement(sql: mapping.insertSQL)
-        var values: [DatabaseValue] = [key(state.id.key), state.globalID.storedValue.databaseValue, 1.databaseValue]
+        var values: [DatabaseValue] = [key(state.id.key), (state.globalID ?? GlobalIDs.next()).storedValue.databaseValue,
+                                       1.databaseValue]
         let attributeCount = state.entity.layout.attributeCount
         values.reserveCapacity(3 + attributeCount + mapping.foreignKeys.count)
         for position in 0..<attributeCount { values.append(state.value(atPosition: position).databaseValue) }

@@ -48,8 +48,9 @@ extension Entity {
 
     /// The object's ID: temporary until its first save, then permanent.
     public var objectID: ObjectID { _$state.id }
-    /// The object's global identifier, set at creation and kept forever (for sync and merging).
-    /// Reading it loads a fault.
+    /// The object's global identifier, set at creation and kept forever (for sync and merging): a
+    /// time-ordered (version 7) UUID. Fetches leave it out of the rows they read, so the first read on
+    /// a fetched object queries it; an object whose row is gone has the all-zero UUID.
     public var globalID: UUID { _$state.loadedGlobalID }
     /// The context the object belongs to; nil before it is inserted.
     public var context: ObjectContext? { _$state.context }

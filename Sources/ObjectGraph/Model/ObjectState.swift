@@ -35,15 +35,12 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         let count = entity.layout.initialValues.count
         let state = make(valueCount: count) {
             var header = _ObjectStateHeader(
-                entity: entity, id: id, globalID: GlobalIDs.placeholder, valueCount: count,
+                entity: entity, id: id, globalID: nil, valueCount: count,
                 acceptsInitialValues: false, toMany: entity.layout.faultedToMany)
             header.context = Unmanaged.passUnretained(context)
             header.mapping = mapping
             header.isFault = row == nil
-            if let row {
-                header.globalID = row.globalID
-                header.version = row.version
-            }
+            if let row { header.version = row.version }
             return header
         }
         state.withUnsafeMutablePointerToElements { elements in
@@ -95,7 +92,8 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         get { fields.pointee.id }
         set { fields.pointee.id = newValue }
     }
-    var globalID: UUID {
+    /// The global ID; nil for an object of the store until it is read (see ``loadedGlobalID``).
+    var globalID: UUID? {
         get { fields.pointee.globalID }
         set { fields.pointee.globalID = newValue }
     }
@@ -219,7 +217,6 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
 
     /// Fills the state with a row's values: they become the committed ones.
     func load(_ row: CurrentRow) {
-        fields.pointee.globalID = row.globalID
         fields.pointee.version = row.version
         let count = valueCount
         withUnsafeMutablePointerToElements { elements in
@@ -239,9 +236,13 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     }
 
     /// The global ID, which a fault only knows once loaded.
+    /// The global ID, read from the store the first time it is asked for (fetches leave it out).
+    /// An object whose row cannot be read has the all-zero ID.
     var loadedGlobalID: UUID {
-        fulfillIfNeeded()
-        return globalID
+        if let globalID { return globalID }
+        let loaded = context?.readGlobalID(of: self) ?? GlobalIDs.placeholder
+        globalID = loaded
+        return loaded
     }
 
     /// The row version, which a fault only knows once loaded.
@@ -512,7 +513,7 @@ public struct _ObjectStateHeader {
     /// Declarations are immortal (see ``EntityDeclaration``), so no reference count is kept.
     unowned(unsafe) let entity: EntityDeclaration
     var id: ObjectID
-    var globalID: UUID
+    var globalID: UUID?
     var version: Int64 = 0
     unowned(unsafe) var object: (any Entity)?
     /// The context, unretained (objects must not keep their context alive, as in Core Data). Not a weak
@@ -536,7 +537,7 @@ public struct _ObjectStateHeader {
     var changedToMany = Set<Int>()
     var detachedRelatives = [Int: [any Entity]]()
 
-    init(entity: EntityDeclaration, id: ObjectID, globalID: UUID, valueCount: Int, acceptsInitialValues: Bool,
+    init(entity: EntityDeclaration, id: ObjectID, globalID: UUID?, valueCount: Int, acceptsInitialValues: Bool,
          toMany: ContiguousArray<ToManyValue>) {
         self.entity = entity
         self.id = id

@@ -9,14 +9,13 @@ struct CurrentRow {
     /// The primary key.
     let key: Int64
 
-    var globalID: UUID { UUID(sqliteStatement: statement, index: 1) ?? GlobalIDs.placeholder }
-    var version: Int64 { Int64(sqliteStatement: statement, index: 2) }
+    var version: Int64 { Int64(sqliteStatement: statement, index: 1) }
 
     /// Initializes `count` values (see ``ObjectState``) from the row's columns.
     func initializeValues(_ elements: UnsafeMutablePointer<StoredValue>, count: Int) {
         let storageClasses = mapping.valueStorageClasses
         for position in 0..<count {
-            (elements + position).initialize(to: Self.storedValue(statement, CInt(3 + position), storageClasses[position]))
+            (elements + position).initialize(to: Self.storedValue(statement, CInt(2 + position), storageClasses[position]))
         }
     }
 
