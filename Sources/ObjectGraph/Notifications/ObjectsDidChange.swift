@@ -11,7 +11,9 @@ import OrderedCollections
 public struct ObjectsDidChange {
     /// An updated object, with the names of the properties that changed.
     public struct Update {
+        /// The object.
         public let object: any Entity
+        /// The names of its properties that changed since the context last posted.
         public let changedKeys: Set<String>
     }
 
@@ -21,7 +23,7 @@ public struct ObjectsDidChange {
     public let updatedObjects: [Update]
     /// Objects deleted. They keep their last values until saved.
     public let deletedObjects: [any Entity]
-    /// Objects given their saved values again (refreshed, rolled back, or merged from another save).
+    /// Objects given their saved values again (refreshed or rolled back).
     public let refreshedObjects: [any Entity]
     /// Objects the context no longer manages (such as inserted objects a rollback discarded).
     public let invalidatedObjects: [any Entity]
