@@ -52,13 +52,16 @@ extension ObjectContext {
         }
     }
 
-    /// Loads a fault's values. A row that no longer exists (another context deleted it) makes the
-    /// object read as deleted, with default values: reading never traps.
+    /// Loads a fault's values. A row that no longer exists (another context deleted it) never traps:
+    /// the object reads its declared defaults, and with ``shouldDeleteInaccessibleFaults`` it is marked
+    /// deleted, reported as deleted at the next ``ObjectsDidChange``.
     func fulfillFault(_ state: ObjectState) {
         guard state.isFault else { return }
         if (try? readRow(of: state, { state.load($0) })) != nil { return }
         state.load(state.entity.layout.initialValues, version: 0)
         state.isInaccessible = true
-        state.isDeleted = true
+        if shouldDeleteInaccessibleFaults, let object = state.object {
+            markDeletedElsewhere(state, object)
+        }
     }
 }

@@ -15,6 +15,11 @@ public final class ObjectContext {
     let store: SQLiteStore
     /// A name for debugging and for the transaction author of saves.
     public var name: String?
+    /// What a fault whose row another context deleted does when it is read. On (the default), the
+    /// object becomes deleted: it reads its declared defaults (a type's default where none is
+    /// declared) and is posted as deleted. Off, it reads the same defaults but is not marked deleted;
+    /// ``Entity/value(_:)`` then throws ``ObjectGraphError/inaccessibleFault(_:)``.
+    public var shouldDeleteInaccessibleFaults = true
 
     // The bookkeeping below is touched for every object a fetch, a change or a deletion involves. It
     // opts out of dynamic exclusivity checks, like the object states: a context is used from one

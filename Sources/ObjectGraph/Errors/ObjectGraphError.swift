@@ -6,6 +6,8 @@ public enum ObjectGraphError: Error, Sendable, Equatable {
     case validationFailed([ValidationFailure])
     /// No object with this ID exists in the store.
     case objectNotFound(ObjectID)
+    /// A fault's row was deleted from the store (by another context) before the fault was read.
+    case inaccessibleFault(ObjectID)
     /// A string is not an object ID of this store.
     case invalidObjectIDString(String)
     /// An object ID that belongs to another store or model.
@@ -115,6 +117,7 @@ extension ObjectGraphError: CustomStringConvertible, LocalizedError {
         case .validationFailed(let failures):
             return "Validation failed: " + failures.map(\.description).joined(separator: "; ")
         case .objectNotFound(let id): return "No object \(id) in the store"
+        case .inaccessibleFault(let id): return "\(id) was deleted from the store before it was read"
         case .invalidObjectIDString(let string): return "'\(string)' is not an object ID of this store"
         case .foreignObjectID(let id): return "\(id) belongs to another store"
         case .schemaMismatch(let differences):

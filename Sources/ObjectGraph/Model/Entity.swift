@@ -73,6 +73,16 @@ extension Entity {
     /// The saved value of a changed attribute, or nil if `key` is unchanged or not an attribute.
     public func committedValue(forKey key: String) -> StoredValue? { _$state.committedValue(forKey: key) }
 
+    /// Reads a property, throwing if the object's row is gone.
+    ///
+    /// The plain accessors never throw: a fault whose row another context deleted reads default values.
+    /// This one loads the object first and throws ``ObjectGraphError/inaccessibleFault(_:)`` instead.
+    public func value<Value>(_ property: KeyPath<Self, Value>) throws -> Value {
+        _$state.loadIfNeeded()
+        if _$state.isInaccessible { throw ObjectGraphError.inaccessibleFault(objectID) }
+        return self[keyPath: property]
+    }
+
     /// How many objects a to-many relationship holds, not counting deleted ones, without making
     /// them.
     ///

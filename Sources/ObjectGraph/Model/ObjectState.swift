@@ -245,6 +245,11 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         return loaded
     }
 
+    /// Loads the values of a fault.
+    func loadIfNeeded() {
+        fulfillIfNeeded()
+    }
+
     /// The row version, which a fault only knows once loaded.
     var loadedVersion: Int64 {
         fulfillIfNeeded()
