@@ -41,8 +41,8 @@ import Testing
         #expect(readFrance.moods.map(\.text) == ["Very sunny"])
         let change = try #require(changes.last)
         #expect(change.deletedObjects.count == 1 && change.deletedObjects.first === readRainy)
-        #expect(change.refreshedObjects.contains { $0 === readSunny })
-        #expect(change.refreshedObjects.contains { $0 === readFrance })
+        #expect(change.refreshedObjects.contains { $0.object === readSunny })
+        #expect(change.refreshedObjects.contains { $0.object === readFrance })
 
         // The reader's save writes its own change only.
         try reader.save()

@@ -9,9 +9,10 @@ extension ObjectContext {
     /// then posts ``ObjectsDidChange`` (refreshed and deleted objects). Objects of this context that
     /// are not in memory are not touched: they read the store when they are.
     public func mergeChanges(from save: DidSave) {
-        for id in save.updatedObjectIDs.keys {
+        for (id, keys) in save.updatedObjectIDs {
             guard let state = registry.state(for: id), let object = state.object, !state.isDeleted else { continue }
             refresh(object, mergeChanges: true)
+            pendingChange.refreshed[StateKey(state)] = (object, keys)
         }
         for id in save.deletedObjectIDs {
             guard let state = registry.state(for: id), let object = state.object, !state.isDeleted else { continue }

@@ -237,8 +237,8 @@ public final class ObjectContext {
         // Posted for what the rollback does, not for the changes it takes back.
         var change = PendingObjectsChange()
         for (key, object) in inserted { change.invalidated[key] = object }
-        for (key, object) in updated where !object._$state.isInserted { change.refreshed[key] = object }
-        for (key, object) in deleted where !object._$state.isInserted { change.refreshed[key] = object }
+        for (key, object) in updated where !object._$state.isInserted { change.refreshed[key] = (object, []) }
+        for (key, object) in deleted where !object._$state.isInserted { change.refreshed[key] = (object, []) }
         pendingChange = change
         for object in inserted.values {
             let state = object._$state
@@ -286,7 +286,7 @@ public final class ObjectContext {
         let state = object._$state
         guard state.context === self, !state.isInserted else { return }
         pendingChange.updated[StateKey(state)] = nil
-        pendingChange.refreshed[StateKey(state)] = object
+        pendingChange.refreshed[StateKey(state)] = (object, [])
         if !mergeChanges || !state.isUpdated {
             updated[StateKey(state)] = nil
             state.isUpdated = false

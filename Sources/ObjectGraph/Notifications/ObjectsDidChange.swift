@@ -23,8 +23,9 @@ public struct ObjectsDidChange {
     public let updatedObjects: [Update]
     /// Objects deleted. They keep their last values until saved.
     public let deletedObjects: [any Entity]
-    /// Objects given their saved values again (refreshed or rolled back).
-    public let refreshedObjects: [any Entity]
+    /// Objects given their saved values again (refreshed, rolled back, or merged from another
+    /// context's save), with the properties that save changed where it is known.
+    public let refreshedObjects: [Update]
     /// Objects the context no longer manages (such as inserted objects a rollback discarded).
     public let invalidatedObjects: [any Entity]
     /// Whether the context forgot every object (``ObjectContext/reset()``).
@@ -41,7 +42,7 @@ struct PendingObjectsChange {
     var inserted: OrderedDictionary<StateKey, any Entity> = [:]
     var updated: OrderedDictionary<StateKey, (object: any Entity, properties: PropertySet)> = [:]
     var deleted: OrderedDictionary<StateKey, any Entity> = [:]
-    var refreshed: OrderedDictionary<StateKey, any Entity> = [:]
+    var refreshed: OrderedDictionary<StateKey, (object: any Entity, keys: Set<String>)> = [:]
     var invalidated: OrderedDictionary<StateKey, any Entity> = [:]
     var invalidatedAll = false
 
@@ -68,7 +69,7 @@ struct PendingObjectsChange {
                 return ObjectsDidChange.Update(object: object, changedKeys: Set(properties.indexes.map { names[$0] }))
             },
             deletedObjects: Array(deleted.values),
-            refreshedObjects: Array(refreshed.values),
+            refreshedObjects: refreshed.values.map { ObjectsDidChange.Update(object: $0.object, changedKeys: $0.keys) },
             invalidatedObjects: Array(invalidated.values),
             invalidatedAllObjects: invalidatedAll)
     }

@@ -1,0 +1,46 @@
+public import Foundation
+
+/// Tells its owner when one object changes or goes: seed 000's `ManagedObjectObserver`, for a detail
+/// screen that must close when its object is deleted, whoever deleted it.
+///
+/// It listens to the object's context's ``ObjectsDidChange``. An object deleted (in this context, by a
+/// cascade, or by another context's save once merged), invalidated, or forgotten by a reset, counts as
+/// ``Change/delete``; so does an update after which the object no longer matches `predicate` (a mood
+/// marked for deletion, say). Other updates and refreshes count as ``Change/update(changedKeys:)``.
+/// Delivery stops when the observer is released; it holds the object weakly, so it never keeps it
+/// alive.
+public final class ObjectObserver<Object: Entity> {
+    /// What happened to the observed object.
+    public enum Change: Equatable, Sendable {
+        /// The object changed; the names of the properties that did, where known.
+        case update(changedKeys: Set<String>)
+        /// The object is gone, or no longer matches the observer's predicate.
+        case delete
+    }
+
+    private var token: ObservationToken?
+
+    /// Observes `object`, which must belong to a context (otherwise the initializer fails).
+    public init?(_ object: Object, matching predicate: Predicate<Object>? = nil,
+                 onChange: @escaping (Change) -> Void) {
+        guard let context = object.context else { return nil }
+        token = context.observeObjectsDidChange { [weak object] change in
+            guard let object, let kind = Self.change(of: object, in: change, predicate: predicate) else { return }
+            onChange(kind)
+        }
+    }
+
+    /// Stops the deliveries.
+    public func cancel() {
+        token = nil
+    }
+
+    private static func change(of object: Object, in change: ObjectsDidChange, predicate: Predicate<Object>?) -> Change? {
+        if change.isGone(object) { return .delete }
+        let updates = change.updatedObjects + change.refreshedObjects
+        let keys = updates.filter { $0.object === object }.reduce(into: Set<String>()) { $0.formUnion($1.changedKeys) }
+        guard updates.contains(where: { $0.object === object }) else { return nil }
+        if let predicate, (try? predicate.evaluate(object)) != true { return .delete }
+        return .update(changedKeys: keys)
+    }
+}
