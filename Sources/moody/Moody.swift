@@ -81,6 +81,7 @@ struct Demo: ParsableCommand {
         }
         print("Done: \(try reader.fetchCount(FetchRequest<Mood>())) moods in \(try reader.fetchCount(FetchRequest<Country>())) countries.")
         try DeleteRulesDemo.run()
+        try DetailViewDemo.run()
     }
 }
 
