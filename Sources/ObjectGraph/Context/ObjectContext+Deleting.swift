@@ -154,9 +154,7 @@ extension ObjectContext {
                     .filter { !$0.isDeleted && !$0.id.isTemporary && $0.toMany[relationship.inverseSlot].needsLoading }
                 guard targets.count > 1 else { continue }
                 let inverse = store.mappings[relationship.destination].toManyRelationships[relationship.inverseSlot]
-                for chunk in targets.chunks(ofCount: 500) {
-                    try? loadMembers(of: Array(chunk), slot: relationship.inverseSlot, relationship: inverse)
-                }
+                try? loadMembers(of: targets, slot: relationship.inverseSlot, relationship: inverse)
             }
         }
     }
@@ -169,9 +167,7 @@ extension ObjectContext {
             for (slot, rule) in mapping.toManyDeleteRules.enumerated() where rule.touchesRelatedObjects {
                 let owners = group.filter { !$0.id.isTemporary && $0.toMany[slot].needsLoading }
                 guard owners.count > 1 else { continue }  // one owner loads on demand as cheaply
-                for chunk in owners.chunks(ofCount: 500) {
-                    try? loadMembers(of: Array(chunk), slot: slot, relationship: mapping.toManyRelationships[slot])
-                }
+                try? loadMembers(of: owners, slot: slot, relationship: mapping.toManyRelationships[slot])
             }
         }
     }

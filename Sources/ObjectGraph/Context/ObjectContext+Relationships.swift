@@ -1,3 +1,4 @@
+import Algorithms
 import GRDB
 import OrderedCollections
 
@@ -120,9 +121,15 @@ extension ObjectContext {
         return state.toMany[slot].members
     }
 
-    /// Loads the members of one to-many relationship of several objects of the same entity, with one
-    /// query, and merges the changes each object made before they were loaded.
+    /// Loads the members of one to-many relationship of several objects of the same entity, a query
+    /// per chunk of owners, and merges the changes each object made before they were loaded.
     func loadMembers(of owners: [ObjectState], slot: Int, relationship: RelationshipMapping) throws {
+        for chunk in owners.chunks(ofCount: 500) {
+            try loadMembers(ofChunk: Array(chunk), slot: slot, relationship: relationship)
+        }
+    }
+
+    private func loadMembers(ofChunk owners: [ObjectState], slot: Int, relationship: RelationshipMapping) throws {
         let saved = owners.filter { !$0.id.isTemporary }
         let destination = store.mappings[relationship.destination].declaration
         let sql: String

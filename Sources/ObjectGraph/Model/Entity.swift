@@ -78,7 +78,7 @@ extension Entity {
     /// The plain accessors never throw: a fault whose row another context deleted reads default values.
     /// This one loads the object first and throws ``ObjectGraphError/inaccessibleFault(_:)`` instead.
     public func value<Value>(_ property: KeyPath<Self, Value>) throws -> Value {
-        _$state.loadIfNeeded()
+        _$state.fulfillIfNeeded()
         if _$state.isInaccessible { throw ObjectGraphError.inaccessibleFault(objectID) }
         return self[keyPath: property]
     }

@@ -245,11 +245,6 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         return loaded
     }
 
-    /// Loads the values of a fault.
-    func loadIfNeeded() {
-        fulfillIfNeeded()
-    }
-
     /// The row version, which a fault only knows once loaded.
     var loadedVersion: Int64 {
         fulfillIfNeeded()
@@ -262,8 +257,9 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         changedToMany = []
     }
 
+    /// Loads the values of a fault.
     @inline(__always)
-    private func fulfillIfNeeded() {
+    func fulfillIfNeeded() {
         if isFault { context?.fulfillFault(self) }
     }
 
