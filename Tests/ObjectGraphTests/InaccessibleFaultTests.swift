@@ -14,6 +14,7 @@ import Testing
         writer.insert(mood)
         try writer.save()
         let reader = container.newBackgroundContext()
+        reader.automaticallyMergesChanges = false
         let fault = try #require(reader.object(with: mood.objectID, as: Mood.self))
         #expect(fault.isFault)
         writer.delete(mood)
@@ -54,6 +55,7 @@ import Testing
         try writer.save()
 
         let reader = container.newBackgroundContext()
+        reader.automaticallyMergesChanges = false
         let readFrance = try reader.existingObject(with: france.objectID, as: Country.self)
         let members = Array(readFrance.moods)  // faults for the three moods, held
         writer.delete(moods[0])

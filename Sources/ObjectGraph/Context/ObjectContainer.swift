@@ -11,6 +11,8 @@ public final class ObjectContainer: Sendable {
     /// The model.
     public let schema: Schema
     let store: SQLiteStore
+    /// Every live context, so that each save reaches the others.
+    let liveContexts = LiveContexts()
     private let viewContextHolder: ViewContextHolder
 
     /// Opens (creating or migrating if needed) the store for the given entities and every entity
@@ -72,7 +74,11 @@ private final class ViewContextHolder: @unchecked Sendable {
 
     @MainActor func context(for container: ObjectContainer) -> ObjectContext {
         if let storage { return storage }
-        let context = ObjectContext(container: container)
+        // Saves of other contexts are merged on the main actor as soon as it is free, so that the
+        // user interface learns of them without using the context first.
+        let context = ObjectContext(container: container, wake: { [weak self] in
+            Task { @MainActor in self?.storage?.mergeIncomingChanges() }
+        })
         context.name = "view"
         storage = context
         return context

@@ -24,7 +24,7 @@ extension ObjectContext {
         isProcessingPendingChanges = true
         for object in objects { deleteObject(object) }
         isProcessingPendingChanges = wasProcessing
-        processPendingChanges()
+        processLocalChanges()
     }
 
     func deleteObject(_ object: any Entity) {
@@ -37,7 +37,7 @@ extension ObjectContext {
             pendingChange.deleted[StateKey(state)] = object
         }
         pendingDeletions.append(object)
-        processPendingChanges()
+        processLocalChanges()
     }
 
     /// Takes back the deletion of an inserted object that is inserted again.
@@ -47,15 +47,23 @@ extension ObjectContext {
         deleted[StateKey(state)] = nil
     }
 
-    /// Runs `prepareForDeletion()` and the delete rules of the objects deleted since the last call, and
-    /// of every object they delete in turn, then posts ``ObjectsDidChange`` for every change since it
+    /// Merges the saves of other contexts that arrived (see ``automaticallyMergesChanges``), runs
+    /// `prepareForDeletion()` and the delete rules of the objects deleted since the last call, and of
+    /// every object they delete in turn, then posts ``ObjectsDidChange`` for every change since it
     /// was last posted.
     ///
-    /// `delete(_:)` calls it, and so does ``save()``, so the graph is consistent as soon as `delete`
-    /// returns; a `delete` made from `prepareForDeletion()` joins the pass under way. Each object's
-    /// rules run once however many paths reach it, and a cycle of cascades ends when it comes back to
-    /// an object already deleted.
+    /// `delete(_:)` runs the delete rules at once, and ``save()`` does all of this first, so the graph
+    /// is consistent as soon as `delete` returns; a `delete` made from `prepareForDeletion()` joins
+    /// the pass under way. Each object's rules run once however many paths reach it, and a cycle of
+    /// cascades ends when it comes back to an object already deleted.
     public func processPendingChanges() {
+        mergeIncomingChanges()
+        processLocalChanges()
+    }
+
+    /// Propagates this context's own deletions and posts its changes, without merging other
+    /// contexts' saves: what `delete` and the steps of a save need.
+    func processLocalChanges() {
         guard !isProcessingPendingChanges else { return }
         propagateDeletions()
         postObjectsDidChange()

@@ -12,6 +12,7 @@ extension ObjectContext {
     /// - Throws: ``ObjectGraphError/unsupportedPredicate(entity:construct:)`` when the predicate or a sort
     ///   has no SQL translation, ``ObjectGraphError/unknownEntity(_:)``, or ``ObjectGraphError/store(_:)``.
     public func fetch<T: Entity>(_ request: FetchRequest<T>) throws -> FetchResults<T> {
+        mergeIncomingChanges()
         let query = try FetchQuery(request: request, context: self)
         let pending = request.includesPendingChanges ? pendingObjects(of: query.mapping) : []
         if request.fetchBatchSize > 0, pending.isEmpty {
@@ -41,6 +42,7 @@ extension ObjectContext {
 
     /// The IDs of the objects matching a request.
     public func fetchIdentifiers<T: Entity>(_ request: FetchRequest<T>) throws -> [ObjectID] {
+        mergeIncomingChanges()
         let query = try FetchQuery(request: request, context: self)
         if request.includesPendingChanges, !pendingObjects(of: query.mapping).isEmpty {
             return try fetch(request).map(\.objectID)
@@ -51,6 +53,7 @@ extension ObjectContext {
 
     /// The number of objects matching a request, counted by the store.
     public func fetchCount<T: Entity>(_ request: FetchRequest<T>) throws -> Int {
+        mergeIncomingChanges()
         let query = try FetchQuery(request: request, context: self)
         let pending = request.includesPendingChanges ? pendingObjects(of: query.mapping) : []
         if pending.isEmpty, request.fetchLimit == nil, request.fetchOffset == 0 {

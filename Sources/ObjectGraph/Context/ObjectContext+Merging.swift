@@ -5,10 +5,31 @@ extension ObjectContext {
     /// Objects the save updated are refreshed: an object without unsaved changes here becomes a
     /// fault and reads the saved values when next used; one with unsaved changes reads the saved
     /// values and keeps its own changes on top. Objects the save deleted are marked deleted, keeping
-    /// the values they had here. Objects it inserted appear in this context's fetches. The context
-    /// then posts ``ObjectsDidChange`` (refreshed and deleted objects). Objects of this context that
-    /// are not in memory are not touched: they read the store when they are.
+    /// the values they had here. Objects it inserted appear in this context's fetches, and, when
+    /// someone observes ``ObjectsDidChange``, as faults among its inserted objects. The context then
+    /// posts ``ObjectsDidChange``. Objects of this context that are not in memory are not touched:
+    /// they read the store when they are, so a merge costs what it changes here, not the size of the
+    /// save's tables.
+    ///
+    /// Contexts that ``automaticallyMergesChanges`` (the default) do this by themselves.
     public func mergeChanges(from save: DidSave) {
+        apply(save)
+        processLocalChanges()
+    }
+
+    /// Merges the saves that other contexts left for this one, in the order they were committed, and
+    /// posts one ``ObjectsDidChange`` for all of them.
+    func mergeIncomingChanges() {
+        // Not in the middle of a deletion pass (a `prepareForDeletion()` that fetches, say): objects
+        // the pass is working on must not change under it. The saves wait for the next use.
+        guard !isProcessingPendingChanges else { return }
+        let saves = inbox.takeAll()
+        guard !saves.isEmpty else { return }
+        for save in saves { apply(save) }
+        processLocalChanges()
+    }
+
+    private func apply(_ save: DidSave) {
         for (id, keys) in save.updatedObjectIDs {
             guard let state = registry.state(for: id), let object = state.object, !state.isDeleted else { continue }
             refresh(object, mergeChanges: true)
@@ -18,7 +39,13 @@ extension ObjectContext {
             guard let state = registry.state(for: id), let object = state.object, !state.isDeleted else { continue }
             markDeletedElsewhere(state, object)
         }
-        processPendingChanges()
+        // New objects matter only to observers (a list that shows them, say); without any, making
+        // faults for them would be work for nobody.
+        guard objectsDidChangeObservers.isObserved else { return }
+        for id in save.insertedObjectIDs where registry.state(for: id) == nil {
+            guard let object = object(with: id) else { continue }
+            pendingChange.inserted[StateKey(object._$state)] = object
+        }
     }
 
     /// Marks an object whose row another context deleted: it reads as deleted, keeps its last values,

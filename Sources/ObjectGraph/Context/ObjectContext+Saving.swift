@@ -21,7 +21,7 @@ extension ObjectContext {
             let error = deferredErrors.removeFirst()
             throw error
         }
-        processPendingChanges()
+        processPendingChanges()  // merging other contexts' saves first
         guard hasChanges else { return }
         willSaveObservers.post(WillSave(
             insertedObjectIDs: Set(inserted.values.lazy.filter { !$0._$state.isDeleted }.map(\.objectID)),
@@ -36,11 +36,13 @@ extension ObjectContext {
             .map { ($0.id, $0.changedKeys()) }.filter { !$0.1.isEmpty }
         let (newKeys, transaction) = try write(plan)
         commit(plan, newKeys: newKeys)
-        didSaveObservers.post(DidSave(
+        let didSave = DidSave(
             insertedObjectIDs: Set(plan.inserts.map(\.id)),
             updatedObjectIDs: Dictionary(updatedKeys, uniquingKeysWith: { $0.union($1) }),
             deletedObjectIDs: Set(plan.deletes.map(\.id)),
-            author: name, sequence: transaction.sequence, date: transaction.date))
+            author: name, sequence: transaction.sequence, date: transaction.date)
+        liveContexts.deliver(didSave, from: inbox)
+        didSaveObservers.post(didSave)
     }
 
     private var changedObjects: [any Entity] {
@@ -57,7 +59,7 @@ extension ObjectContext {
                 notified.insert(StateKey(object._$state))
                 object.willSave()
             }
-            processPendingChanges()
+            processLocalChanges()
         }
     }
 

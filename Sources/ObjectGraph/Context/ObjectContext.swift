@@ -20,6 +20,25 @@ public final class ObjectContext {
     /// declared) and is posted as deleted. Off, it reads the same defaults but is not marked deleted;
     /// ``Entity/value(_:)`` then throws ``ObjectGraphError/inaccessibleFault(_:)``.
     public var shouldDeleteInaccessibleFaults = true
+    /// Whether the saves of the container's other contexts are merged into this one without being
+    /// asked (see ``mergeChanges(from:)`` for what a merge does). On by default.
+    ///
+    /// A save made elsewhere waits until this context is used on its own isolation: it is merged when
+    /// the context fetches, counts, looks up an existing object, processes its pending changes or
+    /// saves. The view context also merges as soon as the main actor is free. Merging first when
+    /// saving means that a context that merges automatically meets a conflict (see ``mergePolicy``)
+    /// only with a save committed while it saves, or with a change made outside the container.
+    ///
+    /// Switched off, the context keeps its view of the store until it merges a ``DidSave`` itself;
+    /// saves that arrived and were not merged yet are dropped.
+    public var automaticallyMergesChanges: Bool {
+        get { inbox.isOpen }
+        set { inbox.isOpen = newValue }
+    }
+    /// Other contexts' saves waiting to be merged.
+    let inbox: MergeInbox
+    /// The container's contexts, which this context's saves are delivered to.
+    let liveContexts: LiveContexts
 
     // The bookkeeping below is touched for every object a fetch, a change or a deletion involves. It
     // opts out of dynamic exclusivity checks, like the object states: a context is used from one
@@ -49,10 +68,13 @@ public final class ObjectContext {
     /// reported by the next save.
     var deferredErrors: [ObjectGraphError] = []
 
-    init(container: ObjectContainer) {
+    init(container: ObjectContainer, wake: (@Sendable () -> Void)? = nil) {
         self.container = container
         self.store = container.store
         self.registry = ObjectRegistry(store: container.store.identity)
+        self.inbox = MergeInbox(wake: wake)
+        self.liveContexts = container.liveContexts
+        liveContexts.add(inbox)
     }
 
     deinit {
@@ -188,6 +210,7 @@ public final class ObjectContext {
     ///   this context), ``ObjectGraphError/foreignObjectID(_:)`` for an ID of another store.
     public func existingObject(with id: ObjectID) throws -> any Entity {
         if id.store != nil, id.store != store.identity { throw ObjectGraphError.foreignObjectID(id) }
+        mergeIncomingChanges()
         guard let object = object(with: id) else { throw ObjectGraphError.objectNotFound(id) }
         let state = object._$state
         if state.isFault { fulfillFault(state) }

@@ -1,0 +1,77 @@
+/// The saves of other contexts waiting to be merged into one context.
+///
+/// A context is not `Sendable`: only its own isolation may change its objects. A save made elsewhere
+/// therefore does not touch it; it is left here, and the context merges it when it is next used
+/// (see ``ObjectContext/automaticallyMergesChanges``). The view context also asks the main actor to
+/// merge as soon as it is free, through `wake`.
+final class MergeInbox: Sendable {
+    private struct Contents {
+        var saves: [DidSave] = []
+        var isOpen = true
+    }
+
+    private let contents = Locked(Contents())
+    /// Called when a save arrives in an empty inbox: one call per batch of saves, not per save.
+    private let wake: (@Sendable () -> Void)?
+
+    init(wake: (@Sendable () -> Void)? = nil) {
+        self.wake = wake
+    }
+
+    /// Whether saves are accepted. Closing drops the ones not merged yet.
+    var isOpen: Bool {
+        get { contents.withLock { $0.isOpen } }
+        set {
+            contents.withLock { contents in
+                contents.isOpen = newValue
+                if !newValue { contents.saves = [] }
+            }
+        }
+    }
+
+    /// Leaves a save for the context, from any thread.
+    func deliver(_ save: DidSave) {
+        let isFirst = contents.withLock { contents -> Bool in
+            guard contents.isOpen else { return false }
+            contents.saves.append(save)
+            return contents.saves.count == 1
+        }
+        if isFirst { wake?() }
+    }
+
+    /// Takes the saves waiting, oldest transaction first (saves committed in one order may arrive in
+    /// another when contexts save on several threads).
+    func takeAll() -> [DidSave] {
+        let saves = contents.withLock { contents in
+            defer { contents.saves = [] }
+            return contents.saves
+        }
+        return saves.count > 1 ? saves.sorted { $0.sequence < $1.sequence } : saves
+    }
+}
+
+/// The container's live contexts, each by its inbox, held weakly: a context that is released stops
+/// receiving saves without having to unregister.
+final class LiveContexts: Sendable {
+    private struct Entry {
+        weak var inbox: MergeInbox?
+    }
+
+    private let entries = Locked<[Entry]>([])
+
+    func add(_ inbox: MergeInbox) {
+        entries.withLock { entries in
+            entries.removeAll { $0.inbox == nil }
+            entries.append(Entry(inbox: inbox))
+        }
+    }
+
+    /// Leaves a save in the inbox of every live context but its author's.
+    func deliver(_ save: DidSave, from author: MergeInbox) {
+        let inboxes = entries.withLock { entries in
+            entries.removeAll { $0.inbox == nil }
+            return entries.compactMap(\.inbox)
+        }
+        for inbox in inboxes where inbox !== author { inbox.deliver(save) }
+    }
+}
