@@ -13,9 +13,12 @@ extension ObjectContext {
     /// uniqueness, relationship counts, deny rules and the objects' own `validateFor…` hooks), writes in
     /// one transaction, and calls `didSave()`.
     ///
+    /// A changed object whose row another context saved since this one read it is a conflict,
+    /// settled by the ``mergePolicy``.
+    ///
     /// - Throws: ``ObjectGraphError/validationFailed(_:)`` listing every failure,
-    ///   ``ObjectGraphError/conflict(_:)`` when a changed row was modified by someone else since it was
-    ///   read, or ``ObjectGraphError/store(_:)``. Nothing is written when it throws.
+    ///   ``ObjectGraphError/conflict(_:)`` for conflicts under the ``MergePolicy/error`` policy, or
+    ///   ``ObjectGraphError/store(_:)``. Nothing is written when it throws.
     public func save() throws {
         if !deferredErrors.isEmpty {
             let error = deferredErrors.removeFirst()
@@ -34,15 +37,30 @@ extension ObjectContext {
         // Read before the commit makes the current values the committed ones.
         let updatedKeys = plan.all.map(\._$state).filter { !$0.isInserted && !$0.isDeleted }
             .map { ($0.id, $0.changedKeys()) }.filter { !$0.1.isEmpty }
-        let (newKeys, transaction) = try write(plan)
+        let (newKeys, resolutions, transaction) = try write(plan)
         commit(plan, newKeys: newKeys)
+        var updatedObjectIDs = Dictionary(updatedKeys, uniquingKeysWith: { $0.union($1) })
+        for resolution in resolutions {
+            let id = resolution.state.id
+            // What the store kept is not this save's change.
+            if resolution.isDeletedInStore {
+                updatedObjectIDs[id] = nil
+            } else if let keys = updatedObjectIDs[id] {
+                let names = resolution.state.entity.propertyNames
+                let valueProperties = resolution.state.entity.layout.valueProperties
+                let kept = keys.subtracting(resolution.storeValues.map { names[valueProperties[$0.position]] })
+                updatedObjectIDs[id] = kept.isEmpty ? nil : kept
+            }
+        }
+        apply(resolutions)
         let didSave = DidSave(
             insertedObjectIDs: Set(plan.inserts.map(\.id)),
-            updatedObjectIDs: Dictionary(updatedKeys, uniquingKeysWith: { $0.union($1) }),
+            updatedObjectIDs: updatedObjectIDs,
             deletedObjectIDs: Set(plan.deletes.map(\.id)),
             author: name, sequence: transaction.sequence, date: transaction.date)
         liveContexts.deliver(didSave, from: inbox)
         didSaveObservers.post(didSave)
+        postObjectsDidChange()  // objects the merge policy refreshed or found deleted
     }
 
     private var changedObjects: [any Entity] {
@@ -148,9 +166,10 @@ extension ObjectContext {
     // MARK: Writing
 
     /// Runs the plan in one transaction and returns the primary keys given to inserted objects, by
-    /// temporary key (temporary keys are unique in the process, and integers hash fast), and the
-    /// transaction's record in the history.
-    private func write(_ plan: SavePlan) throws -> ([Int64: Int64], (sequence: Int64, date: Date)) {
+    /// temporary key (temporary keys are unique in the process, and integers hash fast), the
+    /// conflicts the merge policy resolved, and the transaction's record in the history.
+    private func write(_ plan: SavePlan) throws
+        -> ([Int64: Int64], [ConflictResolution], (sequence: Int64, date: Date)) {
         do {
             return try store.writer.write { db in
                 let newKeys = try allocateKeys(for: plan.inserts, db)
@@ -160,8 +179,14 @@ extension ObjectContext {
                 }
                 for state in plan.inserts { try insertRow(state, key: key, db) }
                 var conflicts: [SaveConflict] = []
+                var resolutions: [ConflictResolution] = []
                 for state in plan.updates {
-                    if let conflict = try updateRow(state, key: key, db) { conflicts.append(conflict) }
+                    guard let conflict = try updateRow(state, key: key, db) else { continue }
+                    if mergePolicy == .error {
+                        conflicts.append(conflict)
+                    } else {
+                        resolutions.append(try resolve(state, key: key, db))
+                    }
                 }
                 if !conflicts.isEmpty { throw ObjectGraphError.conflict(conflicts) }
                 for state in plan.relationshipChanges { try writeToMany(state, key: key, db) }
@@ -169,7 +194,7 @@ extension ObjectContext {
                 let date = Date()
                 try db.execute(sql: "INSERT INTO \(SchemaMigrator.transactionTable) (Z_AUTHOR, Z_TIMESTAMP) VALUES (?, ?)",
                                arguments: [name, date.timeIntervalSince1970])
-                return (newKeys, (db.lastInsertedRowID, date))
+                return (newKeys, resolutions, (db.lastInsertedRowID, date))
             }
         } catch let error as DatabaseError {
             throw translate(error)
@@ -207,14 +232,27 @@ extension ObjectContext {
         try execute(statement, for: state, db)
     }
 
-    /// Writes the changed columns if the row still has the version this context read.
+    /// Writes the changed columns if the row still has the version this context read; otherwise
+    /// returns the conflict.
     private func updateRow(_ state: ObjectState, key: (Int64?) -> DatabaseValue, _ db: Database) throws -> SaveConflict? {
-        guard let mapping = state.mapping else { return nil }
+        guard let mapping = state.mapping, let committed = state.committedValues else { return nil }
+        let changed = committed.indices.filter { state.value(atPosition: $0) != committed[$0] }
+        guard try !writeColumns(of: state, at: changed, ifVersion: state.version, key: key, db) else { return nil }
+        let current = try Int64.fetchOne(db, sql: "SELECT Z_VERSION FROM \(mapping.table) WHERE Z_PK = ?",
+                                         arguments: [state.id.key])
+        return SaveConflict(objectID: state.id, staleVersion: state.version, currentVersion: current)
+    }
+
+    /// Writes the object's values at some positions of its row and increments the row's version;
+    /// with `version`, only if the row still has it. Returns whether the row was written (true when
+    /// there is nothing to write).
+    func writeColumns(of state: ObjectState, at positions: [Int], ifVersion version: Int64?,
+                      key: (Int64?) -> DatabaseValue, _ db: Database) throws -> Bool {
+        guard let mapping = state.mapping else { return true }
         var assignments: [String] = []
         var values: [DatabaseValue] = []
         let attributeCount = state.entity.layout.attributeCount
-        let committed = state.committedValues ?? []
-        for position in committed.indices where state.value(atPosition: position) != committed[position] {
+        for position in positions {
             if position < attributeCount {
                 assignments.append("\(mapping.quotedAttributeColumns[position]) = ?")
                 values.append(state.value(atPosition: position).databaseValue)
@@ -224,19 +262,16 @@ extension ObjectContext {
                 values.append(key(state.relatedKey(at: position - attributeCount)))
             }
         }
-        guard !assignments.isEmpty else { return nil }
+        guard !assignments.isEmpty else { return true }
         let statement = try db.cachedStatement(sql: """
             UPDATE \(mapping.table) SET \(assignments.joined(separator: ", ")), Z_VERSION = Z_VERSION + 1 \
-            WHERE Z_PK = ? AND Z_VERSION = ?
+            WHERE Z_PK = ?\(version == nil ? "" : " AND Z_VERSION = ?")
             """)
         values.append(state.id.key.databaseValue)
-        values.append(state.version.databaseValue)
+        if let version { values.append(version.databaseValue) }
         try statement.bind(values)
         try execute(statement, for: state, db)
-        guard db.changesCount == 0 else { return nil }
-        let current = try Int64.fetchOne(db, sql: "SELECT Z_VERSION FROM \(mapping.table) WHERE Z_PK = ?",
-                                         arguments: [state.id.key])
-        return SaveConflict(objectID: state.id, staleVersion: state.version, currentVersion: current)
+        return db.changesCount > 0
     }
 
     /// Runs a statement that writes one object's row; a uniqueness violation names the object.

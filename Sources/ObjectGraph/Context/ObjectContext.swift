@@ -35,6 +35,9 @@ public final class ObjectContext {
         get { inbox.isOpen }
         set { inbox.isOpen = newValue }
     }
+    /// What a save does with an object whose row changed in the store since this context read it.
+    /// ``MergePolicy/error`` (the default) makes the save fail, listing the conflicts.
+    public var mergePolicy: MergePolicy = .error
     /// Other contexts' saves waiting to be merged.
     let inbox: MergeInbox
     /// The container's contexts, which this context's saves are delivered to.

@@ -94,7 +94,7 @@ public struct SaveConflict: Sendable, Equatable, CustomStringConvertible {
     public var currentVersion: Int64?
 
     public var description: String {
-        let now = currentVersion.map { "version \($0)" } ?? "deleted"
+        let now = currentVersion.map { "version \($0)" } ?? "deleted it"
         return "\(objectID) was read at version \(staleVersion) but the store has \(now)"
     }
 }

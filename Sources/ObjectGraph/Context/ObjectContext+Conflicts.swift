@@ -1,0 +1,104 @@
+import GRDB
+
+/// Resolving save conflicts with the context's ``MergePolicy``, inside the save's transaction.
+extension ObjectContext {
+    /// What a conflict resolved to: applied to the object once the transaction commits.
+    struct ConflictResolution {
+        let state: ObjectState
+        /// The store's values the object takes, by position (the others stay as they are here).
+        var storeValues: [(position: Int, value: StoredValue)] = []
+        /// The row's version after the save.
+        var version: Int64 = 0
+        /// Whether another context deleted the row.
+        var isDeletedInStore = false
+    }
+
+    /// Reads the conflicting row and writes what the merge policy keeps of the object's changes.
+    func resolve(_ state: ObjectState, key: (Int64?) -> DatabaseValue, _ db: Database) throws -> ConflictResolution {
+        var resolution = ConflictResolution(state: state)
+        guard let mapping = state.mapping,
+              let (stored, version) = try readRow(key: state.id.key, mapping: mapping, db) else {
+            resolution.isDeletedInStore = true
+            return resolution
+        }
+        let current = state.values
+        let read = state.committedValues ?? current
+        var written: [Int] = []
+        for position in current.indices {
+            let changedHere = current[position] != read[position]
+            let writesOwnValue = switch mergePolicy {
+            case .objectTrumps: changedHere
+            case .storeTrumps: changedHere && stored[position] == read[position]
+            case .overwrite: true
+            case .rollback, .error: false
+            }
+            if writesOwnValue {
+                if current[position] != stored[position] { written.append(position) }
+            } else if current[position] != stored[position] {
+                resolution.storeValues.append((position, stored[position]))
+            }
+        }
+        resolution.version = version
+        if !written.isEmpty {
+            _ = try writeColumns(of: state, at: written, ifVersion: nil, key: key, db)
+            resolution.version += 1
+        }
+        return resolution
+    }
+
+    /// An object's row read inside a transaction: its values and version; nil if it does not exist.
+    private func readRow(key: Int64, mapping: EntityMapping, _ db: Database) throws
+        -> (ContiguousArray<StoredValue>, Int64)? {
+        let sql = "SELECT \(mapping.selectList) FROM \(mapping.table) AS t0 WHERE t0.Z_PK = ?"
+        var result: (ContiguousArray<StoredValue>, Int64)?
+        try ObjectRows(mapping: mapping).forEach(db.cachedStatement(sql: sql), arguments: [key.databaseValue]) {
+            result = ($0.values, $0.version)
+        }
+        return result
+    }
+
+    /// Gives resolved objects what the store decided, once the save committed, and records them for
+    /// the next ``ObjectsDidChange``: refreshed with the properties that took the store's value, or
+    /// deleted.
+    func apply(_ resolutions: [ConflictResolution]) {
+        for resolution in resolutions {
+            let state = resolution.state
+            guard let object = state.object else { continue }
+            if resolution.isDeletedInStore {
+                markDeletedElsewhere(state, object)
+                continue
+            }
+            guard !resolution.storeValues.isEmpty else {
+                state.version = resolution.version  // its values were written as they are
+                continue
+            }
+            var values = state.values
+            for (position, value) in resolution.storeValues { values[position] = value }
+            let relinked = resolution.storeValues.map(\.position).filter { $0 >= state.entity.layout.attributeCount }
+            forgetInverseMembers(of: state, at: relinked)
+            state.load(values, version: resolution.version)
+            forgetInverseMembers(of: state, at: relinked)
+            let names = state.entity.propertyNames
+            let layout = state.entity.layout
+            pendingChange.refreshed[StateKey(state)] = (object, Set(resolution.storeValues.map {
+                names[layout.valueProperties[$0.position]]
+            }))
+        }
+    }
+
+    /// Turns back into faults the to-many relationships that list (or should list) an object through
+    /// the to-one relationships at these positions, unless changed here: the store's link replaced
+    /// this context's one, and the members are read again when next used.
+    private func forgetInverseMembers(of state: ObjectState, at positions: [Int]) {
+        guard let mapping = state.mapping else { return }
+        let attributeCount = state.entity.layout.attributeCount
+        for position in positions {
+            let relationship = mapping.toOneRelationships[position - attributeCount]
+            guard relationship.inverseIsToMany, let id = state.relatedID(at: position - attributeCount),
+                  let related = registry.state(for: id),
+                  !related.changedToMany.contains(relationship.inverseSlot) else { continue }
+            related.toMany[relationship.inverseSlot] = .fault
+            forgetCachedMembers(of: related)
+        }
+    }
+}
