@@ -16,7 +16,8 @@ enum Report {
         ([header] + results.map(row)).joined(separator: "\n")
     }
 
-    private static func format(_ value: Double, digits: Int = 1) -> String {
-        String(format: "%.\(digits)f", value)
+    /// One decimal, or two below a millisecond, where one would round to nothing.
+    private static func format(_ value: Double, digits: Int? = nil) -> String {
+        String(format: "%.\(digits ?? (abs(value) < 1 ? 2 : 1))f", value)
     }
 }

@@ -313,6 +313,10 @@ public final class ObjectContext {
         guard state.context === self, !state.isInserted else { return }
         pendingChange.updated[StateKey(state)] = nil
         pendingChange.refreshed[StateKey(state)] = (object, [])
+        if state.isFault && !state.isUpdated {
+            state.toMany = state.entity.layout.faultedToMany  // nothing read, nothing changed
+            return
+        }
         if !mergeChanges || !state.isUpdated {
             updated[StateKey(state)] = nil
             state.isUpdated = false
