@@ -1,11 +1,12 @@
 import MoodyModel
 import ObjectGraph
 
-/// The part of `moody demo` that plays seeds 000 and 001: a detail view observes its mood, and a
-/// background context (a sync, say) deletes that mood.
+/// The part of `moody demo` that plays seeds 000 and 001: a detail view on the main actor observes its
+/// mood, and a background context (a sync, say) renames it, then deletes it. The view context merges
+/// each save by itself.
 enum DetailViewDemo {
     /// A stand-in for a detail screen: it shows one mood and closes when the mood goes.
-    private final class DetailView {
+    @MainActor private final class DetailView {
         private(set) var isOpen = true
         private var observer: ObjectObserver<Mood>?
 
@@ -24,30 +25,32 @@ enum DetailViewDemo {
         }
     }
 
-    static func run() throws {
-        print("\nA detail view and a background deletion (a store in memory):")
+    @MainActor static func run() async throws {
+        print("\nA detail view and a background sync (a store in memory):")
         let container = try ObjectContainer(for: Mood.self, configuration: .inMemory)
-        let viewContext = container.newBackgroundContext()
+        let viewContext = container.viewContext
         let mood = Mood(text: "Picnic", rating: 5, country: Country(name: "Italy"))
         viewContext.insert(mood)
         try viewContext.save()
         let detail = DetailView(showing: mood)
+        let id = mood.objectID
 
-        let sync = container.newBackgroundContext()
-        sync.name = "sync"
-        var saves: [DidSave] = []
-        let token = sync.observeDidSave { saves.append($0) }
-        let copy = try sync.existingObject(with: mood.objectID, as: Mood.self)
-        copy.text = "Picnic in the park"
-        try sync.save()
-        print("  sync: renamed the mood and saved (transaction \(saves.last?.sequence ?? 0))")
-        if let save = saves.last { viewContext.mergeChanges(from: save) }
+        let renamed = viewContext.objectsDidChangeNotifications
+        try await container.performBackgroundTask { sync in
+            try sync.existingObject(with: id, as: Mood.self).text = "Picnic in the park"
+            print("  sync (another thread): renames the mood and saves")
+            try sync.save()
+        }
+        for await _ in renamed { break }  // the view context merged it on the main actor, by itself
 
-        sync.delete(copy)
-        try sync.save()
-        print("  sync: deleted the mood and saved (transaction \(saves.last?.sequence ?? 0))")
-        if let save = saves.last { viewContext.mergeChanges(from: save) }
-        print("  detail view open: \(detail.isOpen); the mood reads as deleted: \(mood.isDeleted)")
-        withExtendedLifetime(token) {}
+        let deleted = viewContext.objectsDidChangeNotifications
+        try await container.performBackgroundTask { sync in
+            sync.delete(try sync.existingObject(with: id, as: Mood.self))
+            print("  sync (another thread): deletes the mood and saves")
+            try sync.save()
+        }
+        for await _ in deleted { break }
+        print("  detail view open: \(detail.isOpen); the mood reads as deleted: \(mood.isDeleted), "
+              + "with its last text '\(mood.text)'")
     }
 }

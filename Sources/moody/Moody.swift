@@ -4,7 +4,7 @@ import MoodyModel
 import ObjectGraph
 
 @main
-struct Moody: ParsableCommand {
+struct Moody: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Moods, countries and continents on an ObjectGraph store.",
         subcommands: [Demo.self, Add.self, List.self, Delete.self],
@@ -19,11 +19,11 @@ struct StoreOption: ParsableArguments {
     }
 }
 
-struct Demo: ParsableCommand {
+struct Demo: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Walk through creating, relating, fetching and saving.")
     @OptionGroup var options: StoreOption
 
-    func run() throws {
+    @MainActor func run() async throws {
         try? FileManager.default.removeItem(atPath: options.store)
         let container = try options.open()
         let context = container.newBackgroundContext()
@@ -81,7 +81,7 @@ struct Demo: ParsableCommand {
         }
         print("Done: \(try reader.fetchCount(FetchRequest<Mood>())) moods in \(try reader.fetchCount(FetchRequest<Country>())) countries.")
         try DeleteRulesDemo.run()
-        try DetailViewDemo.run()
+        try await DetailViewDemo.run()
     }
 }
 
