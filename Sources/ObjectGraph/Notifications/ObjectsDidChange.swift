@@ -5,8 +5,9 @@ import OrderedCollections
 ///
 /// It holds the context's objects, so it stays on the context's isolation (it is not `Sendable`).
 /// ``ObjectContext/processPendingChanges()`` posts it; so do `delete(_:)`, ``ObjectContext/save()``
-/// (before writing), ``ObjectContext/rollback()`` and ``ObjectContext/reset()``. Changes to properties
-/// are gathered until then. Observe it with ``ObjectContext/observeObjectsDidChange(_:)`` or
+/// (before writing, and after it for objects the merge policy settled), ``ObjectContext/rollback()``,
+/// ``ObjectContext/reset()`` and merging another context's save. Changes to properties are gathered
+/// until then. Observe it with ``ObjectContext/observeObjectsDidChange(_:)`` or
 /// ``ObjectContext/objectsDidChangeNotifications``.
 public struct ObjectsDidChange {
     /// An updated object, with the names of the properties that changed.
@@ -17,7 +18,7 @@ public struct ObjectsDidChange {
         public let changedKeys: Set<String>
     }
 
-    /// Objects inserted.
+    /// Objects inserted here, or, after a merge, inserted by another context's save (as faults).
     public let insertedObjects: [any Entity]
     /// Objects that were already saved and changed, with their changed keys.
     public let updatedObjects: [Update]
