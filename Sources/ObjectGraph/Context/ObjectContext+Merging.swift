@@ -32,13 +32,7 @@ extension ObjectContext {
     private func apply(_ save: DidSave) {
         for (id, keys) in save.updatedObjectIDs {
             guard let state = registry.state(for: id), let object = state.object, !state.isDeleted else { continue }
-            if state.isFault && !state.isUpdated {
-                // Most of what a context holds: nothing read, nothing changed, nothing to drop but
-                // members it may have loaded.
-                state.toMany = state.entity.layout.faultedToMany
-            } else {
-                refresh(object, mergeChanges: true)
-            }
+            reload(state, keepingChanges: true)
             pendingChange.refreshed[StateKey(state)] = (object, keys)
         }
         for id in save.deletedObjectIDs {

@@ -313,11 +313,18 @@ public final class ObjectContext {
         guard state.context === self, !state.isInserted else { return }
         pendingChange.updated[StateKey(state)] = nil
         pendingChange.refreshed[StateKey(state)] = (object, [])
+        reload(state, keepingChanges: mergeChanges)
+    }
+
+    /// Gives an object the store's values again: it becomes a fault, or, with `keepingChanges` and
+    /// unsaved changes, reads its row now and keeps those changes on top.
+    func reload(_ state: ObjectState, keepingChanges: Bool) {
         if state.isFault && !state.isUpdated {
-            state.toMany = state.entity.layout.faultedToMany  // nothing read, nothing changed
+            // Nothing read, nothing changed: what a merge meets for most objects a context holds.
+            state.toMany = state.entity.layout.faultedToMany
             return
         }
-        if !mergeChanges || !state.isUpdated {
+        if !keepingChanges || !state.isUpdated {
             updated[StateKey(state)] = nil
             state.isUpdated = false
             state.isFault = true
