@@ -61,6 +61,7 @@ enum MergeWorkloads {
         var plain = PlainSide()
         var records = RecordSide()
         let held = count..<(2 * count)
+        let heldRowIDs = Int64(held.lowerBound + 1)...Int64(held.upperBound)  // row IDs start at 1
         return Workload(
             name: "merge a \(count)-mood save touching none of a context's \(count)",
             setUp: {
@@ -79,11 +80,11 @@ enum MergeWorkloads {
                     try WorkloadError.check("objects still faults", scene.heldFaultCount, count)
                 }),
             baseline: Contender(
-                prepare: { try plain.prepare(stores.plain(), changing: count, caches: 1, cachedRows: Int64(held.lowerBound + 1)...Int64(held.upperBound)) },
+                prepare: { try plain.prepare(stores.plain(), changing: count, caches: 1, cachedRows: heldRowIDs) },
                 run: { plain.invalidateCaches() },
                 verify: { try WorkloadError.check("cached rows left", plain.cachedRowCount, count) }),
             peer: Contender(
-                prepare: { try records.prepare(stores.plain(), changing: count, caches: 1, cachedRows: Int64(held.lowerBound + 1)...Int64(held.upperBound)) },
+                prepare: { try records.prepare(stores.plain(), changing: count, caches: 1, cachedRows: heldRowIDs) },
                 run: { records.invalidateCaches() },
                 verify: { try WorkloadError.check("cached records left", records.cachedRecordCount, count) }))
     }

@@ -158,7 +158,7 @@ import Testing
         try writer.save()
     }
 
-    @MainActor @Test func theViewContextMergesOnTheMainActorByItself() async throws {
+    @MainActor @Test(.timeLimit(.minutes(1))) func theViewContextMergesOnTheMainActorByItself() async throws {
         let container = try makeContainer()
         let view = container.viewContext
         let mood = Mood(text: "Sunny", rating: 4)

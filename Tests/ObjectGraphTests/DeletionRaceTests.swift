@@ -17,7 +17,7 @@ import Testing
         var saveError: String?
     }
 
-    @Test(arguments: [(true, true), (true, false), (false, true), (false, false)])
+    @Test(.timeLimit(.minutes(1)), arguments: [(true, true), (true, false), (false, true), (false, false)])
     func aDeletionRacingAReadNeverCrashesAndEndsDeleted(automaticMerging: Bool, deleteInaccessibleFaults: Bool) async throws {
         let container = try ObjectContainer(for: Mood.self, configuration: .file(temporaryStorePath()))
         let setUp = container.newBackgroundContext()
