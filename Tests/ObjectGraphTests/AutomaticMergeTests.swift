@@ -184,3 +184,33 @@ import Testing
         #expect(mood.text == "Hail")
     }
 }
+
+/// Relationships a context has loaded follow other contexts' saves.
+@Suite struct MergedRelationshipTests {
+    @Test func aMoveAndAnInsertElsewhereReachLoadedToManyRelationships() throws {
+        let container = try makeContainer()
+        let writer = container.newBackgroundContext()
+        let (_, france, _) = try makeEurope(in: writer)
+        let mood = Mood(text: "Sunny", country: france)
+        writer.insert(mood)
+        try writer.save()
+
+        let reader = container.newBackgroundContext()
+        let readFrance = try reader.existingObject(with: france.objectID, as: Country.self)
+        let readSpain = try #require(try reader.fetch(FetchRequest<Country>(predicate: #Predicate { $0.name == "Spain" })).first)
+        #expect(readFrance.moods.map(\.text) == ["Sunny"] && readSpain.moods.isEmpty)
+
+        // A third context, which never loaded either country's moods, moves the mood and adds one.
+        let mover = container.newBackgroundContext()
+        let moved = try mover.existingObject(with: mood.objectID, as: Mood.self)
+        let moverSpain = try #require(try mover.fetch(FetchRequest<Country>(predicate: #Predicate { $0.name == "Spain" })).first)
+        moved.country = moverSpain
+        mover.insert(Mood(text: "Siesta", country: moverSpain))
+        try mover.save()
+
+        reader.processPendingChanges()
+        #expect(readFrance.moods.isEmpty)
+        #expect(Set(readSpain.moods.map(\.text)) == ["Sunny", "Siesta"])
+        #expect(readSpain.moods.allSatisfy { $0.country === readSpain })
+    }
+}

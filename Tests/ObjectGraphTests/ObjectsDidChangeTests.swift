@@ -102,4 +102,23 @@ import Testing
         let change = await iterator.next()
         #expect(change?.insertedObjects.first === italy)
     }
+
+    @MainActor @Test(.timeLimit(.minutes(1))) func theViewContextPostsByItselfOnceTheMainActorIsFree() async throws {
+        let container = try makeContainer()
+        let view = container.viewContext
+        let changes = view.objectsDidChangeNotifications
+        let peru = Country(name: "Peru")
+        view.insert(peru)
+        try view.save()
+        peru.name = "Perú"
+        // Nothing called processPendingChanges(): the changes come once this job lets the main actor go.
+        var received: [ObjectsDidChange] = []
+        for await change in changes {
+            received.append(change)
+            if !change.updatedObjects.isEmpty { break }
+        }
+        #expect(received.first?.insertedObjects.first === peru)  // posted by the save
+        let update = try #require(received.last?.updatedObjects.first)
+        #expect(update.object === peru && update.changedKeys == ["name"])
+    }
 }

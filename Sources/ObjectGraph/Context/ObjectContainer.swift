@@ -74,10 +74,11 @@ private final class ViewContextHolder: @unchecked Sendable {
 
     @MainActor func context(for container: ObjectContainer) -> ObjectContext {
         if let storage { return storage }
-        // Saves of other contexts are merged on the main actor as soon as it is free, so that the
-        // user interface learns of them without using the context first.
-        let context = ObjectContext(container: container, wake: { [weak self] in
-            Task { @MainActor in self?.storage?.mergeIncomingChanges() }
+        // Other contexts' saves, and this context's own changes, are processed on the main actor as
+        // soon as it is free (as Core Data does at the end of an event), so that the user interface
+        // learns of them without calling `processPendingChanges()`.
+        let context = ObjectContext(container: container, processSoon: { [weak self] in
+            Task { @MainActor in self?.storage?.processPendingChanges() }
         })
         context.name = "view"
         storage = context

@@ -57,6 +57,7 @@ extension ObjectContext {
     /// the pass under way. Each object's rules run once however many paths reach it, and a cycle of
     /// cascades ends when it comes back to an object already deleted.
     public func processPendingChanges() {
+        isProcessingScheduled = false
         mergeIncomingChanges()
         processLocalChanges()
     }

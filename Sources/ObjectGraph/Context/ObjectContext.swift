@@ -71,11 +71,17 @@ public final class ObjectContext {
     /// reported by the next save.
     var deferredErrors: [ObjectGraphError] = []
 
-    init(container: ObjectContainer, wake: (@Sendable () -> Void)? = nil) {
+    /// For the view context: has its isolation call ``processPendingChanges()`` once it is free.
+    private let processSoon: (@Sendable () -> Void)?
+    /// Whether `processSoon` was called and ``processPendingChanges()`` has not run since.
+    @exclusivity(unchecked) var isProcessingScheduled = false
+
+    init(container: ObjectContainer, processSoon: (@Sendable () -> Void)? = nil) {
         self.container = container
         self.store = container.store
         self.registry = ObjectRegistry(store: container.store.identity)
-        self.inbox = MergeInbox(wake: wake)
+        self.processSoon = processSoon
+        self.inbox = MergeInbox(wake: processSoon)
         self.liveContexts = container.liveContexts
         liveContexts.add(inbox)
     }
@@ -136,6 +142,7 @@ public final class ObjectContext {
         registry.register(state)
         inserted[StateKey(state)] = object
         pendingChange.inserted[StateKey(state)] = object
+        scheduleProcessing()
 
         // Relationships assigned before insertion now get their inverses.
         let relatives = state.detachedRelatives
@@ -250,9 +257,20 @@ public final class ObjectContext {
     /// Keeps an object whose property `index` changed until saved, without loading it.
     func markUpdated(_ state: ObjectState, property index: Int) {
         pendingChange.recordUpdate(of: state, property: index)
+        scheduleProcessing()
         guard !state.isInserted, !state.isUpdated, let object = state.object else { return }
         state.isUpdated = true
         updated[StateKey(state)] = object
+    }
+
+    /// Asks for the changes just recorded to be posted once the context's isolation is free, for a
+    /// context that can be asked (the view context); the others post when they process their
+    /// pending changes.
+    @inline(__always)
+    private func scheduleProcessing() {
+        guard let processSoon, !isProcessingScheduled else { return }
+        isProcessingScheduled = true
+        processSoon()
     }
 
     // MARK: Undoing

@@ -7,7 +7,8 @@ import OrderedCollections
 /// ``ObjectContext/processPendingChanges()`` posts it; so do `delete(_:)`, ``ObjectContext/save()``
 /// (before writing, and after it for objects the merge policy settled), ``ObjectContext/rollback()``,
 /// ``ObjectContext/reset()`` and merging another context's save. Changes to properties are gathered
-/// until then. Observe it with ``ObjectContext/observeObjectsDidChange(_:)`` or
+/// until then; the view context also processes them by itself once the main actor is free, as Core
+/// Data does at the end of an event. Observe it with ``ObjectContext/observeObjectsDidChange(_:)`` or
 /// ``ObjectContext/objectsDidChangeNotifications``.
 public struct ObjectsDidChange {
     /// An updated object, with the names of the properties that changed.
