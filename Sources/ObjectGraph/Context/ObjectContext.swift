@@ -29,8 +29,9 @@ public final class ObjectContext {
     /// saving means that a context that merges automatically meets a conflict (see ``mergePolicy``)
     /// only with a save committed while it saves, or with a change made outside the container.
     ///
-    /// Switched off, the context keeps its view of the store until it merges a ``DidSave`` itself;
-    /// saves that arrived and were not merged yet are dropped.
+    /// A save waiting costs its list of IDs: a context kept for long without being used should be
+    /// released, or switched off. Switched off, the context keeps its view of the store until it
+    /// merges a ``DidSave`` itself; saves that arrived and were not merged yet are dropped.
     public var automaticallyMergesChanges: Bool {
         get { inbox.isOpen }
         set { inbox.isOpen = newValue }
