@@ -72,6 +72,8 @@ import Testing
         viewer.mergeChanges(from: try #require(saves.first))
         #expect(recorder.changes == [.update(changedKeys: ["text"])])
         #expect(mood.text == "Cloudy")
+        viewer.processPendingChanges()  // merged by hand: not merged again
+        #expect(recorder.changes.count == 1)
         withExtendedLifetime((observer, token)) {}
     }
 
@@ -124,5 +126,22 @@ import Testing
         #expect(kept != nil)
         #expect(released == nil)
         #expect(ObjectObserver(Mood(text: "Not inserted")) { _ in } == nil)
+    }
+
+    @MainActor @Test(.timeLimit(.minutes(1))) func aViewContextObserverLearnsOfABackgroundDeletionByItself() async throws {
+        let container = try makeContainer()
+        let (mood, _) = try savedMood(in: container.viewContext)
+        let recorder = Recorder()
+        let observer = ObjectObserver(mood) { recorder.changes.append($0) }
+        let changes = container.viewContext.objectsDidChangeNotifications
+        let id = mood.objectID
+        try await container.performBackgroundTask { sync in
+            sync.delete(try sync.existingObject(with: id, as: Mood.self))
+            try sync.save()
+        }
+        for await change in changes where change.isGone(mood) { break }
+        #expect(recorder.changes == [.delete])
+        #expect(mood.isDeleted && mood.text == "Sunny")
+        withExtendedLifetime(observer) {}
     }
 }

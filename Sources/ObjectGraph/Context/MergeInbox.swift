@@ -39,6 +39,11 @@ final class MergeInbox: Sendable {
         if isFirst { wake?() }
     }
 
+    /// Drops a save that the context merged by hand, so that it is not merged twice.
+    func discard(_ save: DidSave) {
+        contents.withLock { contents in contents.saves.removeAll { $0.sequence == save.sequence } }
+    }
+
     /// Takes the saves waiting, oldest transaction first (saves committed in one order may arrive in
     /// another when contexts save on several threads).
     func takeAll() -> [DidSave] {

@@ -11,8 +11,10 @@ extension ObjectContext {
     /// they read the store when they are, so a merge costs what it changes here, not the size of the
     /// save's tables.
     ///
-    /// Contexts that ``automaticallyMergesChanges`` (the default) do this by themselves.
+    /// Contexts that ``automaticallyMergesChanges`` (the default) do this by themselves; a save
+    /// merged by hand is not merged again when the context would have merged it.
     public func mergeChanges(from save: DidSave) {
+        inbox.discard(save)
         apply(save)
         processLocalChanges()
     }
