@@ -11,6 +11,20 @@ extension ObjectContext {
         var version: Int64 = 0
         /// Whether another context deleted the row.
         var isDeletedInStore = false
+
+        /// The names of the properties that took the store's value.
+        var keysFromStore: Set<String> {
+            let names = state.entity.propertyNames
+            let valueProperties = state.entity.layout.valueProperties
+            return Set(storeValues.map { names[valueProperties[$0.position]] })
+        }
+
+        /// Takes out of a save's changed keys what the store kept: it is not the save's change.
+        func removeUnwrittenKeys(from changedKeys: inout [ObjectID: Set<String>]) {
+            guard let keys = changedKeys[state.id] else { return }
+            let written = isDeletedInStore ? [] : keys.subtracting(keysFromStore)
+            changedKeys[state.id] = written.isEmpty ? nil : written
+        }
     }
 
     /// Reads the conflicting row and writes what the merge policy keeps of the object's changes.
@@ -78,11 +92,7 @@ extension ObjectContext {
             forgetInverseMembers(of: state, at: relinked)
             state.load(values, version: resolution.version)
             forgetInverseMembers(of: state, at: relinked)
-            let names = state.entity.propertyNames
-            let layout = state.entity.layout
-            pendingChange.refreshed[StateKey(state)] = (object, Set(resolution.storeValues.map {
-                names[layout.valueProperties[$0.position]]
-            }))
+            pendingChange.refreshed[StateKey(state)] = (object, resolution.keysFromStore)
         }
     }
 

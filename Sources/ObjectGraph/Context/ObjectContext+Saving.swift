@@ -40,18 +40,7 @@ extension ObjectContext {
         let (newKeys, resolutions, transaction) = try write(plan)
         commit(plan, newKeys: newKeys)
         var updatedObjectIDs = Dictionary(updatedKeys, uniquingKeysWith: { $0.union($1) })
-        for resolution in resolutions {
-            let id = resolution.state.id
-            // What the store kept is not this save's change.
-            if resolution.isDeletedInStore {
-                updatedObjectIDs[id] = nil
-            } else if let keys = updatedObjectIDs[id] {
-                let names = resolution.state.entity.propertyNames
-                let valueProperties = resolution.state.entity.layout.valueProperties
-                let kept = keys.subtracting(resolution.storeValues.map { names[valueProperties[$0.position]] })
-                updatedObjectIDs[id] = kept.isEmpty ? nil : kept
-            }
-        }
+        for resolution in resolutions { resolution.removeUnwrittenKeys(from: &updatedObjectIDs) }
         apply(resolutions)
         let didSave = DidSave(
             insertedObjectIDs: Set(plan.inserts.map(\.id)),
