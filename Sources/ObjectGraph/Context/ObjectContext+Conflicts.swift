@@ -31,7 +31,8 @@ extension ObjectContext {
     func resolve(_ state: ObjectState, key: (Int64?) -> DatabaseValue, _ db: Database) throws -> ConflictResolution {
         var resolution = ConflictResolution(state: state)
         guard let mapping = state.mapping,
-              let (stored, version) = try readRow(key: state.id.key, mapping: mapping, db) else {
+              let (stored, version) = try readRow(key: state.id.key, mapping: mapping, db, { ($0.values, $0.version) })
+        else {
             resolution.isDeletedInStore = true
             return resolution
         }
@@ -58,17 +59,6 @@ extension ObjectContext {
             resolution.version += 1
         }
         return resolution
-    }
-
-    /// An object's row read inside a transaction: its values and version; nil if it does not exist.
-    private func readRow(key: Int64, mapping: EntityMapping, _ db: Database) throws
-        -> (ContiguousArray<StoredValue>, Int64)? {
-        let sql = "SELECT \(mapping.selectList) FROM \(mapping.table) AS t0 WHERE t0.Z_PK = ?"
-        var result: (ContiguousArray<StoredValue>, Int64)?
-        try ObjectRows(mapping: mapping).forEach(db.cachedStatement(sql: sql), arguments: [key.databaseValue]) {
-            result = ($0.values, $0.version)
-        }
-        return result
     }
 
     /// Gives resolved objects what the store decided, once the save committed, and records them for

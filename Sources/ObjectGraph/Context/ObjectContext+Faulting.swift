@@ -34,13 +34,19 @@ extension ObjectContext {
     /// Reads one object's row and passes it to `body`; nil if the row does not exist.
     func readRow<Result>(of state: ObjectState, _ body: (CurrentRow) -> Result) throws -> Result? {
         guard let mapping = state.mapping, !state.id.isTemporary else { return nil }
+        return try store.readStatement { db in try readRow(key: state.id.key, mapping: mapping, db, body) }
+    }
+
+    /// Reads the row with this key in a connection already in use (a save's transaction, say) and
+    /// passes it to `body`; nil if the row does not exist.
+    func readRow<Result>(key: Int64, mapping: EntityMapping, _ db: Database,
+                         _ body: (CurrentRow) -> Result) throws -> Result? {
         let sql = "SELECT \(mapping.selectList) FROM \(mapping.table) AS t0 WHERE t0.Z_PK = ?"
-        return try store.readStatement { db in
-            var result: Result?
-            try ObjectRows(mapping: mapping)
-                .forEach(db.cachedStatement(sql: sql), arguments: [state.id.key.databaseValue]) { result = body($0) }
-            return result
+        var result: Result?
+        try ObjectRows(mapping: mapping).forEach(db.cachedStatement(sql: sql), arguments: [key.databaseValue]) {
+            result = body($0)
         }
+        return result
     }
 
     /// Reads an object's global ID from its row; nil if the row cannot be read.
