@@ -18,6 +18,18 @@ import Testing
         return (mood, france)
     }
 
+    /// Makes a change in a new context of the container, saves it, and returns the save.
+    private func saveInAnotherContext(of container: ObjectContainer,
+                                      _ change: (ObjectContext) throws -> Void) throws -> DidSave {
+        let background = container.newBackgroundContext()
+        var saves: [DidSave] = []
+        let token = background.observeDidSave { saves.append($0) }
+        try change(background)
+        try background.save()
+        withExtendedLifetime(token) {}
+        return try #require(saves.first)
+    }
+
     @Test func updatesNameTheChangedKeys() throws {
         let context = try makeContainer().newBackgroundContext()
         let (mood, _) = try savedMood(in: context)
@@ -46,16 +58,14 @@ import Testing
         let recorder = Recorder()
         let observer = ObjectObserver(mood) { recorder.changes.append($0) }
 
-        let background = container.newBackgroundContext()
-        var saves: [DidSave] = []
-        let token = background.observeDidSave { saves.append($0) }
-        background.delete(try background.existingObject(with: mood.objectID, as: Mood.self))
-        try background.save()
+        let save = try saveInAnotherContext(of: container) { background in
+            background.delete(try background.existingObject(with: mood.objectID, as: Mood.self))
+        }
         #expect(recorder.changes.isEmpty)
-        viewer.mergeChanges(from: try #require(saves.first))
+        viewer.mergeChanges(from: save)
         #expect(recorder.changes == [.delete])
         #expect(mood.isDeleted)
-        withExtendedLifetime((observer, token)) {}
+        withExtendedLifetime(observer) {}
     }
 
     @Test func anUpdateMergedFromAnotherContextNamesItsKeys() throws {
@@ -64,17 +74,15 @@ import Testing
         let (mood, _) = try savedMood(in: viewer)
         let recorder = Recorder()
         let observer = ObjectObserver(mood) { recorder.changes.append($0) }
-        let background = container.newBackgroundContext()
-        var saves: [DidSave] = []
-        let token = background.observeDidSave { saves.append($0) }
-        try background.existingObject(with: mood.objectID, as: Mood.self).text = "Cloudy"
-        try background.save()
-        viewer.mergeChanges(from: try #require(saves.first))
+        let save = try saveInAnotherContext(of: container) { background in
+            try background.existingObject(with: mood.objectID, as: Mood.self).text = "Cloudy"
+        }
+        viewer.mergeChanges(from: save)
         #expect(recorder.changes == [.update(changedKeys: ["text"])])
         #expect(mood.text == "Cloudy")
         viewer.processPendingChanges()  // merged by hand: not merged again
         #expect(recorder.changes.count == 1)
-        withExtendedLifetime((observer, token)) {}
+        withExtendedLifetime(observer) {}
     }
 
     @Test func resetIsADelete() throws {
