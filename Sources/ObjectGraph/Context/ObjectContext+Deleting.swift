@@ -91,44 +91,62 @@ extension ObjectContext {
             objectsKeptForPass = nil
             cachedToManyValues = [:]
         }
-        while !pendingDeletions.isEmpty {
+        // Objects whose rules could not read what they needed last time try again, without being
+        // prepared for deletion a second time.
+        var retried = rulesAwaitingRetry.map(\.object)
+        rulesAwaitingRetry = []
+        while !pendingDeletions.isEmpty || !retried.isEmpty {
             let wave = pendingDeletions
             pendingDeletions = []
-            let states = wave.map(\._$state)
+            let states = (wave + retried).map(\._$state)
             loadFaults(states)
             loadInverseMembers(of: states)
             for object in wave { object.prepareForDeletion() }
             loadMembersForDeleteRules(of: states)
-            for state in states { applyDeleteRules(to: state) }
+            for object in wave + retried {
+                do {
+                    try applyDeleteRules(to: object._$state)
+                } catch let failure as ObjectGraphError {
+                    rulesAwaitingRetry.append((object, failure))
+                } catch {
+                    rulesAwaitingRetry.append((object, .store(StoreError(error))))
+                }
+            }
+            retried = []
         }
     }
 
     // MARK: Delete rules
 
-    /// Applies each relationship's delete rule to a deleted object.
-    private func applyDeleteRules(to state: ObjectState) {
+    /// Applies each relationship's delete rule to a deleted object. Throws, having applied at most
+    /// some of them, when the object or the members a rule needs cannot be read; applying them again
+    /// later completes the work (a nullified or cascaded object is not touched twice).
+    private func applyDeleteRules(to state: ObjectState) throws {
         guard let mapping = state.mapping else { return }
-        if state.isFault { fulfillFault(state) }
+        try loadFault(state)
         for (slot, rule) in mapping.toOneDeleteRules.enumerated() where rule.touchesRelatedObjects {
             guard let id = state.relatedID(at: slot), let related = object(with: id) else { continue }
-            apply(rule, of: state, to: related, through: mapping.toOneRelationships[slot])
+            try apply(rule, of: state, to: related, through: mapping.toOneRelationships[slot])
         }
         for (slot, rule) in mapping.toManyDeleteRules.enumerated() where rule.touchesRelatedObjects {
-            for id in members(of: state, slot: slot) {
+            for id in try loadedMembers(of: state, slot: slot) {
                 guard let related = object(with: id) else { continue }
-                apply(rule, of: state, to: related, through: mapping.toManyRelationships[slot])
+                try apply(rule, of: state, to: related, through: mapping.toManyRelationships[slot])
             }
         }
     }
 
     private func apply(_ rule: DeleteRule, of state: ObjectState, to related: any Entity,
-                       through relationship: @autoclosure () -> RelationshipMapping) {
+                       through relationship: @autoclosure () -> RelationshipMapping) throws {
         // A deleted object's own links are left as they are: they go with its row, and `rollback()`
         // finds them intact. Only objects that stay are unlinked.
         guard !related._$state.isDeleted else { return }
         switch rule {
         case .nullify:
-            removeInverse(of: state, relationship: relationship(), from: related._$state)
+            let relationship = relationship()
+            // A to-one pointing back is a column of the related row, which must be read to be cleared.
+            if !relationship.inverseIsToMany { try loadFault(related._$state) }
+            removeInverse(of: state, relationship: relationship, from: related._$state)
         case .cascade:
             deleteObject(related)
         case .deny, .noAction:
@@ -163,7 +181,7 @@ extension ObjectContext {
                     .filter { !$0.isDeleted && !$0.id.isTemporary && $0.toMany[relationship.inverseSlot].needsLoading }
                 guard targets.count > 1 else { continue }
                 let inverse = store.mappings[relationship.destination].toManyRelationships[relationship.inverseSlot]
-                try? loadMembers(of: targets, slot: relationship.inverseSlot, relationship: inverse)
+                preload { try loadMembers(of: targets, slot: relationship.inverseSlot, relationship: inverse) }
             }
         }
     }
@@ -176,9 +194,16 @@ extension ObjectContext {
             for (slot, rule) in mapping.toManyDeleteRules.enumerated() where rule.touchesRelatedObjects {
                 let owners = group.filter { !$0.id.isTemporary && $0.toMany[slot].needsLoading }
                 guard owners.count > 1 else { continue }  // one owner loads on demand as cheaply
-                try? loadMembers(of: owners, slot: slot, relationship: mapping.toManyRelationships[slot])
+                preload { try loadMembers(of: owners, slot: slot, relationship: mapping.toManyRelationships[slot]) }
             }
         }
+    }
+
+    /// Runs a set-wise load made ahead of the rules. Its failure is no failure of the pass: what it
+    /// left unloaded is read again, one object at a time, where it is needed, and a failure there
+    /// keeps the deletion pending (see ``applyDeleteRules(to:)``).
+    private func preload(_ load: () throws -> Void) {
+        do { try load() } catch {}
     }
 }
 

@@ -49,25 +49,74 @@ extension ObjectContext {
         return result
     }
 
-    /// Reads an object's global ID from its row; nil if the row cannot be read.
+    /// Reads an object's global ID from its row; nil if the row is gone or cannot be read (the
+    /// failure is recorded, see ``readFailures``).
     func readGlobalID(of state: ObjectState) -> UUID? {
         guard let mapping = state.mapping, !state.id.isTemporary else { return nil }
         let sql = "SELECT Z_UUID FROM \(mapping.table) WHERE Z_PK = ?"
-        return try? store.readStatement { db in
-            try UUID.fetchOne(db.cachedStatement(sql: sql), arguments: [state.id.key])
+        do {
+            return try store.readStatement { db in
+                try UUID.fetchOne(db.cachedStatement(sql: sql), arguments: [state.id.key])
+            }
+        } catch {
+            recordReadFailure(error, of: state, property: nil)
+            return nil
+        }
+    }
+
+    /// Loads a fault's values, for an accessor that cannot throw: a failed read leaves the fault as
+    /// it is, recorded in ``readFailures``.
+    func fulfillFault(_ state: ObjectState) {
+        do {
+            try loadFault(state)
+        } catch {
+            // Recorded by `loadFault`: the accessor reads defaults, the object stays a fault.
         }
     }
 
     /// Loads a fault's values. A row that no longer exists (another context deleted it) never traps:
     /// the object reads its declared defaults, and with ``shouldDeleteInaccessibleFaults`` it is marked
-    /// deleted, reported as deleted at the next ``ObjectsDidChange``.
-    func fulfillFault(_ state: ObjectState) {
+    /// deleted, reported as deleted at the next ``ObjectsDidChange``. A row that cannot be read is not
+    /// a row that is gone: the object stays a fault, and the error is recorded and thrown.
+    func loadFault(_ state: ObjectState) throws {
         guard state.isFault else { return }
-        if (try? readRow(of: state, { state.load($0) })) != nil { return }
+        let found: Bool
+        do {
+            found = try readRow(of: state, { state.load($0) }) != nil
+        } catch {
+            throw recordReadFailure(error, of: state, property: nil)
+        }
+        forgetReadFailure(of: state)
+        if found { return }
         state.load(state.entity.layout.initialValues, version: 0)
         state.isInaccessible = true
         if shouldDeleteInaccessibleFaults, let object = state.object {
             markDeletedElsewhere(state, object)
         }
+    }
+
+    // MARK: Read failures
+
+    /// Records that reading an object (or one of its relationships) failed, and returns the error.
+    @discardableResult
+    func recordReadFailure(_ error: any Error, of state: ObjectState, property: String?) -> ObjectGraphError {
+        let failure = (error as? ObjectGraphError) ?? .readFailed(state.id, property: property, StoreError(error))
+        readFailures[state.id] = failure
+        return failure
+    }
+
+    /// Forgets an object's failed read, once a read of it succeeded.
+    @inline(__always)
+    func forgetReadFailure(of state: ObjectState) {
+        if !readFailures.isEmpty { readFailures[state.id] = nil }
+    }
+
+    /// Throws the first read that failed since the last save, and forgets them: what a save does
+    /// before writing anything.
+    func throwReadFailures() throws {
+        if let stuck = rulesAwaitingRetry.first { throw stuck.failure }
+        guard let failure = readFailures.values.first else { return }
+        readFailures = [:]
+        throw failure
     }
 }

@@ -81,7 +81,8 @@ extension ObjectContext {
     }
 
     /// Loads the objects of a batch, in the order of `keys`; rows that vanished become faults that
-    /// read as deleted.
+    /// read as deleted. If the rows cannot be read, the objects not read yet are returned as faults:
+    /// each reads its row when used, and reports a failure then (see ``readFailures``).
     ///
     /// Rows are read in key order and matched to their positions by walking the sorted keys, without
     /// hashing. When the keys are dense (the usual case: a batch of an unsorted or mostly key-ordered
@@ -104,7 +105,8 @@ extension ObjectContext {
         var next = 0  // position in `order` of the smallest key not matched yet
         var unregistered: [Unmanaged<ObjectState>] = []
         defer { registry.register(unregistered, of: mapping.declaration) }
-        _ = try? store.readStatement { db in
+        do {
+            try store.readStatement { db in
             try ObjectRows(mapping: mapping).forEach(
                 db.cachedStatement(sql: sql), arguments: arguments,
                 including: { key in
@@ -116,6 +118,9 @@ extension ObjectContext {
                     positions.append(next)
                     next += 1
                 })
+            }
+        } catch {
+            // Not "no rows": the objects that were not read stay faults, below, never deleted ones.
         }
         // The usual case: keys in order and every row found; the objects are the result as read.
         if isSorted, loaded.count == keys.count { return loaded }
@@ -204,7 +209,7 @@ struct FetchQuery<T: Entity> {
         do {
             return try context.store.readStatement(body)
         } catch let error as DatabaseError {
-            throw ObjectGraphError.store(error.description)
+            throw ObjectGraphError.store(StoreError(error))
         }
     }
 }

@@ -18,7 +18,11 @@ extension ObjectContext {
     func setToOne(_ state: ObjectState, slot: Int, to newValue: (any Entity)?) {
         guard let mapping = state.mapping, slot < mapping.toOneRelationships.count else { return }
         let relationship = mapping.toOneRelationships[slot]
-        if state.isFault { fulfillFault(state) }
+        if state.isFault {
+            // An object that cannot be read cannot be relinked: its current partner is unknown.
+            fulfillFault(state)
+            guard !state.isFault else { return }
+        }
         let newID = newValue.flatMap(adopt)
         let oldID = state.relatedID(at: slot)
         guard oldID?.key != newID?.key else { return }
@@ -35,8 +39,15 @@ extension ObjectContext {
     func setToMany(_ state: ObjectState, slot: Int, to newMembers: [any Entity]) {
         guard let mapping = state.mapping, slot < mapping.toManyRelationships.count else { return }
         let relationship = mapping.toManyRelationships[slot]
+        let oldIDs: OrderedSet<ObjectID>
+        do {
+            oldIDs = OrderedSet(try loadedMembers(of: state, slot: slot))
+        } catch {
+            // The members that would leave are unknown: the change is refused, and the recorded
+            // failure makes the next save fail.
+            return
+        }
         let newIDs = OrderedSet(newMembers.compactMap(adopt))
-        let oldIDs = OrderedSet(members(of: state, slot: slot))
         guard newIDs != oldIDs else { return }
         markUpdated(state, property: relationship.propertyIndex)
         state.toMany[slot] = .loaded(newIDs)
@@ -108,15 +119,31 @@ extension ObjectContext {
         markUpdated(owner, property: owner.entity.layout.toManyProperties[slot])
     }
 
-    /// The members of a to-many relationship, loading them from the store the first time.
+    /// The members of a to-many relationship, for an accessor that cannot throw: loaded from the
+    /// store the first time. When they cannot be read, the relationship stays unloaded, the failure
+    /// is recorded (see ``readFailures``), and the members known in memory are returned.
     func members(of state: ObjectState, slot: Int) -> [ObjectID] {
+        do {
+            return try loadedMembers(of: state, slot: slot)
+        } catch {
+            return state.toMany[slot].members
+        }
+    }
+
+    /// The members of a to-many relationship, loading them from the store the first time; a failed
+    /// read is recorded and thrown, and leaves the relationship unloaded.
+    func loadedMembers(of state: ObjectState, slot: Int) throws -> [ObjectID] {
         guard slot < state.toMany.count else { return [] }
         if case .loaded(let members) = state.toMany[slot] { return members.elements }
         if let mapping = state.mapping {
-            try? loadMembers(of: [state], slot: slot, relationship: mapping.toManyRelationships[slot])
+            let relationship = mapping.toManyRelationships[slot]
+            do {
+                try loadMembers(of: [state], slot: slot, relationship: relationship)
+            } catch {
+                throw recordReadFailure(error, of: state, property: relationship.name)
+            }
         }
-        if case .loaded(let members) = state.toMany[slot] { return members.elements }
-        // Not stored (a new object) or unreadable: what is known in memory.
+        // A new object has nothing stored: what is known in memory is all there is.
         state.toMany[slot].resolve(stored: [])
         return state.toMany[slot].members
     }
@@ -171,6 +198,7 @@ extension ObjectContext {
         }
         for owner in owners where owner.toMany[slot].needsLoading {
             owner.toMany[slot].resolve(stored: membersByOwner[owner.id.key] ?? [])
+            forgetReadFailure(of: owner)
         }
     }
 }

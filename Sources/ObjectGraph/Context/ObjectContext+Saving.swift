@@ -17,7 +17,9 @@ extension ObjectContext {
     /// settled by the ``mergePolicy``.
     ///
     /// - Throws: ``ObjectGraphError/validationFailed(_:)`` listing every failure,
-    ///   ``ObjectGraphError/conflict(_:)`` for conflicts under the ``MergePolicy/error`` policy, or
+    ///   ``ObjectGraphError/conflict(_:)`` for conflicts under the ``MergePolicy/error`` policy,
+    ///   ``ObjectGraphError/readFailed(_:property:_:)`` when a read made since the last save failed
+    ///   (or the delete rules of a deleted object cannot read what they need), or
     ///   ``ObjectGraphError/store(_:)``. Nothing is written when it throws.
     public func save() throws {
         if !deferredErrors.isEmpty {
@@ -25,6 +27,8 @@ extension ObjectContext {
             throw error
         }
         processPendingChanges()  // merging other contexts' saves first
+        // Nothing is written over what could not be read: the caller learns of it here.
+        try throwReadFailures()
         guard hasChanges else { return }
         willSaveObservers.post(WillSave(
             insertedObjectIDs: Set(inserted.values.lazy.filter { !$0._$state.isDeleted }.map(\.objectID)),
@@ -84,7 +88,7 @@ extension ObjectContext {
                 guard !state.isInserted else { continue }
                 for (slot, relationship) in mapping.toManyRelationships.enumerated()
                 where relationship.description.deleteRule == .deny {
-                    let remaining = members(of: state, slot: slot).filter { !isDeletedHere($0) }.count
+                    let remaining = try loadedMembers(of: state, slot: slot).filter { !isDeletedHere($0) }.count
                     if remaining > 0 { fail(relationship.name, .deleteDenied(count: remaining)) }
                 }
                 for (slot, relationship) in mapping.toOneRelationships.enumerated()
@@ -103,7 +107,7 @@ extension ObjectContext {
             where state.isInserted || state.changedToMany.contains(slot) {
                 let description = relationship.description
                 guard description.minimumCount != nil || description.maximumCount != nil else { continue }
-                let count = members(of: state, slot: slot).filter { !isDeletedHere($0) }.count
+                let count = try loadedMembers(of: state, slot: slot).filter { !isDeletedHere($0) }.count
                 if let minimum = description.minimumCount, count < minimum {
                     fail(description.name, .tooFewObjects(count: count, minimum: minimum))
                 }
@@ -361,7 +365,7 @@ extension ObjectContext {
     }
 
     private func translate(_ error: DatabaseError) -> ObjectGraphError {
-        .store(error.description)
+        .store(StoreError(error))
     }
 
     // MARK: After commit

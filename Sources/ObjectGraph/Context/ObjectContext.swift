@@ -71,6 +71,13 @@ public final class ObjectContext {
     /// Problems found outside a throwing call (such as inserting an object of an unknown entity),
     /// reported by the next save.
     var deferredErrors: [ObjectGraphError] = []
+    /// Reads that failed in an accessor that cannot throw, by object: each object stays as it was
+    /// and is read again when next used. ``Entity/value(_:)`` throws the failure of the read it
+    /// made; the next save throws the first one (and forgets them all).
+    @exclusivity(unchecked) var readFailures: OrderedDictionary<ObjectID, ObjectGraphError> = [:]
+    /// Deleted objects whose delete rules could not read what they needed; retried at every pass,
+    /// and a save fails while any is left.
+    @exclusivity(unchecked) var rulesAwaitingRetry: [(object: any Entity, failure: ObjectGraphError)] = []
 
     /// For the view context: has its isolation call ``processPendingChanges()`` once it is free.
     private let processSoon: (@Sendable () -> Void)?
@@ -224,7 +231,7 @@ public final class ObjectContext {
         mergeIncomingChanges()
         guard let object = object(with: id) else { throw ObjectGraphError.objectNotFound(id) }
         let state = object._$state
-        if state.isFault { fulfillFault(state) }
+        try loadFault(state)
         guard !state.isDeleted, !state.isInaccessible else { throw ObjectGraphError.objectNotFound(id) }
         return object
     }
@@ -249,10 +256,17 @@ public final class ObjectContext {
     // MARK: Changing
 
     /// Records that property `index` of an object is about to change: loads the object if it is a
-    /// fault, and keeps it until saved.
-    func willChange(_ state: ObjectState, property index: Int) {
-        if state.isFault { fulfillFault(state) }
+    /// fault, and keeps it until saved. Returns false, changing nothing, if the fault cannot be read:
+    /// a value written over values that are not known would be saved as if they were (the failure
+    /// is recorded, so the next save reports it).
+    @discardableResult
+    func willChange(_ state: ObjectState, property index: Int) -> Bool {
+        if state.isFault {
+            fulfillFault(state)
+            guard !state.isFault else { return false }
+        }
         markUpdated(state, property: index)
+        return true
     }
 
     /// Keeps an object whose property `index` changed until saved, without loading it.
@@ -306,6 +320,7 @@ public final class ObjectContext {
         updated = [:]
         deleted = [:]
         pendingDeletions = []
+        rulesAwaitingRetry = []
         deferredErrors = []
         postObjectsDidChange()
     }
@@ -320,6 +335,7 @@ public final class ObjectContext {
             state.isInaccessible = true
         }
         registry.removeAll()
+        readFailures = [:]
         pendingChange = PendingObjectsChange()
         pendingChange.invalidatedAll = true
         postObjectsDidChange()
@@ -355,7 +371,17 @@ public final class ObjectContext {
         }
         let local = state.values
         let old = state.committedValues ?? local
-        guard let row = try? readRow(of: state, { ($0.values, $0.version) }) else { return }
+        let row: (ContiguousArray<StoredValue>, Int64)?
+        do {
+            row = try readRow(of: state, { ($0.values, $0.version) })
+            forgetReadFailure(of: state)
+        } catch {
+            // The object keeps what it had, stale: the failure makes the next save fail, before
+            // anything is written over values this context could not see.
+            recordReadFailure(error, of: state, property: nil)
+            return
+        }
+        guard let row else { return }
         state.load(row.0, version: row.1)
         for position in local.indices where local[position] != old[position] {
             state.write(local[position], atPosition: position)

@@ -26,8 +26,13 @@ public enum ObjectGraphError: Error, Sendable, Equatable {
     case objectNotInContext(entity: String, object: String)
     /// The entity type is not part of the container's schema.
     case unknownEntity(String)
-    /// The store reported an error; the message is SQLite's.
-    case store(String)
+    /// The store reported an error, with SQLite's codes (``StoreError/isRetryable`` tells whether
+    /// trying again may succeed).
+    case store(StoreError)
+    /// The store could not read an object's row, or the members of one of its relationships
+    /// (`property`). Nothing is taken for missing: the object stays as it was (a fault stays a
+    /// fault) and is read again when next used.
+    case readFailed(ObjectID, property: String?, StoreError)
 }
 
 /// One reason a save was refused.
@@ -132,7 +137,9 @@ extension ObjectGraphError: CustomStringConvertible, LocalizedError {
         case let .objectNotInContext(entity, object):
             return "\(entity) \(object) is not registered in this context"
         case .unknownEntity(let name): return "\(name) is not an entity of this container's schema"
-        case .store(let message): return "Store error: \(message)"
+        case .store(let error): return "Store error: \(error)"
+        case let .readFailed(id, property, error):
+            return "Could not read \(property.map { "\($0) of " } ?? "")\(id): \(error)"
         }
     }
 

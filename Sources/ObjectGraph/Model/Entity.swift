@@ -73,14 +73,21 @@ extension Entity {
     /// The saved value of a changed attribute, or nil if `key` is unchanged or not an attribute.
     public func committedValue(forKey key: String) -> StoredValue? { _$state.committedValue(forKey: key) }
 
-    /// Reads a property, throwing if the object's row is gone.
+    /// Reads a property, throwing if the object's row is gone or cannot be read.
     ///
-    /// The plain accessors never throw: a fault whose row another context deleted reads default values.
-    /// This one loads the object first and throws ``ObjectGraphError/inaccessibleFault(_:)`` instead.
+    /// The plain accessors never throw: a fault whose row another context deleted reads default
+    /// values, and one whose row cannot be read now (an I/O error, say) reads default values too
+    /// while staying a fault. This one loads what the property needs first and throws instead:
+    /// ``ObjectGraphError/inaccessibleFault(_:)`` for a row that is gone,
+    /// ``ObjectGraphError/readFailed(_:property:_:)`` for a read that failed.
     public func value<Value>(_ property: KeyPath<Self, Value>) throws -> Value {
-        _$state.fulfillIfNeeded()
+        let context = _$state.context
+        context?.forgetReadFailure(of: _$state)
+        if let context { try context.loadFault(_$state) }
+        let value = self[keyPath: property]
+        if let failure = context?.readFailures[objectID] { throw failure }
         if _$state.isInaccessible { throw ObjectGraphError.inaccessibleFault(objectID) }
-        return self[keyPath: property]
+        return value
     }
 
     /// How many objects a to-many relationship holds, not counting deleted ones, without making

@@ -235,12 +235,12 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         isFault = false
     }
 
-    /// The global ID, which a fault only knows once loaded.
     /// The global ID, read from the store the first time it is asked for (fetches leave it out).
-    /// An object whose row cannot be read has the all-zero ID.
+    /// An object whose row is gone, or cannot be read now, reads the all-zero ID, which is not kept:
+    /// the next access reads the store again.
     var loadedGlobalID: UUID {
         if let globalID { return globalID }
-        let loaded = context?.readGlobalID(of: self) ?? GlobalIDs.placeholder
+        guard let loaded = context?.readGlobalID(of: self) else { return GlobalIDs.placeholder }
         globalID = loaded
         return loaded
     }
@@ -324,9 +324,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     func setStoredAttribute(_ value: StoredValue, at index: Int) {
         guard !isMaterializing else { return }
         let slot = slot(of: index)
-        if let context {
-            context.willChange(self, property: index)
-        }
+        if let context, !context.willChange(self, property: index) { return }
         write(value, atPosition: slot)
     }
 

@@ -72,7 +72,7 @@ final class SQLiteStore: Sendable {
         case .SQLITE_CANTOPEN:
             return .incompatibleStore(path: path, reason: "the file cannot be opened or created")
         default:
-            return .store(error.description)
+            return .store(StoreError(error))
         }
     }
 
