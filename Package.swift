@@ -66,6 +66,13 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // A second process for the tests that need one (two processes on one store file).
+        .executableTarget(
+            name: "objectgraph-test-process",
+            dependencies: ["MoodyModel", "ObjectGraph"],
+            path: "Tests/ObjectGraphTestProcess",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "ObjectGraphTests",
             dependencies: ["ObjectGraph", "MoodyModel", .product(name: "GRDB", package: "GRDB.swift")],

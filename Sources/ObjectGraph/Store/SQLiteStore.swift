@@ -24,28 +24,53 @@ final class SQLiteStore: Sendable {
         var grdbConfiguration = Configuration()
         grdbConfiguration.foreignKeysEnabled = false  // the object graph maintains links itself
         grdbConfiguration.label = "ObjectGraph"
+        // Other connections and processes hold the write lock in turn: wait for them.
+        grdbConfiguration.busyMode = .timeout(configuration.busyTimeout)
+        path = configuration.path
+        let migrator = SchemaMigrator(schema: schema, mappings: mappings, path: path)
         do {
             switch configuration.location {
             case .file(let path):
-                self.path = path
+                // Looked at read-only first: opening a pool switches the file to WAL mode, and a
+                // file that is refused must be left exactly as it was.
+                let preparation = try Self.inspect(path, with: migrator, configuration: grdbConfiguration)
                 writer = try DatabasePool(path: path, configuration: grdbConfiguration)
+                if case .upToDate(let uuid) = preparation {
+                    identity = StoreIdentity(uuid: uuid)
+                    return  // no write transaction: another process may be writing
+                }
             case .inMemory:
-                self.path = ":memory:"
                 writer = try DatabaseQueue(configuration: grdbConfiguration)
             }
-        } catch let error as DatabaseError {
-            throw Self.openingError(error, path: configuration.path)
-        }
-        let mappings = self.mappings
-        let path = self.path
-        do {
-            let uuid = try writer.write { db in
-                try SchemaMigrator(schema: schema, mappings: mappings, path: path).prepare(db)
-            }
-            identity = StoreIdentity(uuid: uuid)
+            identity = StoreIdentity(uuid: try writer.write { try migrator.prepare($0) })
         } catch let error as DatabaseError {
             throw Self.openingError(error, path: path)
         }
+    }
+
+    /// What an existing file needs, found through a read-only connection; `.create` for a file that
+    /// does not exist yet.
+    ///
+    /// Even a read-only connection creates the `-wal` and `-shm` files of a WAL database that has
+    /// none. Without a `-wal` file no connection has the database open in WAL mode (SQLite removes it
+    /// when the last one closes), so the file is then read as immutable, which creates nothing.
+    /// Where SQLite does not take URI file names, the plain read-only connection is used.
+    private static func inspect(_ path: String, with migrator: SchemaMigrator,
+                                configuration: Configuration) throws -> SchemaMigrator.Preparation {
+        guard FileManager.default.fileExists(atPath: path) else { return .create }
+        var readOnly = configuration
+        readOnly.readonly = true
+        if !FileManager.default.fileExists(atPath: path + "-wal") {
+            let immutable = URL(fileURLWithPath: path).absoluteString + "?immutable=1"
+            let queue: DatabaseQueue?
+            do {
+                queue = try DatabaseQueue(path: immutable, configuration: readOnly)
+            } catch {
+                queue = nil  // no URI file names here: the plain connection below reports real errors
+            }
+            if let queue { return try queue.read { try migrator.preparation($0) } }
+        }
+        return try DatabaseQueue(path: path, configuration: readOnly).read { try migrator.preparation($0) }
     }
 
     /// Runs a read made of one statement.

@@ -14,18 +14,19 @@ struct SchemaMigrator {
     /// One row per saved transaction; its key is the transaction's sequence number.
     static let transactionTable = "Z_TRANSACTION"
 
-    /// Prepares the store and returns its UUID.
-    func prepare(_ db: Database) throws -> UUID {
-        let uuid = try prepareTables(db)
-        // Created on every open, so that stores made before it existed get it too.
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS \(Self.transactionTable) (
-                Z_SEQUENCE INTEGER PRIMARY KEY AUTOINCREMENT, Z_AUTHOR TEXT, Z_TIMESTAMP REAL NOT NULL)
-            """)
-        return uuid
+    /// What opening the store needs, found by reading only.
+    enum Preparation: Equatable {
+        /// An empty database: every table is created.
+        case create
+        /// The store matches the model: nothing is written.
+        case upToDate(UUID)
+        /// The store differs from the model additively: tables, columns and indexes are added.
+        case migrate(UUID)
     }
 
-    private func prepareTables(_ db: Database) throws -> UUID {
+    /// Finds, by reading only, what the store needs; throws for a database that is not an ObjectGraph
+    /// store or whose schema cannot migrate, before anything is written to it.
+    func preparation(_ db: Database) throws -> Preparation {
         guard try db.tableExists(Self.metadataTable) else {
             let foreign = try String.fetchAll(db, sql: """
                 SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
@@ -35,7 +36,7 @@ struct SchemaMigrator {
                     path: path,
                     reason: "the database was not created by ObjectGraph (it has tables \(foreign.joined(separator: ", ")))")
             }
-            return try create(db)
+            return .create
         }
         guard let uuidString = try String.fetchOne(db, sql: "SELECT value FROM Z_METADATA WHERE key = 'uuid'"),
               let uuid = UUID(uuidString: uuidString),
@@ -44,16 +45,40 @@ struct SchemaMigrator {
         else {
             throw ObjectGraphError.incompatibleStore(path: path, reason: "its ObjectGraph metadata is incomplete")
         }
-        guard hash != schema.versionHash else { return uuid }
-        guard let stored = try? JSONDecoder().decode([EntityDescription].self, from: Data(schemaJSON.utf8)) else {
-            throw ObjectGraphError.incompatibleStore(path: path, reason: "its stored schema cannot be read")
+        // Stores made before the history table existed get it.
+        let hasHistory = try db.tableExists(Self.transactionTable)
+        guard hash != schema.versionHash else { return hasHistory ? .upToDate(uuid) : .migrate(uuid) }
+        let stored: [EntityDescription]
+        do {
+            stored = try JSONDecoder().decode([EntityDescription].self, from: Data(schemaJSON.utf8))
+        } catch {
+            throw ObjectGraphError.incompatibleStore(path: path, reason: "its stored schema cannot be read (\(error))")
         }
         let differences = Self.differences(from: stored, to: schema.entities)
         guard differences.allSatisfy(\.isAdditive) else {
             throw ObjectGraphError.schemaMismatch(differences)
         }
-        try applyAdditiveChanges(db)
-        try writeMetadata(db, uuid: uuid)
+        return .migrate(uuid)
+    }
+
+    /// Prepares the store in a write transaction and returns its UUID. The preparation is found
+    /// again inside the transaction: another process may have prepared the store meanwhile.
+    func prepare(_ db: Database) throws -> UUID {
+        let uuid: UUID
+        switch try preparation(db) {
+        case .upToDate(let existing):
+            return existing
+        case .create:
+            uuid = try create(db)
+        case .migrate(let existing):
+            try applyAdditiveChanges(db)
+            try writeMetadata(db, uuid: existing)
+            uuid = existing
+        }
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS \(Self.transactionTable) (
+                Z_SEQUENCE INTEGER PRIMARY KEY AUTOINCREMENT, Z_AUTHOR TEXT, Z_TIMESTAMP REAL NOT NULL)
+            """)
         return uuid
     }
 

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// Where a container keeps its data.
 public struct StoreConfiguration: Sendable {
     enum Location: Sendable {
@@ -7,13 +9,20 @@ public struct StoreConfiguration: Sendable {
 
     let location: Location
 
+    /// How long a write waits for another connection or process holding the store's write lock
+    /// before it fails with a retryable ``StoreError`` (``StoreError/isRetryable``).
+    public var busyTimeout: TimeInterval
+
     /// An SQLite file in WAL mode (many readers, one writer), created if missing.
-    public static func file(_ path: String) -> StoreConfiguration {
-        StoreConfiguration(location: .file(path))
+    ///
+    /// Several containers, in this process or in others, can use the same file: their writes take
+    /// turns, each waiting up to `busyTimeout` seconds for the others.
+    public static func file(_ path: String, busyTimeout: TimeInterval = 5) -> StoreConfiguration {
+        StoreConfiguration(location: .file(path), busyTimeout: busyTimeout)
     }
 
     /// A store that lives in memory and disappears with its container. Useful for tests.
     public static var inMemory: StoreConfiguration {
-        StoreConfiguration(location: .inMemory)
+        StoreConfiguration(location: .inMemory, busyTimeout: 0)
     }
 }

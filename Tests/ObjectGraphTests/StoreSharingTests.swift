@@ -1,0 +1,146 @@
+import Foundation
+import GRDB
+import MoodyModel
+import ObjectGraph
+import Testing
+
+/// Opening a store never writes to a file it refuses (issue 10, point 7), and several connections or
+/// processes on one store file wait for each other instead of failing (point 9).
+@Suite struct StoreSharingTests {
+    /// The contents of a store file and its WAL companions, to compare before and after.
+    static func snapshot(_ path: String) -> [String: Data] {
+        var files: [String: Data] = [:]
+        for suffix in ["", "-wal", "-shm"] {
+            if let data = FileManager.default.contents(atPath: path + suffix) { files[suffix] = data }
+        }
+        return files
+    }
+
+    /// Holds SQLite's write lock on `path` from another connection while `body` runs, as another
+    /// process saving does (having written before: its WAL file is not empty).
+    static func whileAnotherConnectionWrites<R>(_ path: String, _ body: () throws -> R) throws -> R {
+        let other = try DatabaseQueue(path: path)
+        return try other.inDatabase { db in
+            try db.execute(sql: "CREATE TABLE scratch (id INTEGER); DROP TABLE scratch")
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            defer { try? db.execute(sql: "ROLLBACK") }
+            return try body()
+        }
+    }
+
+    @Test func aDatabaseItDidNotCreateIsRefusedAndLeftByteForByte() throws {
+        let path = temporaryStorePath()
+        try DatabaseQueue(path: path).write { db in
+            try db.execute(sql: "CREATE TABLE people (name TEXT)")
+            try db.execute(sql: "INSERT INTO people VALUES ('Ada')")
+        }
+        let before = Self.snapshot(path)
+        #expect(throws: ObjectGraphError.self) { try ObjectContainer(for: Mood.self, configuration: .file(path)) }
+        #expect(Self.snapshot(path) == before)
+    }
+
+    @Test func aStoreOfAnIncompatibleModelIsRefusedAndLeftByteForByte() throws {
+        let path = temporaryStorePath()
+        do {
+            let container = try ObjectContainer(for: NoteV1.self, configuration: .file(path))
+            let context = container.newBackgroundContext()
+            context.insert(NoteV1(text: "kept"))
+            try context.save()
+        }
+        let before = Self.snapshot(path)
+        #expect(before[""] != nil)
+        let error = #expect(throws: ObjectGraphError.self) {
+            try ObjectContainer(for: NoteChangedType.self, configuration: .file(path))
+        }
+        if case .schemaMismatch? = error {} else { Issue.record("expected a schema mismatch, got \(String(describing: error))") }
+        #expect(Self.snapshot(path) == before)
+    }
+
+    @Test func openingAStoreWhoseSchemaIsCurrentTakesNoWriteLock() throws {
+        let path = temporaryStorePath()
+        do { _ = try ObjectContainer(for: Mood.self, configuration: .file(path)) }
+        let container = try Self.whileAnotherConnectionWrites(path) {
+            try ObjectContainer(for: Mood.self, configuration: .file(path, busyTimeout: 0))
+        }
+        #expect(try container.newBackgroundContext().fetchCount(FetchRequest<Mood>()) == 0)
+    }
+
+    @Test func aSaveWaitsForAnotherWriterInsteadOfFailing() async throws {
+        let path = temporaryStorePath()
+        let container = try ObjectContainer(for: Mood.self, configuration: .file(path))
+        let other = try DatabaseQueue(path: path)
+        let locked = AsyncStream<Void>.makeStream()
+        let holder = Task.detached {
+            try other.inDatabase { db in
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                locked.continuation.yield()
+                Thread.sleep(forTimeInterval: 0.3)
+                try db.execute(sql: "COMMIT")
+            }
+        }
+        for await _ in locked.stream { break }
+        try await container.performBackgroundTask { context in
+            context.insert(Mood(text: "patient"))
+            try context.save()
+        }
+        try await holder.value
+        #expect(try container.newBackgroundContext().fetchCount(FetchRequest<Mood>()) == 1)
+    }
+
+    @Test func aBusyTimeoutThatExpiresIsATypedRetryableError() throws {
+        let path = temporaryStorePath()
+        let container = try ObjectContainer(for: Mood.self, configuration: .file(path, busyTimeout: 0.1))
+        let context = container.newBackgroundContext()
+        context.insert(Mood(text: "hurried"))
+        let error = try Self.whileAnotherConnectionWrites(path) {
+            #expect(throws: ObjectGraphError.self) { try context.save() }
+        }
+        guard case .store(let cause)? = error else {
+            Issue.record("expected a store error, got \(String(describing: error))")
+            return
+        }
+        #expect(cause.isRetryable)
+        #expect(cause.resultCode == 5)  // SQLITE_BUSY
+        try context.save()  // once the other writer is done, the same save succeeds
+        #expect(try container.newBackgroundContext().fetchCount(FetchRequest<Mood>()) == 1)
+    }
+
+    /// The helper executable next to the test bundle (see Tests/ObjectGraphTestProcess).
+    static func testProcessURL() throws -> URL {
+        let candidates = [Bundle.main.executableURL, URL(fileURLWithPath: CommandLine.arguments[0])]
+            .compactMap { $0?.deletingLastPathComponent() }
+            .flatMap { [$0, $0.deletingLastPathComponent()] }
+            .map { $0.appendingPathComponent("objectgraph-test-process") }
+        return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) },
+                            "objectgraph-test-process is built with the tests (swift build --build-tests)")
+    }
+
+    @Test func twoProcessesSavingToOneStoreBothFinishAndEveryBatchIsThereOnce() throws {
+        let path = temporaryStorePath()
+        do { _ = try ObjectContainer(for: Mood.self, configuration: .file(path)) }
+        let batches = 300
+        let processes = try ["A", "B"].map { tag in
+            let process = Process()
+            process.executableURL = try Self.testProcessURL()
+            process.arguments = ["save-batches", path, String(batches), tag]
+            let errors = Pipe()
+            process.standardError = errors
+            try process.run()
+            return (process, errors)
+        }
+        for (process, errors) in processes {
+            process.waitUntilExit()
+            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationStatus == 0, "\(message)")
+        }
+        let context = try ObjectContainer(for: Mood.self, configuration: .file(path)).newBackgroundContext()
+        let texts = try context.fetch(FetchRequest<Mood>()).map(\.text)
+        #expect(texts.count == 2 * batches * 2)
+        #expect(Set(texts).count == texts.count)
+        for tag in ["A", "B"] {
+            for batch in [0, batches / 2, batches - 1] {
+                #expect(texts.contains("\(tag) \(batch) 0") && texts.contains("\(tag) \(batch) 1"))
+            }
+        }
+    }
+}
