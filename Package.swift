@@ -39,6 +39,7 @@ let package = Package(
             dependencies: [
                 "ObjectGraphMacros",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),  // SQLite's C API, for its limits
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "Algorithms", package: "swift-algorithms"),
             ],

@@ -161,7 +161,7 @@ extension ObjectContext {
         let faults = states.filter { $0.isFault && !$0.id.isTemporary }
         for (_, group) in Dictionary(grouping: faults, by: { ObjectIdentifier($0.entity) }) {
             guard let mapping = group.first?.mapping else { continue }
-            for chunk in group.map(\.id.key).sorted().chunks(ofCount: 500) {
+            for chunk in group.map(\.id.key).sorted().chunks(ofCount: SQL.inlineListLimit) {
                 _ = loadBatch(chunk, mapping: mapping)
             }
         }

@@ -93,9 +93,11 @@ extension ObjectContext {
         let order = isSorted ? Array(keys.indices) : keys.indices.sorted { keys[$0] < keys[$1] }
         guard let low = order.first.map({ keys[$0] }), let high = order.last.map({ keys[$0] }) else { return [] }
         let isDense = high - low < Int64(keys.count) * 2
-        let condition = isDense ? "t0.Z_PK BETWEEN ? AND ?" : "t0.Z_PK IN (\(SQL.placeholders(keys.count)))"
-        let sql = "SELECT \(mapping.selectList) FROM \(mapping.table) AS t0 WHERE \(condition) ORDER BY t0.Z_PK"
-        let arguments = isDense ? [low.databaseValue, high.databaseValue] : keys.map(\.databaseValue)
+        let condition = isDense
+            ? SQLFragment("t0.Z_PK BETWEEN ? AND ?", arguments: [low.databaseValue, high.databaseValue])
+            : "t0.Z_PK IN " + SQL.list(keys.map(\.databaseValue))
+        let sql = "SELECT \(mapping.selectList) FROM \(mapping.table) AS t0 WHERE \(condition.sql) ORDER BY t0.Z_PK"
+        let arguments = condition.arguments
 
         // Objects in key order, with the position in `order` each one belongs to.
         var loaded: [AnyObject] = []
@@ -163,7 +165,7 @@ struct FetchQuery<T: Entity> {
         // Unsaved objects have no row; only saved ones need excluding.
         let excludedKeys = excluding.filter { !$0.isTemporary }.map(\.key.databaseValue)
         if !excludedKeys.isEmpty {
-            conditions.append(SQLFragment("t0.Z_PK NOT IN (\(SQL.placeholders(excludedKeys.count)))", arguments: excludedKeys))
+            conditions.append("t0.Z_PK NOT IN " + SQL.list(excludedKeys))
         }
         if !conditions.isEmpty {
             fragment = fragment + " WHERE " + conditions.dropFirst().reduce(conditions[0]) { $0 + " AND " + $1 }

@@ -151,7 +151,7 @@ extension ObjectContext {
     /// Loads the members of one to-many relationship of several objects of the same entity, a query
     /// per chunk of owners, and merges the changes each object made before they were loaded.
     func loadMembers(of owners: [ObjectState], slot: Int, relationship: RelationshipMapping) throws {
-        for chunk in owners.chunks(ofCount: 500) {
+        for chunk in owners.chunks(ofCount: SQL.inlineListLimit) {
             try loadMembers(ofChunk: Array(chunk), slot: slot, relationship: relationship)
         }
     }
@@ -160,15 +160,15 @@ extension ObjectContext {
         let saved = owners.filter { !$0.id.isTemporary }
         let destination = store.mappings[relationship.destination].declaration
         let sql: String
-        let list = SQL.placeholders(saved.count)
+        let list = SQL.list(saved.map(\.id.key.databaseValue))
         switch relationship.storage {
         // Only ordered relationships sort: sorting the members of hundreds of owners costs more than
         // reading them.
         case let .inverseForeignKey(table, column, orderColumn):
-            sql = "SELECT \(SQL.quote(column)), Z_PK FROM \(SQL.quote(table)) WHERE \(SQL.quote(column)) IN (\(list))"
+            sql = "SELECT \(SQL.quote(column)), Z_PK FROM \(SQL.quote(table)) WHERE \(SQL.quote(column)) IN \(list.sql)"
                 + (orderColumn.map { " ORDER BY \(SQL.quote(column)), \(SQL.quote($0)), Z_PK" } ?? "")
         case let .joinTable(table, sourceColumn, targetColumn, orderColumn):
-            sql = "SELECT \(sourceColumn), \(targetColumn) FROM \(SQL.quote(table)) WHERE \(sourceColumn) IN (\(list))"
+            sql = "SELECT \(sourceColumn), \(targetColumn) FROM \(SQL.quote(table)) WHERE \(sourceColumn) IN \(list.sql)"
                 + (orderColumn.map { " ORDER BY \(sourceColumn), \($0)" } ?? "")
         case .foreignKey:
             return
@@ -177,7 +177,7 @@ extension ObjectContext {
         if !saved.isEmpty {
             try store.readStatement { db in
                 let statement = try db.cachedStatement(sql: sql)
-                try statement.bind(saved.map(\.id.key.databaseValue))
+                try statement.bind(list.arguments)
                 let sqliteStatement = statement.sqliteStatement
                 // Rows mostly come grouped by owner (the foreign-key index is walked one owner at a
                 // time): a run of one owner's members is gathered before it is stored.

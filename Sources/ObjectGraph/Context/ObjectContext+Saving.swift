@@ -352,12 +352,11 @@ extension ObjectContext {
                     try statement.execute()
                 }
             }
-            for chunk in scattered.chunks(ofCount: 500) {
-                let list = SQL.placeholders(chunk.count)
-                let values = chunk.map(\.databaseValue)
+            for chunk in scattered.chunks(ofCount: SQL.inlineListLimit) {
+                let list = SQL.list(chunk.map(\.databaseValue))
                 for (table, column) in targets {
-                    let statement = try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(column) IN (\(list))")
-                    try statement.bind(values)
+                    let statement = try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(column) IN \(list.sql)")
+                    try statement.bind(list.arguments)
                     try statement.execute()
                 }
             }

@@ -148,8 +148,7 @@ extension PredicateExpressions.SequenceContains: SQLTranslatable {
         case .constants(let values):
             let value = try translator.scalar(elementOperand, "contains")
             guard !values.isEmpty else { return .scalar(SQLFragment("0"), .bool) }
-            let list = SQLFragment(SQL.placeholders(values.count), arguments: values.map(\.databaseValue))
-            return .scalar("(" + value + " IN (" + list + "))", .bool)
+            return .scalar("(" + value + " IN " + SQL.list(values.map(\.databaseValue)) + ")", .bool)
         case let .toMany(relationship, owner):
             let alias = translator.newAlias()
             let member = try translator.scalar(elementOperand, "contains")

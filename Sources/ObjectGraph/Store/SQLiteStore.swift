@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// The persistent store: one SQLite database through GRDB, a table per entity.
 ///
@@ -26,6 +27,11 @@ final class SQLiteStore: Sendable {
         grdbConfiguration.label = "ObjectGraph"
         // Other connections and processes hold the write lock in turn: wait for them.
         grdbConfiguration.busyMode = .timeout(configuration.busyTimeout)
+        if let limit = configuration.variableLimit {
+            grdbConfiguration.prepareDatabase { db in
+                sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_VARIABLE_NUMBER, limit)
+            }
+        }
         path = configuration.path
         let migrator = SchemaMigrator(schema: schema, mappings: mappings, path: path)
         do {

@@ -279,12 +279,6 @@ struct SchemaMigrator {
 
     /// An SQL literal for a default value.
     static func literal(_ value: StoredValue) -> String {
-        switch value {
-        case .null: "NULL"
-        case .integer(let value): String(value)
-        case .real(let value): String(value)
-        case .text(let value): "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
-        case .blob(let value): "X'" + value.map { String(format: "%02X", $0) }.joined() + "'"
-        }
+        SQL.literal(value.databaseValue)
     }
 }

@@ -13,6 +13,10 @@ public struct StoreConfiguration: Sendable {
     /// before it fails with a retryable ``StoreError`` (``StoreError/isRetryable``).
     public var busyTimeout: TimeInterval
 
+    /// The most variables a statement may bind on this store's connections; nil keeps SQLite's
+    /// own limit. Lowered by tests, to meet a standard build's limit without its number of objects.
+    var variableLimit: Int32?
+
     /// An SQLite file in WAL mode (many readers, one writer), created if missing.
     ///
     /// Several containers, in this process or in others, can use the same file: their writes take
