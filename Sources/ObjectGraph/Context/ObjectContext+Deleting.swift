@@ -10,6 +10,8 @@ import GRDB
 extension ObjectContext {
     /// Deletes an object. Its delete rules run at once (see ``processPendingChanges()``), and the row
     /// is removed at the next save. Deleting an object that was never saved just forgets it.
+    /// Deleting an object of another context changes nothing and makes the next save fail with
+    /// ``ObjectGraphError/wrongContext(_:action:)``.
     public func delete<T: Entity>(_ object: T) {
         deleteObject(object)
     }
@@ -29,7 +31,14 @@ extension ObjectContext {
 
     func deleteObject(_ object: any Entity) {
         let state = object._$state
-        guard state.context === self, !state.isDeleted else { return }
+        guard state.context === self else {
+            // An object deleted and saved has no context any more: deleting it again is harmless.
+            if state.context != nil || state.acceptsInitialValues {
+                deferredErrors.append(.wrongContext(state.id, action: "deleted from this context"))
+            }
+            return
+        }
+        guard !state.isDeleted else { return }
         state.isDeleted = true
         deleted[StateKey(state)] = object
         // An object inserted and deleted before anyone was told of it was never there.

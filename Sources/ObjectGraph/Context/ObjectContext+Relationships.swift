@@ -6,13 +6,16 @@ import OrderedCollections
 /// `france.moods` and takes it out of its old country's, at once.
 extension ObjectContext {
 
-    /// The ID to store for a related object, inserting it first if it is new.
+    /// The ID to store for a related object, inserting it first if it is new; nil, with the error
+    /// recorded for the next save, for an object of another context (or of none any more).
     private func adopt(_ object: any Entity) -> ObjectID? {
         let state = object._$state
-        if state.context == nil { insertObject(object) }
-        if state.context === self { return state.id }
-        // An object of another context: link to this context's copy of the same row.
-        return state.id.isTemporary ? nil : state.id
+        if state.context == nil, state.acceptsInitialValues { insertObject(object) }
+        guard state.context === self else {
+            deferredErrors.append(.wrongContext(state.id, action: "related to an object of this context"))
+            return nil
+        }
+        return state.id
     }
 
     func setToOne(_ state: ObjectState, slot: Int, to newValue: (any Entity)?) {
@@ -23,7 +26,11 @@ extension ObjectContext {
             fulfillFault(state)
             guard !state.isFault else { return }
         }
-        let newID = newValue.flatMap(adopt)
+        var newID: ObjectID?
+        if let newValue {
+            guard let adopted = adopt(newValue) else { return }  // refused, and recorded
+            newID = adopted
+        }
         let oldID = state.relatedID(at: slot)
         guard oldID?.key != newID?.key else { return }
         willChange(state, property: relationship.propertyIndex)
@@ -47,7 +54,11 @@ extension ObjectContext {
             // failure makes the next save fail.
             return
         }
-        let newIDs = OrderedSet(newMembers.compactMap(adopt))
+        var newIDs = OrderedSet<ObjectID>()
+        for member in newMembers {
+            guard let id = adopt(member) else { return }  // refused whole, and recorded
+            newIDs.append(id)
+        }
         guard newIDs != oldIDs else { return }
         markUpdated(state, property: relationship.propertyIndex)
         state.toMany[slot] = .loaded(newIDs)

@@ -125,7 +125,9 @@ public final class ObjectContext {
     /// Inserts a new object; it is written at the next save. Objects it is related to are inserted too.
     ///
     /// Inserting an object of an entity missing from the schema makes the next save fail with
-    /// ``ObjectGraphError/unknownEntity(_:)``. An object that already belongs to a context stays there.
+    /// ``ObjectGraphError/unknownEntity(_:)``; inserting an object that belongs to another context
+    /// (or that left its context) changes nothing and makes it fail with
+    /// ``ObjectGraphError/wrongContext(_:action:)``.
     public func insert<T: Entity>(_ object: T) {
         insertObject(object)
     }
@@ -136,9 +138,12 @@ public final class ObjectContext {
             if state.isDeleted && state.isInserted { undelete(object) }
             return
         }
-        // Only a new object is inserted: one that left its context (rolled back, deleted, or its
-        // context is gone) stays out.
-        guard state.context == nil, state.acceptsInitialValues else { return }
+        // Only a new object is inserted: one of another context, or one that left its context
+        // (rolled back, deleted, or its context is gone), stays where it is.
+        guard state.context == nil, state.acceptsInitialValues else {
+            deferredErrors.append(.wrongContext(state.id, action: "inserted into this context"))
+            return
+        }
         guard let mapping = store.mapping(for: state.entity) else {
             deferredErrors.append(.unknownEntity(state.entity.name))
             return

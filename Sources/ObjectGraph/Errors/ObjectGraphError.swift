@@ -24,6 +24,10 @@ public enum ObjectGraphError: Error, Sendable, Equatable {
     case conflict([SaveConflict])
     /// The object does not belong to this context, or was never inserted.
     case objectNotInContext(entity: String, object: String)
+    /// An object was used with a context it does not belong to: inserted into it, deleted from it,
+    /// or related to one of its objects (`action` says which). Nothing was changed. Objects belong
+    /// to one context; look the same row up in this one with ``ObjectContext/object(with:)``.
+    case wrongContext(ObjectID, action: String)
     /// The entity type is not part of the container's schema.
     case unknownEntity(String)
     /// The store reported an error, with SQLite's codes (``StoreError/isRetryable`` tells whether
@@ -137,6 +141,9 @@ extension ObjectGraphError: CustomStringConvertible, LocalizedError {
         case let .objectNotInContext(entity, object):
             return "\(entity) \(object) is not registered in this context"
         case .unknownEntity(let name): return "\(name) is not an entity of this container's schema"
+        case let .wrongContext(id, action):
+            return "\(id) cannot be \(action): it belongs to another context (or to none, once deleted or "
+                + "rolled back); look it up in this context by its ObjectID"
         case .store(let error): return "Store error: \(error)"
         case let .readFailed(id, property, error):
             return "Could not read \(property.map { "\($0) of " } ?? "")\(id): \(error)"
