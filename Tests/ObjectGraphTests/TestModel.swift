@@ -130,3 +130,37 @@ struct Location: CodableAttribute, Equatable {
     init(name: String) { self.name = name }
     func prepareForDeletion() { timesPreparedForDeletion += 1 }
 }
+
+// Memory-safety edge cases (issue 10, point 8).
+
+/// An enum with no case: no value of it exists, so no attribute can hold one.
+enum NoCase: RawRepresentable, CaseIterable, AttributeValue {
+    init?(rawValue: String) { nil }
+    var rawValue: String { switch self {} }
+}
+
+/// Written out as `@Entity` would generate it, but with a computed accessor: a stored property of
+/// an uninhabited type makes the compiler warn about the generated code that follows its reads.
+final class Impossible: Entity {
+    let _$state: ObjectState = ObjectState._claim(Impossible._$entity)
+    init(_$materializing token: MaterializationToken) {}
+    static let _$entity = EntityDeclaration(Impossible.self, name: "Impossible", properties: [
+        .property("value", \Impossible.value, chained: \Impossible?.?.value),
+    ])
+    var value: NoCase { _$state.value(at: 0) }  // a setter's body would never run: no warning wanted
+    static func == (lhs: Impossible, rhs: Impossible) -> Bool { lhs === rhs }
+    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+@Entity final class Badge {
+    var label: String
+    init(label: String) { self.label = label }
+}
+
+/// A transient property holding a new object of another entity, declared before the storage the
+/// macro adds: made while a fetched `Holder` is materialized.
+@Entity final class Holder {
+    @Transient var badge = Badge(label: "transient")
+    var name: String
+    init(name: String) { self.name = name }
+}

@@ -97,7 +97,10 @@ public final class ObjectContext {
     deinit {
         // States refer to their context without a reference count (see `ObjectState.context`): the
         // ones that outlive it must learn that it is gone.
-        registry.forEachState { $0.attach(to: nil, mapping: nil) }
+        registry.forEachState { state in
+            assert(state.context === self, "\(state.id) is registered in a context it does not point to")
+            state.attach(to: nil, mapping: nil)
+        }
     }
 
     // MARK: State
@@ -255,7 +258,10 @@ public final class ObjectContext {
 
     /// Called by a state being deallocated.
     func forget(_ state: ObjectState) {
-        registry.forget(state)
+        let wasRegistered = registry.forget(state)
+        // States point to their context without a reference count: one that does must be registered,
+        // or the context could not clear the pointer when it goes (see `deinit`).
+        assert(wasRegistered, "\(state.id) points to context \(name ?? "(unnamed)") without being registered there")
     }
 
     // MARK: Changing

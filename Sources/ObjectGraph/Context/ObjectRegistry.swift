@@ -30,12 +30,15 @@ struct ObjectRegistry {
         tables[table].states[RowKey(id.key)] = nil
     }
 
-    /// Removes a state being deallocated, unless another state took its ID since.
-    mutating func forget(_ state: ObjectState) {
+    /// Removes a state being deallocated, unless another state took its ID since; returns whether
+    /// it was registered.
+    @discardableResult
+    mutating func forget(_ state: ObjectState) -> Bool {
         guard let table = table(for: state.id.entity),
               let index = tables[table].states.index(forKey: RowKey(state.id.key)),
-              tables[table].states.values[index].toOpaque() == Unmanaged.passUnretained(state).toOpaque() else { return }
+              tables[table].states.values[index].toOpaque() == Unmanaged.passUnretained(state).toOpaque() else { return false }
         tables[table].states.remove(at: index)
+        return true
     }
 
     /// How many of these IDs, all of one entity, name live objects that are deleted.

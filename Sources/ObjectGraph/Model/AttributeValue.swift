@@ -45,6 +45,9 @@ public protocol AttributeValue: Sendable {
     /// The value read when a stored value is missing or unreadable, for example from an object whose
     /// row was deleted by another context. Zero, empty, or the first case.
     static var defaultValue: Self { get }
+    /// Whether the type has any value at all: false only for an enum without a case, which a schema
+    /// refuses (it has no ``defaultValue`` to read). True by default.
+    static var isInhabited: Bool { get }
     /// Creates the value from its stored form, or returns `nil` if the stored form does not fit.
     init?(storedValue: StoredValue)
     /// The stored form of the value.
@@ -53,6 +56,7 @@ public protocol AttributeValue: Sendable {
 
 extension AttributeValue {
     public static var isOptionalAttribute: Bool { false }
+    public static var isInhabited: Bool { true }
 }
 
 extension String: AttributeValue {
@@ -210,10 +214,17 @@ extension AttributeValue where Self: RawRepresentable, RawValue: AttributeValue 
 extension AttributeValue where Self: RawRepresentable, RawValue: AttributeValue, Self: CaseIterable {
     /// The first declared case.
     public static var defaultValue: Self {
-        // `allCases` of an enum with no case is empty; such an enum has no value to return at all,
-        // and cannot be instantiated, so this read never happens for it.
-        allCases.first.unsafelyUnwrapped
+        // An enum with no case has no value to return; a schema refuses an attribute of one (see
+        // `isInhabited`), so no object of a container reads it. Checked all the same: reading it
+        // is a clear trap, never undefined behaviour.
+        guard let first = allCases.first else {
+            preconditionFailure("\(Self.self) has no case, so it has no default value; an attribute cannot be of this type")
+        }
+        return first
     }
+
+    /// False for an enum without a case.
+    public static var isInhabited: Bool { !allCases.isEmpty }
 }
 
 // MARK: - Codable values

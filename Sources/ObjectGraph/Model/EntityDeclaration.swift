@@ -54,6 +54,10 @@ public struct PropertyDeclaration: Sendable {
 
 struct AttributeDeclaration: Sendable {
     let type: AttributeType
+    /// The Swift type, for messages.
+    let typeName: String
+    /// False for an enum without a case (see ``AttributeValue/isInhabited``).
+    let isInhabited: Bool
     let isOptional: Bool
     let defaultValue: StoredValue?
     let options: Set<AttributeOption>
@@ -94,7 +98,8 @@ extension PropertyDeclaration {
     ) -> PropertyDeclaration {
         let declared = value.map(\.storedValue).flatMap { $0.isNull ? nil : $0 }
         return PropertyDeclaration(name: name, keyPath: keyPath, chainedKeyPath: chained, kind: .attribute(AttributeDeclaration(
-            type: Value.attributeType, isOptional: Value.isOptionalAttribute,
+            type: Value.attributeType, typeName: "\(Value.self)", isInhabited: Value.isInhabited,
+            isOptional: Value.isOptionalAttribute,
             defaultValue: declared, options: Set(options))))
     }
 

@@ -32,15 +32,20 @@ enum MaterializationSlot {
         state.isMaterializing = true
         defer { state.isMaterializing = false }
         handoff.state = Unmanaged.passUnretained(state)
-        return type.init(_$materializing: MaterializationToken())
+        let object = type.init(_$materializing: MaterializationToken())
+        assert(object._$state === state, "\(type) did not claim the state prepared for it")
+        return object
     }
 
-    /// The state waiting to be claimed, if any; the handoff is empty afterwards.
-    static func take() -> ObjectState? {
-        guard let pointer = pthread_getspecific(key),
-              let state = Unmanaged<Handoff>.fromOpaque(pointer).takeUnretainedValue().state else { return nil }
-        Unmanaged<Handoff>.fromOpaque(pointer).takeUnretainedValue().state = nil
-        return state.takeUnretainedValue()
+    /// The state waiting to be claimed by an object of `entity`, if any; the handoff is empty
+    /// afterwards. A state prepared for another entity stays: an object made while another one is
+    /// materialized (by a `@Transient` property's initial value, say) must not take it.
+    static func take(for entity: EntityDeclaration) -> ObjectState? {
+        guard let pointer = pthread_getspecific(key) else { return nil }
+        let handoff = Unmanaged<Handoff>.fromOpaque(pointer).takeUnretainedValue()
+        guard let state = handoff.state?.takeUnretainedValue(), state.entity === entity else { return nil }
+        handoff.state = nil
+        return state
     }
 
     /// This thread's handoff, made on first use.

@@ -76,7 +76,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     /// The state of an `@Entity` object being initialized: the one ObjectGraph prepared when it
     /// materializes a fetched object, otherwise a new one.
     public static func _claim(_ entity: EntityDeclaration) -> ObjectState {
-        MaterializationSlot.take() ?? makeNew(of: entity)
+        MaterializationSlot.take(for: entity) ?? makeNew(of: entity)
     }
 
     // MARK: Header fields

@@ -58,6 +58,14 @@ public struct Schema: Sendable {
             }
             switch property.kind {
             case .attribute(let attribute):
+                if !attribute.isInhabited, !attribute.isOptional {
+                    throw ObjectGraphError.invalidModel(
+                        "\(location): \(attribute.typeName) has no case, so no value of it can be stored")
+                }
+                if case .real(let value)? = attribute.defaultValue, !value.isFinite {
+                    throw ObjectGraphError.invalidModel(
+                        "\(location): the default value \(value) is not finite, and SQLite cannot store it")
+                }
                 attributes.append(AttributeDescription(
                     name: property.name, type: attribute.type, isOptional: attribute.isOptional,
                     defaultValue: attribute.defaultValue, isUnique: attribute.options.contains(.unique),

@@ -1,0 +1,35 @@
+import Foundation
+import ObjectGraph
+import Testing
+
+/// Memory-safety loose ends (issue 10, point 8).
+@Suite struct MemorySafetyTests {
+    @Test func anAttributeOfAnEnumWithNoCaseIsRefusedAtModelTime() {
+        let error = #expect(throws: ObjectGraphError.self) { try Schema(Impossible.self) }
+        guard case .invalidModel(let message)? = error else {
+            Issue.record("expected invalidModel, got \(String(describing: error))")
+            return
+        }
+        #expect(message.contains("Impossible.value"))
+        #expect(message.contains("NoCase"))
+    }
+
+    @Test func aTransientObjectMadeDuringMaterializationDoesNotTakeTheFetchedObjectsState() throws {
+        let container = try ObjectContainer(for: Holder.self, configuration: .inMemory)
+        let writer = container.newBackgroundContext()
+        let saved = Holder(name: "kept")
+        writer.insert(saved)
+        try writer.save()
+
+        let reader = container.newBackgroundContext()
+        let fetched = try reader.fetch(FetchRequest<Holder>())
+        #expect(fetched.count == 1)
+        let holder = try #require(fetched.first)
+        #expect(holder.objectID == saved.objectID)
+        #expect(holder.name == "kept")
+        #expect(holder.context === reader)
+        #expect(holder.badge.context == nil)
+        #expect(holder.badge.label == "transient")
+        #expect(!holder.badge.isFault)
+    }
+}
