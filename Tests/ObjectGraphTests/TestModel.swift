@@ -164,3 +164,33 @@ final class Impossible: Entity {
     var name: String
     init(name: String) { self.name = name }
 }
+
+// Names whose generated index names collided (`A_b` + `c` and `A` + `b_c` both gave `A_b_c`).
+
+@Entity final class A_b {
+    @Attribute(.indexed) var c = 0
+    init() {}
+}
+
+@Entity final class A {
+    @Attribute(.indexed) var b_c = 0
+    init() {}
+}
+
+// Two many-to-many relationships whose join tables would both be named `Z_J_k_l`.
+
+@Entity final class J_k {
+    @Relationship(inverse: \Y.jks) var l: Set<Y> = []
+    init() {}
+}
+
+@Entity final class J {
+    @Relationship(inverse: \Y.js) var k_l: Set<Y> = []
+    init() {}
+}
+
+@Entity final class Y {
+    var jks: Set<J_k> = []
+    var js: Set<J> = []
+    init() {}
+}

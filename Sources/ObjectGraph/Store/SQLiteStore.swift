@@ -110,7 +110,33 @@ final class SQLiteStore: Sendable {
     // MARK: Mappings
 
     private static func makeMappings(_ schema: Schema) throws -> [EntityMapping] {
-        let declarations = schema.declarations
+        let mappings = try makeMappings(schema.declarations, schema: schema)
+        try checkTableNames(mappings)
+        return mappings
+    }
+
+    /// Refuses a model two of whose tables would have one name: an entity's and a join table's, or
+    /// two join tables' (`J_k.l` and `J.k_l` both make `Z_J_k_l`). Renaming a join table that
+    /// already holds links would need a migration; a clear error at model time needs none.
+    private static func checkTableNames(_ mappings: [EntityMapping]) throws {
+        var owners: [String: String] = [:]
+        for mapping in mappings {
+            owners[mapping.name] = "entity \(mapping.name)"
+        }
+        for mapping in mappings {
+            for relationship in mapping.toManyRelationships {
+                guard case .joinTable(let table, "Z_SOURCE", _, _) = relationship.storage else { continue }
+                let owner = "\(mapping.name).\(relationship.name)"
+                if let other = owners[table] {
+                    throw ObjectGraphError.invalidModel(
+                        "\(owner) and \(other) would both be stored in table \(table): rename one of them")
+                }
+                owners[table] = owner
+            }
+        }
+    }
+
+    private static func makeMappings(_ declarations: [EntityDeclaration], schema: Schema) throws -> [EntityMapping] {
         let position = Dictionary(uniqueKeysWithValues: declarations.enumerated().map { ($1.name, $0) })
         return try declarations.enumerated().map { index, declaration in
             guard let description = schema.entity(named: declaration.name) else {

@@ -103,7 +103,15 @@ struct SchemaMigrator {
     // MARK: Target layout
 
     struct Column { let name: String; let definition: String; let canBeAdded: Bool }
-    struct Index { let name: String; let table: String; let columns: [String]; let isUnique: Bool }
+    struct Index {
+        let table: String
+        let columns: [String]
+        let isUnique: Bool
+
+        /// A name no two indexes share: the table's name is prefixed with its length, so that
+        /// `A_b` + `c` and `A` + `b_c` differ (joined with underscores alone, both were `A_b_c`).
+        var name: String { "Z\(table.utf8.count)_\(table)_" + columns.joined(separator: "_") }
+    }
 
     /// Every table the model needs, with its columns, and every index.
     private func targetLayout() -> (tables: [(name: String, columns: [Column], withoutRowID: Bool)], indexes: [Index]) {
@@ -120,17 +128,17 @@ struct SchemaMigrator {
             add(Column(name: "Z_PK", definition: "INTEGER PRIMARY KEY", canBeAdded: false), to: table)
             add(Column(name: "Z_UUID", definition: "BLOB NOT NULL", canBeAdded: false), to: table)
             add(Column(name: "Z_VERSION", definition: "INTEGER NOT NULL DEFAULT 1", canBeAdded: false), to: table)
-            indexes.append(Index(name: "\(table)_Z_UUID", table: table, columns: ["Z_UUID"], isUnique: true))
+            indexes.append(Index(table: table, columns: ["Z_UUID"], isUnique: true))
             for attribute in mapping.description.attributes {
                 var definition = attribute.type.sqlType
                 if let value = attribute.defaultValue { definition += " DEFAULT " + Self.literal(value) }
                 add(Column(name: attribute.name, definition: definition,
                            canBeAdded: attribute.isOptional || attribute.defaultValue != nil), to: table)
                 if attribute.isUnique {
-                    indexes.append(Index(name: "\(table)_\(attribute.name)_unique", table: table,
+                    indexes.append(Index(table: table,
                                          columns: [attribute.name], isUnique: true))
                 } else if attribute.isIndexed {
-                    indexes.append(Index(name: "\(table)_\(attribute.name)", table: table,
+                    indexes.append(Index(table: table,
                                          columns: [attribute.name], isUnique: false))
                 }
             }
@@ -138,7 +146,7 @@ struct SchemaMigrator {
                 switch relationship.storage {
                 case .foreignKey(let column):
                     add(Column(name: column, definition: "INTEGER", canBeAdded: true), to: table)
-                    indexes.append(Index(name: "\(table)_\(column)", table: table, columns: [column], isUnique: false))
+                    indexes.append(Index(table: table, columns: [column], isUnique: false))
                 case .inverseForeignKey(let other, _, let orderColumn?):
                     add(Column(name: orderColumn, definition: "INTEGER", canBeAdded: true), to: other)
                 case .inverseForeignKey:
@@ -151,7 +159,7 @@ struct SchemaMigrator {
                     for name in ["Z_SOURCE_ORDER", "Z_TARGET_ORDER"] {
                         add(Column(name: name, definition: "INTEGER", canBeAdded: true), to: joinTable)
                     }
-                    indexes.append(Index(name: "\(joinTable)_Z_TARGET", table: joinTable,
+                    indexes.append(Index(table: joinTable,
                                          columns: ["Z_TARGET"], isUnique: false))
                 }
             }
@@ -181,6 +189,9 @@ struct SchemaMigrator {
             }
         }
         for index in layout.indexes {
+            // Stores made before the current naming have the same index under another name.
+            let existing = try db.indexes(on: index.table)
+            if existing.contains(where: { $0.columns == index.columns && $0.isUnique == index.isUnique }) { continue }
             do {
                 try db.execute(sql: """
                     CREATE \(index.isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(SQL.quote(index.name)) \

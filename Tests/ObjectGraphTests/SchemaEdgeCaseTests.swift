@@ -1,0 +1,53 @@
+import Foundation
+import GRDB
+import ObjectGraph
+import Testing
+
+/// Schema edge cases (issue 10, point 6).
+@Suite struct SchemaEdgeCaseTests {
+    /// The indexed columns of a store file, as "table.column".
+    static func indexedColumns(_ path: String) throws -> Set<String> {
+        try DatabaseQueue(path: path).read { db in
+            var columns: Set<String> = []
+            for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'") {
+                for index in try db.indexes(on: table) {
+                    for column in index.columns { columns.insert("\(table).\(column)") }
+                }
+            }
+            return columns
+        }
+    }
+
+    @Test func generatedIndexNamesDoNotCollide() throws {
+        let path = temporaryStorePath()
+        do { _ = try ObjectContainer(for: A_b.self, A.self, configuration: .file(path)) }
+        let indexed = try Self.indexedColumns(path)
+        #expect(indexed.contains("A_b.c"))
+        #expect(indexed.contains("A.b_c"))
+    }
+
+    @Test func joinTablesWhoseNamesWouldCollideAreRefusedAtModelTime() throws {
+        let error = #expect(throws: ObjectGraphError.self) {
+            try ObjectContainer(for: Y.self, configuration: .inMemory)
+        }
+        guard case .invalidModel(let message)? = error else {
+            Issue.record("expected invalidModel, got \(String(describing: error))")
+            return
+        }
+        #expect(message.contains("J_k.l") && message.contains("J.k_l"))
+    }
+
+    @Test func aNonFiniteDefaultValueIsRefusedAtModelTime() throws {
+        let error = #expect(throws: ObjectGraphError.self) { try Schema(InfiniteDefault.self) }
+        guard case .invalidModel(let message)? = error else {
+            Issue.record("expected invalidModel, got \(String(describing: error))")
+            return
+        }
+        #expect(message.contains("InfiniteDefault.limit"))
+    }
+}
+
+@Entity final class InfiniteDefault {
+    var limit = Double.infinity
+    init() {}
+}
