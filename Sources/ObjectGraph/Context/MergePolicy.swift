@@ -10,6 +10,16 @@
 /// the save are written as usual, and resolved objects are posted as refreshed in the next
 /// ``ObjectsDidChange``. A deletion is not checked against the row's version: deleting wins over a
 /// change made elsewhere.
+///
+/// To-many relationships: a save writes the members added and removed here, never the whole set as
+/// it was read, so a link another context removed (or added) meanwhile stays as that context left
+/// it. A one-to-many link is the member's foreign key, versioned with the member's row. A
+/// many-to-many change is a versioned change of both objects (join-table rows have no version), so
+/// two contexts editing one object's many-to-many relationship meet a conflict: ``error`` reports
+/// it; ``storeTrumps`` and ``objectTrumps`` write this context's additions and removals on top of
+/// the store's links, keeping both sets of edits; ``overwrite`` writes the set as it is here;
+/// ``rollback`` writes none of this object's link changes, and its relationships read the store's
+/// links again.
 public enum MergePolicy: Sendable, Hashable {
     /// The save fails with ``ObjectGraphError/conflict(_:)``, listing each such object with the
     /// version read and the version in the store (nil when deleted); nothing is written. The default.

@@ -54,8 +54,11 @@ extension ObjectContext {
             }
         }
         resolution.version = version
-        if !written.isEmpty {
-            _ = try writeColumns(of: state, at: written, ifVersion: nil, key: key, db)
+        // Join-table changes are written on top of the store's links (see `writeToMany`), except
+        // when the policy discards this object's changes.
+        let bumpsVersion = changesManyToMany(state) && mergePolicy != .rollback
+        if !written.isEmpty || bumpsVersion {
+            _ = try writeColumns(of: state, at: written, ifVersion: nil, bumpingVersion: bumpsVersion, key: key, db)
             resolution.version += 1
         }
         return resolution
@@ -96,7 +99,7 @@ extension ObjectContext {
             let relationship = mapping.toOneRelationships[position - attributeCount]
             guard relationship.inverseIsToMany, let id = state.relatedID(at: position - attributeCount),
                   let related = registry.state(for: id),
-                  !related.changedToMany.contains(relationship.inverseSlot) else { continue }
+                  related.changedToMany[relationship.inverseSlot] == nil else { continue }
             related.toMany[relationship.inverseSlot] = .fault
             forgetCachedMembers(of: related)
         }

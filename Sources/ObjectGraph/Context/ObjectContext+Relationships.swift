@@ -62,12 +62,14 @@ extension ObjectContext {
         guard newIDs != oldIDs else { return }
         markUpdated(state, property: relationship.propertyIndex)
         state.toMany[slot] = .loaded(newIDs)
-        state.changedToMany.insert(slot)
+        if state.changedToMany[slot] == nil { state.changedToMany[slot] = MemberChanges() }  // order counts too
         for id in oldIDs where !newIDs.contains(id) {
+            state.changedToMany[slot]?.remove(id)
             guard let member = object(with: id) else { continue }
             removeLink(to: state.id, from: member._$state, relationship: relationship)
         }
         for id in newIDs where !oldIDs.contains(id) {
+            state.changedToMany[slot]?.add(id)
             guard let member = object(with: id) else { continue }
             addLink(to: state, in: member._$state, relationship: relationship)
         }
@@ -120,13 +122,13 @@ extension ObjectContext {
 
     private func addMember(_ id: ObjectID, to owner: ObjectState, slot: Int) {
         guard slot < owner.toMany.count, owner.toMany[slot].insert(id) else { return }
-        owner.changedToMany.insert(slot)
+        owner.changedToMany[slot, default: MemberChanges()].add(id)
         markUpdated(owner, property: owner.entity.layout.toManyProperties[slot])
     }
 
     private func removeMember(_ id: ObjectID, from owner: ObjectState, slot: Int) {
         guard slot < owner.toMany.count, owner.toMany[slot].remove(id) else { return }
-        owner.changedToMany.insert(slot)
+        owner.changedToMany[slot, default: MemberChanges()].remove(id)
         markUpdated(owner, property: owner.entity.layout.toManyProperties[slot])
     }
 

@@ -41,8 +41,12 @@ extension ObjectContext {
         // Read before the commit makes the current values the committed ones.
         let updatedKeys = plan.all.map(\._$state).filter { !$0.isInserted && !$0.isDeleted }
             .map { ($0.id, $0.changedKeys()) }.filter { !$0.1.isEmpty }
-        let (newKeys, resolutions, transaction) = try write(plan)
+        let (newKeys, resolutions, unwritten, transaction) = try write(plan)
         commit(plan, newKeys: newKeys)
+        for (state, slot) in unwritten {  // the merge policy kept the store's links: read them again
+            state.toMany[slot] = .fault
+            forgetCachedMembers(of: state)
+        }
         var updatedObjectIDs = Dictionary(updatedKeys, uniquingKeysWith: { $0.union($1) })
         for resolution in resolutions { resolution.removeUnwrittenKeys(from: &updatedObjectIDs) }
         apply(resolutions)
@@ -104,7 +108,7 @@ extension ObjectContext {
                 fail(attribute.name, .missingValue)
             }
             for (slot, relationship) in mapping.toManyRelationships.enumerated()
-            where state.isInserted || state.changedToMany.contains(slot) {
+            where state.isInserted || state.changedToMany[slot] != nil {
                 let description = relationship.description
                 guard description.minimumCount != nil || description.maximumCount != nil else { continue }
                 let count = try loadedMembers(of: state, slot: slot).filter { !isDeletedHere($0) }.count
@@ -144,7 +148,7 @@ extension ObjectContext {
         }
         for object in updated.values where !object._$state.isDeleted && !object._$state.isInserted {
             let state = object._$state
-            if state.hasColumnChanges { plan.updates.append(state) }
+            if state.hasColumnChanges || changesManyToMany(state) { plan.updates.append(state) }
             plan.all.append(object)
         }
         for object in deleted.values where !object._$state.isInserted {
@@ -162,7 +166,7 @@ extension ObjectContext {
     /// temporary key (temporary keys are unique in the process, and integers hash fast), the
     /// conflicts the merge policy resolved, and the transaction's record in the history.
     private func write(_ plan: SavePlan) throws
-        -> ([Int64: Int64], [ConflictResolution], (sequence: Int64, date: Date)) {
+        -> ([Int64: Int64], [ConflictResolution], [(ObjectState, slot: Int)], (sequence: Int64, date: Date)) {
         do {
             return try store.writer.write { db in
                 let newKeys = try allocateKeys(for: plan.inserts, db)
@@ -182,12 +186,20 @@ extension ObjectContext {
                     }
                 }
                 if !conflicts.isEmpty { throw ObjectGraphError.conflict(conflicts) }
-                for state in plan.relationshipChanges { try writeToMany(state, key: key, db) }
+                var relationshipResolutions = RelationshipResolutions()
+                for resolution in resolutions {
+                    switch mergePolicy {
+                    case .rollback: relationshipResolutions.discarded.insert(StateKey(resolution.state))
+                    case .overwrite: relationshipResolutions.overwritten.insert(StateKey(resolution.state))
+                    default: break
+                    }
+                }
+                let unwritten = try writeToMany(plan.relationshipChanges, resolutions: relationshipResolutions, key: key, db)
                 try deleteRows(plan.deletes, db)
                 let date = Date()
                 try db.execute(sql: "INSERT INTO \(SchemaMigrator.transactionTable) (Z_AUTHOR, Z_TIMESTAMP) VALUES (?, ?)",
                                arguments: [name, date.timeIntervalSince1970])
-                return (newKeys, resolutions, (db.lastInsertedRowID, date))
+                return (newKeys, resolutions, unwritten, (db.lastInsertedRowID, date))
             }
         } catch let error as DatabaseError {
             throw translate(error)
@@ -228,9 +240,14 @@ extension ObjectContext {
     /// Writes the changed columns if the row still has the version this context read; otherwise
     /// returns the conflict.
     private func updateRow(_ state: ObjectState, key: (Int64?) -> DatabaseValue, _ db: Database) throws -> SaveConflict? {
-        guard let mapping = state.mapping, let committed = state.committedValues else { return nil }
-        let changed = committed.indices.filter { state.value(atPosition: $0) != committed[$0] }
-        guard try !writeColumns(of: state, at: changed, ifVersion: state.version, key: key, db) else { return nil }
+        guard let mapping = state.mapping else { return nil }
+        let committed = state.committedValues
+        let changed = committed.map { committed in committed.indices.filter { state.value(atPosition: $0) != committed[$0] } } ?? []
+        // A fault (changed only through inverses) was never read: there is no version to compare,
+        // and its link changes apply on top of the store's links whatever happened since.
+        let readVersion = state.isFault ? nil : state.version
+        guard try !writeColumns(of: state, at: changed, ifVersion: readVersion, bumpingVersion: changesManyToMany(state),
+                                key: key, db) else { return nil }
         let current = try Int64.fetchOne(db, sql: "SELECT Z_VERSION FROM \(mapping.table) WHERE Z_PK = ?",
                                          arguments: [state.id.key])
         return SaveConflict(objectID: state.id, staleVersion: state.version, currentVersion: current)
@@ -238,8 +255,9 @@ extension ObjectContext {
 
     /// Writes the object's values at some positions of its row and increments the row's version;
     /// with `version`, only if the row still has it. Returns whether the row was written (true when
-    /// there is nothing to write).
-    func writeColumns(of state: ObjectState, at positions: [Int], ifVersion version: Int64?,
+    /// there is nothing to write). With `bumpingVersion`, the version is incremented even when no
+    /// column is written (a change of join-table rows, which have no version of their own).
+    func writeColumns(of state: ObjectState, at positions: [Int], ifVersion version: Int64?, bumpingVersion: Bool = false,
                       key: (Int64?) -> DatabaseValue, _ db: Database) throws -> Bool {
         guard let mapping = state.mapping else { return true }
         var assignments: [String] = []
@@ -255,9 +273,10 @@ extension ObjectContext {
                 values.append(key(state.relatedKey(at: position - attributeCount)))
             }
         }
-        guard !assignments.isEmpty else { return true }
+        guard !assignments.isEmpty || bumpingVersion else { return true }
+        assignments.append("Z_VERSION = Z_VERSION + 1")
         let statement = try db.cachedStatement(sql: """
-            UPDATE \(mapping.table) SET \(assignments.joined(separator: ", ")), Z_VERSION = Z_VERSION + 1 \
+            UPDATE \(mapping.table) SET \(assignments.joined(separator: ", ")) \
             WHERE Z_PK = ?\(version == nil ? "" : " AND Z_VERSION = ?")
             """)
         values.append(state.id.key.databaseValue)
@@ -278,52 +297,6 @@ extension ObjectContext {
             throw ObjectGraphError.validationFailed([ValidationFailure(
                 entity: mapping.name, objectID: state.id, property: slot.map { mapping.attributeColumns[$0] },
                 reason: .notUnique(slot.map { state.value(atPosition: $0) } ?? .null))])
-        }
-    }
-
-    /// Writes order columns and join-table rows of changed to-many relationships. Plain one-to-many
-    /// links need nothing here: they are the members' foreign keys.
-    private func writeToMany(_ state: ObjectState, key: (Int64?) -> DatabaseValue, _ db: Database) throws {
-        guard let mapping = state.mapping else { return }
-        let owner = key(state.id.key)
-        for slot in state.changedToMany {
-            let relationship = mapping.toManyRelationships[slot]
-            switch (relationship.storage, state.toMany[slot]) {
-            case let (.inverseForeignKey(table, _, orderColumn?), .loaded(members)):
-                let statement = try db.cachedStatement(
-                    sql: "UPDATE \(SQL.quote(table)) SET \(SQL.quote(orderColumn)) = ? WHERE Z_PK = ?")
-                for (position, member) in members.enumerated() {
-                    try statement.execute(arguments: [position, key(member.key)])
-                }
-            case let (.joinTable(table, source, target, orderColumn), value):
-                let upsert = try db.cachedStatement(sql: """
-                    INSERT INTO \(SQL.quote(table)) (\(source), \(target)\(orderColumn.map { ", \($0)" } ?? "")) \
-                    VALUES (?, ?\(orderColumn == nil ? "" : ", ?")) ON CONFLICT (Z_SOURCE, Z_TARGET) DO \
-                    \(orderColumn.map { "UPDATE SET \($0) = excluded.\($0)" } ?? "NOTHING")
-                    """)
-                let remove = try db.cachedStatement(sql: "DELETE FROM \(SQL.quote(table)) WHERE \(source) = ? AND \(target) = ?")
-                switch value {
-                case .loaded(let members):
-                    let current = Set(members.map { key($0.key) })
-                    let stored = try DatabaseValue.fetchAll(
-                        db, sql: "SELECT \(target) FROM \(SQL.quote(table)) WHERE \(source) = ?", arguments: [owner])
-                    for old in stored where !current.contains(old) { try remove.execute(arguments: [owner, old]) }
-                    for (position, member) in members.enumerated() {
-                        try upsert.bind([owner, key(member.key)] + (orderColumn == nil ? [] : [position.databaseValue]))
-                        try upsert.execute()
-                    }
-                case let .pending(added, removed):
-                    for member in removed { try remove.execute(arguments: [owner, key(member.key)]) }
-                    for member in added {
-                        try upsert.bind([owner, key(member.key)] + (orderColumn == nil ? [] : [DatabaseValue.null]))
-                        try upsert.execute()
-                    }
-                case .fault:
-                    break
-                }
-            default:
-                break
-            }
         }
     }
 
@@ -410,7 +383,7 @@ extension ObjectContext {
                 state.attach(to: nil, mapping: nil)
                 continue
             }
-            if state.isUpdated && state.hasColumnChanges { state.version += 1 }
+            if state.isUpdated && (state.hasColumnChanges || changesManyToMany(state)) { state.version += 1 }
             state.isUpdated = false
             state.commit()
         }

@@ -322,8 +322,8 @@ public final class ObjectContext {
             guard !state.isInserted else { continue }
             if let committed = state.committedValues { state.replaceValues(with: committed) }
             state.committedValues = nil
-            for slot in state.changedToMany { state.toMany[slot] = .fault }
-            state.changedToMany = []
+            for slot in state.changedToMany.keys { state.toMany[slot] = .fault }
+            state.changedToMany = [:]
             state.isUpdated = false
             state.isDeleted = false
         }
@@ -376,7 +376,7 @@ public final class ObjectContext {
             state.isFault = true
             state.replaceValues(with: ContiguousArray(repeating: .null, count: state.valueCount))
             state.committedValues = nil
-            state.changedToMany = []
+            state.changedToMany = [:]
             state.toMany = state.entity.layout.faultedToMany
             return
         }

@@ -155,8 +155,9 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
             fields.pointee.toMany = newValue
         }
     }
-    /// To-many slots changed since the last save.
-    var changedToMany: Set<Int> {
+    /// To-many slots changed since the last save, with the members each gained and lost: what a save
+    /// writes (never the whole set as loaded, which would undo other contexts' changes).
+    var changedToMany: [Int: MemberChanges] {
         get { fields.pointee.changedToMany }
         _modify { yield &fields.pointee.changedToMany }
         set { fields.pointee.changedToMany = newValue }
@@ -254,7 +255,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     /// Marks the current values as saved.
     func commit() {
         committedValues = nil
-        changedToMany = []
+        changedToMany = [:]
     }
 
     /// Loads the values of a fault.
@@ -487,7 +488,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
                 keys.insert(properties[layout.valueProperties[position]].name)
             }
         }
-        for slot in changedToMany {
+        for slot in changedToMany.keys {
             keys.insert(properties[layout.toManyProperties[slot]].name)
         }
         return keys
@@ -533,7 +534,7 @@ public struct _ObjectStateHeader {
     /// The values as last read or saved; nil until one of them changes.
     var committed: ContiguousArray<StoredValue>?
     var toMany: ContiguousArray<ToManyValue>
-    var changedToMany = Set<Int>()
+    var changedToMany: [Int: MemberChanges] = [:]
     var detachedRelatives = [Int: [any Entity]]()
 
     init(entity: EntityDeclaration, id: ObjectID, globalID: UUID?, valueCount: Int, acceptsInitialValues: Bool,
@@ -544,6 +545,21 @@ public struct _ObjectStateHeader {
         self.valueCount = valueCount
         self.acceptsInitialValues = acceptsInitialValues
         self.toMany = toMany
+    }
+}
+
+/// The members a to-many relationship gained and lost since the last save. A member removed and added
+/// again (or the reverse) is no change; an entry with neither is a change of order.
+struct MemberChanges: Sendable {
+    var added: OrderedSet<ObjectID> = []
+    var removed: Set<ObjectID> = []
+
+    mutating func add(_ id: ObjectID) {
+        if removed.remove(id) == nil { added.append(id) }
+    }
+
+    mutating func remove(_ id: ObjectID) {
+        if added.remove(id) == nil { removed.insert(id) }
     }
 }
 

@@ -100,6 +100,11 @@ struct RelationshipMapping: Sendable {
 
     var name: String { description.name }
     var isToMany: Bool { description.isToMany }
+    /// Whether the links are join-table rows.
+    var isManyToMany: Bool {
+        if case .joinTable = storage { return true }
+        return false
+    }
 
     var foreignKeyColumn: String? {
         if case .foreignKey(let column) = storage { return column }
