@@ -194,3 +194,17 @@ final class Impossible: Entity {
     var js: Set<J> = []
     init() {}
 }
+
+/// Words for comparing SQL's answers with Swift's (issue 10, point 4).
+@Entity final class Word {
+    var serial: Int
+    var text: String
+    var note: String?
+    var rank: Int
+    init(serial: Int, text: String, note: String?, rank: Int) {
+        self.serial = serial
+        self.text = text
+        self.note = note
+        self.rank = rank
+    }
+}

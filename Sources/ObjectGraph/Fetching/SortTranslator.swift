@@ -15,7 +15,16 @@ enum SortTranslator {
                     construct: "sorting by \(descriptor.keyPath.map { "\($0)" } ?? "a comparator"): "
                         + "sort by an attribute of \(mapping.name) or of an object related to it by a to-one relationship")
             }
-            return expression + (descriptor.order == .forward ? " ASC" : " DESC")
+            var collation = ""
+            if let comparator = descriptor.stringComparator {
+                // The order in memory (unsaved objects, monitors) is the comparator's; SQL's must be too.
+                guard let name = StringFunctions.collation(for: comparator) else {
+                    throw ObjectGraphError.unsupportedPredicate(
+                        entity: mapping.name, construct: "sorting with the string comparator \(comparator), which SQLite cannot apply")
+                }
+                collation = " COLLATE \(name)"
+            }
+            return expression + collation + (descriptor.order == .forward ? " ASC" : " DESC")
         }
     }
 

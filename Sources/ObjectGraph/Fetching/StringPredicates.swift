@@ -14,11 +14,9 @@ where Root.Output: StringProtocol, Other.Output: StringProtocol {
     /// The string it is compared with.
     public let other: Other
 
-    /// Compares the two strings, ignoring case.
+    /// Compares the two strings, ignoring case, as Foundation's `caseInsensitiveCompare` does.
     public func evaluate(_ bindings: PredicateBindings) throws -> ComparisonResult {
-        let lhs = String(try root.evaluate(bindings)).lowercased()
-        let rhs = String(try other.evaluate(bindings)).lowercased()
-        return lhs == rhs ? .orderedSame : (lhs < rhs ? .orderedAscending : .orderedDescending)
+        StringFunctions.caseInsensitiveCompare(String(try root.evaluate(bindings)), String(try other.evaluate(bindings)))
     }
 }
 
@@ -31,9 +29,10 @@ where Root.Output: StringProtocol, Other.Output: StringProtocol {
     /// The string looked for.
     public let other: Other
 
-    /// Whether `root` contains `other`, ignoring case.
+    /// Whether `root` contains `other`, ignoring case and diacritics, as Foundation's
+    /// `localizedStandardContains` does.
     public func evaluate(_ bindings: PredicateBindings) throws -> Bool {
-        String(try root.evaluate(bindings)).lowercased().contains(String(try other.evaluate(bindings)).lowercased())
+        StringFunctions.localizedStandardContains(String(try root.evaluate(bindings)), String(try other.evaluate(bindings)))
     }
 }
 
@@ -76,17 +75,18 @@ extension CaseInsensitiveContainsExpression: SQLTranslatable {
     }
 }
 
-/// -1, 0 or 1 like `ComparisonResult`, compared without case.
+/// -1, 0 or 1 like `ComparisonResult`, compared without case: Foundation's own comparison, called
+/// from SQL (see ``StringFunctions``).
 func caseInsensitiveComparison(_ root: Any, _ other: Any, _ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
-    let l: SQLFragment = "lower(" + (try translator.scalar(translator.translate(root), "caseInsensitiveCompare")) + ")"
-    let r: SQLFragment = "lower(" + (try translator.scalar(translator.translate(other), "caseInsensitiveCompare")) + ")"
-    return .scalar("(CASE WHEN " + l + " = " + r + " THEN 0 WHEN " + l + " < " + r + " THEN -1 ELSE 1 END)", .integer)
+    let l = try translator.scalar(translator.translate(root), "caseInsensitiveCompare")
+    let r = try translator.scalar(translator.translate(other), "caseInsensitiveCompare")
+    return .scalar(SQLFragment("\(StringFunctions.caseInsensitiveCompareName)(", l, ", ", r, ")"), .integer)
 }
 
 func caseInsensitiveContainment(_ root: Any, _ other: Any, _ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
     let l = try translator.scalar(translator.translate(root), "localizedStandardContains")
     let r = try translator.scalar(translator.translate(other), "localizedStandardContains")
-    return .scalar("(instr(lower(" + l + "), lower(" + r + ")) > 0)", .bool)
+    return .scalar(SQLFragment("(\(StringFunctions.localizedStandardContainsName)(", l, ", ", r, ") = 1)"), .bool)
 }
 
 #if canImport(Darwin)

@@ -27,6 +27,7 @@ final class SQLiteStore: Sendable {
         grdbConfiguration.label = "ObjectGraph"
         // Other connections and processes hold the write lock in turn: wait for them.
         grdbConfiguration.busyMode = .timeout(configuration.busyTimeout)
+        grdbConfiguration.prepareDatabase { StringFunctions.register(in: $0) }
         if let limit = configuration.variableLimit {
             grdbConfiguration.prepareDatabase { db in
                 sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_VARIABLE_NUMBER, limit)
