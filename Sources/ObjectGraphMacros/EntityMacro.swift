@@ -44,7 +44,8 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             return []
         }
         let typeName = classDecl.name.trimmedDescription
-        let entityName = entityNameArgument(of: node) ?? "\"\(typeName)\""
+        let (nameArgument, originalName) = entityArguments(of: node)
+        let entityName = nameArgument ?? "\"\(typeName)\""
         let properties = PersistedProperty.all(in: declaration)
         for invalid in PersistedProperty.letProperties(in: declaration) {
             context.diagnose(Diagnostic(node: invalid, message: EntityDiagnostic.letProperty))
@@ -69,7 +70,7 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             """,
             """
             /// The declaration ObjectGraph builds this entity's schema from.
-            public static let _$entity = ObjectGraph.EntityDeclaration(\(raw: typeName).self, name: \(raw: entityName), properties: [
+            public static let _$entity = ObjectGraph.EntityDeclaration(\(raw: typeName).self, name: \(raw: entityName), originalName: \(raw: originalName ?? "nil"), properties: [
             \(raw: declarations)
             ])
             """,
@@ -95,10 +96,12 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             """)]
     }
 
-    private static func entityNameArgument(of node: AttributeSyntax) -> String? {
-        guard case .argumentList(let arguments) = node.arguments,
-              let first = arguments.first else { return nil }
-        return first.expression.trimmedDescription
+    /// The entity's name (the unlabelled argument) and former name (`originalName:`), as written.
+    private static func entityArguments(of node: AttributeSyntax) -> (name: String?, originalName: String?) {
+        guard case .argumentList(let arguments) = node.arguments else { return (nil, nil) }
+        let name = arguments.first { $0.label == nil }?.expression.trimmedDescription
+        let originalName = arguments.first { $0.label?.text == "originalName" }?.expression.trimmedDescription
+        return (name, originalName)
     }
 }
 

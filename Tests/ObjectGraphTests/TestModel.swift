@@ -208,3 +208,29 @@ final class Impossible: Entity {
         self.rank = rank
     }
 }
+
+// Renamed attributes and entities (issue 10, point 6).
+
+@Entity("Note") final class NoteRenamedText {
+    @Attribute(originalName: "text") var body: String
+    init(body: String) { self.body = body }
+}
+
+@Entity("Memo", originalName: "Note") final class Memo {
+    var text: String
+    init(text: String) { self.text = text }
+}
+
+/// `Song` renamed `Audio`: the join table's owning side changes with the name (`Audio.playlists`
+/// sorts before `Playlist.songs`, `Song.playlists` after).
+@Entity("Playlist") final class PlaylistV2 {
+    var name: String
+    @Relationship(inverse: \Audio.playlists, minimumCount: 1, maximumCount: 3) var songs: [Audio] = []
+    init(name: String) { self.name = name }
+}
+
+@Entity("Audio", originalName: "Song") final class Audio {
+    var title: String
+    var playlists: Set<PlaylistV2> = []
+    init(title: String) { self.title = title }
+}

@@ -8,15 +8,18 @@ public final class EntityDeclaration: Sendable {
     public let type: any Entity.Type
     /// The entity name, the class name unless `@Entity("Name")` says otherwise.
     public let name: String
+    /// The entity's name before it was renamed, from `@Entity(originalName:)`.
+    public let originalName: String?
     let properties: [PropertyDeclaration]
     /// Property index → name.
     let propertyNames: [String]
     let layout: EntityLayout
 
     /// Made by the code `@Entity` generates, once per class.
-    public init(_ type: any Entity.Type, name: String, properties: [PropertyDeclaration]) {
+    public init(_ type: any Entity.Type, name: String, originalName: String? = nil, properties: [PropertyDeclaration]) {
         self.type = type
         self.name = name
+        self.originalName = originalName
         self.properties = properties
         self.propertyNames = properties.map(\.name)
         self.layout = EntityLayout(properties: properties)
@@ -61,6 +64,8 @@ struct AttributeDeclaration: Sendable {
     let isOptional: Bool
     let defaultValue: StoredValue?
     let options: Set<AttributeOption>
+    /// The attribute's name before it was renamed, from `@Attribute(originalName:)`.
+    let originalName: String?
 }
 
 struct RelationshipDeclaration: Sendable {
@@ -91,16 +96,17 @@ extension PropertyDeclaration {
         attribute(name, keyPath, chained: chained, default: value)
     }
 
-    /// An attribute with options (`@Attribute(.unique)`).
+    /// An attribute with options (`@Attribute(.unique)`) or a former name
+    /// (`@Attribute(originalName: "title")`).
     public static func attribute<Root: Entity, Value: AttributeValue>(
         _ name: String, _ keyPath: any KeyPath<Root, Value> & Sendable, chained: any AnyKeyPath & Sendable,
-        options: [AttributeOption] = [], default value: Value? = nil
+        options: [AttributeOption] = [], originalName: String? = nil, default value: Value? = nil
     ) -> PropertyDeclaration {
         let declared = value.map(\.storedValue).flatMap { $0.isNull ? nil : $0 }
         return PropertyDeclaration(name: name, keyPath: keyPath, chainedKeyPath: chained, kind: .attribute(AttributeDeclaration(
             type: Value.attributeType, typeName: "\(Value.self)", isInhabited: Value.isInhabited,
             isOptional: Value.isOptionalAttribute,
-            defaultValue: declared, options: Set(options))))
+            defaultValue: declared, options: Set(options), originalName: originalName)))
     }
 
     /// A to-one relationship.

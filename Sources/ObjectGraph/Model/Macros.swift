@@ -12,13 +12,15 @@
 /// }
 /// ```
 ///
-/// The entity name defaults to the class name; pass another one with `@Entity("Name")`.
+/// The entity name defaults to the class name; pass another one with `@Entity("Name")`. An entity
+/// renamed since stores were made names its former name, `@Entity("Memo", originalName: "Note")`, and
+/// opening such a store renames its table, keeping its rows.
 /// Attribute types conform to ``AttributeValue``; relationships are `Optional` (to-one), `Set` (to-many)
 /// or `Array` (ordered to-many) of other entities, and each has an inverse, declared on at least one side.
 @attached(member, names: named(_$state), named(init(_$materializing:)), named(_$entity))
 @attached(memberAttribute)
 @attached(extension, conformances: Entity, Hashable, Equatable, names: named(==), named(hash(into:)))
-public macro Entity(_ name: String? = nil) = #externalMacro(module: "ObjectGraphMacros", type: "EntityMacro")
+public macro Entity(_ name: String? = nil, originalName: String? = nil) = #externalMacro(module: "ObjectGraphMacros", type: "EntityMacro")
 
 /// Options of an attribute, given with `@Attribute(.unique, .indexed)`.
 public enum AttributeOption: String, Sendable, Hashable, Codable {
@@ -28,9 +30,11 @@ public enum AttributeOption: String, Sendable, Hashable, Codable {
     case indexed
 }
 
-/// Sets options of an attribute: `@Attribute(.unique) var remoteIdentifier: String?`.
+/// Sets options of an attribute: `@Attribute(.unique) var remoteIdentifier: String?`. An attribute
+/// renamed since stores were made names its former name, `@Attribute(originalName: "title") var
+/// heading: String`, and opening such a store renames its column, keeping its values.
 @attached(peer)
-public macro Attribute(_ options: AttributeOption...) = #externalMacro(module: "ObjectGraphMacros", type: "MarkerMacro")
+public macro Attribute(_ options: AttributeOption..., originalName: String? = nil) = #externalMacro(module: "ObjectGraphMacros", type: "MarkerMacro")
 
 /// Configures a relationship: its inverse, delete rule and, for to-many, the allowed member count.
 ///

@@ -12,6 +12,9 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
     public var isUnique: Bool
     /// Whether the column is indexed for faster predicates and sorts (`@Attribute(.indexed)`).
     public var isIndexed: Bool
+    /// The name the attribute had before it was renamed (`@Attribute(originalName:)`): a store that
+    /// still has a column of that name has it renamed, values kept.
+    public var originalName: String? = nil
 }
 
 /// A relationship of an entity, as the schema describes it.
@@ -42,6 +45,9 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     public var attributes: [AttributeDescription]
     /// The relationships, in declaration order.
     public var relationships: [RelationshipDescription]
+    /// The name the entity had before it was renamed (`@Entity("New", originalName: "Old")`): a
+    /// store that still has a table of that name has it renamed, rows kept.
+    public var originalName: String? = nil
 
     /// The attribute named `name`.
     public func attribute(named name: String) -> AttributeDescription? {

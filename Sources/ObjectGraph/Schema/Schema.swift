@@ -69,7 +69,7 @@ public struct Schema: Sendable {
                 attributes.append(AttributeDescription(
                     name: property.name, type: attribute.type, isOptional: attribute.isOptional,
                     defaultValue: attribute.defaultValue, isUnique: attribute.options.contains(.unique),
-                    isIndexed: attribute.options.contains(.indexed)))
+                    isIndexed: attribute.options.contains(.indexed), originalName: attribute.originalName))
             case .relationship(let relationship):
                 let inverse = try inverseName(of: property, relationship, in: declaration)
                 if let minimum = relationship.minimumCount, let maximum = relationship.maximumCount,
@@ -84,7 +84,8 @@ public struct Schema: Sendable {
                     minimumCount: relationship.minimumCount, maximumCount: relationship.maximumCount))
             }
         }
-        return EntityDescription(name: declaration.name, attributes: attributes, relationships: relationships)
+        return EntityDescription(name: declaration.name, attributes: attributes, relationships: relationships,
+                                 originalName: declaration.originalName)
     }
 
     /// Finds the inverse: declared on this side, declared on the other side, or the only candidate.

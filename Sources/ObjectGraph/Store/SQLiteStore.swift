@@ -168,6 +168,14 @@ final class SQLiteStore: Sendable {
         }
     }
 
+    /// The join table of a many-to-many relationship between two sides (`Entity.relationship`), and
+    /// whether the first side owns it (its objects are the `Z_SOURCE` column): the side whose name
+    /// sorts first.
+    static func joinTable(_ thisSide: String, _ otherSide: String) -> (table: String, owns: Bool) {
+        let owns = thisSide <= otherSide
+        return ("Z_" + (owns ? thisSide : otherSide).replacingOccurrences(of: ".", with: "_"), owns)
+    }
+
     /// Decides where a relationship's links live; both sides of a relationship agree.
     private static func storage(
         of relationship: RelationshipDescription, in entity: String, inverse: RelationshipDescription
@@ -186,8 +194,7 @@ final class SQLiteStore: Sendable {
                 ? .foreignKey(column: relationship.name)
                 : .inverseForeignKey(table: relationship.destination, column: inverse.name, orderColumn: nil)
         case (true, true):
-            let owns = thisSide <= otherSide
-            let table = "Z_" + (owns ? thisSide : otherSide).replacingOccurrences(of: ".", with: "_")
+            let (table, owns) = joinTable(thisSide, otherSide)
             return .joinTable(
                 table: table,
                 sourceColumn: owns ? "Z_SOURCE" : "Z_TARGET",

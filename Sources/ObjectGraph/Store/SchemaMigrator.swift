@@ -20,8 +20,9 @@ struct SchemaMigrator {
         case create
         /// The store matches the model: nothing is written.
         case upToDate(UUID)
-        /// The store differs from the model additively: tables, columns and indexes are added.
-        case migrate(UUID)
+        /// The store differs from the model additively: tables and columns are renamed as the
+        /// model's original names say, then tables, columns and indexes are added.
+        case migrate(UUID, Renames)
     }
 
     /// Finds, by reading only, what the store needs; throws for a database that is not an ObjectGraph
@@ -47,18 +48,19 @@ struct SchemaMigrator {
         }
         // Stores made before the history table existed get it.
         let hasHistory = try db.tableExists(Self.transactionTable)
-        guard hash != schema.versionHash else { return hasHistory ? .upToDate(uuid) : .migrate(uuid) }
+        guard hash != schema.versionHash else { return hasHistory ? .upToDate(uuid) : .migrate(uuid, Renames()) }
         let stored: [EntityDescription]
         do {
             stored = try JSONDecoder().decode([EntityDescription].self, from: Data(schemaJSON.utf8))
         } catch {
             throw ObjectGraphError.incompatibleStore(path: path, reason: "its stored schema cannot be read (\(error))")
         }
+        let renames = Renames(from: stored, to: schema.entities)
         let differences = Self.differences(from: stored, to: schema.entities)
         guard differences.allSatisfy(\.isAdditive) else {
             throw ObjectGraphError.schemaMismatch(differences)
         }
-        return .migrate(uuid)
+        return .migrate(uuid, renames)
     }
 
     /// Prepares the store in a write transaction and returns its UUID. The preparation is found
@@ -70,7 +72,8 @@ struct SchemaMigrator {
             return existing
         case .create:
             uuid = try create(db)
-        case .migrate(let existing):
+        case let .migrate(existing, renames):
+            try rename(renames, db)
             try applyAdditiveChanges(db)
             try writeMetadata(db, uuid: existing)
             uuid = existing
@@ -207,9 +210,12 @@ struct SchemaMigrator {
 
     // MARK: Differences
 
-    /// Compares the stored model with the current one, entity by entity and property by property.
+    /// Compares the stored model with the current one, entity by entity and property by property;
+    /// an entity or attribute renamed with its original name declared is compared under its new name.
     static func differences(from old: [EntityDescription], to new: [EntityDescription]) -> [SchemaDifference] {
-        var result: [SchemaDifference] = []
+        let renames = Renames(from: old, to: new)
+        let old = renames.applied(to: old)
+        var result = renames.differences
         let oldByName = Dictionary(uniqueKeysWithValues: old.map { ($0.name, $0) })
         let newNames = Set(new.map(\.name))
         for entity in old where !newNames.contains(entity.name) {
@@ -291,5 +297,117 @@ struct SchemaMigrator {
     /// An SQL literal for a default value.
     static func literal(_ value: StoredValue) -> String {
         SQL.literal(value.databaseValue)
+    }
+}
+
+// MARK: - Renames
+
+extension SchemaMigrator {
+    /// The entities and attributes the model renamed (declaring their original names) that the
+    /// store still has under their old names.
+    struct Renames: Equatable {
+        /// Old entity name → new name.
+        var entities: [String: String] = [:]
+        /// New entity name → (old attribute name → new name).
+        var attributes: [String: [String: String]] = [:]
+
+        init() {}
+
+        init(from old: [EntityDescription], to new: [EntityDescription]) {
+            let oldNames = Set(old.map(\.name))
+            let newNames = Set(new.map(\.name))
+            for entity in new {
+                guard let original = entity.originalName, !oldNames.contains(entity.name),
+                      oldNames.contains(original), !newNames.contains(original) else { continue }
+                entities[original] = entity.name
+            }
+            let oldByNewName = Dictionary(old.map { (entities[$0.name] ?? $0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            for entity in new {
+                guard let previous = oldByNewName[entity.name] else { continue }
+                let oldAttributes = Set(previous.attributes.map(\.name))
+                let newAttributes = Set(entity.attributes.map(\.name))
+                for attribute in entity.attributes {
+                    guard let original = attribute.originalName, !oldAttributes.contains(attribute.name),
+                          oldAttributes.contains(original), !newAttributes.contains(original) else { continue }
+                    attributes[entity.name, default: [:]][original] = attribute.name
+                }
+            }
+        }
+
+        /// The stored model under the new names.
+        func applied(to old: [EntityDescription]) -> [EntityDescription] {
+            old.map { entity in
+                var entity = entity
+                entity.name = entities[entity.name] ?? entity.name
+                let renamed = attributes[entity.name] ?? [:]
+                entity.attributes = entity.attributes.map { attribute in
+                    var attribute = attribute
+                    attribute.name = renamed[attribute.name] ?? attribute.name
+                    return attribute
+                }
+                entity.relationships = entity.relationships.map { relationship in
+                    var relationship = relationship
+                    relationship.destination = entities[relationship.destination] ?? relationship.destination
+                    return relationship
+                }
+                return entity
+            }
+        }
+
+        /// The entity's name in the store.
+        func originalName(of entity: String) -> String {
+            entities.first { $0.value == entity }?.key ?? entity
+        }
+
+        var differences: [SchemaDifference] {
+            entities.sorted { $0.key < $1.key }.map {
+                SchemaDifference(location: $0.value, change: "renamed from \($0.key)", isAdditive: true)
+            } + attributes.sorted { $0.key < $1.key }.flatMap { entity, renamed in
+                renamed.sorted { $0.key < $1.key }.map {
+                    SchemaDifference(location: "\(entity).\($0.value)", change: "renamed from \($0.key)", isAdditive: true)
+                }
+            }
+        }
+
+        var isEmpty: Bool { entities.isEmpty && attributes.isEmpty }
+    }
+
+    /// Renames tables and columns, before anything is added: entity tables (and their rows in the
+    /// key table), attribute columns, and the join tables whose names come from a renamed entity.
+    /// A join table belongs to the side whose name sorts first, so renaming an entity can hand it
+    /// to the other side: its source and target columns then trade names.
+    func rename(_ renames: Renames, _ db: Database) throws {
+        guard !renames.isEmpty else { return }
+        for (old, new) in renames.entities.sorted(by: { $0.key < $1.key }) {
+            try db.execute(sql: "ALTER TABLE \(SQL.quote(old)) RENAME TO \(SQL.quote(new))")
+            try db.execute(sql: "UPDATE \(Self.primaryKeyTable) SET entity = ? WHERE entity = ?", arguments: [new, old])
+        }
+        for (entity, columns) in renames.attributes.sorted(by: { $0.key < $1.key }) {
+            for (old, new) in columns.sorted(by: { $0.key < $1.key }) {
+                try db.execute(sql: "ALTER TABLE \(SQL.quote(entity)) RENAME COLUMN \(SQL.quote(old)) TO \(SQL.quote(new))")
+            }
+        }
+        for mapping in mappings {
+            for relationship in mapping.toManyRelationships {
+                guard case .joinTable(let table, "Z_SOURCE", _, _) = relationship.storage else { continue }
+                let destination = relationship.description.destination
+                let (oldTable, ownedBySameSide) = SQLiteStore.joinTable(
+                    "\(renames.originalName(of: mapping.name)).\(relationship.name)",
+                    "\(renames.originalName(of: destination)).\(relationship.description.inverse)")
+                guard oldTable != table || !ownedBySameSide, try db.tableExists(oldTable) else { continue }
+                if oldTable != table {
+                    try db.execute(sql: "ALTER TABLE \(SQL.quote(oldTable)) RENAME TO \(SQL.quote(table))")
+                }
+                if !ownedBySameSide {
+                    for (first, second) in [("Z_SOURCE", "Z_TARGET"), ("Z_SOURCE_ORDER", "Z_TARGET_ORDER")] {
+                        try db.execute(sql: """
+                            ALTER TABLE \(SQL.quote(table)) RENAME COLUMN \(first) TO Z_SWAP;
+                            ALTER TABLE \(SQL.quote(table)) RENAME COLUMN \(second) TO \(first);
+                            ALTER TABLE \(SQL.quote(table)) RENAME COLUMN Z_SWAP TO \(second)
+                            """)
+                    }
+                }
+            }
+        }
     }
 }
