@@ -134,7 +134,7 @@ struct SchemaMigrator {
             indexes.append(Index(table: table, columns: ["Z_UUID"], isUnique: true))
             for attribute in mapping.description.attributes {
                 var definition = attribute.type.sqlType
-                if let value = attribute.defaultValue { definition += " DEFAULT " + Self.literal(value) }
+                if let value = attribute.defaultValue { definition += " DEFAULT " + SQL.literal(value.databaseValue) }
                 add(Column(name: attribute.name, definition: definition,
                            canBeAdded: attribute.isOptional || attribute.defaultValue != nil), to: table)
                 if attribute.isUnique {
@@ -294,10 +294,6 @@ struct SchemaMigrator {
         return result
     }
 
-    /// An SQL literal for a default value.
-    static func literal(_ value: StoredValue) -> String {
-        SQL.literal(value.databaseValue)
-    }
 }
 
 // MARK: - Renames
