@@ -23,6 +23,14 @@ extension ObjectContext {
         /// Objects written as they are here (``MergePolicy/overwrite``): their sets replace the
         /// store's.
         var overwritten: Set<StateKey> = []
+
+        /// What `policy` decides for the objects it resolved; the other policies write the link
+        /// changes as they were made.
+        init(policy: MergePolicy, resolved: [ConflictResolution]) {
+            let states = Set(resolved.map { StateKey($0.state) })
+            if policy == .rollback { discarded = states }
+            if policy == .overwrite { overwritten = states }
+        }
     }
 
     /// Writes the to-many changes of `states`; returns the relationships whose changes were not
@@ -48,11 +56,13 @@ extension ObjectContext {
                         try statement.execute(arguments: [position, key(member.key)])
                     }
                 case let .joinTable(table, source, _, orderColumn):
-                    func link(_ member: ObjectID) -> Link {
+                    /// The row linking the owner to the object with this key, whichever side owns it.
+                    func link(to other: DatabaseValue) -> Link {
                         source == "Z_SOURCE"
-                            ? Link(table: table, source: owner, target: key(member.key))
-                            : Link(table: table, source: key(member.key), target: owner)
+                            ? Link(table: table, source: owner, target: other)
+                            : Link(table: table, source: other, target: owner)
                     }
+                    func link(_ member: ObjectID) -> Link { link(to: key(member.key)) }
                     let changed = (changes.added.elements + Array(changes.removed)).map(link)
                     recorded.append((state, slot, changed))
                     if isDiscarded {
@@ -64,11 +74,7 @@ extension ObjectContext {
                         let stored = try DatabaseValue.fetchAll(
                             db, sql: "SELECT \(column) FROM \(SQL.quote(table)) WHERE \(source) = ?", arguments: [owner])
                         let current = Set(members.map { key($0.key) })
-                        for other in stored where !current.contains(other) {
-                            links[source == "Z_SOURCE"
-                                ? Link(table: table, source: owner, target: other)
-                                : Link(table: table, source: other, target: owner)] = false
-                        }
+                        for other in stored where !current.contains(other) { links[link(to: other)] = false }
                         for member in members { links[link(member)] = true }
                     } else {
                         for member in changes.removed { links[link(member)] = false }

@@ -186,15 +186,9 @@ extension ObjectContext {
                     }
                 }
                 if !conflicts.isEmpty { throw ObjectGraphError.conflict(conflicts) }
-                var relationshipResolutions = RelationshipResolutions()
-                for resolution in resolutions {
-                    switch mergePolicy {
-                    case .rollback: relationshipResolutions.discarded.insert(StateKey(resolution.state))
-                    case .overwrite: relationshipResolutions.overwritten.insert(StateKey(resolution.state))
-                    default: break
-                    }
-                }
-                let unwritten = try writeToMany(plan.relationshipChanges, resolutions: relationshipResolutions, key: key, db)
+                let unwritten = try writeToMany(
+                    plan.relationshipChanges, resolutions: RelationshipResolutions(policy: mergePolicy, resolved: resolutions),
+                    key: key, db)
                 try deleteRows(plan.deletes, db)
                 let date = Date()
                 try db.execute(sql: "INSERT INTO \(SchemaMigrator.transactionTable) (Z_AUTHOR, Z_TIMESTAMP) VALUES (?, ?)",
