@@ -1,6 +1,7 @@
 import Foundation
 import MoodyModel
 import ObjectGraph
+import Testing
 
 /// A fresh in-memory container for the seeds' model.
 func makeContainer() throws -> ObjectContainer {
@@ -24,4 +25,15 @@ func makeEurope(in context: ObjectContext) throws -> (europe: Continent, france:
     context.insert(europe)
     try context.save()
     return (europe, france, spain)
+}
+
+/// The message of the `invalidModel` error `body` throws; records an issue (and returns nil) if it
+/// throws nothing or another error.
+func invalidModelMessage(sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) -> String? {
+    let error = #expect(throws: ObjectGraphError.self, sourceLocation: sourceLocation) { try body() }
+    guard case .invalidModel(let message)? = error else {
+        Issue.record("expected invalidModel, got \(String(describing: error))", sourceLocation: sourceLocation)
+        return nil
+    }
+    return message
 }
