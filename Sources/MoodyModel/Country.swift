@@ -16,7 +16,7 @@ public import ObjectGraph
     public func prepareForDeletion() {
         guard let continent, !continent.isDeleted else { return }
         if continent.count(of: \.countries) == 0 {
-            context?.delete(continent)
+            objectContext?.delete(continent)
         }
     }
 }

@@ -25,7 +25,7 @@ public import ObjectGraph
         // its moods that stay does not make an object for each.
         guard let country, !country.isDeleted else { return }
         if country.count(of: \.moods) == 0 {
-            context?.delete(country)
+            objectContext?.delete(country)
         }
     }
 }

@@ -49,8 +49,8 @@ enum DeleteRulesDemo {
         print("             deleted at once: \(context.deletedObjects.count) objects")
         try context.save()
         let reader = container.newBackgroundContext()
-        print("             saved; the store holds \(try reader.fetchCount(FetchRequest<CascadingCountry>())) countries, "
-              + "\(try reader.fetchCount(FetchRequest<CascadingCity>())) cities")
+        print("             saved; the store holds \(try reader.fetchCount(FetchDescriptor<CascadingCountry>())) countries, "
+              + "\(try reader.fetchCount(FetchDescriptor<CascadingCity>())) cities")
     }
 
     /// Deny: the continent cannot go while it has countries.
@@ -83,7 +83,7 @@ enum DeleteRulesDemo {
         context.delete(europe)
         try context.save()
         let reader = container.newBackgroundContext()
-        let stored = try reader.fetch(FetchRequest<LooseCountry>())[0]
+        let stored = try reader.fetch(FetchDescriptor<LooseCountry>())[0]
         let dangling = stored.continent
         let name = dangling?.name ?? "?"  // reading it finds the row gone
         print("             France.continent still names Europe's row: it reads as deleted "

@@ -47,7 +47,7 @@ struct Demo: AsyncParsableCommand {
         print("Saved. France now has ID \(france.objectID.uriRepresentation)")
 
         let reader = container.newBackgroundContext()
-        let request = FetchRequest<Mood>(
+        let request = FetchDescriptor<Mood>(
             predicate: #Predicate { $0.rating > 3 && $0.markedForDeletionDate == nil },
             sortBy: [SortDescriptor(\.rating, order: .reverse)])
         print("Fetched in a second context, rating > 3, best first:")
@@ -55,21 +55,21 @@ struct Demo: AsyncParsableCommand {
             print("  \(mood.rating)★ \(mood.text) (\(mood.country?.name ?? "?"), \(mood.country?.continent?.name ?? "?"))")
         }
 
-        let inFrance = try reader.fetchCount(FetchRequest<Mood>(predicate: #Predicate { $0.country?.name == "France" }))
+        let inFrance = try reader.fetchCount(FetchDescriptor<Mood>(predicate: #Predicate { $0.country?.name == "France" }))
         print("Moods in France, counted by SQL: \(inFrance)")
 
-        let byCountry = FetchRequest<Mood>(sortBy: [SortDescriptor(\.country?.name), SortDescriptor(\.text)],
+        let byCountry = FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.country?.name), SortDescriptor(\.text)],
                                            fetchBatchSize: 2)
         print("Sorted by country, then text, loaded two at a time:")
         for mood in try reader.fetch(byCountry) {
             print("  \(mood.country?.name ?? "?"): \(mood.text)")
         }
 
-        let rainy = try reader.fetch(FetchRequest<Mood>(predicate: #Predicate { $0.text.starts(with: "Rainy") }))[0]
+        let rainy = try reader.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.text.starts(with: "Rainy") }))[0]
         rainy.rating = 3
-        print("Changed '\(rainy.text)': changed keys \(rainy.changedKeys.sorted())")
+        print("Changed '\(rainy.text)': changed keys \(rainy.changedPersistentKeys.sorted())")
         try reader.save()
-        print("Saved the change; the row is now at version \(rainy.version)")
+        print("Saved the change; the row is now at version \(rainy.objectVersion)")
 
         let duplicate = Country(name: "France")
         reader.insert(duplicate)
@@ -79,7 +79,7 @@ struct Demo: AsyncParsableCommand {
             print("A second France is refused: \(error)")
             reader.rollback()
         }
-        print("Done: \(try reader.fetchCount(FetchRequest<Mood>())) moods in \(try reader.fetchCount(FetchRequest<Country>())) countries.")
+        print("Done: \(try reader.fetchCount(FetchDescriptor<Mood>())) moods in \(try reader.fetchCount(FetchDescriptor<Country>())) countries.")
         try DeleteRulesDemo.run()
         try await DetailViewDemo.run()
     }
@@ -97,7 +97,7 @@ struct Add: ParsableCommand {
         let mood = Mood(text: text, rating: rating)
         context.insert(mood)
         if let country {
-            let existing = try context.fetch(FetchRequest<Country>(predicate: #Predicate { $0.name == country })).first
+            let existing = try context.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.name == country })).first
             mood.country = existing ?? Country(name: country)
         }
         try context.save()
@@ -111,7 +111,7 @@ struct List: ParsableCommand {
 
     func run() throws {
         let context = try options.open().newBackgroundContext()
-        let moods = try context.fetch(FetchRequest<Mood>(sortBy: [SortDescriptor(\.date, order: .reverse)]))
+        let moods = try context.fetch(FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.date, order: .reverse)]))
         for mood in moods {
             print("\(mood.objectID.uriRepresentation)  \(mood.rating)★  \(mood.text)  \(mood.country?.name ?? "")")
         }

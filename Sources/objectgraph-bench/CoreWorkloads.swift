@@ -53,7 +53,7 @@ enum CoreWorkloads {
             setUp: stores.fill,
             objectGraph: Contender(run: {
                 let context = try stores.graph().newBackgroundContext()
-                for mood in try context.fetch(FetchRequest<Mood>()) { ObjectGraphSide.consume(mood) }
+                for mood in try context.fetch(FetchDescriptor<Mood>()) { ObjectGraphSide.consume(mood) }
             }),
             baseline: Contender(run: {
                 try stores.plain().read { db in try PlainSQL.read(db, sql: "SELECT \(PlainSQL.moodColumns) FROM mood") }
@@ -71,7 +71,7 @@ enum CoreWorkloads {
             setUp: stores.fill,
             objectGraph: Contender(run: {
                 let context = try stores.graph().newBackgroundContext()
-                let request = FetchRequest<Mood>(
+                let request = FetchDescriptor<Mood>(
                     predicate: #Predicate { $0.rating > 3 && $0.markedForDeletionDate == nil },
                     sortBy: [SortDescriptor(\.date)])
                 for mood in try context.fetch(request) { ObjectGraphSide.consume(mood) }
@@ -96,7 +96,7 @@ enum CoreWorkloads {
             setUp: stores.fill,
             objectGraph: Contender(run: {
                 let context = try stores.graph().newBackgroundContext()
-                for mood in try context.fetch(FetchRequest<Mood>(fetchLimit: count)) {
+                for mood in try context.fetch(FetchDescriptor<Mood>(fetchLimit: count)) {
                     mood.rating = mood.rating % 5 + 1
                 }
                 try context.save()
@@ -129,7 +129,7 @@ enum CoreWorkloads {
             setUp: stores.fill,
             objectGraph: Contender(run: {
                 let context = try stores.graph().newBackgroundContext()
-                for mood in try context.fetch(FetchRequest<Mood>(fetchBatchSize: 1_000)) {
+                for mood in try context.fetch(FetchDescriptor<Mood>(fetchBatchSize: 1_000)) {
                     ObjectGraphSide.consume(mood)
                 }
             }),

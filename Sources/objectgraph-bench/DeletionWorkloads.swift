@@ -24,7 +24,7 @@ enum DeletionWorkloads {
                 run: {
                     guard let graph else { return }
                     let context = graph.newBackgroundContext()
-                    for continent in try context.fetch(FetchRequest<Continent>()) { context.delete(continent) }
+                    for continent in try context.fetch(FetchDescriptor<Continent>()) { context.delete(continent) }
                     try context.save()
                 },
                 verify: { try graph.map { try ObjectGraphSide.verifyCounts(in: $0, continents: 0, countries: 0, moods: 0) } }),
@@ -58,7 +58,7 @@ enum DeletionWorkloads {
                 run: {
                     guard let graph else { return }
                     let context = graph.newBackgroundContext()
-                    context.delete(try context.fetch(FetchRequest<Mood>(fetchLimit: count)))
+                    context.delete(try context.fetch(FetchDescriptor<Mood>(fetchLimit: count)))
                     try context.save()
                 },
                 verify: {

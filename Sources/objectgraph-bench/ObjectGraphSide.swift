@@ -12,7 +12,7 @@ enum ObjectGraphSide {
     /// there are none.
     static func insert(_ range: Range<Int>, of dataset: Dataset, into container: ObjectContainer) throws {
         let context = container.newBackgroundContext()
-        var countries = try context.fetch(FetchRequest<Country>()).map { $0 }
+        var countries = try context.fetch(FetchDescriptor<Country>()).map { $0 }
         if countries.isEmpty {
             let continent = Continent(name: Dataset.continentName)
             countries = (0..<dataset.countryCount).map { Country(name: dataset.countryName($0), continent: continent) }
@@ -34,9 +34,9 @@ enum ObjectGraphSide {
     /// Checks what a deletion left in the store.
     static func verifyCounts(in container: ObjectContainer, continents: Int, countries: Int, moods: Int) throws {
         let context = container.newBackgroundContext()
-        try WorkloadError.check("continents", try context.fetchCount(FetchRequest<Continent>()), continents)
-        try WorkloadError.check("countries", try context.fetchCount(FetchRequest<Country>()), countries)
-        try WorkloadError.check("moods", try context.fetchCount(FetchRequest<Mood>()), moods)
+        try WorkloadError.check("continents", try context.fetchCount(FetchDescriptor<Continent>()), continents)
+        try WorkloadError.check("countries", try context.fetchCount(FetchDescriptor<Country>()), countries)
+        try WorkloadError.check("moods", try context.fetchCount(FetchDescriptor<Mood>()), moods)
     }
 
     static func consume(_ mood: Mood) {

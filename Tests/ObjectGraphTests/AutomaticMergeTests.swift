@@ -42,7 +42,7 @@ import Testing
         let (_, writer, mood, reader, copy) = try moodHeldElsewhere()
         mood.rating = 1
         try writer.save()
-        let fetched = try reader.fetch(FetchRequest<Mood>(predicate: #Predicate { $0.rating < 2 })).map { $0 }
+        let fetched = try reader.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.rating < 2 })).map { $0 }
         #expect(fetched.count == 1 && fetched.first === copy)
         #expect(copy.rating == 1)
 
@@ -128,7 +128,7 @@ import Testing
         mood.text = "Foggy"
         try writer.save()
         reader.processPendingChanges()
-        _ = try reader.fetch(FetchRequest<Mood>())
+        _ = try reader.fetch(FetchDescriptor<Mood>())
         #expect(copy.text == "Sunny")
         #expect(changes.isEmpty)
 
@@ -197,13 +197,13 @@ import Testing
 
         let reader = container.newBackgroundContext()
         let readFrance = try reader.existingObject(with: france.objectID, as: Country.self)
-        let readSpain = try #require(try reader.fetch(FetchRequest<Country>(predicate: #Predicate { $0.name == "Spain" })).first)
+        let readSpain = try #require(try reader.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.name == "Spain" })).first)
         #expect(readFrance.moods.map(\.text) == ["Sunny"] && readSpain.moods.isEmpty)
 
         // A third context, which never loaded either country's moods, moves the mood and adds one.
         let mover = container.newBackgroundContext()
         let moved = try mover.existingObject(with: mood.objectID, as: Mood.self)
-        let moverSpain = try #require(try mover.fetch(FetchRequest<Country>(predicate: #Predicate { $0.name == "Spain" })).first)
+        let moverSpain = try #require(try mover.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.name == "Spain" })).first)
         moved.country = moverSpain
         mover.insert(Mood(text: "Siesta", country: moverSpain))
         try mover.save()

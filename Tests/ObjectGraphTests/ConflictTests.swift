@@ -63,7 +63,7 @@ import Testing
 
         let stored = try editors.stored()
         #expect(stored.text == "From the first" && stored.rating == 1 && stored.date == Self.early)
-        #expect(try editors.container.newBackgroundContext().fetchCount(FetchRequest<Mood>()) == 1)
+        #expect(try editors.container.newBackgroundContext().fetchCount(FetchDescriptor<Mood>()) == 1)
         // The second context keeps its changes, to resolve by hand.
         #expect(editors.secondCopy.text == "From the second" && editors.second.hasChanges)
         editors.second.refresh(editors.secondCopy, mergeChanges: true)
@@ -93,7 +93,7 @@ import Testing
         let mood = editors.secondCopy
         #expect((mood.text, mood.rating, mood.date) == (text, rating, date))
         #expect(!mood.hasChanges && !editors.second.hasChanges)
-        #expect(mood.version == (policy == .rollback ? 2 : 3))
+        #expect(mood.objectVersion == (policy == .rollback ? 2 : 3))
 
         // What the store decided against this context is posted as a refresh of those properties.
         let fromStore: Set<String> = switch policy {
@@ -123,10 +123,10 @@ import Testing
     @Test func theStoreRelinkingAnObjectUpdatesTheRelationshipsHere() throws {
         let editors = try TwoEditors(policy: .objectTrumps)
         let france = try #require(editors.secondCopy.country)
-        let spain = try #require(try editors.second.fetch(FetchRequest<Country>(predicate: #Predicate { $0.name == "Spain" })).first)
+        let spain = try #require(try editors.second.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.name == "Spain" })).first)
         #expect(france.moods.count == 1 && spain.moods.isEmpty)  // loaded here
 
-        let firstSpain = try #require(try editors.first.fetch(FetchRequest<Country>(predicate: #Predicate { $0.name == "Spain" })).first)
+        let firstSpain = try #require(try editors.first.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.name == "Spain" })).first)
         editors.firstCopy.country = firstSpain
         try editors.first.save()
         editors.secondCopy.text = "Moved"
@@ -153,7 +153,7 @@ import Testing
 
         #expect(editors.secondCopy.isDeleted)
         #expect(deleted.count == 1 && deleted.first === editors.secondCopy)
-        let moods = try editors.container.newBackgroundContext().fetch(FetchRequest<Mood>()).map(\.text)
+        let moods = try editors.container.newBackgroundContext().fetch(FetchDescriptor<Mood>()).map(\.text)
         #expect(moods == ["Saved anyway"])
         withExtendedLifetime(token) {}
     }

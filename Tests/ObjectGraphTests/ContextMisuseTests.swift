@@ -32,7 +32,7 @@ import Testing
         let (first, second, mood, _) = try twoContexts()
         second.insert(mood)
         expectWrongContext(mood) { try second.save() }
-        #expect(mood.context === first)
+        #expect(mood.objectContext === first)
         #expect(second.insertedObjects.isEmpty)
     }
 
@@ -41,7 +41,7 @@ import Testing
         second.delete(mood)
         expectWrongContext(mood) { try second.save() }
         #expect(!mood.isDeleted)
-        #expect(try first.fetchCount(FetchRequest<Mood>()) == 1)
+        #expect(try first.fetchCount(FetchDescriptor<Mood>()) == 1)
     }
 
     @Test func relatingObjectsOfTwoContextsFailsAndLinksNothing() throws {

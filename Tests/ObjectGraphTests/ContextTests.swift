@@ -12,19 +12,19 @@ import Testing
         context.insert(mood)
         #expect(context.hasChanges)
         #expect(mood.objectID.isTemporary)
-        #expect(france.context === context, "related objects are inserted with the object")
+        #expect(france.objectContext === context, "related objects are inserted with the object")
         try context.save()
         #expect(!context.hasChanges)
         #expect(!mood.objectID.isTemporary)
-        #expect(mood.version == 1)
+        #expect(mood.objectVersion == 1)
 
         let other = container.newBackgroundContext()
-        let fetched = try other.fetch(FetchRequest<Mood>())
+        let fetched = try other.fetch(FetchDescriptor<Mood>())
         #expect(fetched.count == 1)
         let copy = try #require(fetched.first)
         #expect(copy !== mood)
         #expect(copy.objectID == mood.objectID)
-        #expect(copy.globalID == mood.globalID)
+        #expect(copy.objectGlobalID == mood.objectGlobalID)
         #expect(copy.text == "Happy")
         #expect(copy.rating == 5)
         #expect(copy.country?.name == "France")
@@ -37,8 +37,8 @@ import Testing
         context.insert(Mood(text: "a", country: Country(name: "France")))
         try context.save()
         let reader = container.newBackgroundContext()
-        let first = try reader.fetch(FetchRequest<Mood>())[0]
-        let second = try reader.fetch(FetchRequest<Mood>())[0]
+        let first = try reader.fetch(FetchDescriptor<Mood>())[0]
+        let second = try reader.fetch(FetchDescriptor<Mood>())[0]
         #expect(first === second)
         #expect(first.country === reader.object(with: try #require(first.country).objectID))
     }
@@ -111,11 +111,11 @@ import Testing
         mood.text = "after"
         let extra = Mood(text: "new")
         context.insert(extra)
-        #expect(mood.changedKeys == ["text"])
+        #expect(mood.changedPersistentKeys == ["text"])
         context.rollback()
         #expect(mood.text == "before")
         #expect(!context.hasChanges)
-        #expect(try context.fetchCount(FetchRequest<Mood>()) == 1)
+        #expect(try context.fetchCount(FetchDescriptor<Mood>()) == 1)
     }
 
     @Test func refreshDiscardsOrMergesChanges() throws {
@@ -148,7 +148,7 @@ import Testing
         #expect(spain.continent?.countries.map(\.name) == ["Spain"])
         try context.save()
         let reader = container.newBackgroundContext()
-        #expect(try reader.fetchCount(FetchRequest<Country>()) == 1)
+        #expect(try reader.fetchCount(FetchDescriptor<Country>()) == 1)
         #expect(throws: ObjectGraphError.objectNotFound(france.objectID)) {
             try reader.existingObject(with: france.objectID)
         }
@@ -200,7 +200,7 @@ import Testing
         #expect(!context.updatedObjects.contains { $0.objectID == italy.objectID }, "inserted objects are not updated ones")
         #expect(context.deletedObjects.map(\.objectID) == [spain.objectID])
         #expect(italy.isInserted && france.isUpdated && spain.isDeleted)
-        #expect(france.changedKeys == ["name"])
+        #expect(france.changedPersistentKeys == ["name"])
         #expect(france.committedValue(forKey: "name") == .text("France"))
         #expect(!europe.countries.contains(spain), "nullify ran at delete")
 
@@ -208,7 +208,7 @@ import Testing
         #expect(!context.hasChanges)
         #expect(context.insertedObjects.isEmpty && context.updatedObjects.isEmpty && context.deletedObjects.isEmpty)
         #expect(!italy.objectID.isTemporary)
-        #expect(!france.isUpdated && france.changedKeys.isEmpty)
+        #expect(!france.isUpdated && france.changedPersistentKeys.isEmpty)
     }
 }
 
@@ -220,8 +220,8 @@ import Testing
         let reader = container.newBackgroundContext()
         let fault = try #require(reader.object(with: france.objectID, as: Country.self))
         #expect(fault.isFault)
-        #expect(fault.globalID == france.globalID)
-        #expect(fault.version == 1)
+        #expect(fault.objectGlobalID == france.objectGlobalID)
+        #expect(fault.objectVersion == 1)
         #expect(!fault.isFault)
     }
 
@@ -230,17 +230,17 @@ import Testing
         let writer = container.newBackgroundContext()
         let (_, france, spain) = try makeEurope(in: writer)
         let reader = container.newBackgroundContext()
-        let countries = try reader.fetch(FetchRequest<Country>(sortBy: [SortDescriptor(\.name)])).map { $0 }
-        #expect(countries[0].globalID == france.globalID)
+        let countries = try reader.fetch(FetchDescriptor<Country>(sortBy: [SortDescriptor(\.name)])).map { $0 }
+        #expect(countries[0].objectGlobalID == france.objectGlobalID)
         // A row deleted before its ID was read leaves the all-zero UUID.
         writer.delete(spain)
         try writer.save()
-        #expect(countries[1].globalID == UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+        #expect(countries[1].objectGlobalID == UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
     }
 
     @Test func globalIDsAreTimeOrderedVersion7UUIDs() throws {
         let moods = (0..<5_000).map { Mood(text: "m\($0)") }
-        let ids = moods.map(\.globalID)
+        let ids = moods.map(\.objectGlobalID)
         #expect(Set(ids).count == ids.count)
         // Each one sorts after the one made before it, as bytes (and so in the store's index).
         let bytes = ids.map { id in withUnsafeBytes(of: id.uuid) { Array($0) } }

@@ -27,7 +27,7 @@ import Testing
         try context.save()
 
         let reader = container.newBackgroundContext()
-        let continents = try reader.fetch(FetchRequest<Continent>())
+        let continents = try reader.fetch(FetchDescriptor<Continent>())
         #expect(continents.map(\.name) == ["Europe"])
         #expect(names(continents[0].countries, \.name) == ["Spain"])
     }
@@ -62,9 +62,9 @@ import Testing
         try context.save()
 
         let reader = container.newBackgroundContext()
-        #expect(try reader.fetchCount(FetchRequest<CascadingContinent>()) == 0)
-        #expect(try reader.fetchCount(FetchRequest<CascadingCountry>()) == 0)
-        #expect(try reader.fetchCount(FetchRequest<CascadingCity>()) == 0)
+        #expect(try reader.fetchCount(FetchDescriptor<CascadingContinent>()) == 0)
+        #expect(try reader.fetchCount(FetchDescriptor<CascadingCountry>()) == 0)
+        #expect(try reader.fetchCount(FetchDescriptor<CascadingCity>()) == 0)
     }
 
     @Test func cascadeFromAFreshContextLoadsWhatItDeletes() throws {
@@ -72,11 +72,11 @@ import Testing
         _ = try cascadingEurope(in: container.newBackgroundContext())
         // Nothing of the graph is in memory: the rules must load the continent's countries and theirs.
         let context = container.newBackgroundContext()
-        let europe = try #require(try context.fetch(FetchRequest<CascadingContinent>()).first)
+        let europe = try #require(try context.fetch(FetchDescriptor<CascadingContinent>()).first)
         context.delete(europe)
         #expect(context.deletedObjects.count == 6)
         try context.save()
-        #expect(try container.newBackgroundContext().fetchCount(FetchRequest<CascadingCity>()) == 0)
+        #expect(try container.newBackgroundContext().fetchCount(FetchDescriptor<CascadingCity>()) == 0)
     }
 
     @Test func aCycleOfCascadesEndsAndDeletesEachObjectOnce() throws {
@@ -93,7 +93,7 @@ import Testing
         #expect(links.allSatisfy { $0.isDeleted })
         #expect(links.map(\.timesPreparedForDeletion) == [1, 1, 1])
         try context.save()
-        #expect(try container.newBackgroundContext().fetchCount(FetchRequest<RingLink>()) == 0)
+        #expect(try container.newBackgroundContext().fetchCount(FetchDescriptor<RingLink>()) == 0)
     }
 
     // MARK: Deny
@@ -122,15 +122,15 @@ import Testing
         }
         // Nothing was written.
         let reader = container.newBackgroundContext()
-        #expect(try reader.fetchCount(FetchRequest<DenyingContinent>()) == 1)
-        #expect(try reader.fetchCount(FetchRequest<DeniedCountry>()) == 2)
+        #expect(try reader.fetchCount(FetchDescriptor<DenyingContinent>()) == 1)
+        #expect(try reader.fetchCount(FetchDescriptor<DeniedCountry>()) == 2)
 
         // With its countries deleted first, the continent goes.
         context.delete(france)
         context.delete(spain)
         try context.save()
-        #expect(try reader.fetchCount(FetchRequest<DenyingContinent>()) == 0)
-        #expect(try reader.fetchCount(FetchRequest<DeniedCountry>()) == 0)
+        #expect(try reader.fetchCount(FetchDescriptor<DenyingContinent>()) == 0)
+        #expect(try reader.fetchCount(FetchDescriptor<DeniedCountry>()) == 0)
     }
 
     @Test func denyCountsOnlyTheRelatedObjectsThatStay() throws {
@@ -172,7 +172,7 @@ import Testing
         // In the store, France's link now names a row that does not exist: reading it gives an object
         // marked deleted, with default values.
         let reader = container.newBackgroundContext()
-        let stored = try #require(try reader.fetch(FetchRequest<LooseCountry>()).first)
+        let stored = try #require(try reader.fetch(FetchDescriptor<LooseCountry>()).first)
         let dangling = try #require(stored.continent)
         #expect(dangling.name == "")
         #expect(dangling.isDeleted)
@@ -206,7 +206,7 @@ import Testing
         #expect(france.continent === europe)
         #expect(!context.hasChanges)
         try context.save()
-        #expect(try container.newBackgroundContext().fetchCount(FetchRequest<Country>()) == 2)
+        #expect(try container.newBackgroundContext().fetchCount(FetchDescriptor<Country>()) == 2)
     }
 
     @Test func rollbackRestoresACascade() throws {
@@ -245,8 +245,8 @@ import Testing
         try context.save()
 
         let reader = container.newBackgroundContext()
-        #expect(names(try reader.fetch(FetchRequest<Country>()), \.name) == ["Spain"])
-        #expect(try reader.fetchCount(FetchRequest<Continent>()) == 1)
+        #expect(names(try reader.fetch(FetchDescriptor<Country>()), \.name) == ["Spain"])
+        #expect(try reader.fetchCount(FetchDescriptor<Continent>()) == 1)
     }
 
     @Test func deletingOneMoodCanRemoveItsCountryAndContinentInOneSave() throws {
@@ -264,8 +264,8 @@ import Testing
         try context.save()
 
         let reader = container.newBackgroundContext()
-        #expect(names(try reader.fetch(FetchRequest<Continent>()), \.name) == ["Europe"])
-        #expect(names(try reader.fetch(FetchRequest<Country>()), \.name) == ["France", "Spain"])
+        #expect(names(try reader.fetch(FetchDescriptor<Continent>()), \.name) == ["Europe"])
+        #expect(names(try reader.fetch(FetchDescriptor<Country>()), \.name) == ["France", "Spain"])
     }
 
     @Test func countingARelationshipSkipsDeletedMembersAndMakesNoObjects() throws {
@@ -276,7 +276,7 @@ import Testing
         try writer.save()
 
         let context = container.newBackgroundContext()
-        let country = try #require(try context.fetch(FetchRequest<Country>()).first)
+        let country = try #require(try context.fetch(FetchDescriptor<Country>()).first)
         #expect(country.count(of: \.moods) == 3)
         #expect(context.registeredObjects.count == 1)  // the moods were counted, not made
         let mood = try #require(country.moods.first)
@@ -303,27 +303,27 @@ import Testing
 
         let context = container.newBackgroundContext()
         // A tenth of the moods: every country keeps some, so the custom rule deletes none.
-        context.delete(try context.fetch(FetchRequest<Mood>(fetchLimit: 2_000)))
+        context.delete(try context.fetch(FetchDescriptor<Mood>(fetchLimit: 2_000)))
         #expect(context.deletedObjects.count == 2_000)
-        #expect(try context.fetchCount(FetchRequest<Mood>()) == 18_000)
+        #expect(try context.fetchCount(FetchDescriptor<Mood>()) == 18_000)
         context.rollback()
-        #expect(try context.fetchCount(FetchRequest<Mood>()) == 20_000)
+        #expect(try context.fetchCount(FetchDescriptor<Mood>()) == 20_000)
 
         // The continent takes everything with it, and comes back with everything.
-        let continent = try #require(try context.fetch(FetchRequest<Continent>()).first)
+        let continent = try #require(try context.fetch(FetchDescriptor<Continent>()).first)
         context.delete(continent)
         #expect(context.deletedObjects.count == 21_001)
         context.rollback()
         #expect(continent.count(of: \.countries) == 1_000)
-        #expect(try context.fetchCount(FetchRequest<Country>()) == 1_000)
+        #expect(try context.fetchCount(FetchDescriptor<Country>()) == 1_000)
         context.delete(continent)
         context.processPendingChanges()  // already done by delete: nothing more happens
         #expect(context.deletedObjects.count == 21_001)
         try context.save()
         let reader = container.newBackgroundContext()
-        #expect(try reader.fetchCount(FetchRequest<Mood>()) == 0)
-        #expect(try reader.fetchCount(FetchRequest<Country>()) == 0)
-        #expect(try reader.fetchCount(FetchRequest<Continent>()) == 0)
+        #expect(try reader.fetchCount(FetchDescriptor<Mood>()) == 0)
+        #expect(try reader.fetchCount(FetchDescriptor<Country>()) == 0)
+        #expect(try reader.fetchCount(FetchDescriptor<Continent>()) == 0)
     }
 
     @Test func denyAndNoActionWithAThousandCountries() throws {
@@ -345,13 +345,13 @@ import Testing
                   case .deleteDenied(let count)? = failures.first?.reason else { return false }
             return count == 1_000
         }
-        writer.delete(try writer.fetch(FetchRequest<DeniedCountry>()))
+        writer.delete(try writer.fetch(FetchDescriptor<DeniedCountry>()))
         writer.delete(loose)
         try writer.save()
 
         let reader = container.newBackgroundContext()
-        #expect(try reader.fetchCount(FetchRequest<DenyingContinent>()) == 0)
-        let countries = try reader.fetch(FetchRequest<LooseCountry>())
+        #expect(try reader.fetchCount(FetchDescriptor<DenyingContinent>()) == 0)
+        let countries = try reader.fetch(FetchDescriptor<LooseCountry>())
         #expect(countries.count == 1_000)
         // Each link names the deleted row: read, it gives an object marked deleted.
         #expect(countries.allSatisfy { country in
@@ -373,7 +373,7 @@ import Testing
         try writer.save()
 
         let context = container.newBackgroundContext()
-        let stored = try #require(try context.fetch(FetchRequest<CascadingContinent>()).first)
+        let stored = try #require(try context.fetch(FetchDescriptor<CascadingContinent>()).first)
         context.delete(stored)
         #expect(context.deletedObjects.count == 1 + 50 + 5_000)
         context.rollback()
@@ -381,7 +381,7 @@ import Testing
         context.delete(stored)
         try context.save()
         let reader = container.newBackgroundContext()
-        #expect(try reader.fetchCount(FetchRequest<CascadingCity>()) == 0)
-        #expect(try reader.fetchCount(FetchRequest<CascadingCountry>()) == 0)
+        #expect(try reader.fetchCount(FetchDescriptor<CascadingCity>()) == 0)
+        #expect(try reader.fetchCount(FetchDescriptor<CascadingCountry>()) == 0)
     }
 }

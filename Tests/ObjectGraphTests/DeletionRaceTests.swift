@@ -79,6 +79,6 @@ import Testing
             #expect(outcome.lookupAfterMerging == ObjectGraphError.objectNotFound(id))
             #expect(outcome.saveError == nil)
         }
-        try #expect(setUp.fetchCount(FetchRequest<Mood>()) == 0)
+        try #expect(setUp.fetchCount(FetchDescriptor<Mood>()) == 0)
     }
 }

@@ -22,43 +22,43 @@ import Testing
 
     @Test func predicateSortLimitAndOffset() throws {
         let (_, context) = try seeded()
-        var request = FetchRequest<Mood>(predicate: #Predicate { $0.rating > 3 && $0.markedForDeletionDate == nil },
+        var request = FetchDescriptor<Mood>(predicate: #Predicate { $0.rating > 3 && $0.markedForDeletionDate == nil },
                                          sortBy: [SortDescriptor(\.date, order: .reverse)])
         #expect(try context.fetch(request).map(\.text) == ["mood 4", "mood 2", "mood 1"])
         request.fetchLimit = 1
         request.fetchOffset = 1
         #expect(try context.fetch(request).map(\.text) == ["mood 2"])
-        #expect(try context.fetchCount(FetchRequest<Mood>(predicate: #Predicate { $0.rating <= 2 })) == 2)
+        #expect(try context.fetchCount(FetchDescriptor<Mood>(predicate: #Predicate { $0.rating <= 2 })) == 2)
     }
 
     @Test func toOneKeyPathsStringsAndMembership() throws {
         let (_, context) = try seeded()
-        let inFrance = try context.fetch(FetchRequest<Mood>(predicate: #Predicate { $0.country?.name == "France" }))
+        let inFrance = try context.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.country?.name == "France" }))
         #expect(Set(inFrance.map(\.text)) == ["mood 0", "mood 2", "mood 4"])
-        let startsWith = try context.fetch(FetchRequest<Country>(predicate: #Predicate { $0.name.starts(with: "Fr") }))
+        let startsWith = try context.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.name.starts(with: "Fr") }))
         #expect(startsWith.map(\.name) == ["France"])
-        let contains = try context.fetch(FetchRequest<Country>(predicate: #Predicate { $0.name.contains("pai") }))
+        let contains = try context.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.name.contains("pai") }))
         #expect(contains.map(\.name) == ["Spain"])
-        let caseless = try context.fetch(FetchRequest<Country>(predicate: #Predicate { $0.name.localizedStandardContains("FRAN") }))
+        let caseless = try context.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.name.localizedStandardContains("FRAN") }))
         #expect(caseless.map(\.name) == ["France"])
         let names = ["mood 1", "mood 3"]
-        let member = try context.fetch(FetchRequest<Mood>(predicate: #Predicate { names.contains($0.text) }))
+        let member = try context.fetch(FetchDescriptor<Mood>(predicate: #Predicate { names.contains($0.text) }))
         #expect(Set(member.map(\.text)) == Set(names))
-        let notFrance = try context.fetch(FetchRequest<Mood>(predicate: #Predicate { !($0.country?.name == "France") || $0.rating == 1 }))
+        let notFrance = try context.fetch(FetchDescriptor<Mood>(predicate: #Predicate { !($0.country?.name == "France") || $0.rating == 1 }))
         #expect(Set(notFrance.map(\.text)) == ["mood 0", "mood 1", "mood 3"])
     }
 
     @Test func toManyCountAndContainsWhere() throws {
         let (_, context) = try seeded()
-        let busy = try context.fetch(FetchRequest<Country>(predicate: #Predicate { $0.moods.count > 2 }))
+        let busy = try context.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.moods.count > 2 }))
         #expect(busy.map(\.name) == ["France"])
-        let happy = try context.fetch(FetchRequest<Country>(predicate: #Predicate { $0.moods.contains { $0.rating == 5 } }))
+        let happy = try context.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.moods.contains { $0.rating == 5 } }))
         #expect(happy.map(\.name) == ["France"])
     }
 
     @Test func pendingChangesAreReflected() throws {
         let (_, context) = try seeded()
-        let request = FetchRequest<Mood>(predicate: #Predicate { $0.rating > 3 }, sortBy: [SortDescriptor(\.date)])
+        let request = FetchDescriptor<Mood>(predicate: #Predicate { $0.rating > 3 }, sortBy: [SortDescriptor(\.date)])
         let inserted = Mood(text: "new", rating: 5, date: Date(timeIntervalSince1970: 100))
         context.insert(inserted)
         let lowered = try #require(context.fetch(request).first { $0.text == "mood 1" })
@@ -74,7 +74,7 @@ import Testing
 
     @Test func batchedResultsLoadAsAccessed() throws {
         let (_, context) = try seeded()
-        let request = FetchRequest<Mood>(sortBy: [SortDescriptor(\.date)], fetchBatchSize: 2)
+        let request = FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.date)], fetchBatchSize: 2)
         let results = try context.fetch(request)
         #expect(results.count == 5)
         #expect(results.map(\.text) == (0..<5).map { "mood \($0)" })
@@ -84,9 +84,9 @@ import Testing
     @Test func batchRowsDeletedAfterTheFetchReadAsDeleted() throws {
         let (container, context) = try seeded()
         let reader = container.newBackgroundContext()
-        let results = try reader.fetch(FetchRequest<Mood>(sortBy: [SortDescriptor(\.date)], fetchBatchSize: 3))
+        let results = try reader.fetch(FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.date)], fetchBatchSize: 3))
         // Another context deletes two moods of the first batch before the reader touches it.
-        for mood in try context.fetch(FetchRequest<Mood>(predicate: #Predicate { $0.text == "mood 1" || $0.text == "mood 2" })) {
+        for mood in try context.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.text == "mood 1" || $0.text == "mood 2" })) {
             context.delete(mood)
         }
         try context.save()
@@ -101,7 +101,7 @@ import Testing
 
     @Test func untranslatablePredicateIsATypedError() throws {
         let (_, context) = try seeded()
-        let request = FetchRequest<Mood>(predicate: #Predicate { $0.text.count > 2 && $0.date.timeIntervalSince1970 > 0 })
+        let request = FetchDescriptor<Mood>(predicate: #Predicate { $0.text.count > 2 && $0.date.timeIntervalSince1970 > 0 })
         #expect {
             try context.fetch(request)
         } throws: { error in
@@ -123,7 +123,7 @@ import Testing
         }
         try context.save()
         let reader = container.newBackgroundContext()
-        let request = FetchRequest<Mood>(sortBy: [SortDescriptor(\.country?.name), SortDescriptor(\.text, order: .reverse)])
+        let request = FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.country?.name), SortDescriptor(\.text, order: .reverse)])
         // No country sorts first, as nil does in Swift.
         #expect(try reader.fetch(request).map(\.text) == ["none", "c1", "p2", "p1"])
         // The same order in memory, with an unsaved change included.
@@ -143,7 +143,7 @@ import Testing
         }
         try context.save()
         let reader = container.newBackgroundContext()
-        var request = FetchRequest<Mood>(sortBy: [SortDescriptor(\.country?.name), SortDescriptor(\.text)])
+        var request = FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.country?.name), SortDescriptor(\.text)])
         let expected = try reader.fetch(request).map(\.text)
         request.fetchBatchSize = 4
         let batched = try reader.fetch(request)

@@ -29,7 +29,7 @@ import Testing
         #expect(fault.rating == 3)   // the declared default
         #expect(fault.text == "")    // the type's default: no default is declared
         #expect(fault.isDeleted)
-        #expect(throws: ObjectGraphError.inaccessibleFault(fault.objectID)) { try fault.value(\.text) }
+        #expect(throws: ObjectGraphError.inaccessibleFault(fault.objectID)) { try fault.checkedValue(\.text) }
         reader.processPendingChanges()
         #expect(changes.first?.deletedObjects.first === fault)
         try reader.save()  // nothing to delete again
@@ -39,7 +39,7 @@ import Testing
     @Test func withDeletionOffTheThrowingAccessorReportsIt() throws {
         let (reader, fault) = try deletedUnderAFault()
         reader.shouldDeleteInaccessibleFaults = false
-        #expect(throws: ObjectGraphError.inaccessibleFault(fault.objectID)) { try fault.value(\.text) }
+        #expect(throws: ObjectGraphError.inaccessibleFault(fault.objectID)) { try fault.checkedValue(\.text) }
         // The plain accessors still read the defaults, and the object is not marked deleted.
         #expect(fault.rating == 3 && fault.text == "")
         #expect(!fault.isDeleted)

@@ -18,13 +18,13 @@ import Testing
         try writer.save()
 
         let reader = container.newBackgroundContext()
-        let fetched = try reader.fetch(FetchRequest<Holder>())
+        let fetched = try reader.fetch(FetchDescriptor<Holder>())
         #expect(fetched.count == 1)
         let holder = try #require(fetched.first)
         #expect(holder.objectID == saved.objectID)
         #expect(holder.name == "kept")
-        #expect(holder.context === reader)
-        #expect(holder.badge.context == nil)
+        #expect(holder.objectContext === reader)
+        #expect(holder.badge.objectContext == nil)
         #expect(holder.badge.label == "transient")
         #expect(!holder.badge.isFault)
     }

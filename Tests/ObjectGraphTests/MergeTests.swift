@@ -17,7 +17,7 @@ import Testing
 
         // The reader holds the objects, loaded.
         let reader = container.newBackgroundContext()
-        let moods = try reader.fetch(FetchRequest<Mood>(sortBy: [SortDescriptor(\.text)])).map { $0 }
+        let moods = try reader.fetch(FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.text)])).map { $0 }
         let (readRainy, readSunny) = (moods[0], moods[1])
         let readFrance = try #require(readSunny.country)
         #expect(readFrance.moods.count == 2)
@@ -47,7 +47,7 @@ import Testing
         // The reader's save writes its own change only.
         try reader.save()
         let check = container.newBackgroundContext()
-        let stored = try check.fetch(FetchRequest<Mood>()).map { ($0.text, $0.rating) }
+        let stored = try check.fetch(FetchDescriptor<Mood>()).map { ($0.text, $0.rating) }
         #expect(stored.count == 1 && stored[0] == ("Very sunny", 5))
         withExtendedLifetime((saveToken, changeToken)) {}
     }

@@ -5,7 +5,7 @@ import Testing
 
 @Suite struct ModelTests {
     @Test func everyAttributeKindRoundTrips() throws {
-        let container = try ObjectContainer(for: Sample.self)
+        let container = try ObjectContainer(for: Sample.self, configuration: .inMemory)
         let context = container.newBackgroundContext()
         let sample = Sample()
         let uuid = UUID()
@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func enumsAndDecimalsWorkInPredicatesAndSorts() throws {
-        let container = try ObjectContainer(for: Sample.self)
+        let container = try ObjectContainer(for: Sample.self, configuration: .inMemory)
         let context = container.newBackgroundContext()
         for (weather, decimal) in [(Weather.rainy, "10.5"), (.sunny, "9.75"), (.rainy, "100")] {
             let sample = Sample()
@@ -60,10 +60,10 @@ import Testing
         }
         try context.save()
         let rainy = Weather.rainy
-        let request = FetchRequest<Sample>(predicate: #Predicate { $0.weather == rainy }, sortBy: [SortDescriptor(\.decimal)])
+        let request = FetchDescriptor<Sample>(predicate: #Predicate { $0.weather == rainy }, sortBy: [SortDescriptor(\.decimal)])
         // Decimals sort as numbers (9.75 < 10.5 < 100), not as the text they are stored as.
         #expect(try context.fetch(request).map(\.decimal) == [Decimal(string: "10.5")!, 100])
-        #expect(try context.fetch(FetchRequest<Sample>(sortBy: [SortDescriptor(\.decimal)])).map(\.decimal).first == Decimal(string: "9.75"))
+        #expect(try context.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.decimal)])).map(\.decimal).first == Decimal(string: "9.75"))
     }
 
     @Test func uniqueViolationIsTypedAndTheFailedSaveChangesNothing() throws {
@@ -86,16 +86,16 @@ import Testing
         #expect(failures.first?.reason == .notUnique(.text("France")))
         #expect(failures.first?.objectID == duplicate.objectID)
         // Nothing was written, and the context still holds its unsaved work.
-        #expect(try container.newBackgroundContext().fetchCount(FetchRequest<Country>()) == 1)
+        #expect(try container.newBackgroundContext().fetchCount(FetchDescriptor<Country>()) == 1)
         #expect(context.hasChanges)
         #expect(other.objectID.isTemporary)
         duplicate.name = "Spain"
         try context.save()
-        #expect(try container.newBackgroundContext().fetchCount(FetchRequest<Country>()) == 3)
+        #expect(try container.newBackgroundContext().fetchCount(FetchDescriptor<Country>()) == 3)
     }
 
     @Test func orderedOneToManyKeepsItsOrder() throws {
-        let container = try ObjectContainer(for: Album.self)
+        let container = try ObjectContainer(for: Album.self, configuration: .inMemory)
         let context = container.newBackgroundContext()
         let album = Album(title: "Blue")
         context.insert(album)
@@ -116,7 +116,7 @@ import Testing
     }
 
     @Test func manyToManyIsMaintainedOnBothSides() throws {
-        let container = try ObjectContainer(for: Playlist.self)
+        let container = try ObjectContainer(for: Playlist.self, configuration: .inMemory)
         let context = container.newBackgroundContext()
         let morning = Playlist(name: "Morning"), evening = Playlist(name: "Evening")
         let song = Song(title: "Song")
@@ -139,7 +139,7 @@ import Testing
     }
 
     @Test func relationshipCountsAreValidatedAtSave() throws {
-        let container = try ObjectContainer(for: Playlist.self)
+        let container = try ObjectContainer(for: Playlist.self, configuration: .inMemory)
         let context = container.newBackgroundContext()
         let empty = Playlist(name: "Empty")
         context.insert(empty)
@@ -155,11 +155,11 @@ import Testing
             && $0.reason == .tooFewObjects(count: 0, minimum: 1) })
         #expect(failures.contains { $0.objectID == tooLong.objectID && $0.property == "songs"
             && $0.reason == .tooManyObjects(count: 4, maximum: 3) })
-        #expect(try container.newBackgroundContext().fetchCount(FetchRequest<Song>()) == 0)
+        #expect(try container.newBackgroundContext().fetchCount(FetchDescriptor<Song>()) == 0)
     }
 
     @Test func validationHooksAndSaveHooks() throws {
-        let container = try ObjectContainer(for: Account.self)
+        let container = try ObjectContainer(for: Account.self, configuration: .inMemory)
         let context = container.newBackgroundContext()
         let account = Account(owner: "ann", balance: -1)
         context.insert(account)
@@ -196,8 +196,8 @@ import Testing
         context.reset()
         #expect(!context.hasChanges)
         #expect(context.registeredObjects.isEmpty)
-        #expect(france.context == nil)
-        #expect(try context.fetch(FetchRequest<Country>()).map(\.name).sorted() == ["France", "Spain"])
+        #expect(france.objectContext == nil)
+        #expect(try context.fetch(FetchDescriptor<Country>()).map(\.name).sorted() == ["France", "Spain"])
     }
 
     @Test func anEntityMissingFromTheSchemaIsATypedErrorAtSave() throws {
@@ -229,7 +229,7 @@ import Testing
         view.insert(Country(name: "Peru"))
         try view.save()
         let names = try await container.performBackgroundTask { context in
-            try context.fetch(FetchRequest<Country>()).map(\.name)
+            try context.fetch(FetchDescriptor<Country>()).map(\.name)
         }
         #expect(names == ["Peru"])
     }

@@ -41,7 +41,7 @@ import Testing
         let token = reader.observeObjectsDidChange { changes.append($0) }
         try sabotage.hide("Mood")
 
-        let error = #expect(throws: ObjectGraphError.self) { try fault.value(\.text) }
+        let error = #expect(throws: ObjectGraphError.self) { try fault.checkedValue(\.text) }
         #expect(error.map(Self.isReadFailure) == true)
         _ = fault.rating  // the plain accessor does not trap
         #expect(fault.isFault)
@@ -53,7 +53,7 @@ import Testing
         #expect(changes.allSatisfy { $0.invalidatedObjects.isEmpty })
 
         try sabotage.restore("Mood")
-        #expect(try fault.value(\.text) == "Sunny")
+        #expect(try fault.checkedValue(\.text) == "Sunny")
         #expect(fault.rating == 5)
         #expect(!fault.isDeleted)
         withExtendedLifetime(token) {}
@@ -66,15 +66,15 @@ import Testing
         let mood = Mood(text: "Sunny")
         writer.insert(mood)
         try writer.save()
-        let expected = mood.globalID
+        let expected = mood.objectGlobalID
 
         let reader = container.newBackgroundContext()
         let fault = try #require(reader.object(with: mood.objectID, as: Mood.self))
         try sabotage.hide("Mood")
-        let error = #expect(throws: ObjectGraphError.self) { try fault.value(\.globalID) }
+        let error = #expect(throws: ObjectGraphError.self) { try fault.checkedValue(\.objectGlobalID) }
         #expect(error.map(Self.isReadFailure) == true)
         try sabotage.restore("Mood")
-        #expect(fault.globalID == expected)
+        #expect(fault.objectGlobalID == expected)
     }
 
     @Test func aToManyThatCannotBeReadIsNotEmptyAndASaveKeepsItsLinks() throws {
@@ -88,7 +88,7 @@ import Testing
         let reader = container.newBackgroundContext()
         let readFrance = try reader.existingObject(with: france.objectID, as: Country.self)
         try sabotage.hide("Mood")
-        let error = #expect(throws: ObjectGraphError.self) { try readFrance.value(\.moods) }
+        let error = #expect(throws: ObjectGraphError.self) { try readFrance.checkedValue(\.moods) }
         #expect(error.map(Self.isReadFailure) == true)
         readFrance.name = "République française"
         let saveError = #expect(throws: ObjectGraphError.self) { try reader.save() }
@@ -136,14 +136,14 @@ import Testing
         try writer.save()
 
         let reader = container.newBackgroundContext()
-        var request = FetchRequest<Mood>(sortBy: [SortDescriptor(\.rating)])
+        var request = FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.rating)])
         request.fetchBatchSize = 2
         let results = try reader.fetch(request)
         #expect(results[0].text == "mood 0")
         try sabotage.hide("Mood")
         let third = results[2]
         #expect(!third.isDeleted)
-        let error = #expect(throws: ObjectGraphError.self) { try third.value(\.text) }
+        let error = #expect(throws: ObjectGraphError.self) { try third.checkedValue(\.text) }
         #expect(error.map(Self.isReadFailure) == true)
 
         try sabotage.restore("Mood")
@@ -166,14 +166,14 @@ import Testing
         reader.delete(readEurope)
         let error = #expect(throws: ObjectGraphError.self) { try reader.save() }
         #expect(error.map(Self.isReadFailure) == true)
-        #expect(try container.newBackgroundContext().fetchCount(FetchRequest<Continent>()) == 1)
+        #expect(try container.newBackgroundContext().fetchCount(FetchDescriptor<Continent>()) == 1)
 
         try sabotage.restore("Country")
         try reader.save()
         let check = container.newBackgroundContext()
-        #expect(try check.fetchCount(FetchRequest<Continent>()) == 0)
-        #expect(try check.fetchCount(FetchRequest<Country>()) == 0)
-        #expect(try check.fetchCount(FetchRequest<Mood>()) == 0)
+        #expect(try check.fetchCount(FetchDescriptor<Continent>()) == 0)
+        #expect(try check.fetchCount(FetchDescriptor<Country>()) == 0)
+        #expect(try check.fetchCount(FetchDescriptor<Mood>()) == 0)
     }
 
     @Test func aDenyThatCannotCountTheRelatedObjectsDoesNotPass() throws {
@@ -194,7 +194,7 @@ import Testing
 
         try sabotage.restore("DeniedCountry")
         #expect(throws: ObjectGraphError.self) { try reader.save() }  // now denied, as it should be
-        #expect(try container.newBackgroundContext().fetchCount(FetchRequest<DenyingContinent>()) == 1)
+        #expect(try container.newBackgroundContext().fetchCount(FetchDescriptor<DenyingContinent>()) == 1)
     }
 
     @Test func aMergeThatCannotReadTheRowKeepsTheObjectAsItWas() throws {

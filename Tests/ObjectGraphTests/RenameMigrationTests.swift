@@ -17,19 +17,19 @@ import Testing
     @Test func aRenamedAttributeKeepsItsValues() throws {
         let path = try Self.noteStore()
         let context = try ObjectContainer(for: NoteRenamedText.self, configuration: .file(path)).newBackgroundContext()
-        let notes = try context.fetch(FetchRequest<NoteRenamedText>(sortBy: [SortDescriptor(\.body)]))
+        let notes = try context.fetch(FetchDescriptor<NoteRenamedText>(sortBy: [SortDescriptor(\.body)]))
         #expect(notes.map(\.body) == ["first", "second"])
         context.insert(NoteRenamedText(body: "third"))
         try context.save()
         // Opened again, the store is current: no second migration, nothing lost.
         let again = try ObjectContainer(for: NoteRenamedText.self, configuration: .file(path)).newBackgroundContext()
-        #expect(try again.fetchCount(FetchRequest<NoteRenamedText>()) == 3)
+        #expect(try again.fetchCount(FetchDescriptor<NoteRenamedText>()) == 3)
     }
 
     @Test func aRenamedEntityKeepsItsRowsAndItsKeys() throws {
         let path = try Self.noteStore()
         let context = try ObjectContainer(for: Memo.self, configuration: .file(path)).newBackgroundContext()
-        let memos = try context.fetch(FetchRequest<Memo>(sortBy: [SortDescriptor(\.text)]))
+        let memos = try context.fetch(FetchDescriptor<Memo>(sortBy: [SortDescriptor(\.text)]))
         #expect(memos.map(\.text) == ["first", "second"])
         let third = Memo(text: "third")
         context.insert(third)
@@ -48,13 +48,13 @@ import Testing
         }
         let container = try ObjectContainer(for: PlaylistV2.self, configuration: .file(path))
         let context = container.newBackgroundContext()
-        let road = try #require(try context.fetch(FetchRequest<PlaylistV2>()).first)
+        let road = try #require(try context.fetch(FetchDescriptor<PlaylistV2>()).first)
         #expect(road.songs.map(\.title) == ["One", "Two"])
         let one = try #require(road.songs.first)
         #expect(one.playlists.map(\.name) == ["Road"])
         road.songs = [one]
         try context.save()
         let check = container.newBackgroundContext()
-        #expect(try check.fetch(FetchRequest<PlaylistV2>()).first?.songs.map(\.title) == ["One"])
+        #expect(try check.fetch(FetchDescriptor<PlaylistV2>()).first?.songs.map(\.title) == ["One"])
     }
 }

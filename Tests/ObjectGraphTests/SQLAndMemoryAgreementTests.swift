@@ -89,7 +89,7 @@ import Testing
             mixed.insert(Word(serial: serial, text: serial % 2 == 0 ? "x" : text, note: note, rank: rank))
         }
         try mixed.save()
-        for word in try mixed.fetch(FetchRequest<Word>()) where word.serial % 2 == 0 {
+        for word in try mixed.fetch(FetchDescriptor<Word>()) where word.serial % 2 == 0 {
             word.text = values[word.serial].1
         }
         try withExtendedLifetime(unsaved) {
@@ -99,7 +99,7 @@ import Testing
                 for (name, predicate) in Self.predicates(needle, rank) {
                     for (sortName, sort) in Self.sorts {
                         let expected = Self.rows(try swiftWords.filter { try predicate.evaluate($0) }.sorted(using: sort))
-                        let request = FetchRequest<Word>(predicate: predicate, sortBy: sort)
+                        let request = FetchDescriptor<Word>(predicate: predicate, sortBy: sort)
                         let context = "seed \(seed), \(name) \"\(needle)\", sorted by \(sortName)"
                         for (side, words) in [("saved", try saved.fetch(request)), ("unsaved", try pending.fetch(request)),
                                               ("mixed", try mixed.fetch(request))] {

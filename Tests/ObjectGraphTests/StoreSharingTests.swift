@@ -62,7 +62,7 @@ import Testing
         let container = try Self.whileAnotherConnectionWrites(path) {
             try ObjectContainer(for: Mood.self, configuration: .file(path, busyTimeout: 0))
         }
-        #expect(try container.newBackgroundContext().fetchCount(FetchRequest<Mood>()) == 0)
+        #expect(try container.newBackgroundContext().fetchCount(FetchDescriptor<Mood>()) == 0)
     }
 
     @Test func aSaveWaitsForAnotherWriterInsteadOfFailing() async throws {
@@ -84,7 +84,7 @@ import Testing
             try context.save()
         }
         try await holder.value
-        #expect(try container.newBackgroundContext().fetchCount(FetchRequest<Mood>()) == 1)
+        #expect(try container.newBackgroundContext().fetchCount(FetchDescriptor<Mood>()) == 1)
     }
 
     @Test func aBusyTimeoutThatExpiresIsATypedRetryableError() throws {
@@ -102,7 +102,7 @@ import Testing
         #expect(cause.isRetryable)
         #expect(cause.resultCode == 5)  // SQLITE_BUSY
         try context.save()  // once the other writer is done, the same save succeeds
-        #expect(try container.newBackgroundContext().fetchCount(FetchRequest<Mood>()) == 1)
+        #expect(try container.newBackgroundContext().fetchCount(FetchDescriptor<Mood>()) == 1)
     }
 
     /// The helper executable next to the test bundle (see Tests/ObjectGraphTestProcess).
@@ -134,7 +134,7 @@ import Testing
             #expect(process.terminationStatus == 0, "\(message)")
         }
         let context = try ObjectContainer(for: Mood.self, configuration: .file(path)).newBackgroundContext()
-        let texts = try context.fetch(FetchRequest<Mood>()).map(\.text)
+        let texts = try context.fetch(FetchDescriptor<Mood>()).map(\.text)
         #expect(texts.count == 2 * batches * 2)
         #expect(Set(texts).count == texts.count)
         for tag in ["A", "B"] {

@@ -21,7 +21,7 @@ import Testing
         // relationship: all additive.
         let container = try ObjectContainer(for: NoteV2.self, configuration: .file(path))
         let context = container.newBackgroundContext()
-        let notes = try context.fetch(FetchRequest<NoteV2>(sortBy: [SortDescriptor(\.text)]))
+        let notes = try context.fetch(FetchDescriptor<NoteV2>(sortBy: [SortDescriptor(\.text)]))
         #expect(notes.map(\.text) == ["one", "two"])
         #expect(notes.map(\.pinned) == [false, false])
         #expect(notes.map(\.title) == [nil, nil])
@@ -31,7 +31,7 @@ import Testing
 
         let reopened = try ObjectContainer(for: NoteV2.self, configuration: .file(path))
         let reader = reopened.newBackgroundContext()
-        let first = try #require(try reader.fetch(FetchRequest<NoteV2>(predicate: #Predicate { $0.title == "First" })).first)
+        let first = try #require(try reader.fetch(FetchDescriptor<NoteV2>(predicate: #Predicate { $0.title == "First" })).first)
         #expect(first.tags.map(\.name) == ["work"])
 
         // The new indexed attribute got its index.
@@ -57,7 +57,7 @@ import Testing
         // The refused openings left the data as it was.
         let original = try ObjectContainer(for: NoteV1.self, configuration: .file(path))
         let context = original.newBackgroundContext()
-        #expect(try context.fetch(FetchRequest<NoteV1>()).map(\.text) == ["kept"])
+        #expect(try context.fetch(FetchDescriptor<NoteV1>()).map(\.text) == ["kept"])
     }
 
     @Test func aFileThatIsNotADatabaseIsRefused() throws {

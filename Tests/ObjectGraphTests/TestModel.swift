@@ -234,3 +234,25 @@ final class Impossible: Entity {
     var playlists: Set<PlaylistV2> = []
     init(title: String) { self.title = title }
 }
+
+/// Attributes named like what other frameworks add to every model object: none may clash with
+/// ObjectGraph's own members (issue 11).
+@Entity final class Release {
+    var version: String
+    var context: String?
+    var value: Double = 0
+    var globalID: UUID?
+    var changedKeys: String = ""
+    var persistentModelID: Int = 0
+    @Relationship(inverse: \Component.release) var components: Set<Component> = []
+
+    init(version: String) { self.version = version }
+}
+
+@Entity final class Component {
+    var name: String
+    var version: Int = 1
+    var release: Release?
+
+    init(name: String) { self.name = name }
+}

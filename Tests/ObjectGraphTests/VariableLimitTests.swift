@@ -19,11 +19,11 @@ import Testing
         for rating in [5, 400_000] { context.insert(Mood(text: "\(rating)", rating: rating)) }
         try context.save()
         let ratings = Array(0..<300_000)
-        let request = FetchRequest<Mood>(predicate: #Predicate { ratings.contains($0.rating) })
+        let request = FetchDescriptor<Mood>(predicate: #Predicate { ratings.contains($0.rating) })
         #expect(try context.fetch(request).map(\.text) == ["5"])
         #expect(try context.fetchCount(request) == 1)
         let texts = (0..<300_000).map { "\($0)" }
-        let byText = FetchRequest<Mood>(predicate: #Predicate { !texts.contains($0.text) })
+        let byText = FetchDescriptor<Mood>(predicate: #Predicate { !texts.contains($0.text) })
         #expect(try context.fetch(byText).map(\.text) == ["400000"])
     }
 
@@ -34,10 +34,10 @@ import Testing
         context.insert(Mood(text: "untouched", rating: 1))
         try context.save()
         for mood in moods { mood.rating = 2 }  // 2,000 pending updates: their rows are excluded
-        let request = FetchRequest<Mood>(predicate: #Predicate { $0.rating == 1 })
+        let request = FetchDescriptor<Mood>(predicate: #Predicate { $0.rating == 1 })
         #expect(try context.fetch(request).map(\.text) == ["untouched"])
         #expect(try context.fetchCount(request) == 1)
-        #expect(try context.fetchCount(FetchRequest<Mood>(predicate: #Predicate { $0.rating == 2 })) == 2_000)
+        #expect(try context.fetchCount(FetchDescriptor<Mood>(predicate: #Predicate { $0.rating == 2 })) == 2_000)
     }
 
     @Test func aBatchLargerThanTheLimitLoads() throws {
@@ -48,7 +48,7 @@ import Testing
         let reader = container.newBackgroundContext()
         // Sorted by rating, a batch's keys are scattered (every tenth row): loaded by membership,
         // not as a key range.
-        var request = FetchRequest<Mood>(sortBy: [SortDescriptor(\.rating)])
+        var request = FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.rating)])
         request.fetchBatchSize = 2_500
         let results = try reader.fetch(request)
         #expect(results.count == 10_000)
@@ -62,8 +62,8 @@ import Testing
         for mood in moods { context.insert(mood) }
         try context.save()
         for mood in moods { mood.rating = 2 }
-        #expect(try context.fetchCount(FetchRequest<Mood>(predicate: #Predicate { $0.rating == 1 })) == 0)
-        #expect(try context.fetch(FetchRequest<Mood>(predicate: #Predicate { $0.rating == 2 })).count == 100_000)
+        #expect(try context.fetchCount(FetchDescriptor<Mood>(predicate: #Predicate { $0.rating == 1 })) == 0)
+        #expect(try context.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.rating == 2 })).count == 100_000)
     }
 
     @Test func aStoreErrorQuotesOnlyTheStartOfItsStatement() {

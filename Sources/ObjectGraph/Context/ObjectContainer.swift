@@ -18,16 +18,31 @@ public final class ObjectContainer: Sendable {
     /// Opens (creating or migrating if needed) the store for the given entities and every entity
     /// they reach through relationships.
     ///
+    /// ```swift
+    /// let container = try ObjectContainer(for: Mood.self)                            // the default file
+    /// let scratch = try ObjectContainer(for: Mood.self, configuration: .inMemory)     // nothing persisted
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - types: Entities of the model; those they are related to join them.
+    ///   - configuration: Where the store lives: by default ``StoreConfiguration/default``, a file in
+    ///     the user's application support directory.
     /// - Throws: ``ObjectGraphError/invalidModel(_:)``, ``ObjectGraphError/schemaMismatch(_:)``,
     ///   ``ObjectGraphError/incompatibleStore(path:reason:)`` or ``ObjectGraphError/store(_:)``.
-    public convenience init(for types: any Entity.Type..., configuration: StoreConfiguration = .inMemory) throws {
+    public convenience init(for types: any Entity.Type..., configuration: StoreConfiguration = .default) throws {
         try self.init(schema: Schema(types), configuration: configuration)
     }
 
     /// Opens (creating or migrating if needed) the store for a schema.
-    public init(schema: Schema, configuration: StoreConfiguration = .inMemory) throws {
+    ///
+    /// - Parameters:
+    ///   - schema: The model.
+    ///   - configuration: Where the store lives: by default ``StoreConfiguration/default``.
+    /// - Throws: The errors of ``init(for:configuration:)``.
+    public init(schema: Schema, configuration: StoreConfiguration = .default) throws {
         self.schema = schema
         self.store = try SQLiteStore(configuration: configuration, schema: schema)
+        OpenedStores.register(store.mappings.map(\.declaration), store: store.identity.uuid)
         self.viewContextHolder = ViewContextHolder()
     }
 
@@ -56,14 +71,11 @@ public final class ObjectContainer: Sendable {
     /// - Throws: ``ObjectGraphError/invalidObjectIDString(_:)`` when the string is not a permanent ID of
     ///   this store.
     public func objectID(forURIRepresentation string: String) throws -> ObjectID {
-        let prefix = "x-objectgraph://\(store.identity.uuid.uuidString)/"
-        guard string.hasPrefix(prefix) else { throw ObjectGraphError.invalidObjectIDString(string) }
-        let parts = string.dropFirst(prefix.count).split(separator: "/")
-        guard parts.count == 2, let mapping = store.mapping(named: String(parts[0])),
-              parts[1].first == "p", let key = Int64(parts[1].dropFirst()), key > 0 else {
+        guard let parts = ObjectID.parts(ofURIRepresentation: string), parts.store == store.identity.uuid,
+              let mapping = store.mapping(named: parts.entity) else {
             throw ObjectGraphError.invalidObjectIDString(string)
         }
-        return ObjectID(entity: mapping.declaration, key: key, store: store.identity)
+        return ObjectID(entity: mapping.declaration, key: parts.key, store: store.identity)
     }
 }
 

@@ -6,12 +6,12 @@ extension ObjectContext {
 
     /// The objects matching a request.
     ///
-    /// With ``FetchRequest/includesPendingChanges`` (the default) the results also hold matching inserted
+    /// With ``FetchDescriptor/includesPendingChanges`` (the default) the results also hold matching inserted
     /// objects, hold changed objects according to their current values, and leave deleted objects out.
     ///
     /// - Throws: ``ObjectGraphError/unsupportedPredicate(entity:construct:)`` when the predicate or a sort
     ///   has no SQL translation, ``ObjectGraphError/unknownEntity(_:)``, or ``ObjectGraphError/store(_:)``.
-    public func fetch<T: Entity>(_ request: FetchRequest<T>) throws -> FetchResults<T> {
+    public func fetch<T: Entity>(_ request: FetchDescriptor<T>) throws -> FetchResults<T> {
         mergeIncomingChanges()
         let query = try FetchQuery(request: request, context: self)
         let pending = request.includesPendingChanges ? pendingObjects(of: query.mapping) : []
@@ -41,7 +41,7 @@ extension ObjectContext {
     }
 
     /// The IDs of the objects matching a request.
-    public func fetchIdentifiers<T: Entity>(_ request: FetchRequest<T>) throws -> [ObjectID] {
+    public func fetchIdentifiers<T: Entity>(_ request: FetchDescriptor<T>) throws -> [ObjectID] {
         mergeIncomingChanges()
         let query = try FetchQuery(request: request, context: self)
         if request.includesPendingChanges, !pendingObjects(of: query.mapping).isEmpty {
@@ -52,7 +52,7 @@ extension ObjectContext {
     }
 
     /// The number of objects matching a request, counted by the store.
-    public func fetchCount<T: Entity>(_ request: FetchRequest<T>) throws -> Int {
+    public func fetchCount<T: Entity>(_ request: FetchDescriptor<T>) throws -> Int {
         mergeIncomingChanges()
         let query = try FetchQuery(request: request, context: self)
         let pending = request.includesPendingChanges ? pendingObjects(of: query.mapping) : []
@@ -66,7 +66,7 @@ extension ObjectContext {
     }
 
     /// The unsaved objects that match a request's predicate, evaluated in memory.
-    private func matching<T: Entity>(_ pending: [any Entity], _ request: FetchRequest<T>) throws -> [T] {
+    private func matching<T: Entity>(_ pending: [any Entity], _ request: FetchDescriptor<T>) throws -> [T] {
         try pending.compactMap { $0 as? T }.filter { object in
             try !object._$state.isDeleted && (request.predicate?.evaluate(object) ?? true)
         }
@@ -136,14 +136,14 @@ extension ObjectContext {
     }
 }
 
-/// The SQL of one fetch request.
+/// The SQL of one fetch descriptor.
 struct FetchQuery<T: Entity> {
     let mapping: EntityMapping
     let context: ObjectContext
     let condition: SQLFragment?
     let orderBy: String
 
-    init(request: FetchRequest<T>, context: ObjectContext) throws {
+    init(request: FetchDescriptor<T>, context: ObjectContext) throws {
         guard let mapping = context.store.mapping(for: T._$entity) else {
             throw ObjectGraphError.unknownEntity(T._$entity.name)
         }

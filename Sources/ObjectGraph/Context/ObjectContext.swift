@@ -18,7 +18,7 @@ public final class ObjectContext {
     /// What a fault whose row another context deleted does when it is read. On (the default), the
     /// object becomes deleted: it reads its declared defaults (a type's default where none is
     /// declared) and is posted as deleted. Off, it reads the same defaults but is not marked deleted;
-    /// ``Entity/value(_:)`` then throws ``ObjectGraphError/inaccessibleFault(_:)``.
+    /// ``Entity/checkedValue(_:)`` then throws ``ObjectGraphError/inaccessibleFault(_:)``.
     public var shouldDeleteInaccessibleFaults = true
     /// Whether the saves of the container's other contexts are merged into this one without being
     /// asked (see ``mergeChanges(from:)`` for what a merge does). On by default.
@@ -72,7 +72,7 @@ public final class ObjectContext {
     /// reported by the next save.
     var deferredErrors: [ObjectGraphError] = []
     /// Reads that failed in an accessor that cannot throw, by object: each object stays as it was
-    /// and is read again when next used. ``Entity/value(_:)`` throws the failure of the read it
+    /// and is read again when next used. ``Entity/checkedValue(_:)`` throws the failure of the read it
     /// made; the next save throws the first one (and forgets them all).
     @exclusivity(unchecked) var readFailures: OrderedDictionary<ObjectID, ObjectGraphError> = [:]
     /// Deleted objects whose delete rules could not read what they needed; retried at every pass,

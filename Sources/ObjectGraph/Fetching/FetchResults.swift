@@ -1,6 +1,6 @@
 /// The results of a fetch: a random-access collection of objects.
 ///
-/// With a ``FetchRequest/fetchBatchSize`` it holds only the matching rows' primary keys (8 bytes each),
+/// With a ``FetchDescriptor/fetchBatchSize`` it holds only the matching rows' primary keys (8 bytes each),
 /// and loads objects a batch at a time as they are accessed; it keeps the current batch alive and
 /// nothing more.
 public struct FetchResults<T: Entity>: RandomAccessCollection {

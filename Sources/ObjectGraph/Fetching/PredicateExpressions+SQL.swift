@@ -32,6 +32,7 @@ extension PredicateExpressions.NilLiteral: SQLTranslatable {
 /// Swift's `==` treats two nils as equal, so equality is SQL's null-safe `IS`.
 private func equality(_ lhs: Any, _ rhs: Any, _ op: String, _ t: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
     let left = try t.translate(lhs), right = try t.translate(rhs)
+    if let condition = try t.objectIDEquality(left, right, negated: op == "IS NOT") { return condition }
     let l = try t.scalar(left, "a comparison"), r = try t.scalar(right, "a comparison")
     return .scalar(SQLFragment("(", l, " \(op) ", r, ")"), .bool)
 }
@@ -149,6 +150,15 @@ extension PredicateExpressions.SequenceContains: SQLTranslatable {
             let value = try translator.scalar(elementOperand, "contains")
             guard !values.isEmpty else { return .scalar(SQLFragment("0"), .bool) }
             return .scalar("(" + value + " IN " + SQL.list(values.map(\.databaseValue)) + ")", .bool)
+        case .objectIDs(let ids):
+            guard case let .objectID(mapping, key) = elementOperand else {
+                throw translator.unsupported("contains on object IDs with an element that is not an object's ID")
+            }
+            let keys = ids.compactMap { translator.key(of: $0, in: mapping) }
+            guard !keys.isEmpty else { return .scalar(SQLFragment("0"), .bool) }
+            return .scalar("(" + key + " IN " + SQL.list(keys) + ")", .bool)
+        case .objectID:
+            throw translator.unsupported("contains on an object ID")
         case let .toMany(relationship, owner):
             let alias = translator.newAlias()
             let member = try translator.scalar(elementOperand, "contains")

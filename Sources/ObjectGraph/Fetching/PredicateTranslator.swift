@@ -27,6 +27,10 @@ struct PredicateTranslator {
         case toMany(RelationshipMapping, owner: SQLFragment)
         /// A constant collection, for `contains`.
         case constants([StoredValue])
+        /// The ID of a row (`$0.objectID`): its primary key, meaningful only with its entity.
+        case objectID(EntityMapping, key: SQLFragment)
+        /// Constant object IDs: one for `==`, a collection for `contains`.
+        case objectIDs([ObjectID])
     }
 
     enum RowAccess {
@@ -75,6 +79,37 @@ struct PredicateTranslator {
         case .row(_, .key(let key)): return key
         case .toMany: throw unsupported("a to-many relationship used as a value in \(role); use count, isEmpty or contains(where:)")
         case .constants: throw unsupported("a collection used as a value in \(role)")
+        case .objectID(_, let key): return key  // compared with nil
+        case .objectIDs:
+            throw unsupported("an object ID used in \(role); compare IDs with == or !=, or use contains")
+        }
+    }
+
+    /// The key an ID has in `mapping`'s table, as an SQL argument; nil for an ID of another entity or
+    /// store, or a temporary one, which no row of the table has.
+    func key(of id: ObjectID, in mapping: EntityMapping) -> DatabaseValue? {
+        guard id.entity === mapping.declaration, id.store == store.identity, !id.isTemporary else { return nil }
+        return id.key.databaseValue
+    }
+
+    /// `==` (or, `negated`, `!=`) between object IDs, as Swift compares them: equal when entity,
+    /// store and key are; nil when neither side is an object ID.
+    func objectIDEquality(_ left: Operand, _ right: Operand, negated: Bool) throws -> Operand? {
+        let op = negated ? "IS NOT" : "IS"
+        switch (left, right) {
+        case let (.objectID(mapping, key), .objectIDs(ids)), let (.objectIDs(ids), .objectID(mapping, key)):
+            guard let id = ids.first, ids.count == 1 else { throw unsupported("a collection of object IDs compared with ==") }
+            guard let constant = self.key(of: id, in: mapping) else { return .scalar(SQLFragment(negated ? "1" : "0"), .bool) }
+            return .scalar(SQLFragment("(", key, " \(op) ") + SQLFragment("?)", arguments: [constant]), .bool)
+        case let (.objectID(leftMapping, leftKey), .objectID(rightMapping, rightKey)):
+            if leftMapping === rightMapping {
+                return .scalar(SQLFragment("(", leftKey, " \(op) ", rightKey, ")"), .bool)
+            }
+            // IDs of two entities are equal only when both are nil.
+            let bothNil = SQLFragment("(", leftKey, " IS NULL AND ", rightKey, " IS NULL)")
+            return .scalar(negated ? SQLFragment("(NOT ", bothNil, ")") : bothNil, .bool)
+        default:
+            return nil
         }
     }
 
@@ -88,6 +123,9 @@ struct PredicateTranslator {
     mutating func member(_ keyPath: AnyKeyPath, of root: Operand) throws -> Operand {
         switch root {
         case let .row(mapping, access):
+            if Self.isObjectID(keyPath, of: mapping.declaration.type) {
+                return .objectID(mapping, key: rowKey(access))
+            }
             guard let index = mapping.declaration.propertyIndex(for: keyPath) else {
                 throw unsupported("\(keyPath) is not a persisted property of \(mapping.name)")
             }
@@ -137,8 +175,10 @@ struct PredicateTranslator {
                 return .scalar(SQLFragment("(length(", fragment, ") = 0)"), .bool)
             }
             throw unsupported("\(keyPath) on a value of type \(Swift.type(of: keyPath).rootType)")
-        case .constants:
-            throw unsupported("\(keyPath) on a constant collection")
+        case .constants, .objectIDs:
+            throw unsupported("\(keyPath) on a constant")
+        case .objectID:
+            throw unsupported("\(keyPath) on an object ID")
         }
     }
 
@@ -162,6 +202,11 @@ struct PredicateTranslator {
         }
     }
 
+    private static func isObjectID(_ keyPath: AnyKeyPath, of type: any Entity.Type) -> Bool {
+        func check<D: Entity>(_ type: D.Type) -> Bool { keyPath == \D.objectID }
+        return check(type)
+    }
+
     private static func isCount(_ keyPath: AnyKeyPath, of type: any Entity.Type) -> Bool {
         func check<D: Entity>(_ type: D.Type) -> Bool { keyPath == \Set<D>.count || keyPath == \Array<D>.count }
         return check(type)
@@ -182,6 +227,12 @@ struct PredicateTranslator {
         }
         if let object = value as? any Entity {
             return .scalar(SQLFragment("?", arguments: [object.objectID.isTemporary ? .null : object.objectID.key.databaseValue]), nil)
+        }
+        if let id = value as? ObjectID {
+            return .objectIDs([id])
+        }
+        if let ids = value as? any Collection<ObjectID> {
+            return .objectIDs(Array(ids))
         }
         if let collection = value as? any Collection {
             var values: [StoredValue] = []

@@ -22,7 +22,7 @@ public protocol Entity: AnyObject, Hashable, SendableMetatype {
     /// Called once when the object is inserted into a context.
     func awakeFromInsert()
     /// Called when the object is about to be deleted, before delete rules run. Custom delete rules go here:
-    /// delete or change related objects through ``Entity/context``.
+    /// delete or change related objects through ``Entity/objectContext``.
     func prepareForDeletion()
     /// Called at the start of a save for every inserted, updated or deleted object. Changes made here
     /// are saved too.
@@ -51,9 +51,9 @@ extension Entity {
     /// The object's global identifier, set at creation and kept forever (for sync and merging): a
     /// time-ordered (version 7) UUID. Fetches leave it out of the rows they read, so the first read on
     /// a fetched object queries it; an object whose row is gone has the all-zero UUID.
-    public var globalID: UUID { _$state.loadedGlobalID }
+    public var objectGlobalID: UUID { _$state.loadedGlobalID }
     /// The context the object belongs to; nil before it is inserted.
-    public var context: ObjectContext? { _$state.context }
+    public var objectContext: ObjectContext? { _$state.context }
     /// Whether the object's values have not been loaded yet. Reading a property loads them.
     public var isFault: Bool { _$state.isFault }
     /// Whether the object was inserted into its context and not saved yet.
@@ -66,10 +66,10 @@ extension Entity {
     public var hasChanges: Bool { _$state.isInserted || _$state.isUpdated || _$state.isDeleted }
     /// The version of the object's row when the context read it; 0 before the first save. Reading it
     /// loads a fault.
-    public var version: Int64 { _$state.loadedVersion }
+    public var objectVersion: Int64 { _$state.loadedVersion }
 
     /// The names of the properties changed since the object was last saved or fetched.
-    public var changedKeys: Set<String> { _$state.changedKeys() }
+    public var changedPersistentKeys: Set<String> { _$state.changedKeys() }
     /// The saved value of a changed attribute, or nil if `key` is unchanged or not an attribute.
     public func committedValue(forKey key: String) -> StoredValue? { _$state.committedValue(forKey: key) }
 
@@ -80,7 +80,7 @@ extension Entity {
     /// while staying a fault. This one loads what the property needs first and throws instead:
     /// ``ObjectGraphError/inaccessibleFault(_:)`` for a row that is gone,
     /// ``ObjectGraphError/readFailed(_:property:_:)`` for a read that failed.
-    public func value<Value>(_ property: KeyPath<Self, Value>) throws -> Value {
+    public func checkedValue<Value>(_ property: KeyPath<Self, Value>) throws -> Value {
         let context = _$state.context
         context?.forgetReadFailure(of: _$state)
         if let context { try context.loadFault(_$state) }

@@ -6,6 +6,14 @@ import Foundation
 /// An object inserted in a context has a temporary ID until its first save, when it becomes permanent.
 /// A permanent ID has a string form, ``uriRepresentation``, that survives restarts; turn it back into an
 /// ID with ``ObjectContainer/objectID(forURIRepresentation:)``.
+///
+/// A permanent ID is `Codable` (as its string form), so it can be kept in a file or sent to another
+/// process, and it can be used in a `#Predicate`:
+///
+/// ```swift
+/// let ids: [ObjectID] = …
+/// let moods = try context.fetch(FetchDescriptor<Mood>(predicate: #Predicate { ids.contains($0.objectID) }))
+/// ```
 public struct ObjectID: Hashable, Sendable {
     /// The entity's process-wide declaration. Declarations are never deallocated (see
     /// ``EntityDeclaration``), so the ID refers to it without reference counting: IDs are plain bits,
@@ -27,6 +35,17 @@ public struct ObjectID: Hashable, Sendable {
     public var uriRepresentation: String {
         let host = store?.uuid.uuidString ?? "temporary"
         return "x-objectgraph://\(host)/\(entity.name)/\(key < 0 ? "t\(-key)" : "p\(key)")"
+    }
+
+    /// The parts of a permanent ID's ``uriRepresentation``: store, entity name and key; nil when the
+    /// string is not one.
+    static func parts(ofURIRepresentation string: String) -> (store: UUID, entity: String, key: Int64)? {
+        let scheme = "x-objectgraph://"
+        guard string.hasPrefix(scheme) else { return nil }
+        let parts = string.dropFirst(scheme.count).split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, let store = UUID(uuidString: String(parts[0])), !parts[1].isEmpty,
+              parts[2].first == "p", let key = Int64(parts[2].dropFirst()), key > 0 else { return nil }
+        return (store, String(parts[1]), key)
     }
 
     static func temporary(for entity: EntityDeclaration) -> ObjectID {
@@ -59,6 +78,58 @@ public struct ObjectID: Hashable, Sendable {
 
 extension ObjectID: CustomStringConvertible {
     public var description: String { "\(entity.name)/\(key < 0 ? "t\(-key)" : "p\(key)")" }
+}
+
+extension ObjectID: Codable {
+    /// Decodes an ID from its ``uriRepresentation``.
+    ///
+    /// The store it names must have been opened in this process (by any container), so that its
+    /// entity is known.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` when the string is not a permanent ID, or names a
+    ///   store or entity not opened in this process.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let string = try container.decode(String.self)
+        guard let parts = Self.parts(ofURIRepresentation: string) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "\(string) is not the string of a permanent object ID")
+        }
+        guard let entity = OpenedStores.entity(named: parts.entity, in: parts.store) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "\(string) names an entity of a store not opened in this process: "
+                    + "open a container for the store before decoding its IDs")
+        }
+        self.init(entity: entity, key: parts.key, store: StoreIdentity(uuid: parts.store))
+    }
+
+    /// Encodes the ID as its ``uriRepresentation``.
+    ///
+    /// - Throws: `EncodingError.invalidValue` for a temporary ID: it names no row, and means nothing
+    ///   outside its context. Save the object first.
+    public func encode(to encoder: any Encoder) throws {
+        guard !isTemporary else {
+            throw EncodingError.invalidValue(self, EncodingError.Context(
+                codingPath: encoder.codingPath,
+                debugDescription: "\(self) is temporary: save its object before encoding its ID"))
+        }
+        var container = encoder.singleValueContainer()
+        try container.encode(uriRepresentation)
+    }
+}
+
+/// The entities of every store opened in this process, by store: what a decoded ID refers to.
+enum OpenedStores {
+    private static let entities = Locked<[UUID: [String: EntityDeclaration]]>([:])
+
+    static func register(_ declarations: [EntityDeclaration], store: UUID) {
+        let byName = Dictionary(declarations.map { ($0.name, $0) }, uniquingKeysWith: { $1 })
+        entities.withLock { $0[store, default: [:]].merge(byName) { $1 } }
+    }
+
+    static func entity(named name: String, in store: UUID) -> EntityDeclaration? {
+        entities.withLock { $0[store]?[name] }
+    }
 }
 
 /// Identifies a store by the UUID kept in its metadata, so that IDs of different stores never compare

@@ -23,7 +23,7 @@ public final class ObjectObserver<Object: Entity> {
     /// Observes `object`, which must belong to a context (otherwise the initializer fails).
     public init?(_ object: Object, matching predicate: Predicate<Object>? = nil,
                  onChange: @escaping (Change) -> Void) {
-        guard let context = object.context else { return nil }
+        guard let context = object.objectContext else { return nil }
         token = context.observeObjectsDidChange { [weak object] change in
             guard let object, let kind = Self.change(of: object, in: change, predicate: predicate) else { return }
             onChange(kind)

@@ -37,7 +37,8 @@ final class SQLiteStore: Sendable {
         let migrator = SchemaMigrator(schema: schema, mappings: mappings, path: path)
         do {
             switch configuration.location {
-            case .file(let path):
+            case .file(let path), .defaultFile(let path):
+                if case .defaultFile = configuration.location { try Self.createDirectory(of: path) }
                 // Looked at read-only first: opening a pool switches the file to WAL mode, and a
                 // file that is refused must be left exactly as it was.
                 let preparation = try Self.inspect(path, with: migrator, configuration: grdbConfiguration)
@@ -52,6 +53,15 @@ final class SQLiteStore: Sendable {
             identity = StoreIdentity(uuid: try writer.write { try migrator.prepare($0) })
         } catch let error as DatabaseError {
             throw Self.openingError(error, path: path)
+        }
+    }
+
+    private static func createDirectory(of path: String) throws {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw ObjectGraphError.incompatibleStore(path: path, reason: "its directory cannot be created: \(error)")
         }
     }
 
@@ -207,7 +217,7 @@ final class SQLiteStore: Sendable {
 extension StoreConfiguration {
     var path: String {
         switch location {
-        case .file(let path): path
+        case .file(let path), .defaultFile(let path): path
         case .inMemory: ":memory:"
         }
     }

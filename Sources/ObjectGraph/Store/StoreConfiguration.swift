@@ -4,6 +4,8 @@ public import Foundation
 public struct StoreConfiguration: Sendable {
     enum Location: Sendable {
         case file(String)
+        /// The default file, whose directory is created when missing.
+        case defaultFile(String)
         case inMemory
     }
 
@@ -23,6 +25,21 @@ public struct StoreConfiguration: Sendable {
     /// turns, each waiting up to `busyTimeout` seconds for the others.
     public static func file(_ path: String, busyTimeout: TimeInterval = 5) -> StoreConfiguration {
         StoreConfiguration(location: .file(path), busyTimeout: busyTimeout)
+    }
+
+    /// The store a container opens when given no configuration: `default.sqlite` in a directory
+    /// named after the program, in the user's application support directory (`~/Library/Application
+    /// Support` on Apple platforms, `$XDG_DATA_HOME` or `~/.local/share` on Linux), created if missing.
+    public static var `default`: StoreConfiguration {
+        StoreConfiguration(location: .defaultFile(defaultURL.path), busyTimeout: 5)
+    }
+
+    /// Where ``default`` keeps its file.
+    public static var defaultURL: URL {
+        let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+        return support.appendingPathComponent(ProcessInfo.processInfo.processName, isDirectory: true)
+            .appendingPathComponent("default.sqlite")
     }
 
     /// A store that lives in memory and disappears with its container. Useful for tests.

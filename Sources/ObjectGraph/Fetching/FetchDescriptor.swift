@@ -3,12 +3,15 @@ public import Foundation
 /// What to fetch: the objects of an entity that match a predicate, in an order, optionally a window.
 ///
 /// ```swift
-/// var request = FetchRequest<Mood>(predicate: #Predicate { $0.rating > 3 && $0.country?.name == "France" },
-///                                  sortBy: [SortDescriptor(\.date, order: .reverse)])
-/// request.fetchLimit = 20
-/// let moods = try context.fetch(request)
+/// var descriptor = FetchDescriptor<Mood>(
+///     predicate: #Predicate { $0.rating > 3 && $0.country?.name == "France" },
+///     sortBy: [SortDescriptor(\.date, order: .reverse)])
+/// descriptor.fetchLimit = 20
+/// let moods = try context.fetch(descriptor)
 /// ```
-public struct FetchRequest<T: Entity> {
+///
+/// The predicate and the sort run as SQL; <doc:Fetching> lists the forms they may take.
+public struct FetchDescriptor<T: Entity>: Sendable {
     /// The condition objects must meet; nil fetches every object.
     public var predicate: Predicate<T>?
     /// The order of the results: by attributes of `T`. Without one the order is the store's.
@@ -23,7 +26,15 @@ public struct FetchRequest<T: Entity> {
     /// Whether results reflect the context's unsaved inserts, changes and deletions (the default).
     public var includesPendingChanges: Bool
 
-    /// A request; every part has a default, so `FetchRequest<Mood>()` fetches every mood.
+    /// A descriptor; every part has a default, so `FetchDescriptor<Mood>()` fetches every mood.
+    ///
+    /// - Parameters:
+    ///   - predicate: The condition objects must meet; nil for every object.
+    ///   - sortBy: The order of the results; empty for the store's order.
+    ///   - fetchLimit: The maximum number of results; nil for all.
+    ///   - fetchOffset: The number of leading results to skip.
+    ///   - fetchBatchSize: When positive, how many results are loaded at a time, as they are accessed.
+    ///   - includesPendingChanges: Whether results reflect the context's unsaved changes.
     public init(
         predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = [],
         fetchLimit: Int? = nil, fetchOffset: Int = 0, fetchBatchSize: Int = 0,
