@@ -60,16 +60,19 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         return [
             """
             /// Storage of this object's persistent values, managed by ObjectGraph.
+            @_documentation(visibility: internal)
             public let _$state: ObjectGraph.ObjectState = ObjectGraph.ObjectState._claim(\(raw: typeName)._$entity)
             """,
             """
             /// Materializes an object whose state ObjectGraph prepared; not for direct use.
+            @_documentation(visibility: internal)
             public init(_$materializing token: ObjectGraph.MaterializationToken) {
             \(raw: placeholders)
             }
             """,
             """
             /// The declaration ObjectGraph builds this entity's schema from.
+            @_documentation(visibility: internal)
             public static let _$entity = ObjectGraph.EntityDeclaration(\(raw: typeName).self, name: \(raw: entityName), originalName: \(raw: originalName ?? "nil"), properties: [
             \(raw: declarations)
             ])

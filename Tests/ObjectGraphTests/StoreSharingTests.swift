@@ -105,23 +105,13 @@ import Testing
         #expect(try container.newBackgroundContext().fetchCount(FetchDescriptor<Mood>()) == 1)
     }
 
-    /// The helper executable next to the test bundle (see Tests/ObjectGraphTestProcess).
-    static func testProcessURL() throws -> URL {
-        let candidates = [Bundle.main.executableURL, URL(fileURLWithPath: CommandLine.arguments[0])]
-            .compactMap { $0?.deletingLastPathComponent() }
-            .flatMap { [$0, $0.deletingLastPathComponent()] }
-            .map { $0.appendingPathComponent("objectgraph-test-process") }
-        return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) },
-                            "objectgraph-test-process is built with the tests (swift build --build-tests)")
-    }
-
     @Test func twoProcessesSavingToOneStoreBothFinishAndEveryBatchIsThereOnce() throws {
         let path = temporaryStorePath()
         do { _ = try ObjectContainer(for: Mood.self, configuration: .file(path)) }
         let batches = 300
         let processes = try ["A", "B"].map { tag in
             let process = Process()
-            process.executableURL = try Self.testProcessURL()
+            process.executableURL = try testProcessURL()
             process.arguments = ["save-batches", path, String(batches), tag]
             let errors = Pipe()
             process.standardError = errors

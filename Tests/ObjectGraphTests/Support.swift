@@ -37,3 +37,32 @@ func invalidModelMessage(sourceLocation: SourceLocation = #_sourceLocation, _ bo
     }
     return message
 }
+
+/// The helper executable next to the test bundle (see Tests/ObjectGraphTestProcess).
+func testProcessURL() throws -> URL {
+    let candidates = [Bundle.main.executableURL, URL(fileURLWithPath: CommandLine.arguments[0])]
+        .compactMap { $0?.deletingLastPathComponent() }
+        .flatMap { [$0, $0.deletingLastPathComponent()] }
+        .map { $0.appendingPathComponent("objectgraph-test-process") }
+    return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) },
+                        "objectgraph-test-process is built with the tests (swift build --build-tests)")
+}
+
+/// Runs the helper executable to its end, with `environment` added to this process's.
+func runTestProcess(_ arguments: [String], environment: [String: String] = [:])
+    throws -> (status: Int32, reason: Process.TerminationReason, output: String, errors: String) {
+    let process = Process()
+    process.executableURL = try testProcessURL()
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let output = Pipe(), errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    // Read before waiting: a full pipe would block the process forever.
+    let outputData = output.fileHandleForReading.readDataToEndOfFile()
+    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, process.terminationReason,
+            String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
+}

@@ -3,13 +3,14 @@ import Foundation
 /// What `@Entity` declares about one class: its name and persisted properties, in declaration order.
 ///
 /// One instance exists per entity class in the process (`Mood._$entity`); it is independent of any store.
+@_documentation(visibility: internal)
 public final class EntityDeclaration: Sendable {
     /// The class.
-    public let type: any Entity.Type
+    let type: any Entity.Type
     /// The entity name, the class name unless `@Entity("Name")` says otherwise.
-    public let name: String
+    let name: String
     /// The entity's name before it was renamed, from `@Entity(originalName:)`.
-    public let originalName: String?
+    let originalName: String?
     let properties: [PropertyDeclaration]
     /// Property index → name.
     let propertyNames: [String]
@@ -36,6 +37,7 @@ public final class EntityDeclaration: Sendable {
 }
 
 /// How one persisted property is declared. Built by the code `@Entity` generates.
+@_documentation(visibility: internal)
 public struct PropertyDeclaration: Sendable {
     let name: String
     let keyPath: any AnyKeyPath & Sendable

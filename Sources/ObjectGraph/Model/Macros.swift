@@ -52,5 +52,6 @@ public macro Relationship(
 public macro Transient() = #externalMacro(module: "ObjectGraphMacros", type: "MarkerMacro")
 
 /// Routes a persisted property through its object's state. Added by `@Entity`; not for direct use.
+@_documentation(visibility: internal)
 @attached(accessor, names: named(init), named(get), named(set))
 public macro _PersistedProperty(index: Int) = #externalMacro(module: "ObjectGraphMacros", type: "PersistedPropertyMacro")

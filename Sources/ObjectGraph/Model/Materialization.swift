@@ -60,10 +60,14 @@ enum MaterializationSlot {
 }
 
 /// Values assigned by `init(_$materializing:)` to properties without a default; the state ignores them.
+@_documentation(visibility: internal)
 public func _placeholder<Value: AttributeValue>() -> Value { Value.defaultValue }
 /// A placeholder for a to-one relationship.
+@_documentation(visibility: internal)
 public func _placeholder<Destination: Entity>() -> Destination? { nil }
 /// A placeholder for a to-many relationship.
+@_documentation(visibility: internal)
 public func _placeholder<Destination: Entity>() -> Set<Destination> { [] }
 /// A placeholder for an ordered to-many relationship.
+@_documentation(visibility: internal)
 public func _placeholder<Destination: Entity>() -> [Destination] { [] }

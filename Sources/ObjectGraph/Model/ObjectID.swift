@@ -66,6 +66,7 @@ public struct ObjectID: Hashable, Sendable {
     /// The hash sets and dictionaries use: one multiplication instead of SipHash, as for primary keys
     /// in the uniquing table (see `RowKey`). Large to-many relationships are ordered sets of IDs, and
     /// loading one hashes every member.
+    @_documentation(visibility: internal)
     public func _rawHashValue(seed: Int) -> Int {
         CheapHash.mix(combinedBits, seed: seed)
     }

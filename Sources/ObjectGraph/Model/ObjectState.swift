@@ -14,6 +14,7 @@ import OrderedCollections
 /// dynamic exclusivity checks on it would cost more than the reads on the path of a fetch. A state
 /// is only touched from its context's isolation, and never while one of its own fields is being
 /// modified, so those checks could never fire.
+@_documentation(visibility: internal)
 public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     /// A new object, created by user code.
     static func makeNew(of entity: EntityDeclaration) -> ObjectState {
@@ -509,6 +510,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
 
 /// The fields of an ``ObjectState``, stored ahead of its values. An implementation detail of
 /// ObjectGraph, public only because the state's superclass names it.
+@_documentation(visibility: internal)
 public struct _ObjectStateHeader {
     /// Declarations are immortal (see ``EntityDeclaration``), so no reference count is kept.
     unowned(unsafe) let entity: EntityDeclaration
