@@ -6,6 +6,12 @@
 //     objectgraph-test-process save-to-default-store TEXT
 //         saves a mood in the store a container opens without a configuration, then prints the
 //         store's path and its number of moods.
+//     objectgraph-test-process use-context-from-two-threads NAME
+//         uses a context named NAME on the main thread while another thread is saving it: a debug
+//         build traps, naming the context.
+//     objectgraph-test-process hand-context-between-threads
+//         uses a context on another thread, then, once that thread is done, on the main thread;
+//         prints "handed over".
 
 import Foundation
 import MoodyModel
@@ -28,6 +34,57 @@ func saveToDefaultStore(text: String) throws {
     print(try context.fetchCount(FetchDescriptor<Mood>()))
 }
 
+/// An entity whose save waits, inside `willSave`, until the other thread has used its context.
+@Entity final class SlowToSave {
+    var name = ""
+    init() {}
+
+    func willSave() {
+        SlowSave.entered.signal()
+        _ = SlowSave.proceed.wait(timeout: .now() + 10)
+    }
+}
+
+enum SlowSave {
+    static let entered = DispatchSemaphore(value: 0)
+    static let proceed = DispatchSemaphore(value: 0)
+}
+
+/// Carries a context to another thread, as code that misuses one does.
+struct Unchecked<Value>: @unchecked Sendable {
+    let value: Value
+}
+
+func useContextFromTwoThreads(name: String) throws {
+    let context = try ObjectContainer(for: SlowToSave.self, configuration: .inMemory).newBackgroundContext()
+    context.name = name
+    context.insert(SlowToSave())
+    let carried = Unchecked(value: context)
+    Thread.detachNewThread {
+        do { try carried.value.save() } catch { print("save failed: \(error)") }
+    }
+    SlowSave.entered.wait()
+    _ = try context.fetchCount(FetchDescriptor<SlowToSave>())
+    SlowSave.proceed.signal()
+    print("not trapped")
+}
+
+func handContextBetweenThreads() throws {
+    let context = try ObjectContainer(for: Mood.self, configuration: .inMemory).newBackgroundContext()
+    let carried = Unchecked(value: context)
+    let done = DispatchSemaphore(value: 0)
+    Thread.detachNewThread {
+        carried.value.insert(Mood(text: "from another thread"))
+        do { try carried.value.save() } catch { print("save failed: \(error)") }
+        done.signal()
+    }
+    done.wait()
+    let moods = try context.fetch(FetchDescriptor<Mood>())
+    moods.first?.text = "on the main thread"
+    try context.save()
+    print("handed over")
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     switch (arguments.first, arguments.count) {
@@ -36,6 +93,10 @@ do {
         try saveBatches(path: arguments[1], count: count, tag: arguments[3])
     case ("save-to-default-store", 2):
         try saveToDefaultStore(text: arguments[1])
+    case ("use-context-from-two-threads", 2):
+        try useContextFromTwoThreads(name: arguments[1])
+    case ("hand-context-between-threads", 1):
+        try handContextBetweenThreads()
     default:
         FileHandle.standardError.write(Data("usage: see Tests/ObjectGraphTestProcess/main.swift\n".utf8))
         exit(2)

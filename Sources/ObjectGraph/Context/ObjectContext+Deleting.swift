@@ -13,6 +13,8 @@ extension ObjectContext {
     /// Deleting an object of another context changes nothing and makes the next save fail with
     /// ``ObjectGraphError/wrongContext(_:action:)``.
     public func delete<T: Entity>(_ object: T) {
+        let use = beginUse()
+        defer { use.end() }
         deleteObject(object)
     }
 
@@ -22,6 +24,8 @@ extension ObjectContext {
     /// together, loading what they need a chunk of rows per query, and a related object that several
     /// of them look at (such as the country of many deleted moods) is loaded once for all.
     public func delete<Objects: Sequence>(_ objects: Objects) where Objects.Element: Entity {
+        let use = beginUse()
+        defer { use.end() }
         let wasProcessing = isProcessingPendingChanges
         isProcessingPendingChanges = true
         for object in objects { deleteObject(object) }
@@ -66,6 +70,8 @@ extension ObjectContext {
     /// the pass under way. Each object's rules run once however many paths reach it, and a cycle of
     /// cascades ends when it comes back to an object already deleted.
     public func processPendingChanges() {
+        let use = beginUse()
+        defer { use.end() }
         isProcessingScheduled = false
         mergeIncomingChanges()
         processLocalChanges()

@@ -12,6 +12,8 @@ extension ObjectContext {
     /// - Throws: ``ObjectGraphError/unsupportedPredicate(entity:construct:)`` when the predicate or a sort
     ///   has no SQL translation, ``ObjectGraphError/unknownEntity(_:)``, or ``ObjectGraphError/store(_:)``.
     public func fetch<T: Entity>(_ request: FetchDescriptor<T>) throws -> FetchResults<T> {
+        let use = beginUse()
+        defer { use.end() }
         mergeIncomingChanges()
         let query = try FetchQuery(request: request, context: self)
         let pending = request.includesPendingChanges ? pendingObjects(of: query.mapping) : []
@@ -42,6 +44,8 @@ extension ObjectContext {
 
     /// The IDs of the objects matching a request.
     public func fetchIdentifiers<T: Entity>(_ request: FetchDescriptor<T>) throws -> [ObjectID] {
+        let use = beginUse()
+        defer { use.end() }
         mergeIncomingChanges()
         let query = try FetchQuery(request: request, context: self)
         if request.includesPendingChanges, !pendingObjects(of: query.mapping).isEmpty {
@@ -53,6 +57,8 @@ extension ObjectContext {
 
     /// The number of objects matching a request, counted by the store.
     public func fetchCount<T: Entity>(_ request: FetchDescriptor<T>) throws -> Int {
+        let use = beginUse()
+        defer { use.end() }
         mergeIncomingChanges()
         let query = try FetchQuery(request: request, context: self)
         let pending = request.includesPendingChanges ? pendingObjects(of: query.mapping) : []

@@ -14,6 +14,8 @@ extension ObjectContext {
     /// Contexts that ``automaticallyMergesChanges`` (the default) do this by themselves; a save
     /// merged by hand is not merged again when the context would have merged it.
     public func mergeChanges(from save: DidSave) {
+        let use = beginUse()
+        defer { use.end() }
         inbox.discard(save)
         apply(save)
         processLocalChanges()

@@ -22,6 +22,8 @@ extension ObjectContext {
     ///   (or the delete rules of a deleted object cannot read what they need), or
     ///   ``ObjectGraphError/store(_:)``. Nothing is written when it throws.
     public func save() throws {
+        let use = beginUse()
+        defer { use.end() }
         if !deferredErrors.isEmpty {
             let error = deferredErrors.removeFirst()
             throw error

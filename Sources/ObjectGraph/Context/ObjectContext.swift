@@ -79,6 +79,9 @@ public final class ObjectContext {
     /// and a save fails while any is left.
     @exclusivity(unchecked) var rulesAwaitingRetry: [(object: any Entity, failure: ObjectGraphError)] = []
 
+    /// Traps, in debug builds, when two threads use the context at once.
+    let exclusiveUse = ExclusiveUse()
+
     /// For the view context: has its isolation call ``processPendingChanges()`` once it is free.
     private let processSoon: (@Sendable () -> Void)?
     /// Whether `processSoon` was called and ``processPendingChanges()`` has not run since.
@@ -132,6 +135,8 @@ public final class ObjectContext {
     /// (or that left its context) changes nothing and makes it fail with
     /// ``ObjectGraphError/wrongContext(_:action:)``.
     public func insert<T: Entity>(_ object: T) {
+        let use = beginUse()
+        defer { use.end() }
         insertObject(object)
     }
 
@@ -180,6 +185,8 @@ public final class ObjectContext {
     /// Returns nil if the ID's entity is not in this context's schema. A fault for a row that does not
     /// exist reads as deleted; use ``existingObject(with:)`` to check the store.
     public func object(with id: ObjectID) -> (any Entity)? {
+        let use = beginUse()
+        defer { use.end() }
         if let registered = registry.state(for: id) {
             return registered.object
         }
@@ -235,6 +242,8 @@ public final class ObjectContext {
     /// - Throws: ``ObjectGraphError/objectNotFound(_:)`` if no such object exists (or it was deleted in
     ///   this context), ``ObjectGraphError/foreignObjectID(_:)`` for an ID of another store.
     public func existingObject(with id: ObjectID) throws -> any Entity {
+        let use = beginUse()
+        defer { use.end() }
         if id.store != nil, id.store != store.identity { throw ObjectGraphError.foreignObjectID(id) }
         mergeIncomingChanges()
         guard let object = object(with: id) else { throw ObjectGraphError.objectNotFound(id) }
@@ -304,6 +313,8 @@ public final class ObjectContext {
     /// Discards every unsaved change: inserted objects are forgotten, changed and deleted ones get their
     /// saved values back.
     public func rollback() {
+        let use = beginUse()
+        defer { use.end() }
         // Posted for what the rollback does, not for the changes it takes back.
         var change = PendingObjectsChange()
         for (key, object) in inserted { change.invalidated[key] = object }
@@ -339,6 +350,8 @@ public final class ObjectContext {
     /// Forgets every object: unsaved changes are discarded and the objects callers still hold become
     /// detached from the context.
     public func reset() {
+        let use = beginUse()
+        defer { use.end() }
         rollback()
         for state in registry.states {
             state.attach(to: nil, mapping: nil)
@@ -355,6 +368,8 @@ public final class ObjectContext {
     /// Reloads an object. With `mergeChanges` false it becomes a fault and its unsaved changes are
     /// discarded; with true it reads the store's values and keeps its own unsaved changes on top.
     public func refresh<T: Entity>(_ object: T, mergeChanges: Bool) {
+        let use = beginUse()
+        defer { use.end() }
         let state = object._$state
         guard state.context === self, !state.isInserted else { return }
         pendingChange.updated[StateKey(state)] = nil

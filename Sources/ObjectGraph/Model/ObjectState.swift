@@ -309,6 +309,8 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
 
     @usableFromInline
     func storedAttribute(at index: Int) -> StoredValue {
+        let use = beginUse()
+        defer { use?.end() }
         fulfillIfNeeded()
         let slot = slot(of: index)
         return value(atPosition: slot)
@@ -325,9 +327,22 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     @usableFromInline
     func setStoredAttribute(_ value: StoredValue, at index: Int) {
         guard !isMaterializing else { return }
+        let use = beginUse()
+        defer { use?.end() }
         let slot = slot(of: index)
         if let context, !context.willChange(self, property: index) { return }
         write(value, atPosition: slot)
+    }
+
+    /// Marks the start of a read or write of a property, for the context's check that one thread
+    /// at a time uses it (debug builds only; see ``ExclusiveUse``).
+    @inline(__always)
+    func beginUse() -> ExclusiveUse.Use? {
+        #if DEBUG
+        context?.beginUse()
+        #else
+        nil
+        #endif
     }
 
     // MARK: To-one relationships
@@ -351,6 +366,8 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     /// The object a to-one relationship points to.
     @usableFromInline
     func relatedObject(at index: Int) -> AnyObject? {
+        let use = beginUse()
+        defer { use?.end() }
         fulfillIfNeeded()
         guard let context else { return detachedRelatives[index]?.first }
         guard let id = relatedID(at: slot(of: index)) else { return nil }
@@ -360,6 +377,8 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     /// Sets a to-one relationship.
     public func setValue<Destination: Entity>(_ value: Destination?, at index: Int) {
         guard !isMaterializing else { return }
+        let use = beginUse()
+        defer { use?.end() }
         if let context {
             context.setToOne(self, slot: slot(of: index), to: value)
         } else {
@@ -448,6 +467,8 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
 
     private func setMembers(_ members: [any Entity], at index: Int) {
         guard !isMaterializing else { return }
+        let use = beginUse()
+        defer { use?.end() }
         if let context {
             context.setToMany(self, slot: slot(of: index), to: members)
         } else {
@@ -458,6 +479,8 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     /// The objects of a to-many relationship.
     @usableFromInline
     func relatedObjects(at index: Int) -> [AnyObject] {
+        let use = beginUse()
+        defer { use?.end() }
         guard let context, let mapping else { return detachedRelatives[index] ?? [] }
         let slot = slot(of: index)
         return context.objects(with: context.members(of: self, slot: slot),
