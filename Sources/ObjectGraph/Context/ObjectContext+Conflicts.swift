@@ -1,4 +1,3 @@
-import GRDB
 
 /// Resolving save conflicts with the context's ``MergePolicy``, inside the save's transaction.
 extension ObjectContext {
@@ -28,10 +27,10 @@ extension ObjectContext {
     }
 
     /// Reads the conflicting row and writes what the merge policy keeps of the object's changes.
-    func resolve(_ state: ObjectState, key: (Int64?) -> DatabaseValue, _ db: Database) throws -> ConflictResolution {
+    func resolve(_ state: ObjectState, _ writer: RowWriter) throws -> ConflictResolution {
         var resolution = ConflictResolution(state: state)
         guard let mapping = state.mapping,
-              let (stored, version) = try readRow(key: state.id.key, mapping: mapping, db, { ($0.values, $0.version) })
+              let (stored, version) = try writer.row(key: state.id.key, mapping: mapping, { ($0.values, $0.version) })
         else {
             resolution.isDeletedInStore = true
             return resolution
@@ -58,7 +57,8 @@ extension ObjectContext {
         // when the policy discards this object's changes.
         let bumpsVersion = changesManyToMany(state) && mergePolicy != .rollback
         if !written.isEmpty || bumpsVersion {
-            _ = try writeColumns(of: state, at: written, ifVersion: nil, bumpingVersion: bumpsVersion, key: key, db)
+            _ = try writer.update(state, id: state.id, positions: written, ifVersion: nil, bumpingVersion: bumpsVersion,
+                                  mapping: mapping)
             resolution.version += 1
         }
         return resolution

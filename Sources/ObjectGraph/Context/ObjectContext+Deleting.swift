@@ -1,5 +1,4 @@
 import Algorithms
-import GRDB
 
 /// Deleting objects and propagating deletions through the delete rules.
 ///

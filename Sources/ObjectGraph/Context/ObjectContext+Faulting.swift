@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Reading rows into objects: fetched rows, and faults fulfilled on first access.
 extension ObjectContext {
@@ -19,13 +18,13 @@ extension ObjectContext {
         return object
     }
 
-    /// The objects for the rows of a statement selecting ``EntityMapping/selectList``.
-    func objects(from statement: Statement, arguments: [DatabaseValue], mapping: EntityMapping) throws -> [AnyObject] {
+    /// The objects for the rows of a query selecting ``EntityMapping/selectList``.
+    func objects(from query: SQLFragment, mapping: EntityMapping) throws -> [AnyObject] {
         var objects: [AnyObject] = []
         var unregistered: [Unmanaged<ObjectState>] = []
         // Rows of one query have distinct keys, so registering after the loop loses no uniquing.
         defer { registry.register(unregistered, of: mapping.declaration) }
-        try ObjectRows(mapping: mapping).forEach(statement, arguments: arguments) { row in
+        try store.reader.forEachRow(query, mapping: mapping) { row in
             objects.append(object(for: row, mapping: mapping, unregistered: &unregistered))
         }
         return objects
@@ -34,30 +33,15 @@ extension ObjectContext {
     /// Reads one object's row and passes it to `body`; nil if the row does not exist.
     func readRow<Result>(of state: ObjectState, _ body: (CurrentRow) -> Result) throws -> Result? {
         guard let mapping = state.mapping, !state.id.isTemporary else { return nil }
-        return try store.readStatement { db in try readRow(key: state.id.key, mapping: mapping, db, body) }
-    }
-
-    /// Reads the row with this key in a connection already in use (a save's transaction, say) and
-    /// passes it to `body`; nil if the row does not exist.
-    func readRow<Result>(key: Int64, mapping: EntityMapping, _ db: Database,
-                         _ body: (CurrentRow) -> Result) throws -> Result? {
-        let sql = "SELECT \(mapping.selectList) FROM \(mapping.table) AS t0 WHERE t0.Z_PK = ?"
-        var result: Result?
-        try ObjectRows(mapping: mapping).forEach(db.cachedStatement(sql: sql), arguments: [key.databaseValue]) {
-            result = body($0)
-        }
-        return result
+        return try store.reader.row(key: state.id.key, mapping: mapping, body)
     }
 
     /// Reads an object's global ID from its row; nil if the row is gone or cannot be read (the
     /// failure is recorded, see ``readFailures``).
     func readGlobalID(of state: ObjectState) -> UUID? {
         guard let mapping = state.mapping, !state.id.isTemporary else { return nil }
-        let sql = "SELECT Z_UUID FROM \(mapping.table) WHERE Z_PK = ?"
         do {
-            return try store.readStatement { db in
-                try UUID.fetchOne(db.cachedStatement(sql: sql), arguments: [state.id.key])
-            }
+            return try store.reader.globalID(key: state.id.key, mapping: mapping)
         } catch {
             recordReadFailure(error, of: state, property: nil)
             return nil

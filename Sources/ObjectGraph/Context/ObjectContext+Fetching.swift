@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// Fetching: SQL for what is saved, merged with the context's unsaved changes.
 extension ObjectContext {
@@ -98,12 +97,6 @@ extension ObjectContext {
         let isSorted = zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 }
         let order = isSorted ? Array(keys.indices) : keys.indices.sorted { keys[$0] < keys[$1] }
         guard let low = order.first.map({ keys[$0] }), let high = order.last.map({ keys[$0] }) else { return [] }
-        let isDense = high - low < Int64(keys.count) * 2
-        let condition = isDense
-            ? SQLFragment("t0.Z_PK BETWEEN ? AND ?", arguments: [low.databaseValue, high.databaseValue])
-            : "t0.Z_PK IN " + SQL.list(keys.map(\.databaseValue))
-        let sql = "SELECT \(mapping.selectList) FROM \(mapping.table) AS t0 WHERE \(condition.sql) ORDER BY t0.Z_PK"
-        let arguments = condition.arguments
 
         // Objects in key order, with the position in `order` each one belongs to.
         var loaded: [AnyObject] = []
@@ -114,9 +107,8 @@ extension ObjectContext {
         var unregistered: [Unmanaged<ObjectState>] = []
         defer { registry.register(unregistered, of: mapping.declaration) }
         do {
-            try store.readStatement { db in
-            try ObjectRows(mapping: mapping).forEach(
-                db.cachedStatement(sql: sql), arguments: arguments,
+            try store.reader.forEachRow(
+                keys: keys, low: low, high: high, mapping: mapping,
                 including: { key in
                     while next < order.count, keys[order[next]] < key { next += 1 }
                     return next < order.count && keys[order[next]] == key
@@ -126,7 +118,6 @@ extension ObjectContext {
                     positions.append(next)
                     next += 1
                 })
-            }
         } catch {
             // Not "no rows": the objects that were not read stay faults, below, never deleted ones.
         }
@@ -142,82 +133,43 @@ extension ObjectContext {
     }
 }
 
-/// The SQL of one fetch descriptor.
+/// One fetch descriptor's query, run for a context.
 struct FetchQuery<T: Entity> {
-    let mapping: EntityMapping
+    let select: SelectQuery
     let context: ObjectContext
-    let condition: SQLFragment?
-    let orderBy: String
+    var mapping: EntityMapping { select.mapping }
 
     init(request: FetchDescriptor<T>, context: ObjectContext) throws {
-        guard let mapping = context.store.mapping(for: T._$entity) else {
-            throw ObjectGraphError.unknownEntity(T._$entity.name)
-        }
-        self.mapping = mapping
+        self.select = try SelectQuery(request, store: context.store)
         self.context = context
-        self.condition = try request.predicate.map {
-            try PredicateTranslator.condition(for: $0, mapping: mapping, store: context.store)
-        }
-        // The primary key ends every order: results are deterministic (equal sort keys keep their
-        // order, so pages of limit/offset never overlap), and the batches of a batched fetch are key
-        // ranges (see `loadBatch`).
-        self.orderBy = (try SortTranslator.orderBy(request.sortBy, mapping: mapping, store: context.store) + ["t0.Z_PK"])
-            .joined(separator: ", ")
     }
 
+    /// The query's SQL; unsaved objects have no row, so only saved ones are excluded.
     private func sql(selecting columns: String, limit: Int?, offset: Int, excluding: [ObjectID]) -> SQLFragment {
-        var fragment = SQLFragment("SELECT \(columns) FROM \(mapping.table) AS t0")
-        var conditions: [SQLFragment] = condition.map { [$0] } ?? []
-        // Unsaved objects have no row; only saved ones need excluding.
-        let excludedKeys = excluding.filter { !$0.isTemporary }.map(\.key.databaseValue)
-        if !excludedKeys.isEmpty {
-            conditions.append("t0.Z_PK NOT IN " + SQL.list(excludedKeys))
-        }
-        if !conditions.isEmpty {
-            fragment = fragment + " WHERE " + conditions.dropFirst().reduce(conditions[0]) { $0 + " AND " + $1 }
-        }
-        if !orderBy.isEmpty { fragment = fragment + SQLFragment(" ORDER BY \(orderBy)") }
-        if let limit { fragment = fragment + SQLFragment(" LIMIT \(max(0, limit))") }
-        if offset > 0 { fragment = fragment + SQLFragment((limit == nil ? " LIMIT -1" : "") + " OFFSET \(offset)") }
-        return fragment
+        select.sql(selecting: columns, limit: limit, offset: offset,
+                   excludingKeys: excluding.lazy.filter { !$0.isTemporary }.map(\.key))
     }
 
     func objects(limit: Int?, offset: Int, excluding: [ObjectID] = []) throws -> [AnyObject] {
-        let query = sql(selecting: mapping.selectList, limit: limit, offset: offset, excluding: excluding)
-        return try run { db in
-            try context.objects(from: db.cachedStatement(sql: query.sql), arguments: query.arguments, mapping: mapping)
+        try run {
+            try context.objects(from: sql(selecting: mapping.selectList, limit: limit, offset: offset, excluding: excluding),
+                                mapping: mapping)
         }
     }
 
     func keys(limit: Int?, offset: Int) throws -> [Int64] {
-        let query = sql(selecting: "t0.Z_PK", limit: limit, offset: offset, excluding: [])
-        return try run { db in
-            // Read column by column like object rows: GRDB's generic fetchAll runs unspecialized here.
-            let statement = try db.cachedStatement(sql: query.sql)
-            try statement.bind(query.arguments)
-            let sqliteStatement = statement.sqliteStatement
-            var keys: [Int64] = []
-            try Row.fetchCursor(statement).forEach { _ in
-                keys.append(Int64(sqliteStatement: sqliteStatement, index: 0))
-            }
-            return keys
-        }
+        try run { try context.store.reader.keys(sql(selecting: "t0.Z_PK", limit: limit, offset: offset, excluding: [])) }
     }
 
     func count(excluding: [ObjectID]) throws -> Int {
-        let query = sql(selecting: "COUNT(*)", limit: nil, offset: 0, excluding: excluding)
-        return try run { db in
-            let statement = try db.cachedStatement(sql: query.sql)
-            try statement.bind(query.arguments)
-            return try Int.fetchOne(statement) ?? 0
-        }
+        try run { try context.store.reader.count(sql(selecting: "COUNT(*)", limit: nil, offset: 0, excluding: excluding)) }
     }
 
-    private func run<Result>(_ body: (Database) throws -> Result) throws -> Result {
+    private func run<Result>(_ body: () throws -> Result) throws -> Result {
         do {
-            return try context.store.readStatement(body)
-        } catch let error as DatabaseError {
-            throw ObjectGraphError.store(StoreError(error))
+            return try body()
+        } catch let error as StoreError {
+            throw ObjectGraphError.store(error)
         }
     }
 }

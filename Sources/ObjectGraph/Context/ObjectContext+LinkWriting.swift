@@ -1,4 +1,3 @@
-import GRDB
 import OrderedCollections
 
 /// Writing the changes of to-many relationships at save.
@@ -9,13 +8,6 @@ import OrderedCollections
 /// set as it was loaded (that would bring back links another context removed since), and each link
 /// once, though both of its objects recorded it.
 extension ObjectContext {
-    /// One row of a join table, by the keys of its `Z_SOURCE` and `Z_TARGET` objects.
-    private struct Link: Hashable {
-        let table: String
-        let source: DatabaseValue
-        let target: DatabaseValue
-    }
-
     /// What the merge policy decided for the relationships of the objects it resolved.
     struct RelationshipResolutions {
         /// Objects whose changes are discarded (``MergePolicy/rollback``).
@@ -36,33 +28,29 @@ extension ObjectContext {
     /// Writes the to-many changes of `states`; returns the relationships whose changes were not
     /// written (discarded by the merge policy), to be read again from the store after the commit.
     func writeToMany(_ states: [ObjectState], resolutions: RelationshipResolutions,
-                     key: (Int64?) -> DatabaseValue, _ db: Database) throws -> [(ObjectState, slot: Int)] {
-        var links: OrderedDictionary<Link, Bool> = [:]  // true: insert, false: delete
-        var discardedLinks: Set<Link> = []
-        var recorded: [(state: ObjectState, slot: Int, links: [Link])] = []
-        var orders: [(link: Link, column: String, position: Int)] = []
+                     _ writer: RowWriter) throws -> [(ObjectState, slot: Int)] {
+        var links: OrderedDictionary<JoinTableLink, Bool> = [:]  // true: insert, false: delete
+        var discardedLinks: Set<JoinTableLink> = []
+        var recorded: [(state: ObjectState, slot: Int, links: [JoinTableLink])] = []
+        var orders: [(link: JoinTableLink, column: String, position: Int)] = []
         for state in states {
             guard let mapping = state.mapping else { continue }
-            let owner = key(state.id.key)
+            let owner = writer.permanentKey(state.id.key)
             let isDiscarded = resolutions.discarded.contains(StateKey(state))
             for (slot, changes) in state.changedToMany {
                 let relationship = mapping.toManyRelationships[slot]
                 switch relationship.storage {
                 case let .inverseForeignKey(table, _, orderColumn?):
                     guard !isDiscarded, case .loaded(let members) = state.toMany[slot] else { continue }
-                    let statement = try db.cachedStatement(
-                        sql: "UPDATE \(SQL.quote(table)) SET \(SQL.quote(orderColumn)) = ? WHERE Z_PK = ?")
-                    for (position, member) in members.enumerated() {
-                        try statement.execute(arguments: [position, key(member.key)])
-                    }
+                    try writer.setPositions(of: members.lazy.map(\.key), table: table, orderColumn: orderColumn)
                 case let .joinTable(table, source, _, orderColumn):
                     /// The row linking the owner to the object with this key, whichever side owns it.
-                    func link(to other: DatabaseValue) -> Link {
+                    func link(to other: Int64?) -> JoinTableLink {
                         source == "Z_SOURCE"
-                            ? Link(table: table, source: owner, target: other)
-                            : Link(table: table, source: other, target: owner)
+                            ? JoinTableLink(table: table, source: owner, target: other)
+                            : JoinTableLink(table: table, source: other, target: owner)
                     }
-                    func link(_ member: ObjectID) -> Link { link(to: key(member.key)) }
+                    func link(_ member: ObjectID) -> JoinTableLink { link(to: writer.permanentKey(member.key)) }
                     let changed = (changes.added.elements + Array(changes.removed)).map(link)
                     recorded.append((state, slot, changed))
                     if isDiscarded {
@@ -70,10 +58,8 @@ extension ObjectContext {
                         continue
                     }
                     if resolutions.overwritten.contains(StateKey(state)), case .loaded(let members) = state.toMany[slot] {
-                        let column = source == "Z_SOURCE" ? "Z_TARGET" : "Z_SOURCE"
-                        let stored = try DatabaseValue.fetchAll(
-                            db, sql: "SELECT \(column) FROM \(SQL.quote(table)) WHERE \(source) = ?", arguments: [owner])
-                        let current = Set(members.map { key($0.key) })
+                        let stored = try writer.linkedKeys(table: table, ownerColumn: source, owner: owner)
+                        let current = Set(members.map { writer.permanentKey($0.key) })
                         for other in stored where !current.contains(other) { links[link(to: other)] = false }
                         for member in members { links[link(member)] = true }
                     } else {
@@ -91,16 +77,10 @@ extension ObjectContext {
             }
         }
         for link in discardedLinks { links[link] = nil }
-        for (link, inserts) in links {
-            let sql = inserts
-                ? "INSERT INTO \(SQL.quote(link.table)) (Z_SOURCE, Z_TARGET) VALUES (?, ?) ON CONFLICT (Z_SOURCE, Z_TARGET) DO NOTHING"
-                : "DELETE FROM \(SQL.quote(link.table)) WHERE Z_SOURCE = ? AND Z_TARGET = ?"
-            try db.cachedStatement(sql: sql).execute(arguments: [link.source, link.target])
-        }
+        for (link, exists) in links { try writer.writeLink(link, exists: exists) }
         // Positions go to the rows that exist: a link removed elsewhere stays removed.
         for (link, column, position) in orders where !discardedLinks.contains(link) {
-            try db.cachedStatement(sql: "UPDATE \(SQL.quote(link.table)) SET \(column) = ? WHERE Z_SOURCE = ? AND Z_TARGET = ?")
-                .execute(arguments: [position.databaseValue, link.source, link.target])
+            try writer.setPosition(position, of: link, orderColumn: column)
         }
         return recorded.filter { entry in
             resolutions.discarded.contains(StateKey(entry.state)) || entry.links.contains(where: discardedLinks.contains)

@@ -1,5 +1,4 @@
 import Algorithms
-import GRDB
 import OrderedCollections
 
 /// Keeping both sides of every relationship consistent: setting `mood.country = france` puts the mood in
@@ -170,44 +169,11 @@ extension ObjectContext {
     }
 
     private func loadMembers(ofChunk owners: [ObjectState], slot: Int, relationship: RelationshipMapping) throws {
-        let saved = owners.filter { !$0.id.isTemporary }
+        let saved = owners.lazy.filter { !$0.id.isTemporary }.map(\.id.key)
         let destination = store.mappings[relationship.destination].declaration
-        let sql: String
-        let list = SQL.list(saved.map(\.id.key.databaseValue))
-        switch relationship.storage {
-        // Only ordered relationships sort: sorting the members of hundreds of owners costs more than
-        // reading them.
-        case let .inverseForeignKey(table, column, orderColumn):
-            sql = "SELECT \(SQL.quote(column)), Z_PK FROM \(SQL.quote(table)) WHERE \(SQL.quote(column)) IN \(list.sql)"
-                + (orderColumn.map { " ORDER BY \(SQL.quote(column)), \(SQL.quote($0)), Z_PK" } ?? "")
-        case let .joinTable(table, sourceColumn, targetColumn, orderColumn):
-            sql = "SELECT \(sourceColumn), \(targetColumn) FROM \(SQL.quote(table)) WHERE \(sourceColumn) IN \(list.sql)"
-                + (orderColumn.map { " ORDER BY \(sourceColumn), \($0)" } ?? "")
-        case .foreignKey:
-            return
-        }
-        var membersByOwner: [Int64: [ObjectID]] = [:]
-        if !saved.isEmpty {
-            try store.readStatement { db in
-                let statement = try db.cachedStatement(sql: sql)
-                try statement.bind(list.arguments)
-                let sqliteStatement = statement.sqliteStatement
-                // Rows mostly come grouped by owner (the foreign-key index is walked one owner at a
-                // time): a run of one owner's members is gathered before it is stored.
-                var owner: Int64?
-                var members: [ObjectID] = []
-                try Row.fetchCursor(statement).forEach { _ in
-                    let rowOwner = Int64(sqliteStatement: sqliteStatement, index: 0)
-                    if rowOwner != owner {
-                        if let owner { membersByOwner[owner, default: []].append(contentsOf: members) }
-                        owner = rowOwner
-                        members = []
-                    }
-                    members.append(ObjectID(entity: destination, key: Int64(sqliteStatement: sqliteStatement, index: 1),
-                                            store: store.identity))
-                }
-                if let owner { membersByOwner[owner, default: []].append(contentsOf: members) }
-            }
+        let identity = store.identity
+        let membersByOwner = try store.reader.members(of: relationship, owners: Array(saved)) {
+            ObjectID(entity: destination, key: $0, store: identity)
         }
         for owner in owners where owner.toMany[slot].needsLoading {
             owner.toMany[slot].resolve(stored: membersByOwner[owner.id.key] ?? [])

@@ -1,6 +1,4 @@
-import Algorithms
 import Foundation
-import GRDB
 import OrderedCollections
 
 /// Saving: hooks, validation, then every change in one SQLite transaction. The context's objects are
@@ -165,175 +163,58 @@ extension ObjectContext {
     // MARK: Writing
 
     /// Runs the plan in one transaction and returns the primary keys given to inserted objects, by
-    /// temporary key (temporary keys are unique in the process, and integers hash fast), the
-    /// conflicts the merge policy resolved, and the transaction's record in the history.
+    /// temporary key, the conflicts the merge policy resolved, the relationships whose changes it
+    /// discarded, and the transaction's record in the history.
     private func write(_ plan: SavePlan) throws
         -> ([Int64: Int64], [ConflictResolution], [(ObjectState, slot: Int)], (sequence: Int64, date: Date)) {
         do {
-            return try store.writer.write { db in
-                let newKeys = try allocateKeys(for: plan.inserts, db)
-                func key(_ key: Int64?) -> DatabaseValue {
-                    guard let key else { return .null }
-                    return (key < 0 ? newKeys[key] : key)?.databaseValue ?? .null
+            return try store.write { writer in
+                for (index, group) in Dictionary(grouping: plan.inserts, by: { $0.mapping?.index ?? -1 }) where index >= 0 {
+                    try writer.allocateKeys(group.map(\.id.key), for: store.mappings[index])
                 }
-                for state in plan.inserts { try insertRow(state, key: key, db) }
+                for state in plan.inserts {
+                    guard let mapping = state.mapping else { continue }
+                    try writer.insert(state, id: state.id, globalID: state.globalID ?? GlobalIDs.next(), mapping: mapping)
+                }
                 var conflicts: [SaveConflict] = []
                 var resolutions: [ConflictResolution] = []
                 for state in plan.updates {
-                    guard let conflict = try updateRow(state, key: key, db) else { continue }
+                    guard let conflict = try updateRow(state, writer) else { continue }
                     if mergePolicy == .error {
                         conflicts.append(conflict)
                     } else {
-                        resolutions.append(try resolve(state, key: key, db))
+                        resolutions.append(try resolve(state, writer))
                     }
                 }
                 if !conflicts.isEmpty { throw ObjectGraphError.conflict(conflicts) }
                 let unwritten = try writeToMany(
                     plan.relationshipChanges, resolutions: RelationshipResolutions(policy: mergePolicy, resolved: resolutions),
-                    key: key, db)
-                try deleteRows(plan.deletes, db)
+                    writer)
+                for (index, group) in Dictionary(grouping: plan.deletes, by: { $0.mapping?.index ?? -1 }) where index >= 0 {
+                    try writer.delete(keys: group.map(\.id.key), mapping: store.mappings[index])
+                }
                 let date = Date()
-                try db.execute(sql: "INSERT INTO \(SchemaMigrator.transactionTable) (Z_AUTHOR, Z_TIMESTAMP) VALUES (?, ?)",
-                               arguments: [name, date.timeIntervalSince1970])
-                return (newKeys, resolutions, unwritten, (db.lastInsertedRowID, date))
+                let sequence = try writer.recordTransaction(author: name, date: date)
+                return (writer.newKeys, resolutions, unwritten, (sequence, date))
             }
-        } catch let error as DatabaseError {
-            throw translate(error)
+        } catch let error as StoreError {
+            throw ObjectGraphError.store(error)
         }
-    }
-
-    private func allocateKeys(for states: [ObjectState], _ db: Database) throws -> [Int64: Int64] {
-        var keys: [Int64: Int64] = [:]
-        keys.reserveCapacity(states.count)
-        let byEntity = Dictionary(grouping: states) { $0.mapping?.index ?? -1 }
-        for (index, group) in byEntity where index >= 0 {
-            let mapping = store.mappings[index]
-            var next = try Int64.fetchOne(db, sql: "SELECT max FROM Z_PRIMARYKEY WHERE entity = ?", arguments: [mapping.name])
-                ?? Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(Z_PK), 0) FROM \(mapping.table)") ?? 0
-            for state in group {
-                next += 1
-                keys[state.id.key] = next
-            }
-            try db.execute(sql: "INSERT OR REPLACE INTO Z_PRIMARYKEY (entity, max) VALUES (?, ?)",
-                           arguments: [mapping.name, next])
-        }
-        return keys
-    }
-
-    private func insertRow(_ state: ObjectState, key: (Int64?) -> DatabaseValue, _ db: Database) throws {
-        guard let mapping = state.mapping else { return }
-        let statement = try db.cachedStatement(sql: mapping.insertSQL)
-        var values: [DatabaseValue] = [key(state.id.key), (state.globalID ?? GlobalIDs.next()).storedValue.databaseValue,
-                                       1.databaseValue]
-        let attributeCount = state.entity.layout.attributeCount
-        values.reserveCapacity(3 + attributeCount + mapping.foreignKeys.count)
-        for position in 0..<attributeCount { values.append(state.value(atPosition: position).databaseValue) }
-        for foreignKey in mapping.foreignKeys { values.append(key(state.relatedKey(at: foreignKey.slot))) }
-        try statement.bind(values)
-        try execute(statement, for: state, db)
     }
 
     /// Writes the changed columns if the row still has the version this context read; otherwise
     /// returns the conflict.
-    private func updateRow(_ state: ObjectState, key: (Int64?) -> DatabaseValue, _ db: Database) throws -> SaveConflict? {
+    private func updateRow(_ state: ObjectState, _ writer: RowWriter) throws -> SaveConflict? {
         guard let mapping = state.mapping else { return nil }
         let committed = state.committedValues
         let changed = committed.map { committed in committed.indices.filter { state.value(atPosition: $0) != committed[$0] } } ?? []
         // A fault (changed only through inverses) was never read: there is no version to compare,
         // and its link changes apply on top of the store's links whatever happened since.
         let readVersion = state.isFault ? nil : state.version
-        guard try !writeColumns(of: state, at: changed, ifVersion: readVersion, bumpingVersion: changesManyToMany(state),
-                                key: key, db) else { return nil }
-        let current = try Int64.fetchOne(db, sql: "SELECT Z_VERSION FROM \(mapping.table) WHERE Z_PK = ?",
-                                         arguments: [state.id.key])
+        guard try !writer.update(state, id: state.id, positions: changed, ifVersion: readVersion,
+                                 bumpingVersion: changesManyToMany(state), mapping: mapping) else { return nil }
+        let current = try writer.version(ofRow: state.id.key, mapping: mapping)
         return SaveConflict(objectID: state.id, staleVersion: state.version, currentVersion: current)
-    }
-
-    /// Writes the object's values at some positions of its row and increments the row's version;
-    /// with `version`, only if the row still has it. Returns whether the row was written (true when
-    /// there is nothing to write). With `bumpingVersion`, the version is incremented even when no
-    /// column is written (a change of join-table rows, which have no version of their own).
-    func writeColumns(of state: ObjectState, at positions: [Int], ifVersion version: Int64?, bumpingVersion: Bool = false,
-                      key: (Int64?) -> DatabaseValue, _ db: Database) throws -> Bool {
-        guard let mapping = state.mapping else { return true }
-        var assignments: [String] = []
-        var values: [DatabaseValue] = []
-        let attributeCount = state.entity.layout.attributeCount
-        for position in positions {
-            if position < attributeCount {
-                assignments.append("\(mapping.quotedAttributeColumns[position]) = ?")
-                values.append(state.value(atPosition: position).databaseValue)
-            } else if let column = mapping.toOneRelationships[position - attributeCount].foreignKeyColumn {
-                // The other side of a one-to-one holds no column here.
-                assignments.append("\(SQL.quote(column)) = ?")
-                values.append(key(state.relatedKey(at: position - attributeCount)))
-            }
-        }
-        guard !assignments.isEmpty || bumpingVersion else { return true }
-        assignments.append("Z_VERSION = Z_VERSION + 1")
-        let statement = try db.cachedStatement(sql: """
-            UPDATE \(mapping.table) SET \(assignments.joined(separator: ", ")) \
-            WHERE Z_PK = ?\(version == nil ? "" : " AND Z_VERSION = ?")
-            """)
-        values.append(state.id.key.databaseValue)
-        if let version { values.append(version.databaseValue) }
-        try statement.bind(values)
-        try execute(statement, for: state, db)
-        return db.changesCount > 0
-    }
-
-    /// Runs a statement that writes one object's row; a uniqueness violation names the object.
-    private func execute(_ statement: Statement, for state: ObjectState, _ db: Database) throws {
-        do {
-            try statement.execute()
-        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-            guard let mapping = state.mapping else { throw error }
-            let column = error.message?.components(separatedBy: ".").last ?? ""
-            let slot = mapping.attributeColumns.firstIndex(of: column)
-            throw ObjectGraphError.validationFailed([ValidationFailure(
-                entity: mapping.name, objectID: state.id, property: slot.map { mapping.attributeColumns[$0] },
-                reason: .notUnique(slot.map { state.value(atPosition: $0) } ?? .null))])
-        }
-    }
-
-    /// Deletes rows set-wise, with their join-table links: a range of consecutive keys per statement
-    /// (SQLite walks it directly; deleted subtrees are mostly made of such runs), the other keys a
-    /// chunk per statement.
-    private func deleteRows(_ states: [ObjectState], _ db: Database) throws {
-        let byEntity = Dictionary(grouping: states) { $0.mapping?.index ?? -1 }
-        for (index, group) in byEntity where index >= 0 {
-            let mapping = store.mappings[index]
-            let joinTables = mapping.toManyRelationships.compactMap { relationship -> (String, String)? in
-                if case let .joinTable(table, source, _, _) = relationship.storage { return (SQL.quote(table), source) }
-                return nil
-            }
-            let targets = [(mapping.table, "Z_PK")] + joinTables
-            let keys = group.map(\.id.key).sorted()
-            var scattered: [Int64] = []
-            for run in keys.chunked(by: { $1 == $0 + 1 }) {
-                guard run.count >= 8, let low = run.first, let high = run.last else {
-                    scattered.append(contentsOf: run)
-                    continue
-                }
-                for (table, column) in targets {
-                    let statement = try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(column) BETWEEN ? AND ?")
-                    try statement.bind([low.databaseValue, high.databaseValue])
-                    try statement.execute()
-                }
-            }
-            for chunk in scattered.chunks(ofCount: SQL.inlineListLimit) {
-                let list = SQL.list(chunk.map(\.databaseValue))
-                for (table, column) in targets {
-                    let statement = try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(column) IN \(list.sql)")
-                    try statement.bind(list.arguments)
-                    try statement.execute()
-                }
-            }
-        }
-    }
-
-    private func translate(_ error: DatabaseError) -> ObjectGraphError {
-        .store(StoreError(error))
     }
 
     // MARK: After commit
@@ -390,14 +271,5 @@ extension ObjectContext {
     }
 }
 
-extension StoredValue {
-    var databaseValue: DatabaseValue {
-        switch self {
-        case .null: .null
-        case .integer(let value): value.databaseValue
-        case .real(let value): value.databaseValue
-        case .text(let value): value.databaseValue
-        case .blob(let value): value.databaseValue
-        }
-    }
-}
+/// The writer reads an object's row straight from its state.
+extension ObjectState: RowValues {}

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import OrderedCollections
 
 /// A unit of work on the object graph: it fetches objects, tracks their changes, and saves them in one

@@ -44,8 +44,12 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 extension StoreError {
-    /// The store error for an error GRDB threw; any other error keeps its description.
+    /// The store error for an error GRDB threw (or a store error); any other error keeps its description.
     init(_ error: any Error) {
+        if let error = error as? StoreError {
+            self = error
+            return
+        }
         guard let error = error as? DatabaseError else {
             self.init(resultCode: ResultCode.SQLITE_ERROR.rawValue, message: "\(error)")
             return

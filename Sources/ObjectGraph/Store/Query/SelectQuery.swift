@@ -1,0 +1,43 @@
+/// The SQL of a fetch: its entity's table aliased `t0`, the translated predicate and sort.
+struct SelectQuery {
+    let mapping: EntityMapping
+    let condition: SQLFragment?
+    let orderBy: String
+
+    /// Translates a descriptor's predicate and sort.
+    ///
+    /// - Throws: ``ObjectGraphError/unknownEntity(_:)``, or
+    ///   ``ObjectGraphError/unsupportedPredicate(entity:construct:)`` for a predicate or sort with no
+    ///   SQL translation.
+    init<T: Entity>(_ descriptor: FetchDescriptor<T>, store: SQLiteStore) throws {
+        guard let mapping = store.mapping(for: T._$entity) else {
+            throw ObjectGraphError.unknownEntity(T._$entity.name)
+        }
+        self.mapping = mapping
+        self.condition = try descriptor.predicate.map {
+            try PredicateTranslator.condition(for: $0, mapping: mapping, store: store)
+        }
+        // The primary key ends every order: results are deterministic (equal sort keys keep their
+        // order, so pages of limit/offset never overlap), and the batches of a batched fetch are key
+        // ranges.
+        self.orderBy = (try SortTranslator.orderBy(descriptor.sortBy, mapping: mapping, store: store) + ["t0.Z_PK"])
+            .joined(separator: ", ")
+    }
+
+    /// `SELECT columns FROM table AS t0 WHERE … ORDER BY … LIMIT … OFFSET …`, leaving out the rows of
+    /// `excludingKeys`.
+    func sql(selecting columns: String, limit: Int?, offset: Int, excludingKeys: some Collection<Int64>) -> SQLFragment {
+        var fragment = SQLFragment("SELECT \(columns) FROM \(mapping.table) AS t0")
+        var conditions: [SQLFragment] = condition.map { [$0] } ?? []
+        if !excludingKeys.isEmpty {
+            conditions.append("t0.Z_PK NOT IN " + SQL.list(excludingKeys.map(\.databaseValue)))
+        }
+        if !conditions.isEmpty {
+            fragment = fragment + " WHERE " + conditions.dropFirst().reduce(conditions[0]) { $0 + " AND " + $1 }
+        }
+        if !orderBy.isEmpty { fragment = fragment + SQLFragment(" ORDER BY \(orderBy)") }
+        if let limit { fragment = fragment + SQLFragment(" LIMIT \(max(0, limit))") }
+        if offset > 0 { fragment = fragment + SQLFragment((limit == nil ? " LIMIT -1" : "") + " OFFSET \(offset)") }
+        return fragment
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import GRDB
+
+/// Reads rows for contexts, each read one statement outside any transaction of the caller.
+///
+/// Every SQL statement a context's read needs is built here, and prepared statements are cached per
+/// connection. A failed read throws ``StoreError``, never returns "no row": the caller decides what
+/// the failure means for its objects (see ``ObjectGraphError/readFailed(_:property:_:)``).
+struct RowReader {
+    let store: SQLiteStore
+
+    /// Runs `body` on a reading connection; an SQLite error becomes a ``StoreError``.
+    func read<Result>(_ body: (Database) throws -> Result) throws -> Result {
+        do {
+            return try store.readStatement(body)
+        } catch let error as DatabaseError {
+            throw StoreError(error)
+        }
+    }
+
+    /// Calls `body` with each row (``EntityMapping/selectList``) of a query whose table is aliased
+    /// `t0`, when `including` accepts its key.
+    func forEachRow(_ query: SQLFragment, mapping: EntityMapping, including: (Int64) -> Bool = { _ in true },
+                    _ body: (CurrentRow) throws -> Void) throws {
+        try read { db in
+            try ObjectRows(mapping: mapping).forEach(
+                db.cachedStatement(sql: query.sql), arguments: query.arguments, including: including, body)
+        }
+    }
+
+    /// Reads the row with this key and passes it to `body`; nil if the row does not exist.
+    func row<Result>(key: Int64, mapping: EntityMapping, _ body: (CurrentRow) -> Result) throws -> Result? {
+        try read { db in try Self.row(key: key, mapping: mapping, db, body) }
+    }
+
+    /// Reads the row with this key in a connection already in use (a write transaction, say).
+    static func row<Result>(key: Int64, mapping: EntityMapping, _ db: Database,
+                            _ body: (CurrentRow) -> Result) throws -> Result? {
+        let sql = "SELECT \(mapping.selectList) FROM \(mapping.table) AS t0 WHERE t0.Z_PK = ?"
+        var result: Result?
+        try ObjectRows(mapping: mapping).forEach(db.cachedStatement(sql: sql), arguments: [key.databaseValue]) {
+            result = body($0)
+        }
+        return result
+    }
+
+    /// The rows of these keys, in key order: a key range when the keys are dense (SQLite walks it
+    /// directly), an `IN` list otherwise. `including` sees every key of the range.
+    func forEachRow(keys: [Int64], low: Int64, high: Int64, mapping: EntityMapping,
+                    including: (Int64) -> Bool, _ body: (CurrentRow) throws -> Void) throws {
+        let isDense = high - low < Int64(keys.count) * 2
+        let condition = isDense
+            ? SQLFragment("t0.Z_PK BETWEEN ? AND ?", arguments: [low.databaseValue, high.databaseValue])
+            : "t0.Z_PK IN " + SQL.list(keys.map(\.databaseValue))
+        let query = SQLFragment("SELECT \(mapping.selectList) FROM \(mapping.table) AS t0 WHERE ", condition,
+                                " ORDER BY t0.Z_PK")
+        try forEachRow(query, mapping: mapping, including: including, body)
+    }
+
+    /// A row's global ID; nil if the row does not exist.
+    func globalID(key: Int64, mapping: EntityMapping) throws -> UUID? {
+        try read { db in
+            try UUID.fetchOne(db.cachedStatement(sql: "SELECT Z_UUID FROM \(mapping.table) WHERE Z_PK = ?"),
+                              arguments: [key])
+        }
+    }
+
+    /// The first column of a query's rows, as keys.
+    func keys(_ query: SQLFragment) throws -> [Int64] {
+        try read { db in
+            // Read column by column like object rows: GRDB's generic fetchAll runs unspecialized here.
+            let statement = try db.cachedStatement(sql: query.sql)
+            try statement.bind(query.arguments)
+            let sqliteStatement = statement.sqliteStatement
+            var keys: [Int64] = []
+            try Row.fetchCursor(statement).forEach { _ in
+                keys.append(Int64(sqliteStatement: sqliteStatement, index: 0))
+            }
+            return keys
+        }
+    }
+
+    /// The number a `SELECT COUNT(*)` query returns.
+    func count(_ query: SQLFragment) throws -> Int {
+        try read { db in
+            let statement = try db.cachedStatement(sql: query.sql)
+            try statement.bind(query.arguments)
+            return try Int.fetchOne(statement) ?? 0
+        }
+    }
+
+    /// The members of a to-many relationship for each of these owners (at most
+    /// ``SQL/inlineListLimit`` of them, none temporary), in the relationship's order when it has one;
+    /// `member` makes each from its key.
+    func members<Member>(of relationship: RelationshipMapping, owners: [Int64],
+                         _ member: (Int64) -> Member) throws -> [Int64: [Member]] {
+        guard !owners.isEmpty else { return [:] }
+        let sql: String
+        let list = SQL.list(owners.map(\.databaseValue))
+        switch relationship.storage {
+        // Only ordered relationships sort: sorting the members of hundreds of owners costs more than
+        // reading them.
+        case let .inverseForeignKey(table, column, orderColumn):
+            sql = "SELECT \(SQL.quote(column)), Z_PK FROM \(SQL.quote(table)) WHERE \(SQL.quote(column)) IN \(list.sql)"
+                + (orderColumn.map { " ORDER BY \(SQL.quote(column)), \(SQL.quote($0)), Z_PK" } ?? "")
+        case let .joinTable(table, sourceColumn, targetColumn, orderColumn):
+            sql = "SELECT \(sourceColumn), \(targetColumn) FROM \(SQL.quote(table)) WHERE \(sourceColumn) IN \(list.sql)"
+                + (orderColumn.map { " ORDER BY \(sourceColumn), \($0)" } ?? "")
+        case .foreignKey:
+            return [:]
+        }
+        return try read { db in
+            let statement = try db.cachedStatement(sql: sql)
+            try statement.bind(list.arguments)
+            let sqliteStatement = statement.sqliteStatement
+            // Rows mostly come grouped by owner (the foreign-key index is walked one owner at a
+            // time): a run of one owner's members is gathered before it is stored.
+            var membersByOwner: [Int64: [Member]] = [:]
+            var owner: Int64?
+            var members: [Member] = []
+            try Row.fetchCursor(statement).forEach { _ in
+                let rowOwner = Int64(sqliteStatement: sqliteStatement, index: 0)
+                if rowOwner != owner {
+                    if let owner { membersByOwner[owner, default: []].append(contentsOf: members) }
+                    owner = rowOwner
+                    members = []
+                }
+                members.append(member(Int64(sqliteStatement: sqliteStatement, index: 1)))
+            }
+            if let owner { membersByOwner[owner, default: []].append(contentsOf: members) }
+            return membersByOwner
+        }
+    }
+}

@@ -1,0 +1,217 @@
+import Algorithms
+import Foundation
+import GRDB
+
+/// Writes rows inside one write transaction: key allocation, inserts, versioned updates, set-wise
+/// deletes, join-table links and the transaction's record in the history.
+///
+/// Made by ``SQLiteStore/write(_:)`` for the length of a transaction; every statement a save needs
+/// is built here, and prepared statements are cached per connection. New rows get their primary keys
+/// from ``allocateKeys(_:for:)``; keys written afterwards (foreign keys, links) may be temporary keys,
+/// which the writer replaces with the allocated ones (see ``resolve(_:)``).
+struct RowWriter {
+    let db: Database
+    let store: SQLiteStore
+    /// The primary keys allocated in this transaction, by temporary key (temporary keys are unique in
+    /// the process, and integers hash fast).
+    private(set) var newKeys: [Int64: Int64] = [:]
+
+    init(db: Database, store: SQLiteStore) {
+        self.db = db
+        self.store = store
+    }
+
+    /// A key as written: a temporary key becomes the key allocated for it.
+    func permanentKey(_ key: Int64?) -> Int64? {
+        guard let key else { return nil }
+        return key < 0 ? newKeys[key] : key
+    }
+
+    /// A key as bound to a statement: the permanent key, NULL for none.
+    private func resolve(_ key: Int64?) -> DatabaseValue {
+        permanentKey(key)?.databaseValue ?? .null
+    }
+
+    // MARK: Keys
+
+    /// Gives the next primary keys of an entity's table to new rows, known by their temporary keys.
+    mutating func allocateKeys(_ temporaryKeys: [Int64], for mapping: EntityMapping) throws {
+        guard !temporaryKeys.isEmpty else { return }
+        newKeys.reserveCapacity(newKeys.count + temporaryKeys.count)
+        var next = try Int64.fetchOne(db, sql: "SELECT max FROM Z_PRIMARYKEY WHERE entity = ?", arguments: [mapping.name])
+            ?? Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(Z_PK), 0) FROM \(mapping.table)") ?? 0
+        for key in temporaryKeys {
+            next += 1
+            newKeys[key] = next
+        }
+        try db.execute(sql: "INSERT OR REPLACE INTO Z_PRIMARYKEY (entity, max) VALUES (?, ?)",
+                       arguments: [mapping.name, next])
+    }
+
+    // MARK: Rows
+
+    /// Inserts a new row, with version 1.
+    func insert(_ row: some RowValues, id: ObjectID, globalID: UUID, mapping: EntityMapping) throws {
+        let statement = try db.cachedStatement(sql: mapping.insertSQL)
+        let attributeCount = mapping.attributeColumns.count
+        var values: [DatabaseValue] = [resolve(id.key), globalID.storedValue.databaseValue, 1.databaseValue]
+        values.reserveCapacity(3 + attributeCount + mapping.foreignKeys.count)
+        for position in 0..<attributeCount { values.append(row.value(atPosition: position).databaseValue) }
+        for foreignKey in mapping.foreignKeys { values.append(resolve(row.relatedKey(at: foreignKey.slot))) }
+        try statement.bind(values)
+        try execute(statement, row: row, id: id, mapping: mapping)
+    }
+
+    /// Writes a row's values at some positions and increments its version; with `version`, only if
+    /// the row still has it. Returns whether the row was written (true when there is nothing to
+    /// write). With `bumpingVersion`, the version is incremented even when no column is written (a
+    /// change of join-table rows, which have no version of their own).
+    func update(_ row: some RowValues, id: ObjectID, positions: [Int], ifVersion version: Int64?,
+                bumpingVersion: Bool, mapping: EntityMapping) throws -> Bool {
+        var assignments: [String] = []
+        var values: [DatabaseValue] = []
+        let attributeCount = mapping.attributeColumns.count
+        for position in positions {
+            if position < attributeCount {
+                assignments.append("\(mapping.quotedAttributeColumns[position]) = ?")
+                values.append(row.value(atPosition: position).databaseValue)
+            } else if let column = mapping.toOneRelationships[position - attributeCount].foreignKeyColumn {
+                // The other side of a one-to-one holds no column here.
+                assignments.append("\(SQL.quote(column)) = ?")
+                values.append(resolve(row.relatedKey(at: position - attributeCount)))
+            }
+        }
+        guard !assignments.isEmpty || bumpingVersion else { return true }
+        assignments.append("Z_VERSION = Z_VERSION + 1")
+        let statement = try db.cachedStatement(sql: """
+            UPDATE \(mapping.table) SET \(assignments.joined(separator: ", ")) \
+            WHERE Z_PK = ?\(version == nil ? "" : " AND Z_VERSION = ?")
+            """)
+        values.append(id.key.databaseValue)
+        if let version { values.append(version.databaseValue) }
+        try statement.bind(values)
+        try execute(statement, row: row, id: id, mapping: mapping)
+        return db.changesCount > 0
+    }
+
+    /// The version of a row; nil if the row does not exist.
+    func version(ofRow key: Int64, mapping: EntityMapping) throws -> Int64? {
+        try Int64.fetchOne(db, sql: "SELECT Z_VERSION FROM \(mapping.table) WHERE Z_PK = ?", arguments: [key])
+    }
+
+    /// Reads a row as this transaction sees it and passes it to `body`; nil if it does not exist.
+    func row<Result>(key: Int64, mapping: EntityMapping, _ body: (CurrentRow) -> Result) throws -> Result? {
+        try RowReader.row(key: key, mapping: mapping, db, body)
+    }
+
+    /// Runs a statement that writes one row; a uniqueness violation names the object and the value.
+    private func execute(_ statement: Statement, row: some RowValues, id: ObjectID, mapping: EntityMapping) throws {
+        do {
+            try statement.execute()
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            let column = error.message?.components(separatedBy: ".").last ?? ""
+            let slot = mapping.attributeColumns.firstIndex(of: column)
+            throw ObjectGraphError.validationFailed([ValidationFailure(
+                entity: mapping.name, objectID: id, property: slot.map { mapping.attributeColumns[$0] },
+                reason: .notUnique(slot.map { row.value(atPosition: $0) } ?? .null))])
+        }
+    }
+
+    /// Deletes rows set-wise, with their join-table links: a range of consecutive keys per statement
+    /// (SQLite walks it directly; deleted subtrees are mostly made of such runs), the other keys a
+    /// chunk per statement.
+    func delete(keys unsortedKeys: [Int64], mapping: EntityMapping) throws {
+        let joinTables = mapping.toManyRelationships.compactMap { relationship -> (String, String)? in
+            if case let .joinTable(table, source, _, _) = relationship.storage { return (SQL.quote(table), source) }
+            return nil
+        }
+        let targets = [(mapping.table, "Z_PK")] + joinTables
+        let keys = unsortedKeys.sorted()
+        var scattered: [Int64] = []
+        for run in keys.chunked(by: { $1 == $0 + 1 }) {
+            guard run.count >= 8, let low = run.first, let high = run.last else {
+                scattered.append(contentsOf: run)
+                continue
+            }
+            for (table, column) in targets {
+                let statement = try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(column) BETWEEN ? AND ?")
+                try statement.bind([low.databaseValue, high.databaseValue])
+                try statement.execute()
+            }
+        }
+        for chunk in scattered.chunks(ofCount: SQL.inlineListLimit) {
+            let list = SQL.list(chunk.map(\.databaseValue))
+            for (table, column) in targets {
+                let statement = try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(column) IN \(list.sql)")
+                try statement.bind(list.arguments)
+                try statement.execute()
+            }
+        }
+    }
+
+    // MARK: Links
+
+    /// Writes the position of each member of an ordered one-to-many relationship in its order column.
+    func setPositions(of members: some Sequence<Int64>, table: String, orderColumn: String) throws {
+        let statement = try db.cachedStatement(
+            sql: "UPDATE \(SQL.quote(table)) SET \(SQL.quote(orderColumn)) = ? WHERE Z_PK = ?")
+        for (position, member) in members.enumerated() {
+            try statement.execute(arguments: [position.databaseValue, resolve(member)])
+        }
+    }
+
+    /// The keys an owner is linked to in a join table, its own keys being in `ownerColumn`.
+    func linkedKeys(table: String, ownerColumn: String, owner: Int64?) throws -> [Int64?] {
+        let column = ownerColumn == "Z_SOURCE" ? "Z_TARGET" : "Z_SOURCE"
+        return try Int64?.fetchAll(
+            db, sql: "SELECT \(column) FROM \(SQL.quote(table)) WHERE \(ownerColumn) = ?", arguments: [owner])
+    }
+
+    /// Adds a join-table row (nothing if it exists) or removes one.
+    func writeLink(_ link: JoinTableLink, exists: Bool) throws {
+        let sql = exists
+            ? "INSERT INTO \(SQL.quote(link.table)) (Z_SOURCE, Z_TARGET) VALUES (?, ?) ON CONFLICT (Z_SOURCE, Z_TARGET) DO NOTHING"
+            : "DELETE FROM \(SQL.quote(link.table)) WHERE Z_SOURCE = ? AND Z_TARGET = ?"
+        try db.cachedStatement(sql: sql).execute(arguments: [link.source, link.target])
+    }
+
+    /// Writes a join-table row's position in an ordered many-to-many relationship, if the row exists.
+    func setPosition(_ position: Int, of link: JoinTableLink, orderColumn: String) throws {
+        try db.cachedStatement(sql: "UPDATE \(SQL.quote(link.table)) SET \(orderColumn) = ? WHERE Z_SOURCE = ? AND Z_TARGET = ?")
+            .execute(arguments: [position.databaseValue, link.source, link.target])
+    }
+
+    // MARK: History
+
+    /// Records the transaction in the history table; returns its sequence number.
+    func recordTransaction(author: String?, date: Date) throws -> Int64 {
+        try db.execute(sql: "INSERT INTO \(SchemaMigrator.transactionTable) (Z_AUTHOR, Z_TIMESTAMP) VALUES (?, ?)",
+                       arguments: [author, date.timeIntervalSince1970])
+        return db.lastInsertedRowID
+    }
+}
+
+/// One row of a join table, by the keys of its `Z_SOURCE` and `Z_TARGET` objects.
+struct JoinTableLink: Hashable {
+    let table: String
+    let source: Int64?
+    let target: Int64?
+}
+
+extension SQLiteStore {
+    /// Runs `body` in a write transaction, committed when it returns; an SQLite error becomes a
+    /// ``StoreError``, and nothing is written when anything throws.
+    func write<Result>(_ body: (inout RowWriter) throws -> Result) throws -> Result {
+        do {
+            return try writer.write { db in
+                var rowWriter = RowWriter(db: db, store: self)
+                return try body(&rowWriter)
+            }
+        } catch let error as DatabaseError {
+            throw StoreError(error)
+        }
+    }
+
+    /// The reader of this store's rows.
+    var reader: RowReader { RowReader(store: self) }
+}
