@@ -55,7 +55,7 @@ extension ObjectContext {
             updatedObjectIDs: updatedObjectIDs,
             deletedObjectIDs: Set(plan.deletes.map(\.id)),
             author: name, sequence: transaction.sequence, date: transaction.date)
-        liveContexts.deliver(didSave, from: inbox)
+        coordinator.didCommit(didSave, from: inbox)
         didSaveObservers.post(didSave)
         postObjectsDidChange()  // objects the merge policy refreshed or found deleted
     }

@@ -40,8 +40,8 @@ public final class ObjectContext {
     public var mergePolicy: MergePolicy = .error
     /// Other contexts' saves waiting to be merged.
     let inbox: MergeInbox
-    /// The container's contexts, which this context's saves are delivered to.
-    let liveContexts: LiveContexts
+    /// What delivers this context's commits to the container's other contexts, and theirs to it.
+    let coordinator: StoreCoordinator
 
     // The bookkeeping below is touched for every object a fetch, a change or a deletion involves. It
     // opts out of dynamic exclusivity checks, like the object states: a context is used from one
@@ -88,12 +88,12 @@ public final class ObjectContext {
 
     init(container: ObjectContainer, processSoon: (@Sendable () -> Void)? = nil) {
         self.container = container
-        self.store = container.store
-        self.registry = ObjectRegistry(store: container.store.identity)
+        self.coordinator = container.coordinator
+        self.store = container.coordinator.store
+        self.registry = ObjectRegistry(store: store.identity)
         self.processSoon = processSoon
         self.inbox = MergeInbox(wake: processSoon)
-        self.liveContexts = container.liveContexts
-        liveContexts.add(inbox)
+        coordinator.register(inbox)
     }
 
     deinit {

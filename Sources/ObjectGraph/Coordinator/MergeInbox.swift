@@ -54,29 +54,3 @@ final class MergeInbox: Sendable {
         return saves.count > 1 ? saves.sorted { $0.sequence < $1.sequence } : saves
     }
 }
-
-/// The container's live contexts, each by its inbox, held weakly: a context that is released stops
-/// receiving saves without having to unregister.
-final class LiveContexts: Sendable {
-    private struct Entry {
-        weak var inbox: MergeInbox?
-    }
-
-    private let entries = Locked<[Entry]>([])
-
-    func add(_ inbox: MergeInbox) {
-        entries.withLock { entries in
-            entries.removeAll { $0.inbox == nil }
-            entries.append(Entry(inbox: inbox))
-        }
-    }
-
-    /// Leaves a save in the inbox of every live context but its author's.
-    func deliver(_ save: DidSave, from author: MergeInbox) {
-        let inboxes = entries.withLock { entries in
-            entries.removeAll { $0.inbox == nil }
-            return entries.compactMap(\.inbox)
-        }
-        for inbox in inboxes where inbox !== author { inbox.deliver(save) }
-    }
-}

@@ -10,9 +10,9 @@ import Foundation
 public final class ObjectContainer: Sendable {
     /// The model.
     public let schema: Schema
-    let store: SQLiteStore
-    /// Every live context, so that each save reaches the others.
-    let liveContexts = LiveContexts()
+    /// Owns the store and delivers each context's commits to the others.
+    let coordinator: StoreCoordinator
+    var store: SQLiteStore { coordinator.store }
     private let viewContextHolder: ViewContextHolder
 
     /// Opens (creating or migrating if needed) the store for the given entities and every entity
@@ -41,8 +41,9 @@ public final class ObjectContainer: Sendable {
     /// - Throws: The errors of ``init(for:configuration:)``.
     public init(schema: Schema, configuration: StoreConfiguration = .default) throws {
         self.schema = schema
-        self.store = try SQLiteStore(configuration: configuration, schema: schema)
+        let store = try SQLiteStore(configuration: configuration, schema: schema)
         OpenedStores.register(store.mappings.map(\.declaration), store: store.identity.uuid)
+        self.coordinator = StoreCoordinator(store: store)
         self.viewContextHolder = ViewContextHolder()
     }
 

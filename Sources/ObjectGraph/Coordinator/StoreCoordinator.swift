@@ -1,0 +1,51 @@
+/// Stands between a container's contexts and its store: it owns the store, knows the live contexts,
+/// and hands every committed transaction to all of them but its author.
+///
+/// Contexts read and write rows through the store (``RowReader``, ``RowWriter``); what they commit
+/// reaches the others only through ``didCommit(_:from:)``, so no change bypasses a context that merges
+/// automatically, nor what observes it. Batch operations, the history of other processes' commits and
+/// sync enter the same path.
+final class StoreCoordinator: Sendable {
+    let store: SQLiteStore
+    private let liveContexts = LiveContexts()
+
+    init(store: SQLiteStore) {
+        self.store = store
+    }
+
+    /// Starts delivering commits to a new context, by its inbox, until the context is released.
+    func register(_ inbox: MergeInbox) {
+        liveContexts.add(inbox)
+    }
+
+    /// Hands a committed transaction to every live context but its author.
+    func didCommit(_ save: DidSave, from author: MergeInbox) {
+        liveContexts.deliver(save, from: author)
+    }
+}
+
+/// The container's live contexts, each by its inbox, held weakly: a context that is released stops
+/// receiving saves without having to unregister.
+private final class LiveContexts: Sendable {
+    private struct Entry {
+        weak var inbox: MergeInbox?
+    }
+
+    private let entries = Locked<[Entry]>([])
+
+    func add(_ inbox: MergeInbox) {
+        entries.withLock { entries in
+            entries.removeAll { $0.inbox == nil }
+            entries.append(Entry(inbox: inbox))
+        }
+    }
+
+    /// Leaves a save in the inbox of every live context but its author's.
+    func deliver(_ save: DidSave, from author: MergeInbox) {
+        let inboxes = entries.withLock { entries in
+            entries.removeAll { $0.inbox == nil }
+            return entries.compactMap(\.inbox)
+        }
+        for inbox in inboxes where inbox !== author { inbox.deliver(save) }
+    }
+}
