@@ -65,6 +65,14 @@ struct Demo: AsyncParsableCommand {
             print("  \(mood.country?.name ?? "?"): \(mood.text)")
         }
 
+        // IDs travel as JSON (to another process, say) and come back to fetch the same objects.
+        let json = try JSONEncoder().encode(try reader.fetchIdentifiers(FetchDescriptor<Mood>(
+            predicate: #Predicate { $0.rating >= 4 })))
+        let ids = try JSONDecoder().decode([ObjectID].self, from: json)
+        let picked = try reader.fetch(FetchDescriptor<Mood>(predicate: #Predicate { ids.contains($0.objectID) },
+                                                             sortBy: [SortDescriptor(\.text)]))
+        print("Fetched by \(ids.count) IDs decoded from JSON: \(picked.map(\.text))")
+
         let rainy = try reader.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.text.starts(with: "Rainy") }))[0]
         rainy.rating = 3
         print("Changed '\(rainy.text)': changed keys \(rainy.changedPersistentKeys.sorted())")

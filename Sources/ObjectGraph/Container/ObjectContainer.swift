@@ -59,6 +59,10 @@ public final class ObjectContainer: Sendable {
     }
 
     /// Runs `body` with a new background context on a background executor.
+    ///
+    /// - Parameter body: The work; the context is its own, and is released when it returns. Return
+    ///   IDs, not objects.
+    /// - Returns: What `body` returns.
     public func performBackgroundTask<Result: Sendable>(
         _ body: @escaping @Sendable (ObjectContext) throws -> Result
     ) async throws -> Result {
@@ -69,6 +73,7 @@ public final class ObjectContainer: Sendable {
 
     /// The ID named by a string from ``ObjectID/uriRepresentation``.
     ///
+    /// - Parameter string: A permanent ID's string form.
     /// - Throws: ``ObjectGraphError/invalidObjectIDString(_:)`` when the string is not a permanent ID of
     ///   this store.
     public func objectID(forURIRepresentation string: String) throws -> ObjectID {

@@ -11,6 +11,8 @@ extension ObjectContext {
     /// is removed at the next save. Deleting an object that was never saved just forgets it.
     /// Deleting an object of another context changes nothing and makes the next save fail with
     /// ``ObjectGraphError/wrongContext(_:action:)``.
+    ///
+    /// - Parameter object: An object of this context.
     public func delete<T: Entity>(_ object: T) {
         let use = beginUse()
         defer { use.end() }
@@ -22,6 +24,8 @@ extension ObjectContext {
     /// Prefer it to deleting one object at a time when deleting many: the rules of all of them run
     /// together, loading what they need a chunk of rows per query, and a related object that several
     /// of them look at (such as the country of many deleted moods) is loaded once for all.
+    ///
+    /// - Parameter objects: Objects of this context.
     public func delete<Objects: Sequence>(_ objects: Objects) where Objects.Element: Entity {
         let use = beginUse()
         defer { use.end() }

@@ -8,6 +8,8 @@ extension ObjectContext {
     /// With ``FetchDescriptor/includesPendingChanges`` (the default) the results also hold matching inserted
     /// objects, hold changed objects according to their current values, and leave deleted objects out.
     ///
+    /// - Parameter request: What to fetch: entity, predicate, sort, window, batch size (see <doc:Fetching>).
+    /// - Returns: The matching objects, in order; with a batch size, loaded as they are read.
     /// - Throws: ``ObjectGraphError/unsupportedPredicate(entity:construct:)`` when the predicate or a sort
     ///   has no SQL translation, ``ObjectGraphError/unknownEntity(_:)``, or ``ObjectGraphError/store(_:)``.
     public func fetch<T: Entity>(_ request: FetchDescriptor<T>) throws -> FetchResults<T> {
@@ -41,7 +43,12 @@ extension ObjectContext {
         return FetchResults(objects: request.fetchOffset < end ? merged[request.fetchOffset..<end].map { $0 } : [])
     }
 
-    /// The IDs of the objects matching a request.
+    /// The IDs of the objects matching a request, without making the objects: what to hand to another
+    /// context or task.
+    ///
+    /// - Parameter request: What to fetch.
+    /// - Returns: The IDs, in the request's order.
+    /// - Throws: The errors of ``fetch(_:)``.
     public func fetchIdentifiers<T: Entity>(_ request: FetchDescriptor<T>) throws -> [ObjectID] {
         let use = beginUse()
         defer { use.end() }
@@ -54,7 +61,11 @@ extension ObjectContext {
             .map { ObjectID(entity: query.mapping.declaration, key: $0, store: store.identity) }
     }
 
-    /// The number of objects matching a request, counted by the store.
+    /// The number of objects matching a request, counted by the store (and adjusted for this context's
+    /// unsaved changes, unless the request excludes them).
+    ///
+    /// - Parameter request: What to count; its sort is ignored.
+    /// - Throws: The errors of ``fetch(_:)``.
     public func fetchCount<T: Entity>(_ request: FetchDescriptor<T>) throws -> Int {
         let use = beginUse()
         defer { use.end() }

@@ -13,6 +13,8 @@ extension ObjectContext {
     ///
     /// Contexts that ``automaticallyMergesChanges`` (the default) do this by themselves; a save
     /// merged by hand is not merged again when the context would have merged it.
+    ///
+    /// - Parameter save: A save of another context of the same container.
     public func mergeChanges(from save: DidSave) {
         let use = beginUse()
         defer { use.end() }

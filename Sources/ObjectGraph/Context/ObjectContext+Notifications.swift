@@ -5,6 +5,9 @@
 /// their token, streams as long as their iteration.
 extension ObjectContext {
     /// Calls `handler` each time the context posts ``ObjectsDidChange``.
+    ///
+    /// - Parameter handler: Called on the context's isolation.
+    /// - Returns: A token: the handler is called while it lives.
     public func observeObjectsDidChange(_ handler: @escaping (ObjectsDidChange) -> Void) -> ObservationToken {
         objectsDidChangeObservers.add(handler)
     }
@@ -13,11 +16,17 @@ extension ObjectContext {
     public var objectsDidChangeNotifications: AsyncStream<ObjectsDidChange> { objectsDidChangeObservers.stream() }
 
     /// Calls `handler` when a save of this context begins, before validation.
+    ///
+    /// - Parameter handler: Called on the context's isolation.
+    /// - Returns: A token: the handler is called while it lives.
     public func observeWillSave(_ handler: @escaping (WillSave) -> Void) -> ObservationToken {
         willSaveObservers.add(handler)
     }
 
     /// Calls `handler` after each successful save of this context.
+    ///
+    /// - Parameter handler: Called on the context's isolation.
+    /// - Returns: A token: the handler is called while it lives.
     public func observeDidSave(_ handler: @escaping (DidSave) -> Void) -> ObservationToken {
         didSaveObservers.add(handler)
     }

@@ -133,6 +133,8 @@ public final class ObjectContext {
     /// ``ObjectGraphError/unknownEntity(_:)``; inserting an object that belongs to another context
     /// (or that left its context) changes nothing and makes it fail with
     /// ``ObjectGraphError/wrongContext(_:action:)``.
+    ///
+    /// - Parameter object: A new object, made with its initializer.
     public func insert<T: Entity>(_ object: T) {
         let use = beginUse()
         defer { use.end() }
@@ -183,6 +185,8 @@ public final class ObjectContext {
     ///
     /// Returns nil if the ID's entity is not in this context's schema. A fault for a row that does not
     /// exist reads as deleted; use ``existingObject(with:)`` to check the store.
+    ///
+    /// - Parameter id: An ID from any context of this store, or decoded.
     public func object(with id: ObjectID) -> (any Entity)? {
         let use = beginUse()
         defer { use.end() }
@@ -231,7 +235,11 @@ public final class ObjectContext {
         return objects
     }
 
-    /// The object with this ID, typed.
+    /// The object with this ID, typed; nil if it is not a `T`.
+    ///
+    /// - Parameters:
+    ///   - id: An ID from any context of this store, or decoded.
+    ///   - type: The entity expected.
     public func object<T: Entity>(with id: ObjectID, as type: T.Type = T.self) -> T? {
         object(with: id) as? T
     }
@@ -240,6 +248,8 @@ public final class ObjectContext {
     ///
     /// - Throws: ``ObjectGraphError/objectNotFound(_:)`` if no such object exists (or it was deleted in
     ///   this context), ``ObjectGraphError/foreignObjectID(_:)`` for an ID of another store.
+    ///
+    /// - Parameter id: An ID from any context of this store, or decoded.
     public func existingObject(with id: ObjectID) throws -> any Entity {
         let use = beginUse()
         defer { use.end() }
@@ -253,12 +263,19 @@ public final class ObjectContext {
     }
 
     /// The object with this ID, typed, loaded from the store if needed.
+    ///
+    /// - Parameters:
+    ///   - id: An ID from any context of this store, or decoded.
+    ///   - type: The entity expected; an object of another one throws
+    ///     ``ObjectGraphError/objectNotFound(_:)``.
     public func existingObject<T: Entity>(with id: ObjectID, as type: T.Type = T.self) throws -> T {
         guard let object = try existingObject(with: id) as? T else { throw ObjectGraphError.objectNotFound(id) }
         return object
     }
 
     /// The object with this ID if it is live in this context, without creating a fault.
+    ///
+    /// - Parameter id: An ID from any context of this store.
     public func registeredObject(for id: ObjectID) -> (any Entity)? {
         registry.state(for: id)?.object
     }
@@ -366,6 +383,10 @@ public final class ObjectContext {
 
     /// Reloads an object. With `mergeChanges` false it becomes a fault and its unsaved changes are
     /// discarded; with true it reads the store's values and keeps its own unsaved changes on top.
+    ///
+    /// - Parameters:
+    ///   - object: An object of this context.
+    ///   - mergeChanges: Whether its unsaved changes are kept on top of the store's values.
     public func refresh<T: Entity>(_ object: T, mergeChanges: Bool) {
         let use = beginUse()
         defer { use.end() }

@@ -22,8 +22,6 @@ public enum ObjectGraphError: Error, Sendable, Equatable {
     case unsupportedPredicate(entity: String, construct: String)
     /// A row changed in the store since this context read it (optimistic locking).
     case conflict([SaveConflict])
-    /// The object does not belong to this context, or was never inserted.
-    case objectNotInContext(entity: String, object: String)
     /// An object was used with a context it does not belong to: inserted into it, deleted from it,
     /// or related to one of its objects (`action` says which). Nothing was changed. Objects belong
     /// to one context; look the same row up in this one with ``ObjectContext/object(with:)``.
@@ -138,8 +136,6 @@ extension ObjectGraphError: CustomStringConvertible, LocalizedError {
             return "Cannot translate a predicate on \(entity) to SQL: \(construct)"
         case .conflict(let conflicts):
             return "Save conflicts: " + conflicts.map(\.description).joined(separator: "; ")
-        case let .objectNotInContext(entity, object):
-            return "\(entity) \(object) is not registered in this context"
         case .unknownEntity(let name): return "\(name) is not an entity of this container's schema"
         case let .wrongContext(id, action):
             return "\(id) cannot be \(action): it belongs to another context (or to none, once deleted or "

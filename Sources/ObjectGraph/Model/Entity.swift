@@ -1,6 +1,6 @@
 public import Foundation
 
-/// An object of the graph. Adopted through the ``Entity(_:)`` macro, never by hand.
+/// An object of the graph. Adopted through the ``Entity(_:originalName:)`` macro, never by hand.
 ///
 /// Objects are not `Sendable`: each belongs to one context and is used on that context's isolation.
 /// Hand an ``ObjectID`` to another context instead. Two references to the same object in one context
