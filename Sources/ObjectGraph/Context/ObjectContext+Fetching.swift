@@ -101,13 +101,12 @@ extension ObjectContext {
     /// each reads its row when used, and reports a failure then (see ``readFailures``).
     ///
     /// Rows are read in key order and matched to their positions by walking the sorted keys, without
-    /// hashing. When the keys are dense (the usual case: a batch of an unsorted or mostly key-ordered
-    /// result) the query is a key range, which SQLite walks directly; otherwise it is an `IN` list.
+    /// hashing (the store reads a key range or an `IN` list, see ``RowReader``).
     func loadBatch(_ batch: ArraySlice<Int64>, mapping: EntityMapping) -> [AnyObject] {
         let keys = Array(batch)
         let isSorted = zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 }
         let order = isSorted ? Array(keys.indices) : keys.indices.sorted { keys[$0] < keys[$1] }
-        guard let low = order.first.map({ keys[$0] }), let high = order.last.map({ keys[$0] }) else { return [] }
+        guard !keys.isEmpty else { return [] }
 
         // Objects in key order, with the position in `order` each one belongs to.
         var loaded: [AnyObject] = []
@@ -119,7 +118,7 @@ extension ObjectContext {
         defer { registry.register(unregistered, of: mapping.declaration) }
         do {
             try store.reader.forEachRow(
-                keys: keys, low: low, high: high, mapping: mapping,
+                keys: keys, mapping: mapping,
                 including: { key in
                     while next < order.count, keys[order[next]] < key { next += 1 }
                     return next < order.count && keys[order[next]] == key

@@ -169,8 +169,8 @@ extension ObjectContext {
         -> ([Int64: Int64], [ConflictResolution], [(ObjectState, slot: Int)], (sequence: Int64, date: Date)) {
         do {
             return try store.write { writer in
-                for (index, group) in Dictionary(grouping: plan.inserts, by: { $0.mapping?.index ?? -1 }) where index >= 0 {
-                    try writer.allocateKeys(group.map(\.id.key), for: store.mappings[index])
+                for (mapping, group) in byEntity(plan.inserts) {
+                    try writer.allocateKeys(group.map(\.id.key), for: mapping)
                 }
                 for state in plan.inserts {
                     guard let mapping = state.mapping else { continue }
@@ -190,8 +190,8 @@ extension ObjectContext {
                 let unwritten = try writeToMany(
                     plan.relationshipChanges, resolutions: RelationshipResolutions(policy: mergePolicy, resolved: resolutions),
                     writer)
-                for (index, group) in Dictionary(grouping: plan.deletes, by: { $0.mapping?.index ?? -1 }) where index >= 0 {
-                    try writer.delete(keys: group.map(\.id.key), mapping: store.mappings[index])
+                for (mapping, group) in byEntity(plan.deletes) {
+                    try writer.delete(keys: group.map(\.id.key), mapping: mapping)
                 }
                 let date = Date()
                 let sequence = try writer.recordTransaction(author: name, date: date)
@@ -200,6 +200,12 @@ extension ObjectContext {
         } catch let error as StoreError {
             throw ObjectGraphError.store(error)
         }
+    }
+
+    /// Objects grouped by entity, for the statements that take many rows of one table.
+    private func byEntity(_ states: [ObjectState]) -> [(EntityMapping, [ObjectState])] {
+        Dictionary(grouping: states) { $0.mapping?.index ?? -1 }
+            .compactMap { index, group in index >= 0 ? (store.mappings[index], group) : nil }
     }
 
     /// Writes the changed columns if the row still has the version this context read; otherwise

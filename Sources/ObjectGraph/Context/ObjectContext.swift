@@ -11,6 +11,7 @@ import OrderedCollections
 public final class ObjectContext {
     /// The container that made this context; nil once the container is gone.
     public private(set) weak var container: ObjectContainer?
+    /// The coordinator's store, kept at hand: its mappings and identity are read for every object.
     let store: SQLiteStore
     /// A name for debugging and for the transaction author of saves.
     public var name: String?

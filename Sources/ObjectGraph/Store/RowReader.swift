@@ -46,8 +46,9 @@ struct RowReader {
 
     /// The rows of these keys, in key order: a key range when the keys are dense (SQLite walks it
     /// directly), an `IN` list otherwise. `including` sees every key of the range.
-    func forEachRow(keys: [Int64], low: Int64, high: Int64, mapping: EntityMapping,
+    func forEachRow(keys: [Int64], mapping: EntityMapping,
                     including: (Int64) -> Bool, _ body: (CurrentRow) throws -> Void) throws {
+        guard let low = keys.min(), let high = keys.max() else { return }
         let isDense = high - low < Int64(keys.count) * 2
         let condition = isDense
             ? SQLFragment("t0.Z_PK BETWEEN ? AND ?", arguments: [low.databaseValue, high.databaseValue])

@@ -11,14 +11,12 @@ import GRDB
 /// which the writer replaces with the allocated ones (see ``resolve(_:)``).
 struct RowWriter {
     let db: Database
-    let store: SQLiteStore
     /// The primary keys allocated in this transaction, by temporary key (temporary keys are unique in
     /// the process, and integers hash fast).
     private(set) var newKeys: [Int64: Int64] = [:]
 
-    init(db: Database, store: SQLiteStore) {
+    init(db: Database) {
         self.db = db
-        self.store = store
     }
 
     /// A key as written: a temporary key becomes the key allocated for it.
@@ -204,7 +202,7 @@ extension SQLiteStore {
     func write<Result>(_ body: (inout RowWriter) throws -> Result) throws -> Result {
         do {
             return try writer.write { db in
-                var rowWriter = RowWriter(db: db, store: self)
+                var rowWriter = RowWriter(db: db)
                 return try body(&rowWriter)
             }
         } catch let error as DatabaseError {
