@@ -41,20 +41,18 @@ extension ObjectContext {
         // Read before the commit makes the current values the committed ones.
         let updatedKeys = plan.all.map(\._$state).filter { !$0.isInserted && !$0.isDeleted }
             .map { ($0.id, $0.changedKeys()) }.filter { !$0.1.isEmpty }
-        let (newKeys, resolutions, unwritten, transaction) = try write(plan)
-        commit(plan, newKeys: newKeys)
-        for (state, slot) in unwritten {  // the merge policy kept the store's links: read them again
+        let written = try write(plan, updatedKeys: Dictionary(updatedKeys, uniquingKeysWith: { $0.union($1) }))
+        commit(plan, newKeys: written.newKeys)
+        for (state, slot) in written.unwritten {  // the merge policy kept the store's links: read them again
             state.toMany[slot] = .fault
             forgetCachedMembers(of: state)
         }
-        var updatedObjectIDs = Dictionary(updatedKeys, uniquingKeysWith: { $0.union($1) })
-        for resolution in resolutions { resolution.removeUnwrittenKeys(from: &updatedObjectIDs) }
-        apply(resolutions)
+        apply(written.resolutions)
         let didSave = DidSave(
             insertedObjectIDs: Set(plan.inserts.map(\.id)),
-            updatedObjectIDs: updatedObjectIDs,
+            updatedObjectIDs: written.updatedKeys,
             deletedObjectIDs: Set(plan.deletes.map(\.id)),
-            author: name, sequence: transaction.sequence, date: transaction.date)
+            author: name, sequence: written.sequence, date: written.date)
         coordinator.didCommit(didSave, from: inbox)
         didSaveObservers.post(didSave)
         postObjectsDidChange()  // objects the merge policy refreshed or found deleted
@@ -162,19 +160,37 @@ extension ObjectContext {
 
     // MARK: Writing
 
-    /// Runs the plan in one transaction and returns the primary keys given to inserted objects, by
-    /// temporary key, the conflicts the merge policy resolved, the relationships whose changes it
-    /// discarded, and the transaction's record in the history.
-    private func write(_ plan: SavePlan) throws
-        -> ([Int64: Int64], [ConflictResolution], [(ObjectState, slot: Int)], (sequence: Int64, date: Date)) {
+    /// What a plan's transaction wrote.
+    private struct WrittenPlan {
+        /// The primary keys given to inserted objects, by temporary key.
+        var newKeys: [Int64: Int64]
+        /// The conflicts the merge policy resolved.
+        var resolutions: [ConflictResolution]
+        /// The relationships whose changes the merge policy discarded.
+        var unwritten: [(ObjectState, slot: Int)]
+        /// The updated objects, with the properties actually written.
+        var updatedKeys: [ObjectID: Set<String>]
+        /// The transaction's record in the history.
+        var sequence: Int64
+        var date: Date
+    }
+
+    /// Runs the plan in one transaction, with its record in the persistent history.
+    private func write(_ plan: SavePlan, updatedKeys: [ObjectID: Set<String>]) throws -> WrittenPlan {
         do {
             return try store.write { writer in
-                for (mapping, group) in byEntity(plan.inserts) {
+                let date = Date()
+                let sequence = try writer.recordTransaction(author: name, date: date, origin: coordinator.origin)
+                let inserts = byEntity(plan.inserts)
+                for (mapping, group) in inserts {
                     try writer.allocateKeys(group.map(\.id.key), for: mapping)
                 }
                 for state in plan.inserts {
                     guard let mapping = state.mapping else { continue }
                     try writer.insert(state, id: state.id, globalID: state.globalID ?? GlobalIDs.next(), mapping: mapping)
+                }
+                for (mapping, group) in inserts {
+                    try writer.recordChanges(.insert, keys: group.compactMap { writer.permanentKey($0.id.key) }, mapping: mapping)
                 }
                 var conflicts: [SaveConflict] = []
                 var resolutions: [ConflictResolution] = []
@@ -190,15 +206,30 @@ extension ObjectContext {
                 let unwritten = try writeToMany(
                     plan.relationshipChanges, resolutions: RelationshipResolutions(policy: mergePolicy, resolved: resolutions),
                     writer)
+                var written = updatedKeys
+                for resolution in resolutions { resolution.removeUnwrittenKeys(from: &written) }
+                try recordUpdates(written, writer)
                 for (mapping, group) in byEntity(plan.deletes) {
                     try writer.delete(keys: group.map(\.id.key), mapping: mapping)
                 }
-                let date = Date()
-                let sequence = try writer.recordTransaction(author: name, date: date)
-                return (writer.newKeys, resolutions, unwritten, (sequence, date))
+                return WrittenPlan(newKeys: writer.newKeys, resolutions: resolutions, unwritten: unwritten,
+                                   updatedKeys: written, sequence: sequence, date: date)
             }
         } catch let error as StoreError {
             throw ObjectGraphError.store(error)
+        }
+    }
+
+    /// Records updated objects in the history, a statement per entity and set of changed keys (a
+    /// save that edits many objects mostly changes the same properties of each).
+    private func recordUpdates(_ updates: [ObjectID: Set<String>], _ writer: RowWriter) throws {
+        var groups: [ObjectIdentifier: [String: [Int64]]] = [:]
+        for (id, keys) in updates where !keys.isEmpty {
+            groups[ObjectIdentifier(id.entity), default: [:]][keys.sorted().joined(separator: ","), default: []].append(id.key)
+        }
+        for (entity, byKeys) in groups {
+            guard let mapping = store.mapping(forIdentifier: entity) else { continue }
+            for (keys, rows) in byKeys { try writer.recordChanges(.update, keys: rows, changedKeys: keys, mapping: mapping) }
         }
     }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Stands between a container's contexts and its store: it owns the store, knows the live contexts,
 /// and hands every committed transaction to all of them but its author.
 ///
@@ -7,6 +9,8 @@
 /// sync enter the same path.
 final class StoreCoordinator: Sendable {
     let store: SQLiteStore
+    /// Names this coordinator's transactions in the history, to tell them from other processes'.
+    let origin = UUID()
     private let liveContexts = LiveContexts()
 
     init(store: SQLiteStore) {
@@ -18,8 +22,9 @@ final class StoreCoordinator: Sendable {
         liveContexts.add(inbox)
     }
 
-    /// Hands a committed transaction to every live context but its author.
-    func didCommit(_ save: DidSave, from author: MergeInbox) {
+    /// Hands a committed transaction to every live context but its author (a batch operation has
+    /// none: every context merges it, the one that ran it included).
+    func didCommit(_ save: DidSave, from author: MergeInbox?) {
         liveContexts.deliver(save, from: author)
     }
 }
@@ -41,7 +46,7 @@ private final class LiveContexts: Sendable {
     }
 
     /// Leaves a save in the inbox of every live context but its author's.
-    func deliver(_ save: DidSave, from author: MergeInbox) {
+    func deliver(_ save: DidSave, from author: MergeInbox?) {
         let inboxes = entries.withLock { entries in
             entries.removeAll { $0.inbox == nil }
             return entries.compactMap(\.inbox)

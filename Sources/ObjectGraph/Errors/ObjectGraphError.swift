@@ -35,6 +35,9 @@ public enum ObjectGraphError: Error, Sendable, Equatable {
     /// (`property`). Nothing is taken for missing: the object stays as it was (a fault stays a
     /// fault) and is read again when next used.
     case readFailed(ObjectID, property: String?, StoreError)
+    /// A batch operation was refused before anything was written: `reason` says what is wrong with
+    /// its input (the row, for a batch insert) and `property` names the property involved.
+    case invalidBatchOperation(entity: String, property: String?, reason: String)
 }
 
 /// One reason a save was refused.
@@ -143,6 +146,8 @@ extension ObjectGraphError: CustomStringConvertible, LocalizedError {
         case .store(let error): return "Store error: \(error)"
         case let .readFailed(id, property, error):
             return "Could not read \(property.map { "\($0) of " } ?? "")\(id): \(error)"
+        case let .invalidBatchOperation(entity, property, reason):
+            return "Batch operation on \(entity)\(property.map { ".\($0)" } ?? "") refused: \(reason)"
         }
     }
 

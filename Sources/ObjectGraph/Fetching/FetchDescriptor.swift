@@ -25,6 +25,9 @@ public struct FetchDescriptor<T: Entity>: Sendable {
     public var fetchBatchSize: Int
     /// Whether results reflect the context's unsaved inserts, changes and deletions (the default).
     public var includesPendingChanges: Bool
+    /// Whether objects marked for deletion (``DelayedDeletable``) are fetched too. False by default:
+    /// a marked object is hidden from every fetch of its entity, as if it were gone.
+    public var includesMarkedForDeletion: Bool
 
     /// A descriptor; every part has a default, so `FetchDescriptor<Mood>()` fetches every mood.
     ///
@@ -35,11 +38,13 @@ public struct FetchDescriptor<T: Entity>: Sendable {
     ///   - fetchOffset: The number of leading results to skip.
     ///   - fetchBatchSize: When positive, how many results are loaded at a time, as they are accessed.
     ///   - includesPendingChanges: Whether results reflect the context's unsaved changes.
+    ///   - includesMarkedForDeletion: Whether objects marked for deletion are fetched too.
     public init(
         predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = [],
         fetchLimit: Int? = nil, fetchOffset: Int = 0, fetchBatchSize: Int = 0,
-        includesPendingChanges: Bool = true
+        includesPendingChanges: Bool = true, includesMarkedForDeletion: Bool = false
     ) {
+        self.includesMarkedForDeletion = includesMarkedForDeletion
         self.predicate = predicate
         self.sortBy = sortBy
         self.fetchLimit = fetchLimit

@@ -28,6 +28,10 @@ public enum AttributeOption: String, Sendable, Hashable, Codable {
     case unique
     /// The column gets an index, for fast predicates and sorts.
     case indexed
+    /// When an object is deleted, its value is kept in the persistent history's record of the
+    /// deletion (its tombstone, see ``HistoryChange/tombstone``), for whoever reads the history later:
+    /// a sync layer that must tell a server which record went, say.
+    case preserveValueOnDeletion
 }
 
 /// Sets options of an attribute: `@Attribute(.unique) var remoteIdentifier: String?`. An attribute

@@ -33,6 +33,13 @@ final class EntityMapping: Sendable {
     /// not hold the foreign key). The global ID is left out: reading a 16-byte blob for every row cost
     /// a tenth of a fetch, and it is read when asked for (see ``ObjectState/loadedGlobalID``).
     let selectList: String
+    /// The attributes whose values a deletion keeps in the history (`@Attribute(.preserveValueOnDeletion)`),
+    /// by attribute slot.
+    let preservedAttributes: [Int]
+    /// The SQL expression of a deleted row's tombstone: a JSON object of its preserved values, or NULL.
+    let tombstoneSQL: String
+    /// For a ``DelayedDeletable`` entity, the attribute slot of `markedForDeletionDate`.
+    let markedForDeletionSlot: Int?
 
     init(declaration: EntityDeclaration, description: EntityDescription, index: Int,
          toOne: [RelationshipMapping], toMany: [RelationshipMapping]) {
@@ -69,6 +76,20 @@ final class EntityMapping: Sendable {
         let columns = ["t0.Z_PK", "t0.Z_VERSION"] + attributeColumns.map { "t0." + SQL.quote($0) }
             + toOneColumns
         self.selectList = columns.joined(separator: ", ")
+        let attributeOptions = declaration.properties.compactMap { property -> Set<AttributeOption>? in
+            if case .attribute(let attribute) = property.kind { return attribute.options }
+            return nil
+        }
+        self.preservedAttributes = attributeOptions.indices.filter { attributeOptions[$0].contains(.preserveValueOnDeletion) }
+        // JSON cannot hold a blob: blobs are kept as hexadecimal text (see `Tombstone`).
+        let preserved = preservedAttributes.map { slot -> String in
+            let column = SQL.quote(description.attributes[slot].name)
+            let value = StorageClass(description.attributes[slot].type) == .blob ? "hex(\(column))" : column
+            return "'\(description.attributes[slot].name)', \(value)"
+        }
+        self.tombstoneSQL = preserved.isEmpty ? "NULL" : "json_object(\(preserved.joined(separator: ", ")))"
+        self.markedForDeletionSlot = declaration.type is any DelayedDeletable.Type
+            ? description.attributes.firstIndex { $0.name == DelayedDeletableKey.markedForDeletionDate } : nil
     }
 
     var name: String { description.name }

@@ -68,17 +68,20 @@ struct RowReader {
 
     /// The first column of a query's rows, as keys.
     func keys(_ query: SQLFragment) throws -> [Int64] {
-        try read { db in
-            // Read column by column like object rows: GRDB's generic fetchAll runs unspecialized here.
-            let statement = try db.cachedStatement(sql: query.sql)
-            try statement.bind(query.arguments)
-            let sqliteStatement = statement.sqliteStatement
-            var keys: [Int64] = []
-            try Row.fetchCursor(statement).forEach { _ in
-                keys.append(Int64(sqliteStatement: sqliteStatement, index: 0))
-            }
-            return keys
+        try read { try Self.keys(query, $0) }
+    }
+
+    /// The first column of a query's rows, as keys, in a connection already in use.
+    static func keys(_ query: SQLFragment, _ db: Database) throws -> [Int64] {
+        // Read column by column like object rows: GRDB's generic fetchAll runs unspecialized here.
+        let statement = try db.cachedStatement(sql: query.sql)
+        try statement.bind(query.arguments)
+        let sqliteStatement = statement.sqliteStatement
+        var keys: [Int64] = []
+        try Row.fetchCursor(statement).forEach { _ in
+            keys.append(Int64(sqliteStatement: sqliteStatement, index: 0))
         }
+        return keys
     }
 
     /// The number a `SELECT COUNT(*)` query returns.

@@ -14,6 +14,8 @@ struct RowWriter {
     /// The primary keys allocated in this transaction, by temporary key (temporary keys are unique in
     /// the process, and integers hash fast).
     private(set) var newKeys: [Int64: Int64] = [:]
+    /// The transaction's sequence in the history, once recorded (see ``recordTransaction(author:date:origin:)``).
+    private(set) var sequence: Int64 = 0
 
     init(db: Database) {
         self.db = db
@@ -92,6 +94,26 @@ struct RowWriter {
         return db.changesCount > 0
     }
 
+    /// Sets attributes of rows, the same value in every row, and increments their versions.
+    func update(keys: [Int64], setting values: [(slot: Int, value: StoredValue)], mapping: EntityMapping) throws {
+        let assignments = values.map { "\(mapping.quotedAttributeColumns[$0.slot]) = ?" } + ["Z_VERSION = Z_VERSION + 1"]
+        for condition in Self.conditions("Z_PK", keys: keys) {
+            let statement = try db.cachedStatement(sql: """
+                UPDATE \(mapping.table) SET \(assignments.joined(separator: ", ")) WHERE \(condition.sql)
+                """)
+            var arguments = StatementArguments(values.map(\.value.databaseValue))
+            arguments += condition.arguments
+            do {
+                try statement.execute(arguments: arguments)
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                let column = error.message?.components(separatedBy: ".").last ?? ""
+                throw ObjectGraphError.invalidBatchOperation(
+                    entity: mapping.name, property: column,
+                    reason: "the attribute is unique, and the update would give several rows one value")
+            }
+        }
+    }
+
     /// The version of a row; nil if the row does not exist.
     func version(ofRow key: Int64, mapping: EntityMapping) throws -> Int64? {
         try Int64.fetchOne(db, sql: "SELECT Z_VERSION FROM \(mapping.table) WHERE Z_PK = ?", arguments: [key])
@@ -115,36 +137,39 @@ struct RowWriter {
         }
     }
 
-    /// Deletes rows set-wise, with their join-table links: a range of consecutive keys per statement
-    /// (SQLite walks it directly; deleted subtrees are mostly made of such runs), the other keys a
-    /// chunk per statement.
-    func delete(keys unsortedKeys: [Int64], mapping: EntityMapping) throws {
+    /// Deletes rows set-wise, with their join-table links, after recording each deletion (and the
+    /// values the entity preserves) in the history.
+    func delete(keys: [Int64], mapping: EntityMapping) throws {
+        try recordChanges(.delete, keys: keys, mapping: mapping)
         let joinTables = mapping.toManyRelationships.compactMap { relationship -> (String, String)? in
             if case let .joinTable(table, source, _, _) = relationship.storage { return (SQL.quote(table), source) }
             return nil
         }
-        let targets = [(mapping.table, "Z_PK")] + joinTables
-        let keys = unsortedKeys.sorted()
+        for (table, column) in [(mapping.table, "Z_PK")] + joinTables {
+            for condition in Self.conditions(column, keys: keys) {
+                try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(condition.sql)").execute(arguments: condition.arguments)
+            }
+        }
+    }
+
+    /// Conditions that select these keys in `column`, a statement each: a range per run of
+    /// consecutive keys (SQLite walks it directly; new rows and deleted subtrees are mostly made of
+    /// such runs), a chunk of the other keys per `IN` list.
+    static func conditions(_ column: String, keys unsortedKeys: [Int64]) -> [(sql: String, arguments: StatementArguments)] {
+        var conditions: [(sql: String, arguments: StatementArguments)] = []
         var scattered: [Int64] = []
-        for run in keys.chunked(by: { $1 == $0 + 1 }) {
+        for run in unsortedKeys.sorted().chunked(by: { $1 == $0 + 1 }) {
             guard run.count >= 8, let low = run.first, let high = run.last else {
                 scattered.append(contentsOf: run)
                 continue
             }
-            for (table, column) in targets {
-                let statement = try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(column) BETWEEN ? AND ?")
-                try statement.bind([low.databaseValue, high.databaseValue])
-                try statement.execute()
-            }
+            conditions.append(("\(column) BETWEEN ? AND ?", [low, high]))
         }
         for chunk in scattered.chunks(ofCount: SQL.inlineListLimit) {
             let list = SQL.list(chunk.map(\.databaseValue))
-            for (table, column) in targets {
-                let statement = try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(column) IN \(list.sql)")
-                try statement.bind(list.arguments)
-                try statement.execute()
-            }
+            conditions.append(("\(column) IN \(list.sql)", StatementArguments(list.arguments)))
         }
+        return conditions
     }
 
     // MARK: Links
@@ -181,11 +206,32 @@ struct RowWriter {
 
     // MARK: History
 
-    /// Records the transaction in the history table; returns its sequence number.
-    func recordTransaction(author: String?, date: Date) throws -> Int64 {
-        try db.execute(sql: "INSERT INTO \(SchemaMigrator.transactionTable) (Z_AUTHOR, Z_TIMESTAMP) VALUES (?, ?)",
-                       arguments: [author, date.timeIntervalSince1970])
-        return db.lastInsertedRowID
+    /// Records the transaction in the history; every change recorded afterwards belongs to it. Call
+    /// it first: the sequence is the transaction's place in the store's commit order.
+    mutating func recordTransaction(author: String?, date: Date, origin: UUID) throws -> Int64 {
+        try db.cachedStatement(sql: """
+            INSERT INTO \(HistoryTables.transactions) (Z_AUTHOR, Z_TIMESTAMP, Z_ORIGIN) VALUES (?, ?, ?)
+            """).execute(arguments: [author, date.timeIntervalSince1970, origin.uuidString])
+        sequence = db.lastInsertedRowID
+        return sequence
+    }
+
+    /// Records that rows of an entity were inserted, updated (the properties named in
+    /// `changedKeys`, comma-separated) or deleted, with their global IDs, set-wise. A deletion must be
+    /// recorded before the rows go: its record keeps their global IDs and preserved values.
+    func recordChanges(_ kind: HistoryTables.Kind, keys: [Int64], changedKeys: String? = nil,
+                       mapping: EntityMapping) throws {
+        guard sequence > 0, !keys.isEmpty else { return }
+        let tombstone = kind == .delete ? mapping.tombstoneSQL : "NULL"
+        for condition in Self.conditions("Z_PK", keys: keys) {
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO \(HistoryTables.changes) (Z_SEQUENCE, Z_ENTITY, Z_PK, Z_KIND, Z_UUID, Z_KEYS, Z_TOMBSTONE) \
+                SELECT ?, ?, Z_PK, ?, Z_UUID, ?, \(tombstone) FROM \(mapping.table) WHERE \(condition.sql)
+                """)
+            var arguments: StatementArguments = [sequence, mapping.name, kind.rawValue, changedKeys]
+            arguments += condition.arguments
+            try statement.execute(arguments: arguments)
+        }
     }
 }
 

@@ -103,6 +103,10 @@ final class SQLiteStore: Sendable {
         mappingIndex[ObjectIdentifier(entity)].map { mappings[$0] }
     }
 
+    func mapping(forIdentifier identifier: ObjectIdentifier) -> EntityMapping? {
+        mappingIndex[identifier].map { mappings[$0] }
+    }
+
     func mapping(named name: String) -> EntityMapping? {
         mappings.first { $0.name == name }
     }

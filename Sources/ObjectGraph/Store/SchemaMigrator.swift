@@ -11,8 +11,6 @@ struct SchemaMigrator {
 
     static let metadataTable = "Z_METADATA"
     static let primaryKeyTable = "Z_PRIMARYKEY"
-    /// One row per saved transaction; its key is the transaction's sequence number.
-    static let transactionTable = "Z_TRANSACTION"
 
     /// What opening the store needs, found by reading only.
     enum Preparation: Equatable {
@@ -46,8 +44,8 @@ struct SchemaMigrator {
         else {
             throw ObjectGraphError.incompatibleStore(path: path, reason: "its ObjectGraph metadata is incomplete")
         }
-        // Stores made before the history table existed get it.
-        let hasHistory = try db.tableExists(Self.transactionTable)
+        // Stores made before the history had its current tables get them.
+        let hasHistory = try HistoryTables.areCurrent(db)
         guard hash != schema.versionHash else { return hasHistory ? .upToDate(uuid) : .migrate(uuid, Renames()) }
         let stored: [EntityDescription]
         do {
@@ -78,10 +76,7 @@ struct SchemaMigrator {
             try writeMetadata(db, uuid: existing)
             uuid = existing
         }
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS \(Self.transactionTable) (
-                Z_SEQUENCE INTEGER PRIMARY KEY AUTOINCREMENT, Z_AUTHOR TEXT, Z_TIMESTAMP REAL NOT NULL)
-            """)
+        try HistoryTables.create(db)
         return uuid
     }
 

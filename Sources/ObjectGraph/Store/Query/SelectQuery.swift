@@ -14,9 +14,14 @@ struct SelectQuery {
             throw ObjectGraphError.unknownEntity(T._$entity.name)
         }
         self.mapping = mapping
-        self.condition = try descriptor.predicate.map {
+        var condition = try descriptor.predicate.map {
             try PredicateTranslator.condition(for: $0, mapping: mapping, store: store)
         }
+        if !descriptor.includesMarkedForDeletion, let slot = mapping.markedForDeletionSlot {
+            let unmarked = SQLFragment("t0.\(mapping.quotedAttributeColumns[slot]) IS NULL")
+            condition = condition.map { unmarked + " AND (" + $0 + ")" } ?? unmarked
+        }
+        self.condition = condition
         // The primary key ends every order: results are deterministic (equal sort keys keep their
         // order, so pages of limit/offset never overlap), and the batches of a batched fetch are key
         // ranges.

@@ -1,0 +1,117 @@
+public import Foundation
+
+/// An entity deleted in two steps: first marked (``markForLocalDeletion(at:)``), which hides it from
+/// fetches and relationship reads at once, then deleted for real, in bulk, once every context had time
+/// to let go of it (``batchDeleteMarkedObjects(in:markedBefore:)``).
+///
+/// Deleting an object another context still holds as a fault is what makes deletion hard (see
+/// <doc:DeletingObjects>); a marked object's row stays until the delay has passed, so every context
+/// can still read it. The entity declares the attribute as a stored optional date:
+///
+/// ```swift
+/// @Entity final class Mood: DelayedDeletable {
+///     var text: String
+///     var markedForDeletionDate: Date?
+/// }
+///
+/// mood.markForLocalDeletion()
+/// try context.save()                                   // hidden from every fetch from now on
+/// try Mood.batchDeleteMarkedObjects(in: context)       // later: rows marked over two minutes ago go
+/// ```
+///
+/// Delete rules do not run when an object is marked: an entity keeps its graph consistent by hand
+/// in `willSave()`, testing ``changedForDelayedDeletion``, or sets ``propagatesDeleteRulesWhenMarked``
+/// to have its rules applied to the marks (see <doc:TwoStepDeletion>).
+public protocol DelayedDeletable: Entity {
+    /// When the object was marked for deletion; nil while it is not.
+    var markedForDeletionDate: Date? { get set }
+
+    /// Whether marking an object applies its delete rules to the marks: a cascade marks the related
+    /// objects that are themselves ``DelayedDeletable`` (others go when the batch deletion runs), a
+    /// deny makes the save fail while related objects are left, and a nullify needs nothing, since
+    /// relationship reads already leave marked objects out. False unless the entity says otherwise.
+    static var propagatesDeleteRulesWhenMarked: Bool { get }
+}
+
+/// The property's name, as the store knows it.
+enum DelayedDeletableKey {
+    static let markedForDeletionDate = "markedForDeletionDate"
+}
+
+extension DelayedDeletable {
+    public static var propagatesDeleteRulesWhenMarked: Bool { false }
+
+    /// Marks the object for deletion, once: an object already marked keeps its first date, so the
+    /// delay counts from the first request.
+    ///
+    /// - Parameter date: When the object counts as marked; now by default.
+    public func markForLocalDeletion(at date: Date = Date()) {
+        guard markedForDeletionDate == nil else { return }
+        markedForDeletionDate = date
+        if Self.propagatesDeleteRulesWhenMarked { objectContext?.propagateMark(of: self, date: date) }
+    }
+
+    /// Whether the object is marked for deletion.
+    public var isMarkedForDeletion: Bool { markedForDeletionDate != nil }
+
+    /// Whether this save marks the object: true in `willSave()` when the mark is among its unsaved
+    /// changes and the saved object had none. An entity propagates its own deletion by hand with it:
+    ///
+    /// ```swift
+    /// func willSave() {
+    ///     if changedForDelayedDeletion { continent = nil }   // the seed's "remove from continent"
+    /// }
+    /// ```
+    public var changedForDelayedDeletion: Bool {
+        guard markedForDeletionDate != nil else { return false }
+        // The saved value differs from the current one only while the change is unsaved.
+        return _$state.isInserted || committedValue(forKey: DelayedDeletableKey.markedForDeletionDate) == .null
+    }
+
+    /// Matches the objects that are not marked: what fetches of the entity already apply unless
+    /// ``FetchDescriptor/includesMarkedForDeletion`` is set, for predicates built by hand.
+    public static var notMarkedForLocalDeletionPredicate: Predicate<Self> {
+        #Predicate<Self> { $0.markedForDeletionDate == nil }
+    }
+
+    /// Deletes, as SQL, the objects of this entity marked before `cutoff`, with their delete rules
+    /// applied (see ``ObjectContext/batchDelete(_:where:)``); every live context of the container
+    /// learns of it.
+    ///
+    /// - Parameters:
+    ///   - context: The context that runs the deletion; its name is the history's author.
+    ///   - cutoff: Objects marked before this date go; by default two minutes ago.
+    /// - Returns: The IDs of every object deleted, cascades included.
+    /// - Throws: The errors of ``ObjectContext/batchDelete(_:where:)``.
+    @discardableResult
+    public static func batchDeleteMarkedObjects(
+        in context: ObjectContext, markedBefore cutoff: Date = Date(timeIntervalSinceNow: -120)
+    ) throws -> Set<ObjectID> {
+        try context.batchDelete(Self.self, where: #Predicate<Self> { object in
+            object.markedForDeletionDate.flatMap { $0 < cutoff } ?? false
+        })
+    }
+}
+
+extension ObjectContext {
+    /// Applies a marked object's delete rules to the marks (see
+    /// ``DelayedDeletable/propagatesDeleteRulesWhenMarked``): related objects reached by a cascade are
+    /// marked with the same date, and so on through theirs. A deny rule is checked at save.
+    func propagateMark(of object: some DelayedDeletable, date: Date) {
+        let state = object._$state
+        guard let mapping = state.mapping else { return }
+        for (slot, relationship) in mapping.toManyRelationships.enumerated() where relationship.description.deleteRule == .cascade {
+            for related in objects(with: members(of: state, slot: slot), of: mapping.toManyDestinations[slot]) {
+                mark(related, date: date)
+            }
+        }
+        for (slot, relationship) in mapping.toOneRelationships.enumerated() where relationship.description.deleteRule == .cascade {
+            if let id = state.relatedID(at: slot), let related = self.object(with: id) { mark(related, date: date) }
+        }
+    }
+
+    private func mark(_ object: AnyObject, date: Date) {
+        guard let deletable = object as? any DelayedDeletable else { return }
+        deletable.markForLocalDeletion(at: date)
+    }
+}

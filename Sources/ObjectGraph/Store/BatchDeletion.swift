@@ -1,0 +1,125 @@
+import GRDB
+
+/// What a batch deletion wrote: the rows deleted, and the rows left whose relationships changed
+/// because related rows went, with the names of those relationships. Both by mapping index.
+struct BatchDeletion {
+    var deleted: [Int: Set<Int64>] = [:]
+    var updated: [Int: [Int64: Set<String>]] = [:]
+}
+
+extension RowWriter {
+    /// Deletes rows and every row their delete rules reach, set-wise, in the current transaction:
+    /// cascades are followed to the end first, then a deny rule with a related row left refuses the
+    /// whole deletion (nothing is written: the caller's transaction rolls back), a nullify clears the
+    /// foreign keys that pointed to deleted rows, and the rows go with their join-table links. Every
+    /// change is recorded in the history.
+    ///
+    /// Rows keep their links in columns of one side only, so a deleted row's links leave the other
+    /// side's relationship without any write there; those rows are reported as updated all the same,
+    /// so that contexts holding them read the relationship again.
+    ///
+    /// - Parameter seeds: The rows to delete, by mapping index.
+    /// - Throws: ``ObjectGraphError/validationFailed(_:)`` with ``ValidationFailure/Reason/deleteDenied(count:)``
+    ///   for each row whose deny rule still holds rows.
+    func deleteWithRules(_ seeds: [Int: [Int64]], mappings: [EntityMapping], store: StoreIdentity) throws -> BatchDeletion {
+        var result = BatchDeletion()
+        var work: [(Int, [Int64])] = []
+        for (index, keys) in seeds {
+            let new = keys.filter { result.deleted[index, default: []].insert($0).inserted }
+            if !new.isEmpty { work.append((index, new)) }
+        }
+        // Cascades, breadth first: each round reads the rows the previous one reached.
+        while let (index, keys) = work.popLast() {
+            for relationship in Self.relationships(of: mappings[index]) where relationship.description.deleteRule == .cascade {
+                let new = try links(of: relationship, from: keys, mapping: mappings[index]).map(\.related)
+                    .filter { result.deleted[relationship.destination, default: []].insert($0).inserted }
+                if !new.isEmpty { work.append((relationship.destination, new)) }
+            }
+        }
+        var denied: [ValidationFailure] = []
+        var nullified: [(mapping: EntityMapping, column: String, orderColumn: String?, keys: [Int64], name: String)] = []
+        for (index, keys) in result.deleted.sorted(by: { $0.key < $1.key }) {
+            let mapping = mappings[index]
+            let keys = Array(keys)
+            for relationship in Self.relationships(of: mapping) {
+                let destination = mappings[relationship.destination]
+                let doomed = result.deleted[relationship.destination] ?? []
+                let links = try links(of: relationship, from: keys, mapping: mapping).filter { !doomed.contains($0.related) }
+                guard !links.isEmpty else { continue }
+                let inverseName = destination.declaration.properties[relationship.inversePropertyIndex].name
+                switch relationship.description.deleteRule {
+                case .deny:
+                    for (owner, count) in Dictionary(grouping: links, by: \.owner).mapValues(\.count).sorted(by: { $0.key < $1.key }) {
+                        denied.append(ValidationFailure(
+                            entity: mapping.name, objectID: ObjectID(entity: mapping.declaration, key: owner, store: store),
+                            property: relationship.name, reason: .deleteDenied(count: count)))
+                    }
+                    continue
+                case .nullify:
+                    if case let .inverseForeignKey(_, column, orderColumn) = relationship.storage {
+                        nullified.append((destination, column, orderColumn, links.map(\.related), inverseName))
+                    }
+                case .noAction, .cascade:
+                    break
+                }
+                for link in links { result.updated[relationship.destination, default: [:]][link.related, default: []].insert(inverseName) }
+            }
+        }
+        if !denied.isEmpty { throw ObjectGraphError.validationFailed(denied) }
+        for change in nullified {
+            let orderAssignment = change.orderColumn.map { ", \(SQL.quote($0)) = NULL" } ?? ""
+            for condition in Self.conditions("Z_PK", keys: change.keys) {
+                try db.cachedStatement(sql: """
+                    UPDATE \(change.mapping.table) SET \(SQL.quote(change.column)) = NULL\(orderAssignment), \
+                    Z_VERSION = Z_VERSION + 1 WHERE \(condition.sql)
+                    """).execute(arguments: condition.arguments)
+            }
+        }
+        for (index, rows) in result.updated {
+            for (names, keys) in Dictionary(grouping: rows, by: { $0.value.sorted().joined(separator: ",") }) {
+                try recordChanges(.update, keys: keys.map(\.key), changedKeys: names, mapping: mappings[index])
+            }
+        }
+        for (index, keys) in result.deleted {
+            try delete(keys: Array(keys), mapping: mappings[index])
+        }
+        return result
+    }
+
+    private static func relationships(of mapping: EntityMapping) -> [RelationshipMapping] {
+        mapping.toOneRelationships + mapping.toManyRelationships
+    }
+
+    /// The rows related to `keys` through a relationship, as (owner, related) pairs.
+    private func links(of relationship: RelationshipMapping, from keys: [Int64],
+                       mapping: EntityMapping) throws -> [(owner: Int64, related: Int64)] {
+        let table: String, ownerColumn: String, relatedColumn: String
+        switch relationship.storage {
+        case .foreignKey(let column):
+            (table, ownerColumn, relatedColumn) = (mapping.table, "Z_PK", SQL.quote(column))
+        case let .inverseForeignKey(other, column, _):
+            (table, ownerColumn, relatedColumn) = (SQL.quote(other), SQL.quote(column), "Z_PK")
+        case let .joinTable(joinTable, source, target, _):
+            (table, ownerColumn, relatedColumn) = (SQL.quote(joinTable), source, target)
+        }
+        var links: [(owner: Int64, related: Int64)] = []
+        for condition in Self.conditions(ownerColumn, keys: keys) {
+            let statement = try db.cachedStatement(sql: """
+                SELECT \(ownerColumn), \(relatedColumn) FROM \(table) \
+                WHERE \(condition.sql) AND \(relatedColumn) IS NOT NULL
+                """)
+            try statement.setArguments(condition.arguments)
+            let sqliteStatement = statement.sqliteStatement
+            try Row.fetchCursor(statement).forEach { _ in
+                links.append((Int64(sqliteStatement: sqliteStatement, index: 0),
+                              Int64(sqliteStatement: sqliteStatement, index: 1)))
+            }
+        }
+        return links
+    }
+
+    /// The keys a query selects (its first column), in this transaction.
+    func keys(_ query: SQLFragment) throws -> [Int64] {
+        try RowReader.keys(query, db)
+    }
+}
