@@ -2,14 +2,14 @@ public import Foundation
 public import ObjectGraph
 
 /// A mood a user recorded: the seeds' running example.
-@Entity public final class Mood {
+@Entity public final class Mood: DelayedDeletable {
     public var text: String
     public var rating: Int = 3
     public var date: Date
     /// Set once the backend accepted the mood (sync).
-    @Attribute(.unique) public var remoteIdentifier: String?
+    @Attribute(.unique, .preserveValueOnDeletion) public var remoteIdentifier: String?
     /// Two-step deletion: set when the user deletes the mood, the row goes later.
-    public var markedForDeletionDate: Date?
+    @Attribute(.preserveValueOnDeletion) public var markedForDeletionDate: Date?
     @Relationship(inverse: \Country.moods) public var country: Country?
 
     public init(text: String, rating: Int = 3, date: Date = Date(), country: Country? = nil) {
@@ -17,6 +17,13 @@ public import ObjectGraph
         self.rating = rating
         self.date = date
         self.country = country
+    }
+
+    /// Two-step deletion's version of the rule below, by hand as in seed 001: a mood being marked
+    /// that was its country's last visible one marks the country too.
+    public func willSave() {
+        guard changedForDelayedDeletion, let country, let date = markedForDeletionDate else { return }
+        if country.count(of: \.moods) == 0 { country.markForLocalDeletion(at: date) }
     }
 
     /// The seeds' custom rule: the last remaining mood of a country takes the country with it.

@@ -43,7 +43,7 @@ public final class ObjectContainer: Sendable {
         self.schema = schema
         let store = try SQLiteStore(configuration: configuration, schema: schema)
         OpenedStores.register(store.mappings.map(\.declaration), store: store.identity.uuid)
-        self.coordinator = StoreCoordinator(store: store)
+        self.coordinator = try StoreCoordinator(store: store, pollingInterval: configuration.historyPollingInterval)
         self.viewContextHolder = ViewContextHolder()
     }
 

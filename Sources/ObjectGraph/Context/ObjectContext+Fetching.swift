@@ -83,8 +83,17 @@ extension ObjectContext {
 
     /// The unsaved objects that match a request's predicate, evaluated in memory.
     private func matching<T: Entity>(_ pending: [any Entity], _ request: FetchDescriptor<T>) throws -> [T] {
-        try pending.compactMap { $0 as? T }.filter { object in
-            try !object._$state.isDeleted && (request.predicate?.evaluate(object) ?? true)
+        let markedSlot = request.includesMarkedForDeletion ? nil : store.mapping(for: T._$entity)?.markedForDeletionSlot
+        return try pending.compactMap { $0 as? T }.filter { object in
+            let state = object._$state
+            if state.isDeleted { return false }
+            // A pending object is loaded (or is a fault only changed through an inverse, whose mark
+            // is what the store says): the SQL side's `IS NULL` condition, in memory.
+            if let markedSlot {
+                state.fulfillIfNeeded()
+                if !state.value(atPosition: markedSlot).isNull { return false }
+            }
+            return try request.predicate?.evaluate(object) ?? true
         }
     }
 

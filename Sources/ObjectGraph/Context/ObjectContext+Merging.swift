@@ -36,6 +36,7 @@ extension ObjectContext {
     }
 
     private func apply(_ save: DidSave) {
+        markedKeysCache = [:]
         for (id, keys) in save.updatedObjectIDs {
             guard let state = registry.state(for: id), let object = state.object, !state.isDeleted else { continue }
             reload(state, keepingChanges: true)

@@ -101,6 +101,22 @@ extension ObjectContext {
                 continue
             }
             if state.isFault { continue }
+            if let deletable = object as? any DelayedDeletable, type(of: deletable).propagatesDeleteRulesWhenMarked,
+               deletable.changedForDelayedDeletion {
+                // The deny rules of an object being marked, as its deletion would meet them later.
+                for (slot, relationship) in mapping.toManyRelationships.enumerated() where relationship.description.deleteRule == .deny {
+                    let members = unmarked(try loadedMembers(of: state, slot: slot), destination: mapping.toManyDestinations[slot],
+                                           owner: state, property: relationship.name)
+                    let remaining = members.count { !isDeletedHere($0) }
+                    if remaining > 0 { fail(relationship.name, .deleteDenied(count: remaining)) }
+                }
+                for (slot, relationship) in mapping.toOneRelationships.enumerated() where relationship.description.deleteRule == .deny {
+                    if let id = state.relatedID(at: slot), !isDeletedHere(id),
+                       !isHiddenAsMarked(id, owner: state, property: relationship.name) {
+                        fail(relationship.name, .deleteDenied(count: 1))
+                    }
+                }
+            }
             for (slot, attribute) in mapping.description.attributes.enumerated()
             where !attribute.isOptional && state.value(atPosition: slot).isNull {
                 fail(attribute.name, .missingValue)
@@ -304,6 +320,7 @@ extension ObjectContext {
         inserted = [:]
         updated = [:]
         deleted = [:]
+        markedKeysCache = [:]
         for object in plan.all { object.didSave() }
     }
 }

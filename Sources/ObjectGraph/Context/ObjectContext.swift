@@ -63,6 +63,9 @@ public final class ObjectContext {
     /// While deletions propagate, to-many values read, by state and property index (see
     /// ``ObjectState/cachedMembers(at:)``).
     @exclusivity(unchecked) var cachedToManyValues: [StateKey: [Int: Any]] = [:]
+    /// The keys of rows marked for deletion in the store, by mapping index, read when a relationship
+    /// read needs them; forgotten when this context's view of the store changes.
+    @exclusivity(unchecked) var markedKeysCache: [Int: Set<Int64>] = [:]
     /// Changes not posted yet in ``ObjectsDidChange``.
     @exclusivity(unchecked) var pendingChange = PendingObjectsChange()
     let objectsDidChangeObservers = Observers<ObjectsDidChange>()
@@ -358,6 +361,7 @@ public final class ObjectContext {
         inserted = [:]
         updated = [:]
         deleted = [:]
+        markedKeysCache = [:]
         pendingDeletions = []
         rulesAwaitingRetry = []
         deferredErrors = []

@@ -13,8 +13,46 @@ final class StoreCoordinator: Sendable {
     let origin = UUID()
     private let liveContexts = LiveContexts()
 
-    init(store: SQLiteStore) {
+    private let historyWatcher: HistoryWatcher?
+
+    /// Starts watching the history for other writers' commits when the store is a file and
+    /// `interval` is not nil.
+    init(store: SQLiteStore, pollingInterval interval: Duration?) throws {
         self.store = store
+        if store.path != ":memory:" {
+            historyWatcher = HistoryWatcher(startingAfter: try store.reader.lastSequence())
+        } else {
+            historyWatcher = nil
+        }
+        if historyWatcher != nil, let interval { HistoryWatcher.start(for: self, every: interval) }
+    }
+
+    /// Delivers the transactions other writers committed since the last look to every live
+    /// context. A failed read throws and moves nothing on: the next look reads the same
+    /// transactions again, so none is skipped.
+    func mergeOtherWriters() throws {
+        guard let historyWatcher else { return }
+        for transaction in try historyWatcher.look(in: store, origin: origin) {
+            liveContexts.deliver(didSave(for: transaction), from: nil)
+        }
+    }
+
+    /// A stored transaction as the saves contexts merge: IDs of the entities this model knows.
+    private func didSave(for transaction: StoredTransaction) -> DidSave {
+        var inserted: Set<ObjectID> = []
+        var updated: [ObjectID: Set<String>] = [:]
+        var deleted: Set<ObjectID> = []
+        for change in transaction.changes {
+            guard let mapping = store.mapping(named: change.entity) else { continue }
+            let id = ObjectID(entity: mapping.declaration, key: change.key, store: store.identity)
+            switch change.kind {
+            case .insert: inserted.insert(id)
+            case .update: updated[id, default: []].formUnion(change.changedKeys?.split(separator: ",").map(String.init) ?? [])
+            case .delete: deleted.insert(id)
+            }
+        }
+        return DidSave(insertedObjectIDs: inserted, updatedObjectIDs: updated, deletedObjectIDs: deleted,
+                       author: transaction.author, sequence: transaction.sequence, date: transaction.date)
     }
 
     /// Starts delivering commits to a new context, by its inbox, until the context is released.

@@ -370,7 +370,13 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         defer { use?.end() }
         fulfillIfNeeded()
         guard let context else { return detachedRelatives[index]?.first }
-        guard let id = relatedID(at: slot(of: index)) else { return nil }
+        let slot = slot(of: index)
+        guard let id = relatedID(at: slot) else { return nil }
+        // An object marked for deletion is hidden, as if the relationship were empty.
+        if mapping?.toOneDestinationsHideMarked[slot] == true,
+           context.isHiddenAsMarked(id, owner: self, property: entity.properties[index].name) {
+            return nil
+        }
         return context.object(with: id)
     }
 
@@ -483,8 +489,10 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         defer { use?.end() }
         guard let context, let mapping else { return detachedRelatives[index] ?? [] }
         let slot = slot(of: index)
-        return context.objects(with: context.members(of: self, slot: slot),
-                               of: mapping.toManyDestinations[slot])
+        let destination = mapping.toManyDestinations[slot]
+        return context.objects(with: context.unmarked(context.members(of: self, slot: slot), destination: destination,
+                                                      owner: self, property: entity.properties[index].name),
+                               of: destination)
     }
 
     /// The number of members of a to-many relationship that are not deleted, from their IDs.
@@ -493,9 +501,10 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
             return 0
         }
         guard let context, let mapping else { return detachedRelatives[index]?.count { !$0.isDeleted } ?? 0 }
-        let members = context.members(of: self, slot: slot)
-        return members.count - context.registry.deletedCount(
-            among: members, of: mapping.toManyDestinations[slot])
+        let destination = mapping.toManyDestinations[slot]
+        let members = context.unmarked(context.members(of: self, slot: slot), destination: destination,
+                                       owner: self, property: entity.properties[index].name)
+        return members.count - context.registry.deletedCount(among: members, of: destination)
     }
 
     // MARK: Change information

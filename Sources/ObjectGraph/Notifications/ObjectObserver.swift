@@ -5,8 +5,8 @@ public import Foundation
 ///
 /// It listens to the object's context's ``ObjectsDidChange``. An object deleted (in this context, by a
 /// cascade, or by another context's save once merged), invalidated, or forgotten by a reset, counts as
-/// ``Change/delete``; so does an update after which the object no longer matches `predicate` (a mood
-/// marked for deletion, say). Other updates and refreshes count as ``Change/update(changedKeys:)``.
+/// ``Change/delete``; so does an update that marks it for deletion (``DelayedDeletable``), and one after
+/// which the object no longer matches `predicate`. Other updates and refreshes count as ``Change/update(changedKeys:)``.
 /// Delivery stops when the observer is released; it holds the object weakly, so it never keeps it
 /// alive.
 public final class ObjectObserver<Object: Entity> {
@@ -40,6 +40,8 @@ public final class ObjectObserver<Object: Entity> {
         let updates = change.updatedObjects + change.refreshedObjects
         let keys = updates.filter { $0.object === object }.reduce(into: Set<String>()) { $0.formUnion($1.changedKeys) }
         guard updates.contains(where: { $0.object === object }) else { return nil }
+        // Marked for deletion (two-step deletion): gone, as far as a screen is concerned.
+        if let deletable = object as? any DelayedDeletable, deletable.markedForDeletionDate != nil { return .delete }
         if let predicate, (try? predicate.evaluate(object)) != true { return .delete }
         return .update(changedKeys: keys)
     }

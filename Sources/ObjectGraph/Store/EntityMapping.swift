@@ -40,6 +40,8 @@ final class EntityMapping: Sendable {
     let tombstoneSQL: String
     /// For a ``DelayedDeletable`` entity, the attribute slot of `markedForDeletionDate`.
     let markedForDeletionSlot: Int?
+    /// To-one slot → whether the destination is ``DelayedDeletable`` (its marked objects are hidden).
+    let toOneDestinationsHideMarked: [Bool]
 
     init(declaration: EntityDeclaration, description: EntityDescription, index: Int,
          toOne: [RelationshipMapping], toMany: [RelationshipMapping]) {
@@ -88,6 +90,7 @@ final class EntityMapping: Sendable {
             return "'\(description.attributes[slot].name)', \(value)"
         }
         self.tombstoneSQL = preserved.isEmpty ? "NULL" : "json_object(\(preserved.joined(separator: ", ")))"
+        self.toOneDestinationsHideMarked = toOne.map { $0.destinationDeclaration.type is any DelayedDeletable.Type }
         self.markedForDeletionSlot = declaration.type is any DelayedDeletable.Type
             ? description.attributes.firstIndex { $0.name == DelayedDeletableKey.markedForDeletionDate } : nil
     }

@@ -177,8 +177,18 @@ final class SQLiteStore: Sendable {
                     inverseIsToMany: inverse.isToMany)
                 if relationship.isToMany { toMany.append(mapping) } else { toOne.append(mapping) }
             }
-            return EntityMapping(declaration: declaration, description: description, index: index,
-                                 toOne: toOne, toMany: toMany)
+            let mapping = EntityMapping(declaration: declaration, description: description, index: index,
+                                        toOne: toOne, toMany: toMany)
+            if declaration.type is any DelayedDeletable.Type {
+                let attribute = mapping.markedForDeletionSlot.map { description.attributes[$0] }
+                guard let attribute, attribute.type == .date, attribute.isOptional else {
+                    throw ObjectGraphError.invalidModel("""
+                        \(declaration.name) adopts DelayedDeletable, so its markedForDeletionDate must be a stored \
+                        attribute of type Date? (not @Transient)
+                        """)
+                }
+            }
+            return mapping
         }
     }
 

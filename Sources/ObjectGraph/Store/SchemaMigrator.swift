@@ -140,6 +140,11 @@ struct SchemaMigrator {
                                          columns: [attribute.name], isUnique: false))
                 }
             }
+            if let slot = mapping.markedForDeletionSlot, !mapping.description.attributes[slot].isIndexed,
+               !mapping.description.attributes[slot].isUnique {
+                // Batch deletions find marked rows by date, and relationship reads list them.
+                indexes.append(Index(table: table, columns: [mapping.description.attributes[slot].name], isUnique: false))
+            }
             for relationship in mapping.toOneRelationships + mapping.toManyRelationships {
                 switch relationship.storage {
                 case .foreignKey(let column):

@@ -15,6 +15,12 @@ public struct StoreConfiguration: Sendable {
     /// before it fails with a retryable ``StoreError`` (``StoreError/isRetryable``).
     public var busyTimeout: TimeInterval
 
+    /// How often the container looks for transactions that other processes (or other containers of
+    /// this one) committed to the same file, to merge them into its contexts; nil never looks. A
+    /// look costs one indexed read when nothing changed. Every tenth of a second by default; ignored
+    /// for in-memory stores, which nobody else can write.
+    public var historyPollingInterval: Duration? = .milliseconds(100)
+
     /// The most variables a statement may bind on this store's connections; nil keeps SQLite's
     /// own limit. Lowered by tests, to meet a standard build's limit without its number of objects.
     var variableLimit: Int32?

@@ -1,0 +1,47 @@
+import Foundation
+
+/// Finds the transactions other writers committed to the store (other processes, or other
+/// containers on the same file) and hands them to the coordinator, which delivers them like saves.
+///
+/// SQLite tells no one about another connection's commit, so the watcher looks: the history's last
+/// sequence number (one read of an index's end), and, when it moved, the transactions after the last
+/// one seen whose origin is not this container. Its own transactions were delivered when committed.
+final class HistoryWatcher: Sendable {
+    /// The last sequence number looked at. Looks are serialized by this lock, so a transaction is
+    /// never delivered twice.
+    private let lastSeen: Locked<Int64>
+
+    init(startingAfter sequence: Int64) {
+        lastSeen = Locked(sequence)
+    }
+
+    /// Reads what other writers committed since the last look; returns it oldest first.
+    func look(in store: SQLiteStore, origin: UUID) throws -> [StoredTransaction] {
+        try lastSeen.withLock { seen in
+            let last = try store.reader.lastSequence()
+            guard last > seen else { return [] }
+            var filter = StoredHistoryFilter(after: seen)
+            filter.through = last
+            filter.excludingOrigin = origin
+            let transactions = try store.reader.transactions(filter)
+            seen = last
+            return transactions
+        }
+    }
+
+    /// Looks every `interval` until `coordinator` is released.
+    static func start(for coordinator: StoreCoordinator, every interval: Duration) {
+        Task.detached(priority: .utility) { [weak coordinator] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                // Not kept between looks: a container released is not kept alive by its watcher.
+                guard let coordinator else { return }
+                do {
+                    try coordinator.mergeOtherWriters()
+                } catch {
+                    // A failed read moved nothing on: the next look reads the same transactions.
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,175 @@
+public import Foundation
+
+/// The persistent history: every save and batch operation committed to the store, by any process.
+extension ObjectContainer {
+    /// The transactions a request selects, oldest first.
+    ///
+    /// ```swift
+    /// let transactions = try container.fetchHistory(HistoryRequest(after: lastToken))
+    /// lastToken = transactions.last?.token ?? lastToken
+    /// ```
+    ///
+    /// - Parameter request: Which transactions: after a token, by author, entity and date.
+    /// - Returns: The transactions, each with its changes (only those of the request's entities, if
+    ///   it names some).
+    /// - Throws: ``ObjectGraphError/store(_:)``.
+    public func fetchHistory(_ request: HistoryRequest = HistoryRequest()) throws -> [HistoryTransaction] {
+        var filter = StoredHistoryFilter(after: request.token?.sequence ?? 0)
+        filter.authors = request.authors
+        filter.entities = request.entityNames
+        filter.startDate = request.startDate
+        filter.endDate = request.endDate
+        filter.limit = request.fetchLimit
+        let stored: [StoredTransaction]
+        do {
+            stored = try store.reader.transactions(filter)
+        } catch let error as StoreError {
+            throw ObjectGraphError.store(error)
+        }
+        return try stored.map { transaction in
+            HistoryTransaction(
+                token: HistoryToken(sequence: transaction.sequence), author: transaction.author, date: transaction.date,
+                changes: try transaction.changes.compactMap { try historyChange($0, in: transaction) })
+        }
+    }
+
+    /// The token of the last transaction committed to the store; nil while there is none.
+    ///
+    /// - Throws: ``ObjectGraphError/store(_:)``.
+    public func lastHistoryToken() throws -> HistoryToken? {
+        do {
+            let sequence = try store.reader.lastSequence()
+            return sequence > 0 ? HistoryToken(sequence: sequence) : nil
+        } catch let error as StoreError {
+            throw ObjectGraphError.store(error)
+        }
+    }
+
+    /// Deletes the transactions committed before a date. Readers that have not read them yet (a
+    /// sync layer, another process) never will: keep a margin.
+    ///
+    /// - Returns: The number of transactions deleted.
+    /// - Throws: ``ObjectGraphError/store(_:)``.
+    @discardableResult
+    public func purgeHistory(before date: Date) throws -> Int {
+        try purge { try $0.purgeHistory(through: nil, before: date) }
+    }
+
+    /// Deletes the transactions up to and including the one of `token`.
+    ///
+    /// - Returns: The number of transactions deleted.
+    /// - Throws: ``ObjectGraphError/store(_:)``.
+    @discardableResult
+    public func purgeHistory(through token: HistoryToken) throws -> Int {
+        try purge { try $0.purgeHistory(through: token.sequence, before: nil) }
+    }
+
+    private func purge(_ body: (RowWriter) throws -> Int) throws -> Int {
+        do {
+            return try store.write { try body($0) }
+        } catch let error as StoreError {
+            throw ObjectGraphError.store(error)
+        }
+    }
+
+    /// Merges now, into every live context, what other processes (or other containers on the same
+    /// file) committed since the last look, instead of waiting for the next look
+    /// (``StoreConfiguration/historyPollingInterval``).
+    ///
+    /// - Throws: ``ObjectGraphError/store(_:)`` if the history cannot be read; the same transactions
+    ///   are read again at the next look.
+    public func mergeChangesFromOtherProcesses() throws {
+        do {
+            try coordinator.mergeOtherWriters()
+        } catch let error as StoreError {
+            throw ObjectGraphError.store(error)
+        }
+    }
+
+    private func historyChange(_ change: StoredTransaction.Change, in transaction: StoredTransaction) throws -> HistoryChange? {
+        // An entity the model no longer has (another version of the app wrote it) is left out.
+        guard let mapping = store.mapping(named: change.entity) else { return nil }
+        guard let globalID = change.globalID else {
+            throw Self.corruptHistory("change of \(change.entity) \(change.key) in transaction \(transaction.sequence) has no global ID")
+        }
+        var tombstone: Tombstone?
+        if change.kind == .delete {
+            guard let decoded = Tombstone(json: change.tombstone, mapping: mapping) else {
+                throw Self.corruptHistory("tombstone of \(change.entity) \(change.key) in transaction \(transaction.sequence) is not a JSON object")
+            }
+            tombstone = decoded
+        }
+        let kind: HistoryChange.Kind = switch change.kind {
+        case .insert: .insert
+        case .update: .update
+        case .delete: .delete
+        }
+        return HistoryChange(
+            kind: kind, objectID: ObjectID(entity: mapping.declaration, key: change.key, store: store.identity),
+            globalID: globalID, changedKeys: Set(change.changedKeys?.split(separator: ",").map(String.init) ?? []),
+            tombstone: tombstone)
+    }
+
+    /// A history row this version of ObjectGraph did not write: the store is damaged.
+    private static func corruptHistory(_ message: String) -> ObjectGraphError {
+        .store(StoreError(resultCode: 11 /* SQLITE_CORRUPT */, message: "history: " + message))
+    }
+}
+
+extension Tombstone {
+    /// The preserved values, from the JSON object the store wrote (blobs as hexadecimal text); nil
+    /// if the text is not a JSON object.
+    init?(json: String?, mapping: EntityMapping) {
+        guard let json else {
+            self.init(values: [:])  // the entity preserves nothing
+            return
+        }
+        let object: [String: Any]
+        do {
+            guard let decoded = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return nil }
+            object = decoded
+        } catch {
+            return nil
+        }
+        var values: [String: StoredValue] = [:]
+        for attribute in mapping.description.attributes {
+            guard let value = object[attribute.name] else { continue }
+            values[attribute.name] = Self.storedValue(value, as: StorageClass(attribute.type))
+        }
+        self.init(values: values)
+    }
+
+    private static func storedValue(_ value: Any, as storage: StorageClass) -> StoredValue {
+        if value is NSNull { return .null }
+        switch storage {
+        case .integer: return (value as? NSNumber).map { .integer($0.int64Value) } ?? .null
+        case .real: return (value as? NSNumber).map { .real($0.doubleValue) } ?? .null
+        case .text: return (value as? String).map(StoredValue.text) ?? .null
+        case .blob: return (value as? String).flatMap(Data.init(hexadecimal:)).map(StoredValue.blob) ?? .null
+        }
+    }
+}
+
+extension Data {
+    /// Bytes from hexadecimal text, as SQLite's `hex()` writes them.
+    init?(hexadecimal text: String) {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = Self.nibble(digits[index]), let low = Self.nibble(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        self.init(bytes)
+    }
+
+    private static func nibble(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import GRDB
+
+/// A transaction of the history as stored: the store's view, in keys and entity names.
+struct StoredTransaction {
+    struct Change {
+        let entity: String
+        let key: Int64
+        let kind: HistoryTables.Kind
+        let globalID: UUID?
+        let changedKeys: String?
+        let tombstone: String?
+    }
+
+    let sequence: Int64
+    let author: String?
+    let date: Date
+    let origin: String?
+    var changes: [Change] = []
+}
+
+/// Which stored transactions to read.
+struct StoredHistoryFilter {
+    var after: Int64 = 0
+    var authors: Set<String>?
+    var entities: Set<String>?
+    var startDate: Date?
+    var endDate: Date?
+    var limit: Int?
+    /// Only transactions up to this sequence number.
+    var through: Int64?
+    /// Leaves out the transactions of this origin (a container's own).
+    var excludingOrigin: UUID?
+}
+
+/// Reads and purges the persistent history (see ``HistoryTables``).
+extension RowReader {
+    /// The last transaction's sequence number; 0 for none.
+    func lastSequence() throws -> Int64 {
+        try read { db in
+            try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(Z_SEQUENCE) FROM \(HistoryTables.transactions)")) ?? 0
+        }
+    }
+
+    /// The transactions matching `filter`, oldest first, with their changes (of the filter's
+    /// entities only), read in one snapshot of the store.
+    func transactions(_ filter: StoredHistoryFilter) throws -> [StoredTransaction] {
+        do {
+            return try store.writer.read { db in try Self.transactions(filter, db) }
+        } catch let error as DatabaseError {
+            throw StoreError(error)
+        }
+    }
+
+    private static func transactions(_ filter: StoredHistoryFilter, _ db: Database) throws -> [StoredTransaction] {
+        var conditions: [SQLFragment] = [SQLFragment("t.Z_SEQUENCE > ?", arguments: [filter.after.databaseValue])]
+        if let authors = filter.authors {
+            conditions.append("t.Z_AUTHOR IN " + SQL.list(authors.sorted().map(\.databaseValue)))
+        }
+        if let start = filter.startDate {
+            conditions.append(SQLFragment("t.Z_TIMESTAMP >= ?", arguments: [start.timeIntervalSince1970.databaseValue]))
+        }
+        if let end = filter.endDate {
+            conditions.append(SQLFragment("t.Z_TIMESTAMP < ?", arguments: [end.timeIntervalSince1970.databaseValue]))
+        }
+        if let through = filter.through {
+            conditions.append(SQLFragment("t.Z_SEQUENCE <= ?", arguments: [through.databaseValue]))
+        }
+        if let origin = filter.excludingOrigin {
+            conditions.append(SQLFragment("t.Z_ORIGIN IS NOT ?", arguments: [origin.uuidString.databaseValue]))
+        }
+        let entityCondition = filter.entities.map { "c.Z_ENTITY IN " + SQL.list($0.sorted().map(\.databaseValue)) }
+        if let entityCondition {
+            conditions.append(SQLFragment(
+                "EXISTS (SELECT 1 FROM \(HistoryTables.changes) AS c WHERE c.Z_SEQUENCE = t.Z_SEQUENCE AND ",
+                entityCondition, ")"))
+        }
+        let whereClause = conditions.dropFirst().reduce(conditions[0]) { $0 + " AND " + $1 }
+        let query = SQLFragment(
+            "SELECT t.Z_SEQUENCE, t.Z_AUTHOR, t.Z_TIMESTAMP, t.Z_ORIGIN FROM \(HistoryTables.transactions) AS t WHERE ",
+            whereClause, " ORDER BY t.Z_SEQUENCE" + (filter.limit.map { " LIMIT \(max(0, $0))" } ?? ""))
+        var transactions: [StoredTransaction] = []
+        try Row.fetchCursor(db, sql: query.sql, arguments: StatementArguments(query.arguments)).forEach { row in
+            transactions.append(StoredTransaction(
+                sequence: row[0], author: row[1], date: Date(timeIntervalSince1970: row[2]), origin: row[3]))
+        }
+        guard let first = transactions.first?.sequence, let last = transactions.last?.sequence else { return [] }
+        // The changes of the transactions read: one range scan of the change table.
+        var position: [Int64: Int] = [:]
+        for (index, transaction) in transactions.enumerated() { position[transaction.sequence] = index }
+        var changes = SQLFragment("""
+            SELECT c.Z_SEQUENCE, c.Z_ENTITY, c.Z_PK, c.Z_KIND, c.Z_UUID, c.Z_KEYS, c.Z_TOMBSTONE \
+            FROM \(HistoryTables.changes) AS c WHERE c.Z_SEQUENCE BETWEEN ? AND ?
+            """, arguments: [first.databaseValue, last.databaseValue])
+        if let entityCondition { changes = changes + " AND " + entityCondition }
+        let statement = try db.cachedStatement(sql: changes.sql)
+        try statement.setArguments(StatementArguments(changes.arguments))
+        try Row.fetchCursor(statement).forEach { row in
+            guard let index = position[row[0]], let kind = HistoryTables.Kind(rawValue: row[3]) else { return }
+            transactions[index].changes.append(StoredTransaction.Change(
+                entity: row[1], key: row[2], kind: kind, globalID: row[4], changedKeys: row[5], tombstone: row[6]))
+        }
+        return transactions
+    }
+}
+
+extension RowWriter {
+    /// Deletes the transactions up to and including `sequence`, or committed before `date`, with
+    /// their changes; returns how many went.
+    func purgeHistory(through sequence: Int64?, before date: Date?) throws -> Int {
+        var condition: String
+        var arguments: StatementArguments
+        if let sequence {
+            (condition, arguments) = ("Z_SEQUENCE <= ?", [sequence])
+        } else if let date {
+            let last = try Int64.fetchOne(db, sql: """
+                SELECT MAX(Z_SEQUENCE) FROM \(HistoryTables.transactions) WHERE Z_TIMESTAMP < ?
+                """, arguments: [date.timeIntervalSince1970]) ?? 0
+            (condition, arguments) = ("Z_SEQUENCE <= ?", [last])
+        } else {
+            return 0
+        }
+        try db.execute(sql: "DELETE FROM \(HistoryTables.changes) WHERE \(condition)", arguments: arguments)
+        try db.execute(sql: "DELETE FROM \(HistoryTables.transactions) WHERE \(condition)", arguments: arguments)
+        return db.changesCount
+    }
+}
