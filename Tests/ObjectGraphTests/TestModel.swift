@@ -256,3 +256,67 @@ final class Impossible: Entity {
 
     init(name: String) { self.name = name }
 }
+
+// Two-step deletion (issue 12): seed 001's "remove from continent" by hand, and an entity whose
+// delete rules apply to marks by themselves.
+
+@Entity final class MarkableContinent {
+    var name: String
+    @Relationship(inverse: \MarkableCountry.continent) var countries: Set<MarkableCountry> = []
+    init(name: String) { self.name = name }
+}
+
+@Entity final class MarkableCountry: DelayedDeletable {
+    var name: String
+    var markedForDeletionDate: Date?
+    var continent: MarkableContinent?
+    /// How many saves found `changedForDelayedDeletion` true.
+    @Transient var timesSeenChangedForDelayedDeletion = 0
+    init(name: String, continent: MarkableContinent? = nil) {
+        self.name = name
+        self.continent = continent
+    }
+
+    /// Seed 001's example: a country marked for deletion leaves its continent.
+    func willSave() {
+        if changedForDelayedDeletion {
+            timesSeenChangedForDelayedDeletion += 1
+            continent = nil
+        }
+    }
+}
+
+@Entity final class Folder: DelayedDeletable {
+    var name: String
+    var markedForDeletionDate: Date?
+    @Relationship(deleteRule: .cascade, inverse: \Document.folder) var documents: Set<Document> = []
+    @Relationship(deleteRule: .deny, inverse: \Lock.folder) var locks: Set<Lock> = []
+    static var propagatesDeleteRulesWhenMarked: Bool { true }
+    init(name: String) { self.name = name }
+}
+
+@Entity final class Document: DelayedDeletable {
+    var title: String
+    var markedForDeletionDate: Date?
+    var folder: Folder?
+    init(title: String, folder: Folder? = nil) {
+        self.title = title
+        self.folder = folder
+    }
+}
+
+@Entity final class Lock {
+    var owner: String
+    var folder: Folder?
+    init(owner: String, folder: Folder? = nil) {
+        self.owner = owner
+        self.folder = folder
+    }
+}
+
+/// Adopts DelayedDeletable without storing the date: refused when a container opens.
+@Entity final class UnstoredMark: DelayedDeletable {
+    var name = ""
+    @Transient var markedForDeletionDate: Date?
+    init() {}
+}

@@ -34,12 +34,43 @@ extension ObjectContext {
         let use = beginUse()
         defer { use.end() }
         let select = try SelectQuery(FetchDescriptor<T>(predicate: predicate, includesMarkedForDeletion: true), store: store)
+        return try deleteRows { writer in
+            [select.mapping.index: try writer.keys(select.sql(selecting: "t0.Z_PK", limit: nil, offset: 0, excludingKeys: []))]
+        }
+    }
+
+    /// Deletes, as SQL in one transaction, the objects of every ``DelayedDeletable`` entity marked
+    /// before `cutoff`, with the model's delete rules (see ``batchDelete(_:where:)``): the clean-up
+    /// seed 001 runs when an app goes to the background, or a server on a timer.
+    ///
+    /// - Parameter cutoff: Objects marked before this date go; by default two minutes ago, time
+    ///   enough for every context to let go of them.
+    /// - Returns: The IDs of every object deleted.
+    /// - Throws: The errors of ``batchDelete(_:where:)``.
+    @discardableResult
+    public func deleteMarkedObjects(markedBefore cutoff: Date = Date(timeIntervalSinceNow: -120)) throws -> Set<ObjectID> {
+        let use = beginUse()
+        defer { use.end() }
+        let marked = store.mappings.compactMap { mapping in mapping.markedForDeletionSlot.map { (mapping, $0) } }
+        return try deleteRows { writer in
+            var seeds: [Int: [Int64]] = [:]
+            for (mapping, slot) in marked {
+                seeds[mapping.index] = try writer.keys(SQLFragment(
+                    "SELECT Z_PK FROM \(mapping.table) WHERE \(mapping.quotedAttributeColumns[slot]) < ?",
+                    arguments: [cutoff.storedValue.databaseValue]))
+            }
+            return seeds
+        }
+    }
+
+    /// Deletes the rows `seeds` selects in the batch's transaction, with their delete rules.
+    private func deleteRows(_ seeds: @escaping (RowWriter) throws -> [Int: [Int64]]) throws -> Set<ObjectID> {
         let mappings = store.mappings
         let identity = store.identity
         let commit = try commitBatch { writer in
-            let keys = try writer.keys(select.sql(selecting: "t0.Z_PK", limit: nil, offset: 0, excludingKeys: []))
+            let keys = try seeds(writer).filter { !$0.value.isEmpty }
             guard !keys.isEmpty else { return nil }
-            let deletion = try writer.deleteWithRules([select.mapping.index: keys], mappings: mappings, store: identity)
+            let deletion = try writer.deleteWithRules(keys, mappings: mappings, store: identity)
             return BatchChanges(
                 updated: Dictionary(uniqueKeysWithValues: deletion.updated.flatMap { index, rows in
                     rows.map { (ObjectID(entity: mappings[index].declaration, key: $0.key, store: identity), $0.value) }

@@ -32,7 +32,13 @@ public final class EntityDeclaration: Sendable {
     private static let all = Locked<[EntityDeclaration]>([])
 
     func propertyIndex(for keyPath: AnyKeyPath) -> Int? {
-        properties.firstIndex { $0.keyPath == keyPath }
+        if let index = properties.firstIndex(where: { $0.keyPath == keyPath }) { return index }
+        // A key path written generically, through a protocol requirement (`\Self.markedForDeletionDate`
+        // in `DelayedDeletable`'s predicates), differs from the class's own key path to the property.
+        guard let deletable = type as? any DelayedDeletable.Type else { return nil }
+        func isMark<D: DelayedDeletable>(_: D.Type) -> Bool { keyPath == \D.markedForDeletionDate }
+        guard isMark(deletable) else { return nil }
+        return properties.firstIndex { $0.name == DelayedDeletableKey.markedForDeletionDate }
     }
 }
 
