@@ -1,0 +1,213 @@
+import Foundation
+import MoodyModel
+import ObjectGraph
+import Testing
+
+/// Batch delete, update and insert (issue 12, points 4 and 5): SQL in one transaction, merged into
+/// every live context like a save.
+@Suite struct BatchOperationTests {
+    @Test func aBatchDeleteCascadesAndReachesEveryContext() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let (europe, france, spain) = try makeEurope(in: context)
+        let mood = Mood(text: "Sunny", country: france)
+        context.insert(mood)
+        try context.save()
+        // Another context holds faults for all of them, and observes.
+        let viewer = container.newBackgroundContext()
+        let held = [europe.objectID, france.objectID, spain.objectID, mood.objectID].map { viewer.object(with: $0) }
+        var deletedThere: [ObjectID] = []
+        let token = viewer.observeObjectsDidChange { deletedThere += $0.deletedObjects.map(\.objectID) }
+        var observed: [ObjectObserver<Mood>.Change] = []
+        let observer = try ObjectObserver(viewer.existingObject(with: mood.objectID, as: Mood.self)) { observed.append($0) }
+
+        let deleted = try context.batchDelete(Continent.self, where: #Predicate { $0.name == "Europe" })
+        #expect(deleted == [europe.objectID, france.objectID, spain.objectID, mood.objectID])
+        #expect(europe.isDeleted && france.isDeleted && mood.isDeleted)  // the running context, before it returns
+        viewer.processPendingChanges()
+        #expect(Set(deletedThere) == deleted)
+        #expect(held.allSatisfy { $0?.isDeleted == true })
+        #expect(observed == [.delete])
+        #expect(try viewer.fetchCount(FetchDescriptor<Mood>(includesMarkedForDeletion: true)) == 0)
+        withExtendedLifetime((token, observer)) {}
+    }
+
+    @Test func aBatchDeleteNullifiesTheOtherSide() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let (europe, france, _) = try makeEurope(in: context)
+        let moods = ["a", "b"].map { Mood(text: $0, country: france) }
+        for mood in moods { context.insert(mood) }
+        try context.save()
+        #expect(france.moods.count == 2)  // loaded before the batch
+
+        let viewer = container.newBackgroundContext()
+        let heldFrance = try viewer.existingObject(with: france.objectID, as: Country.self)
+        #expect(heldFrance.moods.count == 2)
+        var refreshedKeys: [Set<String>] = []
+        let token = viewer.observeObjectsDidChange { change in
+            refreshedKeys += change.refreshedObjects.filter { $0.object === heldFrance }.map(\.changedKeys)
+        }
+
+        try context.batchDelete(Mood.self, where: #Predicate { $0.text == "a" })
+        #expect(france.moods.map(\.text) == ["b"])
+        viewer.processPendingChanges()
+        #expect(heldFrance.moods.map(\.text) == ["b"])
+        #expect(refreshedKeys == [["moods"]])
+        // A country deleted by batch nullifies its continent's side, and the mood's foreign key.
+        try context.batchDelete(Country.self, where: #Predicate { $0.name == "Spain" })
+        #expect(europe.countries == [france])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func aDenyRuleRefusesTheWholeBatch() throws {
+        let container = try ObjectContainer(for: DenyingContinent.self, configuration: .inMemory)
+        let context = container.newBackgroundContext()
+        let europe = DenyingContinent(name: "Europe")
+        let asia = DenyingContinent(name: "Asia")
+        let france = DeniedCountry(name: "France", continent: europe)
+        for object in [europe, asia] { context.insert(object) }
+        context.insert(france)
+        try context.save()
+        let error = #expect(throws: ObjectGraphError.self) { try context.batchDelete(DenyingContinent.self) }
+        #expect(error == .validationFailed([ValidationFailure(
+            entity: "DenyingContinent", objectID: europe.objectID, property: "countries", reason: .deleteDenied(count: 1))]))
+        #expect(try context.fetchCount(FetchDescriptor<DenyingContinent>()) == 2)  // Asia stayed too
+        #expect(try container.fetchHistory().count == 1)  // the save only
+        // Deleting the country with them is allowed.
+        try context.batchDelete(DeniedCountry.self)
+        #expect(try context.batchDelete(DenyingContinent.self).count == 2)
+    }
+
+    @Test func noActionLeavesTheLinks() throws {
+        let container = try ObjectContainer(for: LooseContinent.self, configuration: .inMemory)
+        let context = container.newBackgroundContext()
+        let europe = LooseContinent(name: "Europe")
+        let france = LooseCountry(name: "France", continent: europe)
+        context.insert(france)
+        context.insert(europe)
+        try context.save()
+        try context.batchDelete(LooseContinent.self)
+        #expect(try context.fetchCount(FetchDescriptor<LooseCountry>()) == 1)
+        let other = container.newBackgroundContext()
+        let reread = try #require(try other.fetch(FetchDescriptor<LooseCountry>()).first)
+        // A dangling link, as Core Data's no action leaves it: it names the row that is gone.
+        let continent = try #require(reread.continent)
+        #expect(continent.objectID == europe.objectID)
+        #expect(throws: ObjectGraphError.inaccessibleFault(europe.objectID)) { try continent.checkedValue(\.name) }
+    }
+
+    @Test func aBatchUpdateSetsBumpsAndMerges() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let moods = [1, 2, 5].map { Mood(text: "r\($0)", rating: $0) }
+        for mood in moods { context.insert(mood) }
+        try context.save()
+        let viewer = container.newBackgroundContext()
+        let held = try viewer.existingObject(with: moods[0].objectID, as: Mood.self)
+        #expect(held.rating == 1)
+        let editor = container.newBackgroundContext()
+        editor.automaticallyMergesChanges = false
+        let stale = try editor.existingObject(with: moods[1].objectID, as: Mood.self)
+
+        let updated = try context.batchUpdate(Mood.self, where: #Predicate { $0.rating < 3 }, set: [.set(\.rating, to: 3)])
+        #expect(updated == [moods[0].objectID, moods[1].objectID])
+        #expect(moods.map(\.rating) == [3, 3, 5])
+        #expect(moods.map(\.objectVersion) == [2, 2, 1])
+        viewer.processPendingChanges()
+        #expect(held.rating == 3)
+        // A context that did not merge meets the new version as a conflict.
+        stale.text = "edited"
+        #expect(throws: ObjectGraphError.self) { try editor.save() }
+    }
+
+    @Test func aBatchUpdateRefusesBadAssignments() throws {
+        let context = try makeContainer().newBackgroundContext()
+        for text in ["a", "b"] { context.insert(Mood(text: text)) }
+        try context.save()
+        // Relationships cannot be named (their values are not attribute values); a derived value can.
+        let derived = #expect(throws: ObjectGraphError.self) {
+            try context.batchUpdate(Mood.self, set: [.set(\.text.count, to: 1)])
+        }
+        guard case .invalidBatchOperation(let entity, _, _)? = derived else {
+            Issue.record("expected invalidBatchOperation, got \(String(describing: derived))")
+            return
+        }
+        #expect(entity == "Mood")
+        let unique = #expect(throws: ObjectGraphError.self) {
+            try context.batchUpdate(Mood.self, set: [.set(\.remoteIdentifier, to: "same")])
+        }
+        guard case .invalidBatchOperation(_, let property, _)? = unique else {
+            Issue.record("expected invalidBatchOperation, got \(String(describing: unique))")
+            return
+        }
+        #expect(property == "remoteIdentifier")
+        #expect(try context.fetchCount(FetchDescriptor<Mood>(predicate: #Predicate { $0.remoteIdentifier != nil })) == 0)
+    }
+
+    @Test func aBatchInsertFromValuesReachesObservers() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let viewer = container.newBackgroundContext()
+        var inserted: [ObjectID] = []
+        let token = viewer.observeObjectsDidChange { inserted += $0.insertedObjects.map(\.objectID) }
+        let date = Date(timeIntervalSince1970: 1_700_000_000)
+        let ids = try context.batchInsert(Mood.self, values: [
+            ["text": "Calm", "rating": 4, "date": date],
+            ["text": "Tired", "date": date],
+        ])
+        viewer.processPendingChanges()
+        #expect(Set(inserted) == Set(ids))
+        let moods = try ids.map { try viewer.existingObject(with: $0, as: Mood.self) }
+        #expect(moods.map(\.text) == ["Calm", "Tired"])
+        #expect(moods.map(\.rating) == [4, 3])  // the declared default
+        #expect(moods.map(\.objectVersion) == [1, 1])
+        #expect(Set(moods.map(\.objectGlobalID)).count == 2)
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func aBatchInsertRefusesBadRowsAndInsertsNothing() throws {
+        let context = try makeContainer().newBackgroundContext()
+        let cases: [([String: any AttributeValue], String)] = [
+            (["text": "x", "date": Date(), "mood": 1], "mood"),
+            (["text": 3, "date": Date()], "text"),
+            (["date": Date()], "text"),
+            (["text": "x", "date": Date(), "country": "France"], "country"),
+        ]
+        for (row, property) in cases {
+            let error = #expect(throws: ObjectGraphError.self) {
+                try context.batchInsert(Mood.self, values: [["text": "fine", "date": Date()], row])
+            }
+            #expect(error == .invalidBatchOperation(entity: "Mood", property: property, reason: reason(of: error)))
+            #expect(reason(of: error).hasPrefix("row 1:"))
+        }
+        let duplicate = #expect(throws: ObjectGraphError.self) {
+            try context.batchInsert(Mood.self, values: [
+                ["text": "a", "date": Date(), "remoteIdentifier": "same"],
+                ["text": "b", "date": Date(), "remoteIdentifier": "same"],
+            ])
+        }
+        guard case .validationFailed(let failures)? = duplicate else {
+            Issue.record("expected a uniqueness failure, got \(String(describing: duplicate))")
+            return
+        }
+        #expect(failures.map(\.reason) == [.notUnique(.text("same"))])
+        #expect(try context.fetchCount(FetchDescriptor<Mood>()) == 0)
+    }
+
+    @Test func aBatchInsertFromObjects() throws {
+        let context = try makeContainer().newBackgroundContext()
+        let ids = try context.batchInsert([Mood(text: "one", rating: 5), Mood(text: "two")])
+        #expect(try ids.map { try context.existingObject(with: $0, as: Mood.self).text } == ["one", "two"])
+        let related = Mood(text: "linked", country: Country(name: "France"))
+        #expect(throws: ObjectGraphError.self) { try context.batchInsert([related]) }
+        let inserted = Mood(text: "in a context")
+        context.insert(inserted)
+        #expect(throws: ObjectGraphError.self) { try context.batchInsert([inserted]) }
+    }
+
+    private func reason(of error: ObjectGraphError?) -> String {
+        if case .invalidBatchOperation(_, _, let reason)? = error { return reason }
+        return ""
+    }
+}
