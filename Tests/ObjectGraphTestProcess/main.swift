@@ -9,6 +9,9 @@
 //     objectgraph-test-process use-context-from-two-threads NAME
 //         uses a context named NAME on the main thread while another thread is saving it: a debug
 //         build traps, naming the context.
+//     objectgraph-test-process change-moods PATH
+//         in one save: rates the mood "to update" 5, marks "to mark" for deletion, deletes "to
+//         delete" and inserts "inserted elsewhere"; prints "saved".
 //     objectgraph-test-process hand-context-between-threads
 //         uses a context on another thread, then, once that thread is done, on the main thread;
 //         prints "handed over".
@@ -24,6 +27,20 @@ func saveBatches(path: String, count: Int, tag: String) throws {
         for item in 0..<2 { context.insert(Mood(text: "\(tag) \(batch) \(item)")) }
         try context.save()
     }
+}
+
+func changeMoods(path: String) throws {
+    let context = try ObjectContainer(for: Mood.self, configuration: .file(path)).newBackgroundContext()
+    context.name = "other process"
+    func mood(_ text: String) throws -> Mood? {
+        try context.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.text == text })).first
+    }
+    try mood("to update")?.rating = 5
+    try mood("to mark")?.markForLocalDeletion()
+    if let doomed = try mood("to delete") { context.delete(doomed) }
+    context.insert(Mood(text: "inserted elsewhere"))
+    try context.save()
+    print("saved")
 }
 
 func saveToDefaultStore(text: String) throws {
@@ -91,6 +108,8 @@ do {
     case ("save-batches", 4):
         guard let count = Int(arguments[2]) else { fallthrough }
         try saveBatches(path: arguments[1], count: count, tag: arguments[3])
+    case ("change-moods", 2):
+        try changeMoods(path: arguments[1])
     case ("save-to-default-store", 2):
         try saveToDefaultStore(text: arguments[1])
     case ("use-context-from-two-threads", 2):

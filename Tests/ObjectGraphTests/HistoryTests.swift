@@ -1,0 +1,169 @@
+import Foundation
+import MoodyModel
+import ObjectGraph
+import Testing
+
+/// The persistent history (issue 12, point 6): what every transaction did, read after a token,
+/// filtered, purged, and other processes' transactions merged into this one's contexts.
+@Suite struct HistoryTests {
+    @Test func everySaveIsRecordedWithItsChanges() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        context.name = "editor"
+        let (_, france, _) = try makeEurope(in: context)
+        let mood = Mood(text: "Sunny", country: france)
+        mood.remoteIdentifier = "remote-1"
+        context.insert(mood)
+        try context.save()
+        let inserted = try #require(try container.fetchHistory().last)
+        #expect(inserted.author == "editor")
+        #expect(inserted.changes.map(\.kind).sorted { "\($0)" < "\($1)" } == [.insert, .update])
+        #expect(inserted.changes.first { $0.kind == .insert }?.objectID == mood.objectID)
+        #expect(inserted.changes.first { $0.kind == .insert }?.globalID == mood.objectGlobalID)
+        #expect(inserted.changes.first { $0.kind == .update }?.changedKeys == ["moods"])  // France's side
+
+        mood.rating = 1
+        mood.text = "Cloudy"
+        try context.save()
+        let updated = try #require(try container.fetchHistory(HistoryRequest(after: inserted.token)).first)
+        #expect(updated.changes.map(\.changedKeys) == [["rating", "text"]])
+        #expect(updated.token > inserted.token)
+
+        let (id, globalID) = (mood.objectID, mood.objectGlobalID)
+        context.delete(mood)  // France's last mood: France goes with it (Moody's rule)
+        try context.save()
+        let deletion = try #require(try container.fetchHistory(HistoryRequest(after: updated.token)).first)
+        #expect(Set(deletion.changes.filter { $0.kind == .delete }.map(\.objectID)) == [id, france.objectID])
+        let tombstone = try #require(deletion.changes.first { $0.objectID == id })
+        #expect(tombstone.globalID == globalID)
+        #expect(tombstone.tombstone?.value("remoteIdentifier", as: String.self) == "remote-1")
+        #expect(tombstone.tombstone?.values["text"] == nil)  // not preserved
+    }
+
+    @Test func batchOperationsAreRecordedToo() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        context.name = "cleaner"
+        let start = try container.lastHistoryToken()
+        let ids = try context.batchInsert(Mood.self, values: [["text": "a", "date": Date(), "remoteIdentifier": "r-a"]])
+        try context.batchUpdate(Mood.self, set: [.set(\.rating, to: 1)])
+        try context.batchDelete(Mood.self)
+        let transactions = try container.fetchHistory(HistoryRequest(after: start))
+        #expect(transactions.map { $0.changes.map(\.kind) } == [[.insert], [.update], [.delete]])
+        #expect(transactions.allSatisfy { $0.author == "cleaner" })
+        #expect(transactions.allSatisfy { $0.changes.map(\.objectID) == ids })
+        #expect(transactions[1].changes.first?.changedKeys == ["rating"])
+        #expect(transactions[2].changes.first?.tombstone?.value("remoteIdentifier", as: String.self) == "r-a")
+    }
+
+    @Test func filtersByAuthorEntityAndDate() throws {
+        let container = try makeContainer()
+        let first = container.newBackgroundContext()
+        first.name = "first"
+        let second = container.newBackgroundContext()
+        second.name = "second"
+        first.insert(Mood(text: "one"))
+        try first.save()
+        let between = Date()
+        Thread.sleep(forTimeInterval: 0.01)
+        second.insert(Country(name: "France"))
+        try second.save()
+        first.insert(Mood(text: "two"))
+        try first.save()
+
+        #expect(try container.fetchHistory(HistoryRequest(authors: ["first"])).count == 2)
+        #expect(try container.fetchHistory(HistoryRequest(authors: ["second"])).map(\.author) == ["second"])
+        var countries = HistoryRequest()
+        countries.include(Country.self)
+        #expect(try container.fetchHistory(countries).map(\.author) == ["second"])
+        #expect(try container.fetchHistory(HistoryRequest(to: between)).count == 1)
+        #expect(try container.fetchHistory(HistoryRequest(from: between)).count == 2)
+        #expect(try container.fetchHistory(HistoryRequest(fetchLimit: 2)).map(\.author) == ["first", "second"])
+    }
+
+    @Test func purgesBeforeATokenOrADate() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        for text in ["a", "b", "c"] {
+            context.insert(Mood(text: text))
+            try context.save()
+        }
+        let history = try container.fetchHistory()
+        #expect(try container.purgeHistory(through: history[0].token) == 1)
+        #expect(try container.fetchHistory().map(\.token) == Array(history.dropFirst()).map(\.token))
+        #expect(try container.purgeHistory(before: history[2].date.addingTimeInterval(-0.000_001)) == 1)
+        #expect(try container.fetchHistory().map(\.token) == [history[2].token])
+        #expect(try context.fetchCount(FetchDescriptor<Mood>()) == 3)  // the objects stay
+    }
+
+    @Test func tokensSurviveEncoding() throws {
+        let token = HistoryToken(sequence: 42)
+        let decoded = try JSONDecoder().decode(HistoryToken.self, from: JSONEncoder().encode(token))
+        #expect(decoded == token)
+    }
+
+    /// Two containers on one file in this process: each sees the other's saves when it looks.
+    @Test func anotherContainersSavesAreMerged() throws {
+        let path = temporaryStorePath()
+        var configuration = StoreConfiguration.file(path)
+        configuration.historyPollingInterval = nil  // looked at by hand below
+        let here = try ObjectContainer(for: Mood.self, configuration: configuration)
+        let there = try ObjectContainer(for: Mood.self, configuration: configuration)
+        let context = here.newBackgroundContext()
+        let mood = Mood(text: "shared")
+        context.insert(mood)
+        try context.save()
+        var changes: [ObjectObserver<Mood>.Change] = []
+        let observer = ObjectObserver(mood) { changes.append($0) }
+
+        let elsewhere = there.newBackgroundContext()
+        try elsewhere.existingObject(with: there.objectID(forURIRepresentation: mood.objectID.uriRepresentation),
+                                     as: Mood.self).rating = 5
+        try elsewhere.save()
+        #expect(mood.rating == 3)  // not looked yet
+        try here.mergeChangesFromOtherProcesses()
+        context.processPendingChanges()
+        #expect(changes == [.update(changedKeys: ["rating"])])
+        #expect(mood.rating == 5)
+        // Its own transactions are not merged a second time.
+        try there.mergeChangesFromOtherProcesses()
+        withExtendedLifetime(observer) {}
+    }
+
+    /// Another process writes the store file: the view context and its observers learn of it by
+    /// themselves, within a bounded delay.
+    @MainActor @Test func anotherProcessesSaveReachesTheViewContext() async throws {
+        let path = temporaryStorePath()
+        let container = try ObjectContainer(for: Mood.self, configuration: .file(path))
+        let context = container.viewContext
+        let moods = ["to update", "to mark", "to delete"].map { Mood(text: $0) }
+        for mood in moods { context.insert(mood) }
+        try context.save()
+        var changes: [String: [ObjectObserver<Mood>.Change]] = [:]
+        let observers = moods.map { mood in
+            ObjectObserver(mood) { [text = mood.text] in changes[text, default: []].append($0) }
+        }
+        var inserted: [String] = []
+        let token = context.observeObjectsDidChange { change in
+            inserted += change.insertedObjects.compactMap { ($0 as? Mood)?.text }
+        }
+
+        let result = try runTestProcess(["change-moods", path])
+        #expect(result.status == 0, "\(result.errors)")
+        let saved = ContinuousClock.now
+        while changes.count < 3 || inserted.isEmpty, ContinuousClock.now - saved < .seconds(5) {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(ContinuousClock.now - saved < .seconds(2))
+        #expect(changes["to update"] == [.update(changedKeys: ["rating"])])
+        #expect(changes["to mark"] == [.delete])
+        #expect(changes["to delete"] == [.delete])
+        #expect(inserted == ["inserted elsewhere"])
+        #expect(moods[0].rating == 5)
+        #expect(try context.fetch(FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.text)])).map(\.text)
+            == ["inserted elsewhere", "to update"])
+        let history = try container.fetchHistory(HistoryRequest(authors: ["other process"]))
+        #expect(history.count == 1)
+        withExtendedLifetime((observers, token)) {}
+    }
+}
