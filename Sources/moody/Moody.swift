@@ -7,7 +7,7 @@ import ObjectGraph
 struct Moody: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Moods, countries and continents on an ObjectGraph store.",
-        subcommands: [Demo.self, Add.self, List.self, Delete.self],
+        subcommands: [Demo.self, Add.self, List.self, Delete.self, CleanUp.self],
         defaultSubcommand: Demo.self)
 }
 
@@ -90,6 +90,7 @@ struct Demo: AsyncParsableCommand {
         print("Done: \(try reader.fetchCount(FetchDescriptor<Mood>())) moods in \(try reader.fetchCount(FetchDescriptor<Country>())) countries.")
         try DeleteRulesDemo.run()
         try await DetailViewDemo.run()
+        try TwoStepDeletionDemo.run()
     }
 }
 
@@ -128,7 +129,8 @@ struct List: ParsableCommand {
 }
 
 struct Delete: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Delete a mood by the ID that list prints.")
+    static let configuration = CommandConfiguration(
+        abstract: "Mark a mood for deletion by the ID that list prints (clean-up deletes it later).")
     @OptionGroup var options: StoreOption
     @Argument(help: "The mood's ID.") var id: String
 
@@ -137,8 +139,26 @@ struct Delete: ParsableCommand {
         let context = container.newBackgroundContext()
         let mood = try context.existingObject(with: container.objectID(forURIRepresentation: id), as: Mood.self)
         let country = mood.country
-        context.delete(mood)
+        mood.markForLocalDeletion()
         try context.save()
-        print("Deleted '\(mood.text)'" + (country?.isDeleted == true ? ", and \(country?.name ?? "its country"), now empty" : ""))
+        print("Marked '\(mood.text)' for deletion; it is hidden now"
+              + (country?.isMarkedForDeletion == true ? ", and so is \(country?.name ?? "its country"), now empty" : "")
+              + ". `moody clean-up` deletes it for good.")
+    }
+}
+
+struct CleanUp: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "clean-up", abstract: "Delete for good what was marked for deletion long enough ago.")
+    @OptionGroup var options: StoreOption
+    @Option(help: "How many seconds a mark must be old.") var delay: Double = 120
+
+    func run() throws {
+        let context = try options.open().newBackgroundContext()
+        context.name = "moody clean-up"
+        let deleted = try context.deleteMarkedObjects(markedBefore: Date(timeIntervalSinceNow: -delay))
+        let counts = Dictionary(grouping: deleted, by: \.entityName).mapValues(\.count)
+        print(deleted.isEmpty ? "Nothing marked before the last \(Int(delay)) seconds."
+              : "Deleted " + counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
     }
 }
