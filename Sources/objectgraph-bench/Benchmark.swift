@@ -33,6 +33,7 @@ struct Benchmark: ParsableCommand {
         let workloads = CoreWorkloads.make(dataset: dataset, iterationRows: moodCount * 10, files: files)
             + DeletionWorkloads.make(dataset: dataset, files: files)
             + MergeWorkloads.make(dataset: dataset, files: files)
+            + BatchWorkloads.make(dataset: dataset, files: files)
         var results: [WorkloadResult] = []
         for workload in workloads where only.map(workload.name.contains) ?? true {
             let result = try workload.measure(runs: runs, onlyObjectGraph: profile)

@@ -53,7 +53,7 @@ enum CoreWorkloads {
             setUp: stores.fill,
             objectGraph: Contender(run: {
                 let context = try stores.graph().newBackgroundContext()
-                for mood in try context.fetch(FetchDescriptor<Mood>()) { ObjectGraphSide.consume(mood) }
+                for mood in try context.fetch(FetchDescriptor<Mood>(includesMarkedForDeletion: true)) { ObjectGraphSide.consume(mood) }
             }),
             baseline: Contender(run: {
                 try stores.plain().read { db in try PlainSQL.read(db, sql: "SELECT \(PlainSQL.moodColumns) FROM mood") }
@@ -96,7 +96,7 @@ enum CoreWorkloads {
             setUp: stores.fill,
             objectGraph: Contender(run: {
                 let context = try stores.graph().newBackgroundContext()
-                for mood in try context.fetch(FetchDescriptor<Mood>(fetchLimit: count)) {
+                for mood in try context.fetch(FetchDescriptor<Mood>(fetchLimit: count, includesMarkedForDeletion: true)) {
                     mood.rating = mood.rating % 5 + 1
                 }
                 try context.save()
@@ -129,7 +129,7 @@ enum CoreWorkloads {
             setUp: stores.fill,
             objectGraph: Contender(run: {
                 let context = try stores.graph().newBackgroundContext()
-                for mood in try context.fetch(FetchDescriptor<Mood>(fetchBatchSize: 1_000)) {
+                for mood in try context.fetch(FetchDescriptor<Mood>(fetchBatchSize: 1_000, includesMarkedForDeletion: true)) {
                     ObjectGraphSide.consume(mood)
                 }
             }),

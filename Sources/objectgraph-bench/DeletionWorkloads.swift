@@ -58,7 +58,7 @@ enum DeletionWorkloads {
                 run: {
                     guard let graph else { return }
                     let context = graph.newBackgroundContext()
-                    context.delete(try context.fetch(FetchDescriptor<Mood>(fetchLimit: count)))
+                    context.delete(try context.fetch(FetchDescriptor<Mood>(fetchLimit: count, includesMarkedForDeletion: true)))
                     try context.save()
                 },
                 verify: {

@@ -103,10 +103,10 @@ enum MergeWorkloads {
         /// Moods are named by their position in the store's order (the order they were inserted in).
         init(container: ObjectContainer, changing changed: Range<Int>, heldByReaders: [Range<Int>]) throws {
             writer = container.newBackgroundContext()
-            moods = try writer.fetch(FetchDescriptor<Mood>(fetchLimit: changed.count, fetchOffset: changed.lowerBound)).map { $0 }
+            moods = try writer.fetch(FetchDescriptor<Mood>(fetchLimit: changed.count, fetchOffset: changed.lowerBound, includesMarkedForDeletion: true)).map { $0 }
             readers = heldByReaders.map { _ in container.newBackgroundContext() }
             held = try zip(readers, heldByReaders).map { reader, range in
-                let ids = try reader.fetchIdentifiers(FetchDescriptor<Mood>(fetchLimit: range.count, fetchOffset: range.lowerBound))
+                let ids = try reader.fetchIdentifiers(FetchDescriptor<Mood>(fetchLimit: range.count, fetchOffset: range.lowerBound, includesMarkedForDeletion: true))
                 return ids.compactMap { reader.object(with: $0) }
             }
             refreshedCounts = Array(repeating: 0, count: readers.count)

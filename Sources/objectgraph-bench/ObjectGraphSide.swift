@@ -34,9 +34,9 @@ enum ObjectGraphSide {
     /// Checks what a deletion left in the store.
     static func verifyCounts(in container: ObjectContainer, continents: Int, countries: Int, moods: Int) throws {
         let context = container.newBackgroundContext()
-        try WorkloadError.check("continents", try context.fetchCount(FetchDescriptor<Continent>()), continents)
-        try WorkloadError.check("countries", try context.fetchCount(FetchDescriptor<Country>()), countries)
-        try WorkloadError.check("moods", try context.fetchCount(FetchDescriptor<Mood>()), moods)
+        try WorkloadError.check("continents", try context.fetchCount(FetchDescriptor<Continent>(includesMarkedForDeletion: true)), continents)
+        try WorkloadError.check("countries", try context.fetchCount(FetchDescriptor<Country>(includesMarkedForDeletion: true)), countries)
+        try WorkloadError.check("moods", try context.fetchCount(FetchDescriptor<Mood>(includesMarkedForDeletion: true)), moods)
     }
 
     static func consume(_ mood: Mood) {

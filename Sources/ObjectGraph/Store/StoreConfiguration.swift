@@ -17,9 +17,9 @@ public struct StoreConfiguration: Sendable {
 
     /// How often the container looks for transactions that other processes (or other containers of
     /// this one) committed to the same file, to merge them into its contexts; nil never looks. A
-    /// look costs one indexed read when nothing changed. Every tenth of a second by default; ignored
-    /// for in-memory stores, which nobody else can write.
-    public var historyPollingInterval: Duration? = .milliseconds(100)
+    /// look costs one read of an index's last entry when nothing changed. Every 20 milliseconds by
+    /// default; ignored for in-memory stores, which nobody else can write.
+    public var historyPollingInterval: Duration? = .milliseconds(20)
 
     /// The most variables a statement may bind on this store's connections; nil keeps SQLite's
     /// own limit. Lowered by tests, to meet a standard build's limit without its number of objects.

@@ -1,0 +1,210 @@
+import Foundation
+import GRDB
+import MoodyModel
+import ObjectGraph
+
+/// Issue 12's workloads: a batch deletion merged into live contexts, reading the history, and the
+/// delay before another writer's save reaches a context.
+enum BatchWorkloads {
+    static let liveContextCount = 3
+
+    static func make(dataset: Dataset, files: ScratchFiles) -> [Workload] {
+        let templates = TemplateStores(dataset: dataset, files: files)
+        return [batchDelete(templates), historyRead(count: dataset.moodCount / 10, files: files), otherWriterDelay(files: files)]
+    }
+
+    /// Batch-delete the marked fifth of the moods, with three contexts holding faults for all of them,
+    /// until every context has merged the deletion.
+    static func batchDelete(_ templates: TemplateStores) -> Workload {
+        let dataset = templates.dataset
+        let marked = dataset.moodCount / 5
+        let cutoff = Dataset.epoch.addingTimeInterval(1)
+        let markDate = Dataset.epoch.timeIntervalSince1970
+        var graph: ObjectContainer?
+        var contexts: [ObjectContext] = []
+        var held: [[any Entity]] = []
+        var plain: DatabasePool?
+        var records: DatabasePool?
+        return Workload(
+            name: "batch-delete \(marked) of \(dataset.moodCount) marked moods, merged into \(liveContextCount) contexts",
+            setUp: templates.fill,
+            objectGraph: Contender(
+                prepare: {
+                    (graph, contexts, held) = (nil, [], [])
+                    let container = try templates.graphCopy("batch-delete")
+                    // The same fifth as the plain side's: every fifth row, from the first.
+                    let all = try container.newBackgroundContext().fetchIdentifiers(
+                        FetchDescriptor<Mood>(includesMarkedForDeletion: true))
+                    let ids = stride(from: 0, to: all.count, by: 5).map { all[$0] }
+                    try container.newBackgroundContext().batchUpdate(
+                        Mood.self, where: #Predicate { ids.contains($0.objectID) },
+                        set: [.set(\.markedForDeletionDate, to: Date(timeIntervalSince1970: markDate))])
+                    try WorkloadError.check("moods marked", ids.count, marked)
+                    contexts = (0..<liveContextCount).map { _ in container.newBackgroundContext() }
+                    held = contexts.map { context in ids.compactMap { context.object(with: $0) } }
+                    graph = container
+                },
+                run: {
+                    guard let graph else { return }
+                    let context = graph.newBackgroundContext()
+                    try context.batchDelete(Mood.self, where: #Predicate { mood in
+                        mood.markedForDeletionDate.flatMap { $0 < cutoff } ?? false
+                    })
+                    for context in contexts { context.processPendingChanges() }
+                },
+                verify: {
+                    try WorkloadError.check("held objects deleted", held.map { $0.count { $0.isDeleted } },
+                                            Array(repeating: marked, count: liveContextCount))
+                    try graph.map { try ObjectGraphSide.verifyCounts(in: $0, continents: 1, countries: dataset.countryCount,
+                                                                     moods: dataset.moodCount - marked) }
+                }),
+            baseline: Contender(
+                prepare: { plain = nil; plain = try markedPlainCopy(templates, "batch-delete-plain", date: markDate) },
+                run: {
+                    try plain?.write { db in
+                        try db.execute(sql: "DELETE FROM mood WHERE markedForDeletionDate < ?", arguments: [cutoff.timeIntervalSince1970])
+                    }
+                },
+                verify: {
+                    try plain.map { try PlainSQL.verifyCounts(in: $0, continents: 1, countries: dataset.countryCount,
+                                                              moods: dataset.moodCount - marked) }
+                }),
+            peer: Contender(
+                prepare: { records = nil; records = try markedPlainCopy(templates, "batch-delete-records", date: markDate) },
+                run: {
+                    try records?.write { db in
+                        _ = try MoodRecord.filter(Column("markedForDeletionDate") < cutoff).deleteAll(db)
+                    }
+                },
+                verify: {
+                    try records.map { try PlainSQL.verifyCounts(in: $0, continents: 1, countries: dataset.countryCount,
+                                                                moods: dataset.moodCount - marked) }
+                }))
+    }
+
+    /// A copy of the plain template with the same fifth of the moods marked, and the index on the
+    /// mark that ObjectGraph's store has.
+    private static func markedPlainCopy(_ templates: TemplateStores, _ name: String, date: Double) throws -> DatabasePool {
+        let pool = try templates.plainCopy(name)
+        try pool.write { db in
+            try db.execute(sql: "UPDATE mood SET markedForDeletionDate = ? WHERE (id - 1) % 5 = 0", arguments: [date])
+            try db.execute(sql: "CREATE INDEX IF NOT EXISTS mood_marked ON mood(markedForDeletionDate)")
+        }
+        return pool
+    }
+
+    /// Read `count` transactions of one updated mood each, with their changes.
+    static func historyRead(count: Int, files: ScratchFiles) -> Workload {
+        var graph: ObjectContainer?
+        var plain: DatabasePool?
+        return Workload(
+            name: "history: read \(count) transactions",
+            setUp: {
+                let container = try ObjectGraphSide.openContainer(at: files.fresh("history.sqlite"))
+                let context = container.newBackgroundContext()
+                context.name = "writer"
+                let mood = Mood(text: "edited")
+                context.insert(mood)
+                try context.save()
+                for rating in 1..<count {
+                    mood.rating = rating % 5 + 1
+                    try context.save()
+                }
+                graph = container
+                plain = try DatabasePool(path: files.path("history.sqlite"))
+            },
+            objectGraph: Contender(
+                run: { Sink.checksum &+= try graph?.fetchHistory().reduce(0) { $0 + $1.changes.count } ?? 0 },
+                verify: { try WorkloadError.check("transactions", try graph?.fetchHistory().count, count) }),
+            baseline: Contender(run: {
+                try plain?.read { db in
+                    var total = 0
+                    for row in try Row.fetchAll(db, sql: "SELECT Z_SEQUENCE, Z_AUTHOR, Z_TIMESTAMP FROM Z_TRANSACTION ORDER BY Z_SEQUENCE") {
+                        total &+= row[0] as Int64 == 0 ? 0 : 1
+                    }
+                    for row in try Row.fetchAll(db, sql: "SELECT Z_SEQUENCE, Z_ENTITY, Z_PK, Z_KIND, Z_UUID, Z_KEYS FROM Z_CHANGE") {
+                        total &+= (row[5] as String?)?.utf8.count ?? 0
+                    }
+                    Sink.checksum &+= total
+                }
+            }),
+            peer: Contender(run: {
+                try plain?.read { db in
+                    Sink.checksum &+= try TransactionRecord.fetchAll(db).count + ChangeRecord.fetchAll(db).count
+                }
+            }))
+    }
+
+    /// Save one change in another container on the same file, until this container's context has
+    /// merged it (the watcher looks every 20 milliseconds by default). The baseline is a hand-made
+    /// watcher: a second connection asking SQLite's `data_version` every millisecond.
+    static func otherWriterDelay(files: ScratchFiles) -> Workload {
+        var here: ObjectContainer?
+        var there: ObjectContainer?
+        var watched: Mood?
+        var context: ObjectContext?
+        var observer: ObjectObserver<Mood>?
+        var merged = false
+        var plainWriter: DatabasePool?
+        var plainReader: DatabaseQueue?
+        var rating = 1
+        return Workload(
+            name: "another writer's save, until merged here",
+            setUp: {
+                let path = files.fresh("shared.sqlite")
+                here = try ObjectGraphSide.openContainer(at: path)
+                there = try ObjectGraphSide.openContainer(at: path)
+                let local = here?.newBackgroundContext()
+                let mood = Mood(text: "watched")
+                local?.insert(mood)
+                try local?.save()
+                (context, watched) = (local, mood)
+                observer = ObjectObserver(mood) { _ in merged = true }
+                let plainPath = files.fresh("shared-plain.sqlite")
+                plainWriter = try PlainSQL.openDatabase(at: plainPath)
+                try PlainSQL.insert(0..<1, of: Dataset(moodCount: 1, countryCount: 1), into: plainWriter!)
+                plainReader = try DatabaseQueue(path: plainPath)
+            },
+            objectGraph: Contender(
+                prepare: { merged = false; rating = rating % 5 + 1 },
+                run: {
+                    guard let there, let watched else { return }
+                    let elsewhere = there.newBackgroundContext()
+                    try elsewhere.existingObject(with: watched.objectID, as: Mood.self).rating = rating
+                    try elsewhere.save()
+                    while !merged {
+                        Thread.sleep(forTimeInterval: 0.000_2)
+                        context?.processPendingChanges()
+                    }
+                },
+                verify: {
+                    try WorkloadError.check("observed", observer != nil, true)
+                    try WorkloadError.check("rating merged", watched?.rating, rating)
+                }),
+            baseline: Contender(run: {
+                guard let plainWriter, let plainReader else { return }
+                let version = try plainReader.read { try Int.fetchOne($0, sql: "PRAGMA data_version") }
+                try plainWriter.write { try $0.execute(sql: "UPDATE mood SET rating = rating % 5 + 1") }
+                while try plainReader.read({ try Int.fetchOne($0, sql: "PRAGMA data_version") }) == version {
+                    Thread.sleep(forTimeInterval: 0.001)
+                }
+            }),
+            peer: Contender(run: {}))
+    }
+}
+
+struct TransactionRecord: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "Z_TRANSACTION"
+    var Z_SEQUENCE: Int64
+    var Z_AUTHOR: String?
+    var Z_TIMESTAMP: Double
+}
+
+struct ChangeRecord: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "Z_CHANGE"
+    var Z_SEQUENCE: Int64
+    var Z_ENTITY: String
+    var Z_PK: Int64
+    var Z_KIND: Int
+    var Z_KEYS: String?
+}
