@@ -117,7 +117,7 @@ extension ObjectContext {
                 (ObjectID(entity: mapping.declaration, key: $0, store: identity), names)
             }))
         }
-        return Set(commit?.updatedObjectIDs.keys ?? [:].keys)
+        return commit.map { Set($0.updatedObjectIDs.keys) } ?? []
     }
 
     /// Inserts rows from dictionaries of attribute values, by attribute name, as SQL in one
