@@ -132,7 +132,7 @@ import Testing
 
     /// Another process writes the store file: the view context and its observers learn of it by
     /// themselves, within a bounded delay.
-    @MainActor @Test func anotherProcessesSaveReachesTheViewContext() async throws {
+    @MainActor @Test(.timeLimit(.minutes(1))) func anotherProcessesSaveReachesTheViewContext() async throws {
         let path = temporaryStorePath()
         let container = try ObjectContainer(for: Mood.self, configuration: .file(path))
         let context = container.viewContext
@@ -143,18 +143,21 @@ import Testing
         let observers = moods.map { mood in
             ObjectObserver(mood) { [text = mood.text] in changes[text, default: []].append($0) }
         }
-        var inserted: [String] = []
-        let token = context.observeObjectsDidChange { change in
-            inserted += change.insertedObjects.compactMap { ($0 as? Mood)?.text }
-        }
+        let notifications = context.objectsDidChangeNotifications
 
         let result = try runTestProcess(["change-moods", path])
         #expect(result.status == 0, "\(result.errors)")
         let saved = ContinuousClock.now
-        while changes.count < 3 || inserted.isEmpty, ContinuousClock.now - saved < .seconds(5) {
-            try await Task.sleep(for: .milliseconds(5))
+        // Waits on the notifications, not on a clock: a sleeping task resumes on Swift's shared pool,
+        // which the suite's long synchronous tests may hold for seconds, and would measure them.
+        var inserted: [String] = []
+        for await change in notifications {
+            inserted += change.insertedObjects.compactMap { ($0 as? Mood)?.text }
+            if changes.count == 3, !inserted.isEmpty { break }
         }
-        #expect(ContinuousClock.now - saved < .seconds(2))
+        // The delay itself is measured by the benchmark (one polling interval); this bound only
+        // says "by itself, soon", with room for a machine busy with the rest of the suite.
+        #expect(ContinuousClock.now - saved < .seconds(5))
         #expect(changes["to update"] == [.update(changedKeys: ["rating"])])
         #expect(changes["to mark"] == [.delete])
         #expect(changes["to delete"] == [.delete])
@@ -164,6 +167,6 @@ import Testing
             == ["inserted elsewhere", "to update"])
         let history = try container.fetchHistory(HistoryRequest(authors: ["other process"]))
         #expect(history.count == 1)
-        withExtendedLifetime((observers, token)) {}
+        withExtendedLifetime(observers) {}
     }
 }

@@ -30,18 +30,28 @@ final class HistoryWatcher: Sendable {
     }
 
     /// Looks every `interval` until `coordinator` is released.
+    ///
+    /// The looks run on a dispatch queue of their own, not in a task: a look is a blocking read, and
+    /// Swift's cooperative pool (one thread per core) may be held by the application's own
+    /// synchronous work for seconds, which would hold back every other writer's changes with it.
     static func start(for coordinator: StoreCoordinator, every interval: Duration) {
-        Task.detached(priority: .utility) { [weak coordinator] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
-                // Not kept between looks: a container released is not kept alive by its watcher.
-                guard let coordinator else { return }
-                do {
-                    try coordinator.mergeOtherWriters()
-                } catch {
-                    // A failed read moved nothing on: the next look reads the same transactions.
-                }
+        let queue = DispatchQueue(label: "ObjectGraph.HistoryWatcher", qos: .utility)
+        let (seconds, attoseconds) = interval.components
+        let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+        scheduleLook(for: coordinator, after: .nanoseconds(Int(max(nanoseconds, 1))), on: queue)
+    }
+
+    private static func scheduleLook(for coordinator: StoreCoordinator, after delay: DispatchTimeInterval,
+                                     on queue: DispatchQueue) {
+        // Not kept between looks: a container released is not kept alive by its watcher.
+        queue.asyncAfter(deadline: .now() + delay) { [weak coordinator] in
+            guard let coordinator else { return }
+            do {
+                try coordinator.mergeOtherWriters()
+            } catch {
+                // A failed read moved nothing on: the next look reads the same transactions.
             }
+            scheduleLook(for: coordinator, after: delay, on: queue)
         }
     }
 }
