@@ -66,6 +66,21 @@ import Testing
         #expect(reread.countries.isEmpty)
     }
 
+    /// A fault's mark cannot have changed in memory: asking does not load it. (Every country whose
+    /// `moods` a deletion changes goes through `willSave`; loading each would cost a query apiece.)
+    @Test func askingAFaultWhetherItWasJustMarkedLeavesItAFault() throws {
+        let container = try makeContainer()
+        let moods = try savedMoods(["a", "b"], in: container.newBackgroundContext())
+        let context = container.newBackgroundContext()
+        let mood = try context.existingObject(with: moods[0].objectID, as: Mood.self)
+        let country = try #require(mood.country)
+        #expect(country.isFault)
+        #expect(!country.changedForDelayedDeletion)
+        context.delete(mood)
+        try context.save()  // Country.willSave asks
+        #expect(country.isFault)
+    }
+
     @Test func aCascadeMarksTheRelatedObjects() throws {
         let container = try ObjectContainer(for: Folder.self, configuration: .inMemory)
         let context = container.newBackgroundContext()

@@ -63,7 +63,8 @@ extension DelayedDeletable {
     /// }
     /// ```
     public var changedForDelayedDeletion: Bool {
-        guard markedForDeletionDate != nil else { return false }
+        // A fault holds no unsaved value, so its mark is the saved one: no need to load it.
+        guard !_$state.isFault, markedForDeletionDate != nil else { return false }
         // The saved value differs from the current one only while the change is unsaved.
         return _$state.isInserted || committedValue(forKey: DelayedDeletableKey.markedForDeletionDate) == .null
     }
