@@ -161,6 +161,19 @@ import Testing
         #expect(otherFrance.moods.map(\.text) == ["b"])
         #expect(otherFrance.count(of: \.moods) == 1)
 
+        // An object inserted already marked is hidden; clearing a saved mark shows it at once.
+        let late = Mood(text: "late")
+        late.markedForDeletionDate = Date()
+        other.insert(late)
+        late.country = otherFrance
+        #expect(otherFrance.moods.map(\.text) == ["b"])
+        #expect(otherFrance.count(of: \.moods) == 1)
+        try other.existingObject(with: moods[0].objectID, as: Mood.self).markedForDeletionDate = nil
+        #expect(otherFrance.moods.map(\.text).sorted() == ["a", "b"])
+        #expect(otherFrance.count(of: \.moods) == 2)
+        other.rollback()
+        #expect(otherFrance.moods.map(\.text) == ["b"])
+
         // A to-one pointing to a marked object reads as empty.
         let spain = try #require(try context.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.name == "Spain" })).first)
         let tapas = Mood(text: "Tapas", country: spain)

@@ -321,6 +321,7 @@ extension ObjectContext {
         updated = [:]
         deleted = [:]
         markedKeysCache = [:]
+        unsavedMarks = [:]
         for object in plan.all { object.didSave() }
     }
 }

@@ -66,6 +66,9 @@ public final class ObjectContext {
     /// The keys of rows marked for deletion in the store, by mapping index, read when a relationship
     /// read needs them; forgotten when this context's view of the store changes.
     @exclusivity(unchecked) var markedKeysCache: [Int: Set<Int64>] = [:]
+    /// The keys of objects whose mark for deletion was set or cleared here since the last save or
+    /// rollback, by mapping index: for these, the object's own value counts, not the store's.
+    @exclusivity(unchecked) var unsavedMarks: [Int: Set<Int64>] = [:]
     /// Changes not posted yet in ``ObjectsDidChange``.
     @exclusivity(unchecked) var pendingChange = PendingObjectsChange()
     let objectsDidChangeObservers = Observers<ObjectsDidChange>()
@@ -163,6 +166,9 @@ public final class ObjectContext {
         }
         state.acceptsInitialValues = false
         state.attach(to: self, mapping: mapping)
+        if let slot = mapping.markedForDeletionSlot, !state.value(atPosition: slot).isNull {
+            noteUnsavedMark(of: state, mapping: mapping)
+        }
         state.object = object
         state.isInserted = true
         registry.register(state)
@@ -362,6 +368,7 @@ public final class ObjectContext {
         updated = [:]
         deleted = [:]
         markedKeysCache = [:]
+        unsavedMarks = [:]
         pendingDeletions = []
         rulesAwaitingRetry = []
         deferredErrors = []

@@ -1,17 +1,12 @@
 /// Hiding objects marked for deletion (``DelayedDeletable``) from relationship reads and from the
 /// unsaved objects a fetch merges in.
 ///
-/// Whether an object is marked is read from the object when it is loaded in this context (so an
-/// unsaved mark counts at once), and otherwise from the store's list of marked rows of its entity,
-/// read once and kept until the context's view of the store changes (a merge, a save, a rollback).
-/// Reading a relationship therefore costs no query per member, nor faulting the members in.
+/// An object is marked as this context sees it: by its own value when its mark was set or cleared
+/// here and not saved yet, otherwise by the store's list of marked rows of its entity, read once
+/// (through the mark's index) and kept until the context's view of the store changes (a merge, a
+/// save, a rollback). Reading a relationship therefore costs no query per member and loads no
+/// member; when nothing of the entity is marked, it costs nothing beyond the read of that list.
 extension ObjectContext {
-    /// Whether an object is marked for deletion, as this context sees it.
-    func isMarkedForDeletion(_ state: ObjectState, markedSlot slot: Int, markedKeys: () throws -> Set<Int64>) rethrows -> Bool {
-        if !state.isFault { return !state.value(atPosition: slot).isNull }
-        return try markedKeys().contains(state.id.key)
-    }
-
     /// The members of a relationship that are not marked for deletion. When the store's marks
     /// cannot be read, the failure is recorded for `owner` (the next save throws it) and nothing is
     /// hidden.
@@ -19,22 +14,27 @@ extension ObjectContext {
         guard let mapping = store.mapping(for: destination), let slot = mapping.markedForDeletionSlot, !ids.isEmpty else {
             return ids
         }
+        let stored: Set<Int64>
         do {
-            var marked: Set<Int64>?
-            let keys = { () throws -> Set<Int64> in
-                if let marked { return marked }
-                let loaded = try self.markedKeys(of: mapping)
-                marked = loaded
-                return loaded
-            }
-            return try ids.filter { id in
-                guard let state = registry.state(for: id) else { return try !keys().contains(id.key) }
-                return try !isMarkedForDeletion(state, markedSlot: slot, markedKeys: keys)
-            }
+            stored = try markedKeys(of: mapping)
         } catch {
             _ = recordReadFailure(error, of: owner, property: property)
             return ids
         }
+        let unsaved = unsavedMarks[mapping.index] ?? []
+        if stored.isEmpty && unsaved.isEmpty { return ids }
+        return ids.filter { id in
+            let isStoredMarked = stored.contains(id.key)
+            guard unsaved.contains(id.key), let state = registry.state(for: id), !state.isFault else {
+                return !isStoredMarked
+            }
+            return state.value(atPosition: slot).isNull
+        }
+    }
+
+    /// Notes that an object's mark was set or cleared and not saved yet: reads go by its value.
+    func noteUnsavedMark(of state: ObjectState, mapping: EntityMapping) {
+        unsavedMarks[mapping.index, default: []].insert(state.id.key)
     }
 
     /// Whether a to-one relationship's object is hidden because it is marked for deletion.

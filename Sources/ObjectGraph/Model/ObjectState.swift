@@ -332,6 +332,9 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         let slot = slot(of: index)
         if let context, !context.willChange(self, property: index) { return }
         write(value, atPosition: slot)
+        if slot == mapping?.markedForDeletionSlot, let context, let mapping {
+            context.noteUnsavedMark(of: self, mapping: mapping)
+        }
     }
 
     /// Marks the start of a read or write of a property, for the context's check that one thread
