@@ -40,6 +40,11 @@ import Testing
             ("<", #Predicate { $0.text < needle }),
             ("note nil or contains", #Predicate { $0.note == nil || $0.note?.localizedStandardContains(needle) == true }),
             ("rank and text", #Predicate { $0.rank >= rank && $0.text != needle }),
+            // `?? false` filters as SQL's NULL does only where the value decides alone (not under `!`).
+            ("note < or false", #Predicate { $0.note.flatMap { $0 < needle } ?? false }),
+            ("not (note < or false)", #Predicate { !($0.note.flatMap { $0 < needle } ?? false) }),
+            ("note contains or false, or rank", #Predicate { ($0.note.flatMap { $0.contains(needle) } ?? false) || $0.rank == rank }),
+            ("note < or true, and rank", #Predicate { ($0.note.flatMap { $0 < needle } ?? true) && $0.rank <= rank }),
         ]
     }
 

@@ -68,8 +68,12 @@ extension PredicateExpressions.Comparison: SQLTranslatable {
     }
 }
 
+/// `AND` and `OR` pass the filter position on: with NULL for `false` in an operand, their result
+/// is NULL where it would be `false`, and the same otherwise.
 private func logical(_ lhs: Any, _ rhs: Any, _ op: String, _ t: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
-    let l = try t.scalar(t.translate(lhs), op), r = try t.scalar(t.translate(rhs), op)
+    let onlyFilters = t.nodeOnlyFilters
+    let l = try t.scalar(t.translate(lhs, onlyFilters: onlyFilters), op)
+    let r = try t.scalar(t.translate(rhs, onlyFilters: onlyFilters), op)
     return .scalar(SQLFragment("(", l, " \(op) ", r, ")"), .bool)
 }
 
@@ -114,6 +118,11 @@ extension PredicateExpressions.UnaryMinus: SQLTranslatable {
 
 extension PredicateExpressions.NilCoalesce: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
+        // `optional.flatMap { $0 < cutoff } ?? false` as a filter: NULL already excludes the row,
+        // and `COALESCE` would hide the comparison from the column's index.
+        if translator.nodeOnlyFilters, (rhs as? PredicateExpressions.Value<Bool>)?.value == false {
+            return try translator.translate(lhs)
+        }
         let left = try translator.translate(lhs)
         let l = try translator.scalar(left, "??"), r = try translator.scalar(translator.translate(rhs), "??")
         return .scalar(SQLFragment("COALESCE(", l, ", ", r, ")"), translator.attributeType(of: left))

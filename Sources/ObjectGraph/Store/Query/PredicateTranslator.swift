@@ -11,6 +11,11 @@ struct PredicateTranslator {
     let rootEntity: String
     private var bindings: [PredicateExpressions.VariableID: Operand] = [:]
     private var aliasCount = 1
+    /// Whether the node being translated only filters rows: the predicate itself, or an operand of
+    /// `&&` / `||` in that position. There SQL's NULL excludes a row as `false` does, so a node may
+    /// drop what only turns NULL into `false` (and leave SQLite free to use an index). A node reads
+    /// it before translating its operands, which are not in that position unless it says so.
+    private(set) var nodeOnlyFilters = false
 
     init(store: SQLiteStore, rootEntity: String) {
         self.store = store
@@ -42,14 +47,17 @@ struct PredicateTranslator {
     static func condition<T: Entity>(for predicate: Predicate<T>, mapping: EntityMapping, store: SQLiteStore) throws -> SQLFragment {
         var translator = PredicateTranslator(store: store, rootEntity: mapping.name)
         translator.bindings[predicate.variable.key] = .row(mapping, .alias("t0"))
-        let operand = try translator.translate(predicate.expression)
+        let operand = try translator.translate(predicate.expression, onlyFilters: true)
         return try translator.scalar(operand, "the predicate's result")
     }
 
-    mutating func translate(_ expression: Any) throws -> Operand {
+    /// - Parameter onlyFilters: Whether the expression's value only decides whether a row is
+    ///   selected (see ``nodeOnlyFilters``).
+    mutating func translate(_ expression: Any, onlyFilters: Bool = false) throws -> Operand {
         guard let translatable = expression as? any SQLTranslatable else {
             throw unsupported(String(describing: Swift.type(of: expression)))
         }
+        nodeOnlyFilters = onlyFilters
         return try translatable.translate(&self)
     }
 
