@@ -35,7 +35,7 @@ extension ObjectContext {
         defer { use.end() }
         let select = try SelectQuery(FetchDescriptor<T>(predicate: predicate, includesMarkedForDeletion: true), store: store)
         return try deleteRows { writer in
-            [select.mapping.index: try writer.keys(select.sql(selecting: "t0.Z_PK", limit: nil, offset: 0, excludingKeys: []))]
+            [select.mapping.index: try writer.keys(select.matchingKeys)]
         }
     }
 
@@ -109,7 +109,7 @@ extension ObjectContext {
         let names = Set(columns.map(\.name))
         let identity = store.identity
         let commit = try commitBatch { writer in
-            let keys = try writer.keys(select.sql(selecting: "t0.Z_PK", limit: nil, offset: 0, excludingKeys: []))
+            let keys = try writer.keys(select.matchingKeys)
             guard !keys.isEmpty else { return nil }
             try writer.update(keys: keys, setting: columns.map { ($0.slot, $0.value) }, mapping: mapping)
             try writer.recordChanges(.update, keys: keys, changedKeys: names.sorted().joined(separator: ","), mapping: mapping)

@@ -41,7 +41,8 @@ extension RowWriter {
         for (index, keys) in result.deleted.sorted(by: { $0.key < $1.key }) {
             let mapping = mappings[index]
             let keys = Array(keys)
-            for relationship in Self.relationships(of: mapping) {
+            // A cascade's related rows are all being deleted: only the other rules act on rows left.
+            for relationship in Self.relationships(of: mapping) where relationship.description.deleteRule != .cascade {
                 let destination = mappings[relationship.destination]
                 let doomed = result.deleted[relationship.destination] ?? []
                 let links = try links(of: relationship, from: keys, mapping: mapping).filter { !doomed.contains($0.related) }
@@ -69,10 +70,10 @@ extension RowWriter {
         for change in nullified {
             let orderAssignment = change.orderColumn.map { ", \(SQL.quote($0)) = NULL" } ?? ""
             for condition in Self.conditions("Z_PK", keys: change.keys) {
-                try db.cachedStatement(sql: """
+                try execute("""
                     UPDATE \(change.mapping.table) SET \(SQL.quote(change.column)) = NULL\(orderAssignment), \
                     Z_VERSION = Z_VERSION + 1 WHERE \(condition.sql)
-                    """).execute(arguments: condition.arguments)
+                    """, condition.arguments)
             }
         }
         for (index, rows) in result.updated {
@@ -108,7 +109,7 @@ extension RowWriter {
                 SELECT \(ownerColumn), \(relatedColumn) FROM \(table) \
                 WHERE \(condition.sql) AND \(relatedColumn) IS NOT NULL
                 """)
-            try statement.setArguments(condition.arguments)
+            try statement.bind(condition.arguments)
             let sqliteStatement = statement.sqliteStatement
             try Row.fetchCursor(statement).forEach { _ in
                 links.append((Int64(sqliteStatement: sqliteStatement, index: 0),

@@ -147,7 +147,7 @@ enum SQL {
 
     /// `?, ?, ?` for `count` arguments.
     static func placeholders(_ count: Int) -> String {
-        Array(repeating: "?", count: count).joined(separator: ", ")
+        count > 0 ? String(repeating: "?, ", count: count - 1) + "?" : ""
     }
 
     /// Order column of a one-to-many ordered relationship, stored beside the foreign key.

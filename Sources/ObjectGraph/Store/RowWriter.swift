@@ -98,13 +98,9 @@ struct RowWriter {
     func update(keys: [Int64], setting values: [(slot: Int, value: StoredValue)], mapping: EntityMapping) throws {
         let assignments = values.map { "\(mapping.quotedAttributeColumns[$0.slot]) = ?" } + ["Z_VERSION = Z_VERSION + 1"]
         for condition in Self.conditions("Z_PK", keys: keys) {
-            let statement = try db.cachedStatement(sql: """
-                UPDATE \(mapping.table) SET \(assignments.joined(separator: ", ")) WHERE \(condition.sql)
-                """)
-            var arguments = StatementArguments(values.map(\.value.databaseValue))
-            arguments += condition.arguments
             do {
-                try statement.execute(arguments: arguments)
+                try execute("UPDATE \(mapping.table) SET \(assignments.joined(separator: ", ")) WHERE \(condition.sql)",
+                            values.map { $0.value.databaseValue } + condition.arguments)
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
                 let column = error.message?.components(separatedBy: ".").last ?? ""
                 throw ObjectGraphError.invalidBatchOperation(
@@ -147,7 +143,7 @@ struct RowWriter {
         }
         for (table, column) in [(mapping.table, "Z_PK")] + joinTables {
             for condition in Self.conditions(column, keys: keys) {
-                try db.cachedStatement(sql: "DELETE FROM \(table) WHERE \(condition.sql)").execute(arguments: condition.arguments)
+                try execute("DELETE FROM \(table) WHERE \(condition.sql)", condition.arguments)
             }
         }
     }
@@ -155,21 +151,28 @@ struct RowWriter {
     /// Conditions that select these keys in `column`, a statement each: a range per run of
     /// consecutive keys (SQLite walks it directly; new rows and deleted subtrees are mostly made of
     /// such runs), a chunk of the other keys per `IN` list.
-    static func conditions(_ column: String, keys unsortedKeys: [Int64]) -> [(sql: String, arguments: StatementArguments)] {
-        var conditions: [(sql: String, arguments: StatementArguments)] = []
+    static func conditions(_ column: String, keys unsortedKeys: [Int64]) -> [SQLFragment] {
+        var conditions: [SQLFragment] = []
         var scattered: [Int64] = []
         for run in unsortedKeys.sorted().chunked(by: { $1 == $0 + 1 }) {
             guard run.count >= 8, let low = run.first, let high = run.last else {
                 scattered.append(contentsOf: run)
                 continue
             }
-            conditions.append(("\(column) BETWEEN ? AND ?", [low, high]))
+            conditions.append(SQLFragment("\(column) BETWEEN ? AND ?", arguments: [low.databaseValue, high.databaseValue]))
         }
         for chunk in scattered.chunks(ofCount: SQL.inlineListLimit) {
-            let list = SQL.list(chunk.map(\.databaseValue))
-            conditions.append(("\(column) IN \(list.sql)", StatementArguments(list.arguments)))
+            conditions.append(SQLFragment("\(column) IN ", SQL.list(chunk.map { $0.databaseValue })))
         }
         return conditions
+    }
+
+    /// Runs a statement (cached: the statements of a batch repeat) with its arguments, bound
+    /// without GRDB's generic `StatementArguments` (see ``GRDB/Statement/bind(_:)``).
+    func execute(_ sql: String, _ arguments: [DatabaseValue]) throws {
+        let statement = try db.cachedStatement(sql: sql)
+        try statement.bind(arguments)
+        try statement.execute()
     }
 
     // MARK: Links
@@ -224,13 +227,11 @@ struct RowWriter {
         guard sequence > 0, !keys.isEmpty else { return }
         let tombstone = kind == .delete ? mapping.tombstoneSQL : "NULL"
         for condition in Self.conditions("Z_PK", keys: keys) {
-            let statement = try db.cachedStatement(sql: """
+            try execute("""
                 INSERT INTO \(HistoryTables.changes) (Z_SEQUENCE, Z_ENTITY, Z_PK, Z_KIND, Z_UUID, Z_KEYS, Z_TOMBSTONE) \
                 SELECT ?, ?, Z_PK, ?, Z_UUID, ?, \(tombstone) FROM \(mapping.table) WHERE \(condition.sql)
-                """)
-            var arguments: StatementArguments = [sequence, mapping.name, kind.rawValue, changedKeys]
-            arguments += condition.arguments
-            try statement.execute(arguments: arguments)
+                """, [sequence.databaseValue, mapping.name.databaseValue, kind.rawValue.databaseValue,
+                      changedKeys.databaseValue] + condition.arguments)
         }
     }
 }
