@@ -9,7 +9,7 @@ public import ObjectGraph
     /// Set once the backend accepted the mood (sync).
     @Attribute(.unique, .preserveValueOnDeletion) public var remoteIdentifier: String?
     /// Two-step deletion: set when the user deletes the mood, the row goes later.
-    @Attribute(.preserveValueOnDeletion) public var markedForDeletionDate: Date?
+    public var markedForDeletionDate: Date?
     @Relationship(inverse: \Country.moods) public var country: Country?
 
     public init(text: String, rating: Int = 3, date: Date = Date(), country: Country? = nil) {

@@ -45,15 +45,19 @@ import Testing
         let context = container.newBackgroundContext()
         context.name = "cleaner"
         let start = try container.lastHistoryToken()
-        let ids = try context.batchInsert(Mood.self, values: [["text": "a", "date": Date(), "remoteIdentifier": "r-a"]])
+        let ids = try context.batchInsert(Mood.self, values: [["text": "a", "date": Date(), "remoteIdentifier": "r-a"],
+                                                              ["text": "never synced", "date": Date()]])
         try context.batchUpdate(Mood.self, set: [.set(\.rating, to: 1)])
         try context.batchDelete(Mood.self)
         let transactions = try container.fetchHistory(HistoryRequest(after: start))
-        #expect(transactions.map { $0.changes.map(\.kind) } == [[.insert], [.update], [.delete]])
+        #expect(transactions.map { $0.changes.map(\.kind) } == [[.insert, .insert], [.update, .update], [.delete, .delete]])
         #expect(transactions.allSatisfy { $0.author == "cleaner" })
         #expect(transactions.allSatisfy { $0.changes.map(\.objectID) == ids })
         #expect(transactions[1].changes.first?.changedKeys == ["rating"])
-        #expect(transactions[2].changes.first?.tombstone?.value("remoteIdentifier", as: String.self) == "r-a")
+        let tombstones = transactions[2].changes.map(\.tombstone)
+        #expect(tombstones.first??.value("remoteIdentifier", as: String.self) == "r-a")
+        // A preserved value that was nil is there, as nil.
+        #expect(tombstones.last??.values == ["remoteIdentifier": .null])
     }
 
     @Test func filtersByAuthorEntityAndDate() throws {

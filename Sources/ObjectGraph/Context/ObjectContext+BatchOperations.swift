@@ -71,11 +71,12 @@ extension ObjectContext {
             let keys = try seeds(writer).filter { !$0.value.isEmpty }
             guard !keys.isEmpty else { return nil }
             let deletion = try writer.deleteWithRules(keys, mappings: mappings, store: identity)
+            let id = { (index: Int, key: Int64) in ObjectID(entity: mappings[index].declaration, key: key, store: identity) }
             return BatchChanges(
                 updated: Dictionary(uniqueKeysWithValues: deletion.updated.flatMap { index, rows in
-                    rows.map { (ObjectID(entity: mappings[index].declaration, key: $0.key, store: identity), $0.value) }
+                    rows.map { (id(index, $0.key), $0.value) }
                 }),
-                deleted: Self.ids(deletion.deleted, mappings, identity))
+                deleted: Set(deletion.deleted.flatMap { index, keys in keys.map { id(index, $0) } }))
         }
         return commit?.deletedObjectIDs ?? []
     }
@@ -111,8 +112,9 @@ extension ObjectContext {
         let commit = try commitBatch { writer in
             let keys = try writer.keys(select.matchingKeys)
             guard !keys.isEmpty else { return nil }
-            try writer.update(keys: keys, setting: columns.map { ($0.slot, $0.value) }, mapping: mapping)
-            try writer.recordChanges(.update, keys: keys, changedKeys: names.sorted().joined(separator: ","), mapping: mapping)
+            let selection = KeySelection(keys)
+            try writer.update(keys: selection, setting: columns.map { ($0.slot, $0.value) }, mapping: mapping)
+            try writer.recordChanges(.update, keys: selection, changedKeys: names.sorted().joined(separator: ","), mapping: mapping)
             return BatchChanges(updated: Dictionary(uniqueKeysWithValues: keys.map {
                 (ObjectID(entity: mapping.declaration, key: $0, store: identity), names)
             }))
@@ -173,7 +175,7 @@ extension ObjectContext {
                 try writer.insert(row, id: id, globalID: GlobalIDs.next(), mapping: mapping)
             }
             let keys = temporaryIDs.compactMap { writer.permanentKey($0.key) }
-            try writer.recordChanges(.insert, keys: keys, mapping: mapping)
+            try writer.recordChanges(.insert, keys: KeySelection(keys), mapping: mapping)
             inserted = keys.map { ObjectID(entity: mapping.declaration, key: $0, store: identity) }
             return BatchChanges(inserted: Set(inserted))
         }
@@ -216,8 +218,4 @@ extension ObjectContext {
     }
 
     private struct NothingToCommit: Error {}
-
-    private static func ids(_ keys: [Int: Set<Int64>], _ mappings: [EntityMapping], _ store: StoreIdentity) -> Set<ObjectID> {
-        Set(keys.flatMap { index, keys in keys.map { ObjectID(entity: mappings[index].declaration, key: $0, store: store) } })
-    }
 }

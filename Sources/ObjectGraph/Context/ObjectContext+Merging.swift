@@ -42,6 +42,7 @@ extension ObjectContext {
             reload(state, keepingChanges: true)
             pendingChange.refreshed[StateKey(state)] = (object, keys)
         }
+        pendingChange.deleted.reserveCapacity(pendingChange.deleted.count + save.deletedObjectIDs.count)
         for id in save.deletedObjectIDs {
             guard let state = registry.state(for: id), let object = state.object, !state.isDeleted else { continue }
             markDeletedElsewhere(state, object)
@@ -61,10 +62,12 @@ extension ObjectContext {
         if state.isFault { state.load(state.entity.layout.initialValues, version: 0) }
         state.isDeleted = true
         state.isInaccessible = true
+        let key = StateKey(state)
+        // Looked up only where the object can be: a batch deletion marks thousands at a time.
+        if state.isUpdated { updated[key] = nil }
         state.isUpdated = false
-        updated[StateKey(state)] = nil
-        pendingChange.updated[StateKey(state)] = nil
-        pendingChange.refreshed[StateKey(state)] = nil
-        pendingChange.deleted[StateKey(state)] = object
+        if !pendingChange.updated.isEmpty { pendingChange.updated[key] = nil }
+        if !pendingChange.refreshed.isEmpty { pendingChange.refreshed[key] = nil }
+        pendingChange.deleted[key] = object
     }
 }

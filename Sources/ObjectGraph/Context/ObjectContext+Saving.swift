@@ -206,7 +206,8 @@ extension ObjectContext {
                     try writer.insert(state, id: state.id, globalID: state.globalID ?? GlobalIDs.next(), mapping: mapping)
                 }
                 for (mapping, group) in inserts {
-                    try writer.recordChanges(.insert, keys: group.compactMap { writer.permanentKey($0.id.key) }, mapping: mapping)
+                    try writer.recordChanges(.insert, keys: KeySelection(group.compactMap { writer.permanentKey($0.id.key) }),
+                                             mapping: mapping)
                 }
                 var conflicts: [SaveConflict] = []
                 var resolutions: [ConflictResolution] = []
@@ -226,7 +227,7 @@ extension ObjectContext {
                 for resolution in resolutions { resolution.removeUnwrittenKeys(from: &written) }
                 try recordUpdates(written, writer)
                 for (mapping, group) in byEntity(plan.deletes) {
-                    try writer.delete(keys: group.map(\.id.key), mapping: mapping)
+                    try writer.delete(keys: KeySelection(group.map(\.id.key)), mapping: mapping)
                 }
                 return WrittenPlan(newKeys: writer.newKeys, resolutions: resolutions, unwritten: unwritten,
                                    updatedKeys: written, sequence: sequence, date: date)
@@ -245,7 +246,7 @@ extension ObjectContext {
         }
         for (entity, byKeys) in groups {
             guard let mapping = store.mapping(forIdentifier: entity) else { continue }
-            for (keys, rows) in byKeys { try writer.recordChanges(.update, keys: rows, changedKeys: keys, mapping: mapping) }
+            for (keys, rows) in byKeys { try writer.recordChanges(.update, keys: KeySelection(rows), changedKeys: keys, mapping: mapping) }
         }
     }
 

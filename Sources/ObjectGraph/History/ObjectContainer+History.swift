@@ -121,7 +121,10 @@ extension Tombstone {
     /// if the text is not a JSON object.
     init?(json: String?, mapping: EntityMapping) {
         guard let json else {
-            self.init(values: [:])  // the entity preserves nothing
+            // The entity preserves nothing, or every preserved value was nil.
+            self.init(values: Dictionary(uniqueKeysWithValues: mapping.preservedAttributes.map {
+                (mapping.description.attributes[$0].name, StoredValue.null)
+            }))
             return
         }
         let object: [String: Any]

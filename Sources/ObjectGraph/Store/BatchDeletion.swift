@@ -31,16 +31,17 @@ extension RowWriter {
         // Cascades, breadth first: each round reads the rows the previous one reached.
         while let (index, keys) = work.popLast() {
             for relationship in Self.relationships(of: mappings[index]) where relationship.description.deleteRule == .cascade {
-                let new = try links(of: relationship, from: keys, mapping: mappings[index]).map(\.related)
+                let new = try links(of: relationship, from: KeySelection(keys), mapping: mappings[index]).map(\.related)
                     .filter { result.deleted[relationship.destination, default: []].insert($0).inserted }
                 if !new.isEmpty { work.append((relationship.destination, new)) }
             }
         }
         var denied: [ValidationFailure] = []
         var nullified: [(mapping: EntityMapping, column: String, orderColumn: String?, keys: [Int64], name: String)] = []
-        for (index, keys) in result.deleted.sorted(by: { $0.key < $1.key }) {
+        // Arranged once per entity: read for the rules, then for the history and the deletion.
+        let selections = result.deleted.mapValues { KeySelection(Array($0)) }
+        for (index, keys) in selections.sorted(by: { $0.key < $1.key }) {
             let mapping = mappings[index]
-            let keys = Array(keys)
             // A cascade's related rows are all being deleted: only the other rules act on rows left.
             for relationship in Self.relationships(of: mapping) where relationship.description.deleteRule != .cascade {
                 let destination = mappings[relationship.destination]
@@ -69,7 +70,7 @@ extension RowWriter {
         if !denied.isEmpty { throw ObjectGraphError.validationFailed(denied) }
         for change in nullified {
             let orderAssignment = change.orderColumn.map { ", \(SQL.quote($0)) = NULL" } ?? ""
-            for condition in Self.conditions("Z_PK", keys: change.keys) {
+            for condition in KeySelection(change.keys).conditions(on: "Z_PK") {
                 try execute("""
                     UPDATE \(change.mapping.table) SET \(SQL.quote(change.column)) = NULL\(orderAssignment), \
                     Z_VERSION = Z_VERSION + 1 WHERE \(condition.sql)
@@ -78,11 +79,11 @@ extension RowWriter {
         }
         for (index, rows) in result.updated {
             for (names, keys) in Dictionary(grouping: rows, by: { $0.value.sorted().joined(separator: ",") }) {
-                try recordChanges(.update, keys: keys.map(\.key), changedKeys: names, mapping: mappings[index])
+                try recordChanges(.update, keys: KeySelection(keys.map(\.key)), changedKeys: names, mapping: mappings[index])
             }
         }
-        for (index, keys) in result.deleted {
-            try delete(keys: Array(keys), mapping: mappings[index])
+        for (index, keys) in selections {
+            try delete(keys: keys, mapping: mappings[index])
         }
         return result
     }
@@ -92,7 +93,7 @@ extension RowWriter {
     }
 
     /// The rows related to `keys` through a relationship, as (owner, related) pairs.
-    private func links(of relationship: RelationshipMapping, from keys: [Int64],
+    private func links(of relationship: RelationshipMapping, from keys: KeySelection,
                        mapping: EntityMapping) throws -> [(owner: Int64, related: Int64)] {
         let table: String, ownerColumn: String, relatedColumn: String
         switch relationship.storage {
@@ -104,7 +105,7 @@ extension RowWriter {
             (table, ownerColumn, relatedColumn) = (SQL.quote(joinTable), source, target)
         }
         var links: [(owner: Int64, related: Int64)] = []
-        for condition in Self.conditions(ownerColumn, keys: keys) {
+        for condition in keys.conditions(on: ownerColumn) {
             let statement = try db.cachedStatement(sql: """
                 SELECT \(ownerColumn), \(relatedColumn) FROM \(table) \
                 WHERE \(condition.sql) AND \(relatedColumn) IS NOT NULL

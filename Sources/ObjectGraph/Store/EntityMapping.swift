@@ -36,7 +36,8 @@ final class EntityMapping: Sendable {
     /// The attributes whose values a deletion keeps in the history (`@Attribute(.preserveValueOnDeletion)`),
     /// by attribute slot.
     let preservedAttributes: [Int]
-    /// The SQL expression of a deleted row's tombstone: a JSON object of its preserved values, or NULL.
+    /// The SQL expression of a deleted row's tombstone: a JSON object of its preserved values, or
+    /// NULL when the entity preserves none or they are all nil.
     let tombstoneSQL: String
     /// For a ``DelayedDeletable`` entity, the attribute slot of `markedForDeletionDate`.
     let markedForDeletionSlot: Int?
@@ -89,7 +90,12 @@ final class EntityMapping: Sendable {
             let value = StorageClass(description.attributes[slot].type) == .blob ? "hex(\(column))" : column
             return "'\(description.attributes[slot].name)', \(value)"
         }
-        self.tombstoneSQL = preserved.isEmpty ? "NULL" : "json_object(\(preserved.joined(separator: ", ")))"
+        // A row whose preserved values are all nil (a mood never synced has no remote ID) keeps
+        // none: building a JSON object costs SQLite more than recording the change itself.
+        let anyValue = preservedAttributes.map { "\(SQL.quote(description.attributes[$0].name)) IS NOT NULL" }
+        self.tombstoneSQL = preserved.isEmpty ? "NULL" : """
+            CASE WHEN \(anyValue.joined(separator: " OR ")) THEN json_object(\(preserved.joined(separator: ", "))) END
+            """
         self.toOneDestinationsHideMarked = toOne.map { $0.destinationDeclaration.type is any DelayedDeletable.Type }
         self.markedForDeletionSlot = declaration.type is any DelayedDeletable.Type
             ? description.attributes.firstIndex { $0.name == DelayedDeletableKey.markedForDeletionDate } : nil

@@ -95,9 +95,9 @@ struct RowWriter {
     }
 
     /// Sets attributes of rows, the same value in every row, and increments their versions.
-    func update(keys: [Int64], setting values: [(slot: Int, value: StoredValue)], mapping: EntityMapping) throws {
+    func update(keys: KeySelection, setting values: [(slot: Int, value: StoredValue)], mapping: EntityMapping) throws {
         let assignments = values.map { "\(mapping.quotedAttributeColumns[$0.slot]) = ?" } + ["Z_VERSION = Z_VERSION + 1"]
-        for condition in Self.conditions("Z_PK", keys: keys) {
+        for condition in keys.conditions(on: "Z_PK") {
             do {
                 try execute("UPDATE \(mapping.table) SET \(assignments.joined(separator: ", ")) WHERE \(condition.sql)",
                             values.map { $0.value.databaseValue } + condition.arguments)
@@ -135,36 +135,17 @@ struct RowWriter {
 
     /// Deletes rows set-wise, with their join-table links, after recording each deletion (and the
     /// values the entity preserves) in the history.
-    func delete(keys: [Int64], mapping: EntityMapping) throws {
+    func delete(keys: KeySelection, mapping: EntityMapping) throws {
         try recordChanges(.delete, keys: keys, mapping: mapping)
         let joinTables = mapping.toManyRelationships.compactMap { relationship -> (String, String)? in
             if case let .joinTable(table, source, _, _) = relationship.storage { return (SQL.quote(table), source) }
             return nil
         }
         for (table, column) in [(mapping.table, "Z_PK")] + joinTables {
-            for condition in Self.conditions(column, keys: keys) {
+            for condition in keys.conditions(on: column) {
                 try execute("DELETE FROM \(table) WHERE \(condition.sql)", condition.arguments)
             }
         }
-    }
-
-    /// Conditions that select these keys in `column`, a statement each: a range per run of
-    /// consecutive keys (SQLite walks it directly; new rows and deleted subtrees are mostly made of
-    /// such runs), a chunk of the other keys per `IN` list.
-    static func conditions(_ column: String, keys unsortedKeys: [Int64]) -> [SQLFragment] {
-        var conditions: [SQLFragment] = []
-        var scattered: [Int64] = []
-        for run in unsortedKeys.sorted().chunked(by: { $1 == $0 + 1 }) {
-            guard run.count >= 8, let low = run.first, let high = run.last else {
-                scattered.append(contentsOf: run)
-                continue
-            }
-            conditions.append(SQLFragment("\(column) BETWEEN ? AND ?", arguments: [low.databaseValue, high.databaseValue]))
-        }
-        for chunk in scattered.chunks(ofCount: SQL.inlineListLimit) {
-            conditions.append(SQLFragment("\(column) IN ", SQL.list(chunk.map { $0.databaseValue })))
-        }
-        return conditions
     }
 
     /// Runs a statement (cached: the statements of a batch repeat) with its arguments, bound
@@ -222,11 +203,11 @@ struct RowWriter {
     /// Records that rows of an entity were inserted, updated (the properties named in
     /// `changedKeys`, comma-separated) or deleted, with their global IDs, set-wise. A deletion must be
     /// recorded before the rows go: its record keeps their global IDs and preserved values.
-    func recordChanges(_ kind: HistoryTables.Kind, keys: [Int64], changedKeys: String? = nil,
+    func recordChanges(_ kind: HistoryTables.Kind, keys: KeySelection, changedKeys: String? = nil,
                        mapping: EntityMapping) throws {
-        guard sequence > 0, !keys.isEmpty else { return }
+        guard sequence > 0 else { return }
         let tombstone = kind == .delete ? mapping.tombstoneSQL : "NULL"
-        for condition in Self.conditions("Z_PK", keys: keys) {
+        for condition in keys.conditions(on: "Z_PK") {
             try execute("""
                 INSERT INTO \(HistoryTables.changes) (Z_SEQUENCE, Z_ENTITY, Z_PK, Z_KIND, Z_UUID, Z_KEYS, Z_TOMBSTONE) \
                 SELECT ?, ?, Z_PK, ?, Z_UUID, ?, \(tombstone) FROM \(mapping.table) WHERE \(condition.sql)
