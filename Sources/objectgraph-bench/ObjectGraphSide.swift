@@ -12,7 +12,8 @@ enum ObjectGraphSide {
     /// there are none.
     static func insert(_ range: Range<Int>, of dataset: Dataset, into container: ObjectContainer) throws {
         let context = container.newBackgroundContext()
-        var countries = try context.fetch(FetchDescriptor<Country>()).map { $0 }
+        // Marked countries too: the dataset marks every mood of some countries, and Moody marks those.
+        var countries = try context.fetch(FetchDescriptor<Country>(includesMarkedForDeletion: true)).map { $0 }
         if countries.isEmpty {
             let continent = Continent(name: Dataset.continentName)
             countries = (0..<dataset.countryCount).map { Country(name: dataset.countryName($0), continent: continent) }
