@@ -37,8 +37,9 @@ final class HistoryWatcher: Sendable {
     static func start(for coordinator: StoreCoordinator, every interval: Duration) {
         let queue = DispatchQueue(label: "ObjectGraph.HistoryWatcher", qos: .utility)
         let (seconds, attoseconds) = interval.components
-        let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-        scheduleLook(for: coordinator, after: .nanoseconds(Int(max(nanoseconds, 1))), on: queue)
+        // In floating point, so that no interval overflows; at least a nanosecond, at most 30 years.
+        let nanoseconds = Double(seconds) * 1e9 + Double(attoseconds) / 1e9
+        scheduleLook(for: coordinator, after: .nanoseconds(Int(min(max(nanoseconds, 1), 1e18))), on: queue)
     }
 
     private static func scheduleLook(for coordinator: StoreCoordinator, after delay: DispatchTimeInterval,
