@@ -32,8 +32,6 @@ struct KeySelection {
         }
     }
 
-    var isEmpty: Bool { ranges.isEmpty && lists.isEmpty }
-
     /// One condition per statement, selecting the keys in `column` between them.
     func conditions(on column: String) -> [SQLFragment] {
         ranges.map { SQLFragment("\(column) BETWEEN ? AND ?", arguments: [$0.lowerBound.databaseValue, $0.upperBound.databaseValue]) }
