@@ -39,9 +39,13 @@ extension ObjectContext {
         try validate()
         let plan = makePlan()
         // Read before the commit makes the current values the committed ones.
-        let updatedKeys = plan.all.map(\._$state).filter { !$0.isInserted && !$0.isDeleted }
-            .map { ($0.id, $0.changedKeys()) }.filter { !$0.1.isEmpty }
-        let written = try write(plan, updatedKeys: Dictionary(updatedKeys, uniquingKeysWith: { $0.union($1) }))
+        var keySets = ChangedKeySets()
+        var updatedKeys: [ObjectID: Set<String>] = [:]
+        for state in updated.values.lazy.map(\._$state) where !state.isInserted && !state.isDeleted {
+            let keys = keySets.changedKeys(of: state)
+            if !keys.isEmpty { updatedKeys[state.id] = keys }
+        }
+        let written = try write(plan, updatedKeys: updatedKeys)
         commit(plan, newKeys: written.newKeys)
         for (state, slot) in written.unwritten {  // the merge policy kept the store's links: read them again
             state.toMany[slot] = .fault
@@ -240,13 +244,16 @@ extension ObjectContext {
     /// Records updated objects in the history, a statement per entity and set of changed keys (a
     /// save that edits many objects mostly changes the same properties of each).
     private func recordUpdates(_ updates: [ObjectID: Set<String>], _ writer: RowWriter) throws {
-        var groups: [ObjectIdentifier: [String: [Int64]]] = [:]
+        var groups: [ObjectIdentifier: [Set<String>: [Int64]]] = [:]
         for (id, keys) in updates where !keys.isEmpty {
-            groups[ObjectIdentifier(id.entity), default: [:]][keys.sorted().joined(separator: ","), default: []].append(id.key)
+            groups[ObjectIdentifier(id.entity), default: [:]][keys, default: []].append(id.key)
         }
         for (entity, byKeys) in groups {
             guard let mapping = store.mapping(forIdentifier: entity) else { continue }
-            for (keys, rows) in byKeys { try writer.recordChanges(.update, keys: KeySelection(rows), changedKeys: keys, mapping: mapping) }
+            for (keys, rows) in byKeys {
+                try writer.recordChanges(.update, keys: KeySelection(rows), changedKeys: keys.sorted().joined(separator: ","),
+                                         mapping: mapping)
+            }
         }
     }
 

@@ -42,12 +42,17 @@ final class StoreCoordinator: Sendable {
         var inserted: Set<ObjectID> = []
         var updated: [ObjectID: Set<String>] = [:]
         var deleted: Set<ObjectID> = []
+        var keySets: [String: Set<String>] = [:]  // shared by the changes of equal keys, as a save's are
         for change in transaction.changes {
             guard let mapping = store.mapping(named: change.entity) else { continue }
             let id = ObjectID(entity: mapping.declaration, key: change.key, store: store.identity)
             switch change.kind {
             case .insert: inserted.insert(id)
-            case .update: updated[id, default: []].formUnion(change.changedKeys?.split(separator: ",").map(String.init) ?? [])
+            case .update:
+                let text = change.changedKeys ?? ""
+                let keys = keySets[text] ?? Set(text.split(separator: ",").map(String.init))
+                keySets[text] = keys
+                updated[id] = updated[id].map { $0.union(keys) } ?? keys
             case .delete: deleted.insert(id)
             }
         }

@@ -513,21 +513,27 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     // MARK: Change information
 
     func changedKeys() -> Set<String> {
+        var properties: [Int] = []
+        appendChangedProperties(to: &properties)
+        return Set(properties.map { entity.properties[$0].name })
+    }
+
+    /// Appends the indices (in the entity's properties) of the properties changed since the last save:
+    /// every property of an inserted object.
+    func appendChangedProperties(to properties: inout [Int]) {
         let layout = entity.layout
-        let properties = entity.properties
         if isInserted {
-            return Set(properties.map(\.name))
+            properties.append(contentsOf: entity.properties.indices)
+            return
         }
-        var keys: Set<String> = []
         if let committed = committedValues {
             for position in committed.indices where value(atPosition: position) != committed[position] {
-                keys.insert(properties[layout.valueProperties[position]].name)
+                properties.append(layout.valueProperties[position])
             }
         }
         for slot in changedToMany.keys {
-            keys.insert(properties[layout.toManyProperties[slot]].name)
+            properties.append(layout.toManyProperties[slot])
         }
-        return keys
     }
 
     func committedValue(forKey key: String) -> StoredValue? {
