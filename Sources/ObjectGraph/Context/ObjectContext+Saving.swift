@@ -244,9 +244,15 @@ extension ObjectContext {
     /// Records updated objects in the history, a statement per entity and set of changed keys (a
     /// save that edits many objects mostly changes the same properties of each).
     private func recordUpdates(_ updates: [ObjectID: Set<String>], _ writer: RowWriter) throws {
-        var groups: [ObjectIdentifier: [Set<String>: [Int64]]] = [:]
+        // Found by equality, which is immediate for the sets a save shares (see ChangedKeySets).
+        var groups: [ObjectIdentifier: [(keys: Set<String>, rows: [Int64])]] = [:]
         for (id, keys) in updates where !keys.isEmpty {
-            groups[ObjectIdentifier(id.entity), default: [:]][keys, default: []].append(id.key)
+            let entity = ObjectIdentifier(id.entity)
+            if let index = groups[entity]?.firstIndex(where: { $0.keys == keys }) {
+                groups[entity]?[index].rows.append(id.key)
+            } else {
+                groups[entity, default: []].append((keys, [id.key]))
+            }
         }
         for (entity, byKeys) in groups {
             guard let mapping = store.mapping(forIdentifier: entity) else { continue }

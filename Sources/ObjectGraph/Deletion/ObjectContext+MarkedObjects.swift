@@ -23,13 +23,19 @@ extension ObjectContext {
         }
         let unsaved = unsavedMarks[mapping.index] ?? []
         if stored.isEmpty && unsaved.isEmpty { return ids }
-        return ids.filter { id in
-            let isStoredMarked = stored.contains(id.key)
-            guard unsaved.contains(id.key), let state = registry.state(for: id), !state.isFault else {
-                return !isStoredMarked
+        func isMarked(_ id: ObjectID) -> Bool {
+            if !unsaved.isEmpty, unsaved.contains(id.key), let state = registry.state(for: id), !state.isFault {
+                return !state.value(atPosition: slot).isNull
             }
-            return state.value(atPosition: slot).isNull
+            return stored.contains(id.key)
         }
+        // Most relationships hide nothing: they are returned as they are, without a copy.
+        guard let firstMarked = ids.firstIndex(where: isMarked) else { return ids }
+        var shown: [ObjectID] = []
+        shown.reserveCapacity(ids.count - 1)
+        shown.append(contentsOf: ids[..<firstMarked])
+        for id in ids[(firstMarked + 1)...] where !isMarked(id) { shown.append(id) }
+        return shown
     }
 
     /// Notes that an object's mark was set or cleared and not saved yet: reads go by its value.

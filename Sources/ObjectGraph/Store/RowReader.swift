@@ -118,20 +118,30 @@ struct RowReader {
             try statement.bind(list.arguments)
             let sqliteStatement = statement.sqliteStatement
             // Rows mostly come grouped by owner (the foreign-key index is walked one owner at a
-            // time): a run of one owner's members is gathered before it is stored.
+            // time): a run of one owner's members is gathered in a reused buffer, then stored in an
+            // array of its own size.
             var membersByOwner: [Int64: [Member]] = [:]
+            membersByOwner.reserveCapacity(owners.count)
             var owner: Int64?
             var members: [Member] = []
+            func store() {
+                guard let owner else { return }
+                if membersByOwner[owner] == nil {
+                    membersByOwner[owner] = Array(members)
+                } else {
+                    membersByOwner[owner]?.append(contentsOf: members)
+                }
+                members.removeAll(keepingCapacity: true)
+            }
             try Row.fetchCursor(statement).forEach { _ in
                 let rowOwner = Int64(sqliteStatement: sqliteStatement, index: 0)
                 if rowOwner != owner {
-                    if let owner { membersByOwner[owner, default: []].append(contentsOf: members) }
+                    store()
                     owner = rowOwner
-                    members = []
                 }
                 members.append(member(Int64(sqliteStatement: sqliteStatement, index: 1)))
             }
-            if let owner { membersByOwner[owner, default: []].append(contentsOf: members) }
+            store()
             return membersByOwner
         }
     }
