@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import MoodyModel
 import ObjectGraph
 import Testing
@@ -230,5 +231,31 @@ import Testing
         #expect(try context.fetchCount(FetchDescriptor<Mood>(includesMarkedForDeletion: true)) == 0)
         #expect(try context.fetchCount(FetchDescriptor<Country>(includesMarkedForDeletion: true)) == 0)
         #expect(try context.fetchCount(FetchDescriptor<Continent>(includesMarkedForDeletion: true)) == 0)
+    }
+
+    /// Most rows are never marked: the mark's index holds the marked rows only, so that inserting or
+    /// deleting an unmarked row does not write to it, and the clean-up's query still finds them by date.
+    @Test func theMarkIndexHoldsOnlyMarkedRows() throws {
+        let path = temporaryStorePath()
+        do {
+            let container = try ObjectContainer(for: Mood.self, configuration: .file(path))
+            let context = container.newBackgroundContext()
+            let moods = try savedMoods(["a", "b", "c"], in: context)
+            moods[0].markForLocalDeletion()
+            try context.save()
+        }
+        let database = try DatabaseQueue(path: path)
+        try database.read { db in
+            let partial = try Row.fetchAll(db, sql: "PRAGMA index_list(\"Mood\")").filter { $0["partial"] == 1 }
+            let columns = try partial.map { index in
+                try String.fetchAll(db, sql: "SELECT name FROM pragma_index_info(?)", arguments: [index["name"] as String])
+            }
+            #expect(columns == [["markedForDeletionDate"]])
+            let name = try #require(partial.first.map { $0["name"] as String })
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \"Mood\" INDEXED BY \"\(name)\" WHERE markedForDeletionDate IS NOT NULL") == 1)
+            let plan = try String.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT Z_PK FROM \"Mood\" WHERE markedForDeletionDate < ?",
+                                           arguments: [Date().timeIntervalSince1970], adapter: SuffixRowAdapter(fromIndex: 3))
+            #expect(plan.contains { $0.contains("markedForDeletionDate") })
+        }
     }
 }

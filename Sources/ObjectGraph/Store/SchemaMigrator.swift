@@ -105,6 +105,8 @@ struct SchemaMigrator {
         let table: String
         let columns: [String]
         let isUnique: Bool
+        /// For a partial index, the condition of the rows it holds.
+        var condition: String?
 
         /// A name no two indexes share: the table's name is prefixed with its length, so that
         /// `A_b` + `c` and `A` + `b_c` differ (joined with underscores alone, both were `A_b_c`).
@@ -142,8 +144,11 @@ struct SchemaMigrator {
             }
             if let slot = mapping.markedForDeletionSlot, !mapping.description.attributes[slot].isIndexed,
                !mapping.description.attributes[slot].isUnique {
-                // Batch deletions find marked rows by date, and relationship reads list them.
-                indexes.append(Index(table: table, columns: [mapping.description.attributes[slot].name], isUnique: false))
+                // Batch deletions find marked rows by date, and relationship reads list them. Only
+                // marked rows are in it: inserting or deleting an unmarked row does not touch it.
+                let column = mapping.description.attributes[slot].name
+                indexes.append(Index(table: table, columns: [column], isUnique: false,
+                                     condition: "\(SQL.quote(column)) IS NOT NULL"))
             }
             for relationship in mapping.toOneRelationships + mapping.toManyRelationships {
                 switch relationship.storage {
@@ -192,13 +197,15 @@ struct SchemaMigrator {
             }
         }
         for index in layout.indexes {
-            // Stores made before the current naming have the same index under another name.
+            // Stores made before the current naming have the same index under another name (and a full
+            // index serves where a partial one is planned).
             let existing = try db.indexes(on: index.table)
             if existing.contains(where: { $0.columns == index.columns && $0.isUnique == index.isUnique }) { continue }
             do {
                 try db.execute(sql: """
                     CREATE \(index.isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(SQL.quote(index.name)) \
-                    ON \(SQL.quote(index.table)) (\(index.columns.map(SQL.quote).joined(separator: ", ")))
+                    ON \(SQL.quote(index.table)) (\(index.columns.map(SQL.quote).joined(separator: ", ")))\
+                    \(index.condition.map { " WHERE \($0)" } ?? "")
                     """)
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 throw ObjectGraphError.schemaMismatch([SchemaDifference(
