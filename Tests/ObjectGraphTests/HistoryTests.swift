@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import MoodyModel
 import ObjectGraph
 import Testing
@@ -97,7 +98,53 @@ import Testing
         #expect(try container.fetchHistory().map(\.token) == Array(history.dropFirst()).map(\.token))
         #expect(try container.purgeHistory(before: history[2].date.addingTimeInterval(-0.000_001)) == 1)
         #expect(try container.fetchHistory().map(\.token) == [history[2].token])
+        #expect(try container.fetchHistory().first?.changes.map(\.kind) == [.insert])  // with its change
         #expect(try context.fetchCount(FetchDescriptor<Mood>()) == 3)  // the objects stay
+
+        // Purged to the end, the history goes on with the next transaction.
+        #expect(try container.purgeHistory(through: history[2].token) == 1)
+        #expect(try container.fetchHistory().isEmpty)
+        context.insert(Mood(text: "d"))
+        try context.save()
+        #expect(try container.fetchHistory().map { $0.changes.map(\.kind) } == [[.insert]])
+    }
+
+    /// A store whose change rows were keyed by transaction (an earlier form of the history) keeps
+    /// its transactions and their changes when it is opened.
+    @Test func anEarlierHistoryLayoutIsRewritten() throws {
+        let path = temporaryStorePath()
+        let expected: [[HistoryChange.Kind]]
+        do {
+            let container = try ObjectContainer(for: Mood.self, configuration: .file(path))
+            let context = container.newBackgroundContext()
+            for text in ["a", "b"] {
+                context.insert(Mood(text: text))
+                try context.save()
+            }
+            _ = try context.batchUpdate(Mood.self, where: #Predicate { $0.text == "a" }, set: [.set(\.rating, to: 1)])
+            context.insert(Mood(text: "c"))
+            try context.save()
+            expected = try container.fetchHistory().map { $0.changes.map(\.kind) }
+        }
+        try DatabaseQueue(path: path).write { db in
+            try db.execute(sql: """
+                CREATE TABLE Z_CHANGE_KEYED (
+                    Z_SEQUENCE INTEGER NOT NULL, Z_ENTITY TEXT NOT NULL, Z_PK INTEGER NOT NULL,
+                    Z_KIND INTEGER NOT NULL, Z_UUID BLOB, Z_KEYS TEXT, Z_TOMBSTONE TEXT,
+                    PRIMARY KEY (Z_SEQUENCE, Z_ENTITY, Z_PK)) WITHOUT ROWID;
+                INSERT INTO Z_CHANGE_KEYED SELECT * FROM Z_CHANGE;
+                DROP TABLE Z_CHANGE;
+                ALTER TABLE Z_CHANGE_KEYED RENAME TO Z_CHANGE;
+                ALTER TABLE Z_TRANSACTION DROP COLUMN Z_FIRSTCHANGE;
+                ALTER TABLE Z_TRANSACTION DROP COLUMN Z_ENDCHANGE;
+                """)
+        }
+        let container = try ObjectContainer(for: Mood.self, configuration: .file(path))
+        #expect(try container.fetchHistory().map { $0.changes.map(\.kind) } == expected)
+        let context = container.newBackgroundContext()
+        context.insert(Mood(text: "d"))
+        try context.save()
+        #expect(try container.fetchHistory().map { $0.changes.map(\.kind) } == expected + [[.insert]])
     }
 
     @Test func tokensSurviveEncoding() throws {

@@ -71,27 +71,29 @@ extension RowReader {
         }
         let entityCondition = filter.entities.map { "c.Z_ENTITY IN " + SQL.list($0.sorted().map(\.databaseValue)) }
         if let entityCondition {
+            let transactionChanges = "c.rowid >= t.Z_FIRSTCHANGE AND c.rowid < t.Z_ENDCHANGE"
             conditions.append(SQLFragment(
-                "EXISTS (SELECT 1 FROM \(HistoryTables.changes) AS c WHERE c.Z_SEQUENCE = t.Z_SEQUENCE AND ",
-                entityCondition, ")"))
+                "EXISTS (SELECT 1 FROM \(HistoryTables.changes) AS c WHERE \(transactionChanges) AND ", entityCondition, ")"))
         }
         let whereClause = conditions.dropFirst().reduce(conditions[0]) { $0 + " AND " + $1 }
         let query = SQLFragment(
-            "SELECT t.Z_SEQUENCE, t.Z_AUTHOR, t.Z_TIMESTAMP, t.Z_ORIGIN FROM \(HistoryTables.transactions) AS t WHERE ",
+            "SELECT t.Z_SEQUENCE, t.Z_AUTHOR, t.Z_TIMESTAMP, t.Z_ORIGIN, t.Z_FIRSTCHANGE, t.Z_ENDCHANGE FROM \(HistoryTables.transactions) AS t WHERE ",
             whereClause, " ORDER BY t.Z_SEQUENCE" + (filter.limit.map { " LIMIT \(max(0, $0))" } ?? ""))
         var transactions: [StoredTransaction] = []
+        var changeRange: (first: Int64, end: Int64)?
         try Row.fetchCursor(db, sql: query.sql, arguments: StatementArguments(query.arguments)).forEach { row in
             transactions.append(StoredTransaction(
                 sequence: row[0], author: row[1], date: Date(timeIntervalSince1970: row[2]), origin: row[3]))
+            changeRange = (changeRange?.first ?? row[4], row[5])
         }
-        guard let first = transactions.first?.sequence, let last = transactions.last?.sequence else { return [] }
-        // The changes of the transactions read: one range scan of the change table.
+        guard let changeRange else { return [] }
+        // The changes of the transactions read: one scan of the change table's rows between theirs.
         var position: [Int64: Int] = [:]
         for (index, transaction) in transactions.enumerated() { position[transaction.sequence] = index }
         var changes = SQLFragment("""
             SELECT c.Z_SEQUENCE, c.Z_ENTITY, c.Z_PK, c.Z_KIND, c.Z_UUID, c.Z_KEYS, c.Z_TOMBSTONE \
-            FROM \(HistoryTables.changes) AS c WHERE c.Z_SEQUENCE BETWEEN ? AND ?
-            """, arguments: [first.databaseValue, last.databaseValue])
+            FROM \(HistoryTables.changes) AS c WHERE c.rowid >= ? AND c.rowid < ?
+            """, arguments: [changeRange.first.databaseValue, changeRange.end.databaseValue])
         if let entityCondition { changes = changes + " AND " + entityCondition }
         let statement = try db.cachedStatement(sql: changes.sql)
         try statement.setArguments(StatementArguments(changes.arguments))
@@ -108,20 +110,28 @@ extension RowWriter {
     /// Deletes the transactions up to and including `sequence`, or committed before `date`, with
     /// their changes; returns how many went.
     func purgeHistory(through sequence: Int64?, before date: Date?) throws -> Int {
-        var condition: String
-        var arguments: StatementArguments
+        let last: Int64
         if let sequence {
-            (condition, arguments) = ("Z_SEQUENCE <= ?", [sequence])
+            last = sequence
         } else if let date {
-            let last = try Int64.fetchOne(db, sql: """
+            last = try Int64.fetchOne(db, sql: """
                 SELECT MAX(Z_SEQUENCE) FROM \(HistoryTables.transactions) WHERE Z_TIMESTAMP < ?
                 """, arguments: [date.timeIntervalSince1970]) ?? 0
-            (condition, arguments) = ("Z_SEQUENCE <= ?", [last])
         } else {
             return 0
         }
-        try db.execute(sql: "DELETE FROM \(HistoryTables.changes) WHERE \(condition)", arguments: arguments)
-        try db.execute(sql: "DELETE FROM \(HistoryTables.transactions) WHERE \(condition)", arguments: arguments)
-        return db.changesCount
+        // The changes before the first transaction kept; all of them when none is kept.
+        try db.execute(sql: """
+            DELETE FROM \(HistoryTables.changes) WHERE rowid < COALESCE(
+                (SELECT Z_FIRSTCHANGE FROM \(HistoryTables.transactions) WHERE Z_SEQUENCE > ? ORDER BY Z_SEQUENCE LIMIT 1),
+                \(HistoryTables.nextChange))
+            """, arguments: [last])
+        try db.execute(sql: "DELETE FROM \(HistoryTables.transactions) WHERE Z_SEQUENCE <= ?", arguments: [last])
+        let purged = db.changesCount
+        if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(HistoryTables.changes))") != true {
+            // The next change row is number 1 again: the transactions kept (none has changes) say so.
+            try db.execute(sql: "UPDATE \(HistoryTables.transactions) SET Z_FIRSTCHANGE = 1, Z_ENDCHANGE = 1")
+        }
+        return purged
     }
 }

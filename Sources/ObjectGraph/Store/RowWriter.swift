@@ -194,10 +194,19 @@ struct RowWriter {
     /// it first: the sequence is the transaction's place in the store's commit order.
     mutating func recordTransaction(author: String?, date: Date, origin: UUID) throws -> Int64 {
         try db.cachedStatement(sql: """
-            INSERT INTO \(HistoryTables.transactions) (Z_AUTHOR, Z_TIMESTAMP, Z_ORIGIN) VALUES (?, ?, ?)
+            INSERT INTO \(HistoryTables.transactions) (Z_AUTHOR, Z_TIMESTAMP, Z_ORIGIN, Z_FIRSTCHANGE, Z_ENDCHANGE) \
+            VALUES (?, ?, ?, \(HistoryTables.nextChange), 0)
             """).execute(arguments: [author, date.timeIntervalSince1970, origin.uuidString])
         sequence = db.lastInsertedRowID
         return sequence
+    }
+
+    /// Closes the range of the recorded transaction's changes; called once its writes are done.
+    fileprivate func finishTransaction() throws {
+        guard sequence > 0 else { return }
+        try db.cachedStatement(sql: """
+            UPDATE \(HistoryTables.transactions) SET Z_ENDCHANGE = \(HistoryTables.nextChange) WHERE Z_SEQUENCE = ?
+            """).execute(arguments: [sequence])
     }
 
     /// Records that rows of an entity were inserted, updated (the properties named in
@@ -231,7 +240,9 @@ extension SQLiteStore {
         do {
             return try writer.write { db in
                 var rowWriter = RowWriter(db: db)
-                return try body(&rowWriter)
+                let result = try body(&rowWriter)
+                try rowWriter.finishTransaction()
+                return result
             }
         } catch let error as DatabaseError {
             throw StoreError(error)
