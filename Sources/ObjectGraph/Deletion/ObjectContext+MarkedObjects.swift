@@ -7,45 +7,60 @@
 /// save, a rollback). Reading a relationship therefore costs no query per member and loads no
 /// member; when nothing of the entity is marked, it costs nothing beyond the read of that list.
 extension ObjectContext {
-    /// The members of a relationship that are not marked for deletion. When the store's marks
-    /// cannot be read, the failure is recorded for `owner` (the next save throws it) and nothing is
-    /// hidden.
-    func unmarked(_ ids: [ObjectID], destination: EntityDeclaration, owner: ObjectState, property: String) -> [ObjectID] {
-        guard let mapping = store.mapping(for: destination), let slot = mapping.markedForDeletionSlot, !ids.isEmpty else {
-            return ids
+    /// What this context knows of the marks of one entity's objects.
+    private struct Marks {
+        let stored: Set<Int64>
+        let unsaved: Set<Int64>
+        let slot: Int
+    }
+
+    private func isMarked(_ id: ObjectID, _ marks: Marks) -> Bool {
+        if !marks.unsaved.isEmpty, marks.unsaved.contains(id.key), let state = registry.state(for: id), !state.isFault {
+            return !state.value(atPosition: marks.slot).isNull
         }
+        return marks.stored.contains(id.key)
+    }
+
+    /// The marks of `destination`; nil when none of its objects can be marked or none is. When the
+    /// store's marks cannot be read, the failure is recorded for `owner`'s `property` (the next save
+    /// throws it) and nothing is hidden.
+    private func marks(of destination: EntityDeclaration, owner: ObjectState,
+                       property: @autoclosure () -> String) -> Marks? {
+        guard let mapping = store.mapping(for: destination), let slot = mapping.markedForDeletionSlot else { return nil }
         let stored: Set<Int64>
         do {
             stored = try markedKeys(of: mapping)
         } catch {
-            _ = recordReadFailure(error, of: owner, property: property)
-            return ids
+            _ = recordReadFailure(error, of: owner, property: property())
+            return nil
         }
         let unsaved = unsavedMarks[mapping.index] ?? []
-        if stored.isEmpty && unsaved.isEmpty { return ids }
-        func isMarked(_ id: ObjectID) -> Bool {
-            if !unsaved.isEmpty, unsaved.contains(id.key), let state = registry.state(for: id), !state.isFault {
-                return !state.value(atPosition: slot).isNull
-            }
-            return stored.contains(id.key)
-        }
+        if stored.isEmpty && unsaved.isEmpty { return nil }
+        return Marks(stored: stored, unsaved: unsaved, slot: slot)
+    }
+
+    /// The members of a relationship that are not marked for deletion.
+    func unmarked(_ ids: [ObjectID], destination: EntityDeclaration, owner: ObjectState,
+                  property: @autoclosure () -> String) -> [ObjectID] {
+        guard !ids.isEmpty, let marks = marks(of: destination, owner: owner, property: property()) else { return ids }
         // Most relationships hide nothing: they are returned as they are, without a copy.
-        guard let firstMarked = ids.firstIndex(where: isMarked) else { return ids }
+        guard let firstMarked = ids.firstIndex(where: { isMarked($0, marks) }) else { return ids }
         var shown: [ObjectID] = []
         shown.reserveCapacity(ids.count - 1)
         shown.append(contentsOf: ids[..<firstMarked])
-        for id in ids[(firstMarked + 1)...] where !isMarked(id) { shown.append(id) }
+        for id in ids[(firstMarked + 1)...] where !isMarked(id, marks) { shown.append(id) }
         return shown
+    }
+
+    /// Whether a to-one relationship's object is hidden because it is marked for deletion.
+    func isHiddenAsMarked(_ id: ObjectID, owner: ObjectState, property: @autoclosure () -> String) -> Bool {
+        guard let marks = marks(of: id.entity, owner: owner, property: property()) else { return false }
+        return isMarked(id, marks)
     }
 
     /// Notes that an object's mark was set or cleared and not saved yet: reads go by its value.
     func noteUnsavedMark(of state: ObjectState, mapping: EntityMapping) {
         unsavedMarks[mapping.index, default: []].insert(state.id.key)
-    }
-
-    /// Whether a to-one relationship's object is hidden because it is marked for deletion.
-    func isHiddenAsMarked(_ id: ObjectID, owner: ObjectState, property: String) -> Bool {
-        unmarked([id], destination: id.entity, owner: owner, property: property).isEmpty
     }
 
     /// The keys of an entity's rows marked in the store, read once per view of the store.
