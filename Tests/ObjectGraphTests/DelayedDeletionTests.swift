@@ -187,6 +187,30 @@ import Testing
         #expect(otherTapas.country == nil)
     }
 
+    /// A context reads the store's marks once, and tests each member against them: whether the
+    /// marked rows are a few far apart or many close together, the same members are hidden.
+    @Test func hidingFollowsTheStoredMarksWhateverTheirSpread() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let moods = try savedMoods((0..<1_500).map { "mood \($0)" }, in: context)
+        func visibleInAFreshContext() throws -> (count: Int, texts: Set<String>) {
+            let reader = container.newBackgroundContext()
+            let france = try #require(try reader.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.name == "France" })).first)
+            return (france.count(of: \.moods), Set(france.moods.map(\.text)))
+        }
+        for mood in [moods[0], moods[1_499]] { mood.markForLocalDeletion() }  // two keys far apart
+        try context.save()
+        var visible = try visibleInAFreshContext()
+        #expect(visible.count == 1_498)
+        #expect(visible.texts == Set(moods[1..<1_499].map(\.text)))
+
+        for mood in moods[500..<800] { mood.markForLocalDeletion() }  // many keys close together
+        try context.save()
+        visible = try visibleInAFreshContext()
+        #expect(visible.count == 1_198)
+        #expect(visible.texts == Set((moods[1..<500] + moods[800..<1_499]).map(\.text)))
+    }
+
     @Test func anObserverReportsAMarkAsADeletion() throws {
         let container = try makeContainer()
         let context = container.newBackgroundContext()

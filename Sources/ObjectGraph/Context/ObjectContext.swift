@@ -65,7 +65,7 @@ public final class ObjectContext {
     @exclusivity(unchecked) var cachedToManyValues: [StateKey: [Int: Any]] = [:]
     /// The keys of rows marked for deletion in the store, by mapping index, read when a relationship
     /// read needs them; forgotten when this context's view of the store changes.
-    @exclusivity(unchecked) var markedKeysCache: [Int: Set<Int64>] = [:]
+    @exclusivity(unchecked) var markedKeysCache: [Int: MarkedKeySet] = [:]
     /// The keys of objects whose mark for deletion was set or cleared here since the last save or
     /// rollback, by mapping index: for these, the object's own value counts, not the store's.
     @exclusivity(unchecked) var unsavedMarks: [Int: Set<Int64>] = [:]

@@ -9,7 +9,7 @@
 extension ObjectContext {
     /// What this context knows of the marks of one entity's objects.
     private struct Marks {
-        let stored: Set<Int64>
+        let stored: MarkedKeySet
         let unsaved: Set<Int64>
         let slot: Int
     }
@@ -27,7 +27,7 @@ extension ObjectContext {
     private func marks(of destination: EntityDeclaration, owner: ObjectState,
                        property: @autoclosure () -> String) -> Marks? {
         guard let mapping = store.mapping(for: destination), let slot = mapping.markedForDeletionSlot else { return nil }
-        let stored: Set<Int64>
+        let stored: MarkedKeySet
         do {
             stored = try markedKeys(of: mapping)
         } catch {
@@ -64,9 +64,9 @@ extension ObjectContext {
     }
 
     /// The keys of an entity's rows marked in the store, read once per view of the store.
-    private func markedKeys(of mapping: EntityMapping) throws -> Set<Int64> {
+    private func markedKeys(of mapping: EntityMapping) throws -> MarkedKeySet {
         if let cached = markedKeysCache[mapping.index] { return cached }
-        let keys = Set(try store.reader.markedKeys(of: mapping))
+        let keys = MarkedKeySet(try store.reader.markedKeys(of: mapping))
         markedKeysCache[mapping.index] = keys
         return keys
     }
