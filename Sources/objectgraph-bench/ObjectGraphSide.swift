@@ -5,7 +5,25 @@ import ObjectGraph
 /// The dataset through ObjectGraph, the way an app would write and read it.
 enum ObjectGraphSide {
     static func openContainer(at path: String) throws -> ObjectContainer {
-        try ObjectContainer(for: Mood.self, configuration: .file(path))
+        let container = try ObjectContainer(for: Mood.self, configuration: .file(path))
+        openContainers.append(WeakContainer(container: container))
+        return container
+    }
+
+    private struct WeakContainer { weak var container: ObjectContainer? }
+    /// The containers the workloads opened; only the benchmark's main thread touches it.
+    nonisolated(unsafe) private static var openContainers: [WeakContainer] = []
+
+    /// Waits, untimed, for what the stores' writers still do after a run: a large commit leaves its
+    /// checkpoint (the copy of the write-ahead log into the database file) queued on the writer, and
+    /// it must not run into the next contender's time. A batch update that matches nothing waits in
+    /// the writer's queue behind it.
+    static func settle() throws {
+        openContainers.removeAll { $0.container == nil }
+        for container in openContainers.compactMap(\.container) {
+            try container.newBackgroundContext().batchUpdate(
+                Mood.self, where: #Predicate { _ in false }, set: [.set(\.rating, to: 0)])
+        }
     }
 
     /// Inserts moods `range` of the dataset in one save, creating the continent and countries first if

@@ -57,6 +57,7 @@ extension Workload {
             try objectGraph.prepare()
             let measurement = try Measure.run(objectGraph.run)
             try objectGraph.verify()
+            try ObjectGraphSide.settle()
             objectGraphTimes.append(measurement.milliseconds)
             peak = max(peak, measurement.peakResidentMegabytes)
         }

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import MoodyModel
-import ObjectGraph
+@testable import ObjectGraph
 import Testing
 
 @Suite struct StoreTests {
@@ -105,5 +105,30 @@ import Testing
         context.insert(Country(name: "Chile"))
         try context.save()
         #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    /// Commits leave the copy of the write-ahead log into the database file to a checkpoint queued
+    /// behind them; without it the log would grow with every save.
+    @Test func theWriteAheadLogIsCheckpointedAfterLargeCommits() throws {
+        let path = temporaryStorePath()
+        var configuration = StoreConfiguration.file(path)
+        configuration.historyPollingInterval = nil  // no reader between the saves: SQLite restarts the log
+        configuration.checkpointThreshold = 100  // pages; SQLite's 1,000 would take megabytes of saves
+        let container = try ObjectContainer(for: Mood.self, configuration: configuration)
+        let context = container.newBackgroundContext()
+        let text = String(repeating: "calm ", count: 200)
+        func logSize() throws -> Int {
+            try #require(FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int)
+        }
+        var firstSave = 0
+        for save in 0..<12 {
+            for index in 0..<100 { context.insert(Mood(text: "\(save) \(index) \(text)")) }
+            try context.save()
+            if save == 0 { firstSave = try logSize() }
+        }
+        // Without checkpoints the log holds all twelve saves; with them, the pages of the saves since
+        // the last one (the threshold of 100 pages is about four of these saves).
+        #expect(try logSize() < 6 * firstSave)
+        #expect(try context.fetchCount(FetchDescriptor<Mood>()) == 1_200)
     }
 }

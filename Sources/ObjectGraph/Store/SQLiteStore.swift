@@ -14,6 +14,7 @@ final class SQLiteStore: Sendable {
     let mappings: [EntityMapping]
     private let mappingIndex: [ObjectIdentifier: Int]
     let path: String
+    private let checkpointer: LogCheckpointer
 
     init(configuration: StoreConfiguration, schema: Schema) throws {
         self.schema = schema
@@ -27,7 +28,12 @@ final class SQLiteStore: Sendable {
         grdbConfiguration.label = "ObjectGraph"
         // Other connections and processes hold the write lock in turn: wait for them.
         grdbConfiguration.busyMode = .timeout(configuration.busyTimeout)
-        grdbConfiguration.prepareDatabase { StringFunctions.register(in: $0) }
+        let checkpointer = LogCheckpointer(threshold: configuration.checkpointThreshold)
+        self.checkpointer = checkpointer
+        grdbConfiguration.prepareDatabase { db in
+            StringFunctions.register(in: db)
+            checkpointer.install(on: db)
+        }
         if let limit = configuration.variableLimit {
             grdbConfiguration.prepareDatabase { db in
                 sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_VARIABLE_NUMBER, limit)
@@ -42,7 +48,9 @@ final class SQLiteStore: Sendable {
                 // Looked at read-only first: opening a pool switches the file to WAL mode, and a
                 // file that is refused must be left exactly as it was.
                 let preparation = try Self.inspect(path, with: migrator, configuration: grdbConfiguration)
-                writer = try DatabasePool(path: path, configuration: grdbConfiguration)
+                let pool = try DatabasePool(path: path, configuration: grdbConfiguration)
+                checkpointer.attach(pool)
+                writer = pool
                 if case .upToDate(let uuid) = preparation {
                     identity = StoreIdentity(uuid: uuid)
                     return  // no write transaction: another process may be writing

@@ -25,6 +25,10 @@ public struct StoreConfiguration: Sendable {
     /// own limit. Lowered by tests, to meet a standard build's limit without its number of objects.
     var variableLimit: Int32?
 
+    /// Pages of the write-ahead log after which a checkpoint copies them into the database file
+    /// (see ``LogCheckpointer``). Lowered by tests, to reach it without writing megabytes.
+    var checkpointThreshold: Int32 = 1_000
+
     /// An SQLite file in WAL mode (many readers, one writer), created if missing.
     ///
     /// Several containers, in this process or in others, can use the same file: their writes take
