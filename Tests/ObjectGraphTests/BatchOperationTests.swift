@@ -60,6 +60,44 @@ import Testing
         withExtendedLifetime(token) {}
     }
 
+    /// The rows a batch deletion selects carry their own links (read with them); rows of the same
+    /// entity reached by a cascade are read apart. Both must reach the rules: a chore marked by
+    /// itself, and through the cascade of a marked project, its other chores, all assigned to people
+    /// who stay.
+    @Test func aCleanUpAppliesTheRulesOfSelectedAndCascadedRowsAlike() throws {
+        let container = try ObjectContainer(for: Project.self, Person.self, configuration: .inMemory)
+        let context = container.newBackgroundContext()
+        let (ann, bob) = (Person(name: "Ann"), Person(name: "Bob"))
+        let (home, garden) = (Project(name: "Home"), Project(name: "Garden"))
+        for object in [ann, bob] as [any Entity] + [home, garden] { context.insert(object) }
+        let chores = [("dishes", home, ann), ("laundry", home, bob), ("weeding", garden, bob), ("mowing", garden, ann)]
+            .map { Chore(title: $0, project: $1, assignee: $2) }
+        for chore in chores { context.insert(chore) }
+        try context.save()
+        let viewer = container.newBackgroundContext()
+        let held = try [ann, bob].map { try viewer.existingObject(with: $0.objectID, as: Person.self) }
+        #expect(held.map(\.chores.count) == [2, 2])
+        var refreshed: [String: Set<String>] = [:]
+        let token = viewer.observeObjectsDidChange { change in
+            for item in change.refreshedObjects {
+                refreshed[(item.object as? Person)?.name ?? "other", default: []].formUnion(item.changedKeys)
+            }
+        }
+        let longAgo = Date(timeIntervalSinceNow: -3600)
+        try context.batchUpdate(Chore.self, where: #Predicate { $0.title == "dishes" }, set: [.set(\.markedForDeletionDate, to: longAgo)])
+        try context.batchUpdate(Project.self, where: #Predicate { $0.name == "Garden" }, set: [.set(\.markedForDeletionDate, to: longAgo)])
+
+        let deleted = try context.deleteMarkedObjects()
+        #expect(deleted == Set([garden.objectID] + chores.filter { $0.title != "laundry" }.map(\.objectID)))
+        viewer.processPendingChanges()
+        #expect(refreshed == ["Ann": ["chores"], "Bob": ["chores"]])
+        #expect(held.map { $0.chores.map(\.title) } == [[], ["laundry"]])
+        let fresh = container.newBackgroundContext()
+        let left = try fresh.fetch(FetchDescriptor<Person>(sortBy: [SortDescriptor(\.name)]))
+        #expect(left.map { $0.chores.map(\.title) } == [[], ["laundry"]])
+        withExtendedLifetime(token) {}
+    }
+
     @Test func aDenyRuleRefusesTheWholeBatch() throws {
         let container = try ObjectContainer(for: DenyingContinent.self, configuration: .inMemory)
         let context = container.newBackgroundContext()

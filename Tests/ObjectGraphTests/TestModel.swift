@@ -320,3 +320,31 @@ final class Impossible: Entity {
     @Transient var markedForDeletionDate: Date?
     init() {}
 }
+
+// A batch deletion whose selected rows and cascaded rows share an entity and a rule: chores
+// marked by themselves, and chores of a marked project.
+
+@Entity final class Project: DelayedDeletable {
+    var name: String
+    var markedForDeletionDate: Date?
+    @Relationship(deleteRule: .cascade, inverse: \Chore.project) var chores: Set<Chore> = []
+    init(name: String) { self.name = name }
+}
+
+@Entity final class Chore: DelayedDeletable {
+    var title: String
+    var markedForDeletionDate: Date?
+    var project: Project?
+    var assignee: Person?
+    init(title: String, project: Project, assignee: Person) {
+        self.title = title
+        self.project = project
+        self.assignee = assignee
+    }
+}
+
+@Entity final class Person {
+    var name: String
+    @Relationship(inverse: \Chore.assignee) var chores: Set<Chore> = []
+    init(name: String) { self.name = name }
+}

@@ -34,9 +34,7 @@ extension ObjectContext {
         let use = beginUse()
         defer { use.end() }
         let select = try SelectQuery(FetchDescriptor<T>(predicate: predicate, includesMarkedForDeletion: true), store: store)
-        return try deleteRows { writer in
-            [select.mapping.index: try writer.keys(select.matchingKeys)]
-        }
+        return try deleteRows([select.mapping.index: select.matchingRows(selecting:)])
     }
 
     /// Deletes, as SQL in one transaction, the objects of every ``DelayedDeletable`` entity marked
@@ -51,26 +49,25 @@ extension ObjectContext {
     public func deleteMarkedObjects(markedBefore cutoff: Date = Date(timeIntervalSinceNow: -120)) throws -> Set<ObjectID> {
         let use = beginUse()
         defer { use.end() }
-        let marked = store.mappings.compactMap { mapping in mapping.markedForDeletionSlot.map { (mapping, $0) } }
-        return try deleteRows { writer in
-            var seeds: [Int: [Int64]] = [:]
-            for (mapping, slot) in marked {
-                seeds[mapping.index] = try writer.keys(SQLFragment(
-                    "SELECT Z_PK FROM \(mapping.table) WHERE \(mapping.quotedAttributeColumns[slot]) < ?",
-                    arguments: [cutoff.storedValue.databaseValue]))
+        var seeds: [Int: (String) -> SQLFragment] = [:]
+        for mapping in store.mappings {
+            guard let slot = mapping.markedForDeletionSlot else { continue }
+            seeds[mapping.index] = { columns in
+                SQLFragment("SELECT \(columns) FROM \(mapping.table) AS t0 WHERE t0.\(mapping.quotedAttributeColumns[slot]) < ?",
+                            arguments: [cutoff.storedValue.databaseValue])
             }
-            return seeds
         }
+        return try deleteRows(seeds)
     }
 
-    /// Deletes the rows `seeds` selects in the batch's transaction, with their delete rules.
-    private func deleteRows(_ seeds: @escaping (RowWriter) throws -> [Int: [Int64]]) throws -> Set<ObjectID> {
+    /// Deletes the rows `seeds` select (by mapping index, given the columns to read) in the batch's
+    /// transaction, with their delete rules.
+    private func deleteRows(_ seeds: [Int: (String) -> SQLFragment]) throws -> Set<ObjectID> {
         let mappings = store.mappings
         let identity = store.identity
         let commit = try commitBatch { writer in
-            let keys = try seeds(writer).filter { !$0.value.isEmpty }
-            guard !keys.isEmpty else { return nil }
-            let deletion = try writer.deleteWithRules(keys, mappings: mappings, store: identity)
+            let deletion = try writer.deleteWithRules(seeds, mappings: mappings, store: identity)
+            guard !deletion.deleted.isEmpty else { return nil }
             let id = { (index: Int, key: Int64) in ObjectID(entity: mappings[index].declaration, key: key, store: identity) }
             return BatchChanges(
                 updated: Dictionary(uniqueKeysWithValues: deletion.updated.flatMap { index, rows in

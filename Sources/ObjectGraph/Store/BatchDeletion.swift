@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 
 /// What a batch deletion wrote: the rows deleted, and the rows left whose relationships changed
 /// because related rows went, with the names of those relationships. Both by mapping index.
@@ -18,35 +19,53 @@ extension RowWriter {
     /// side's relationship without any write there; those rows are reported as updated all the same,
     /// so that contexts holding them read the relationship again.
     ///
-    /// - Parameter seeds: The rows to delete, by mapping index.
-    /// - Throws: ``ObjectGraphError/validationFailed(_:)`` with ``ValidationFailure/Reason/deleteDenied(count:)``
-    ///   for each row whose deny rule still holds rows.
-    func deleteWithRules(_ seeds: [Int: [Int64]], mappings: [EntityMapping], store: StoreIdentity) throws -> BatchDeletion {
+    /// - Parameter seeds: The rows to delete, by mapping index: for each, the query that selects them
+    ///   given the columns to read (of the table aliased `t0`). Their foreign keys are read with them,
+    ///   so that the rules of the relationships kept in their own row need no second read.
+    func deleteWithRules(_ seeds: [Int: (_ columns: String) -> SQLFragment], mappings: [EntityMapping],
+                         store: StoreIdentity) throws -> BatchDeletion {
         var result = BatchDeletion()
-        var work: [(Int, [Int64])] = []
-        for (index, keys) in seeds {
-            let new = keys.filter { result.deleted[index, default: []].insert($0).inserted }
-            if !new.isEmpty { work.append((index, new)) }
+        var work: [(index: Int, keys: [Int64], areSeeds: Bool)] = []
+        var seedLinks = SeedLinks()
+        for (index, query) in seeds {
+            let rows = try seedLinks.read(query, mapping: mappings[index], writer: self)
+            guard !rows.isEmpty else { continue }
+            result.deleted[index] = Set(rows)
+            work.append((index, rows, true))
+        }
+        /// The links of a relationship from `keys`, which hold every seed row of their entity or none:
+        /// the seed rows' as read with them, the others' from the store.
+        func links(of relationship: RelationshipMapping, from keys: [Int64], index: Int, includingSeeds: Bool,
+                   selection: KeySelection? = nil) throws -> [(owner: Int64, related: Int64)] {
+            guard includingSeeds, let known = seedLinks.links(of: relationship, index: index) else {
+                return try self.links(of: relationship, from: selection ?? KeySelection(keys), mapping: mappings[index])
+            }
+            let others = seedLinks.others(in: keys, index: index)
+            return others.isEmpty ? known
+                : known + (try self.links(of: relationship, from: KeySelection(others), mapping: mappings[index]))
         }
         // Cascades, breadth first: each round reads the rows the previous one reached.
-        while let (index, keys) = work.popLast() {
+        while let (index, keys, areSeeds) = work.popLast() {
             for relationship in Self.relationships(of: mappings[index]) where relationship.description.deleteRule == .cascade {
-                let new = try links(of: relationship, from: KeySelection(keys), mapping: mappings[index]).map(\.related)
+                let new = try links(of: relationship, from: keys, index: index, includingSeeds: areSeeds).map(\.related)
                     .filter { result.deleted[relationship.destination, default: []].insert($0).inserted }
-                if !new.isEmpty { work.append((relationship.destination, new)) }
+                if !new.isEmpty { work.append((relationship.destination, new, false)) }
             }
         }
         var denied: [ValidationFailure] = []
         var nullified: [(mapping: EntityMapping, column: String, orderColumn: String?, keys: [Int64], name: String)] = []
         // Arranged once per entity: read for the rules, then for the history and the deletion.
-        let selections = result.deleted.mapValues { KeySelection(Array($0)) }
+        let deletedKeys = result.deleted.mapValues(Array.init)
+        let selections = deletedKeys.mapValues(KeySelection.init)
         for (index, keys) in selections.sorted(by: { $0.key < $1.key }) {
             let mapping = mappings[index]
             // A cascade's related rows are all being deleted: only the other rules act on rows left.
             for relationship in Self.relationships(of: mapping) where relationship.description.deleteRule != .cascade {
                 let destination = mappings[relationship.destination]
                 let doomed = result.deleted[relationship.destination] ?? []
-                let links = try links(of: relationship, from: keys, mapping: mapping).filter { !doomed.contains($0.related) }
+                let links = try links(of: relationship, from: deletedKeys[index] ?? [], index: index,
+                                      includingSeeds: true, selection: keys)
+                    .filter { !doomed.contains($0.related) }
                 guard !links.isEmpty else { continue }
                 let inverseName = destination.declaration.properties[relationship.inversePropertyIndex].name
                 switch relationship.description.deleteRule {
@@ -123,5 +142,54 @@ extension RowWriter {
     /// The keys a query selects (its first column), in this transaction.
     func keys(_ query: SQLFragment) throws -> [Int64] {
         try RowReader.keys(query, db)
+    }
+}
+
+/// A batch deletion's seed rows with the links their own foreign-key columns hold, read in the same
+/// statement as their keys: a second read of those rows, by key, would cost more than finding them.
+private struct SeedLinks {
+    private var rows: [Int: [Int64]] = [:]
+    private var seedSets: [Int: Set<Int64>] = [:]
+    /// By mapping index, then by relationship property index.
+    private var links: [Int: [Int: [(owner: Int64, related: Int64)]]] = [:]
+
+    /// Reads the keys `query` selects, with their foreign keys; returns the keys.
+    mutating func read(_ query: (_ columns: String) -> SQLFragment, mapping: EntityMapping,
+                       writer: RowWriter) throws -> [Int64] {
+        let foreignKeys = mapping.toOneRelationships.compactMap { relationship in
+            relationship.foreignKeyColumn.map { (relationship.propertyIndex, $0) }
+        }
+        let fragment = query((["t0.Z_PK"] + foreignKeys.map { "t0." + SQL.quote($0.1) }).joined(separator: ", "))
+        let statement = try writer.db.cachedStatement(sql: fragment.sql)
+        try statement.bind(fragment.arguments)
+        let sqliteStatement = statement.sqliteStatement
+        var keys: [Int64] = []
+        var found = foreignKeys.map { _ in [(owner: Int64, related: Int64)]() }
+        try Row.fetchCursor(statement).forEach { _ in
+            let key = Int64(sqliteStatement: sqliteStatement, index: 0)
+            keys.append(key)
+            for column in found.indices where sqlite3_column_type(sqliteStatement, Int32(column + 1)) != SQLITE_NULL {
+                found[column].append((key, Int64(sqliteStatement: sqliteStatement, index: Int32(column + 1))))
+            }
+        }
+        rows[mapping.index] = keys
+        for (column, (propertyIndex, _)) in foreignKeys.enumerated() {
+            links[mapping.index, default: [:]][propertyIndex] = found[column]
+        }
+        return keys
+    }
+
+    /// The links of the seed rows of an entity through a relationship, if they were read with them.
+    func links(of relationship: RelationshipMapping, index: Int) -> [(owner: Int64, related: Int64)]? {
+        links[index]?[relationship.propertyIndex]
+    }
+
+    /// Of `keys`, which hold every seed row of the entity, those that are not seeds.
+    mutating func others(in keys: [Int64], index: Int) -> [Int64] {
+        let seeds = rows[index] ?? []
+        if keys.count == seeds.count { return [] }
+        if seedSets[index] == nil { seedSets[index] = Set(seeds) }
+        let set = seedSets[index] ?? []
+        return keys.filter { !set.contains($0) }
     }
 }

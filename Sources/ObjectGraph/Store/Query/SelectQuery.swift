@@ -29,15 +29,18 @@ struct SelectQuery {
             .joined(separator: ", ")
     }
 
-    /// `SELECT columns FROM table AS t0 WHERE … ORDER BY … LIMIT … OFFSET …`, leaving out the rows of
-    /// `excludingKeys`.
     /// The keys of every matching row, in no particular order (a batch operation's rows: sorting
     /// them would cost SQLite a sort of the result where an index walk gives them directly).
-    var matchingKeys: SQLFragment {
-        let fragment = SQLFragment("SELECT t0.Z_PK FROM \(mapping.table) AS t0")
+    var matchingKeys: SQLFragment { matchingRows(selecting: "t0.Z_PK") }
+
+    /// Columns of every matching row, in no particular order, as ``matchingKeys``.
+    func matchingRows(selecting columns: String) -> SQLFragment {
+        let fragment = SQLFragment("SELECT \(columns) FROM \(mapping.table) AS t0")
         return condition.map { fragment + " WHERE " + $0 } ?? fragment
     }
 
+    /// `SELECT columns FROM table AS t0 WHERE … ORDER BY … LIMIT … OFFSET …`, leaving out the rows of
+    /// `excludingKeys`.
     func sql(selecting columns: String, limit: Int?, offset: Int, excludingKeys: some Collection<Int64>) -> SQLFragment {
         var fragment = SQLFragment("SELECT \(columns) FROM \(mapping.table) AS t0")
         var conditions: [SQLFragment] = condition.map { [$0] } ?? []
