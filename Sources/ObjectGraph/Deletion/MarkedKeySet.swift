@@ -34,6 +34,7 @@ struct MarkedKeySet {
         (self.lowest, self.words, sparse) = (lowest, words, nil)
     }
 
+    @inline(__always)
     func contains(_ key: Int64) -> Bool {
         if let sparse { return sparse.contains(key) }
         let (offset, overflow) = key.subtractingReportingOverflow(lowest)

@@ -43,8 +43,19 @@ extension ObjectContext {
     func unmarked(_ ids: [ObjectID], destination: EntityDeclaration, owner: ObjectState,
                   property: @autoclosure () -> String) -> [ObjectID] {
         guard !ids.isEmpty, let marks = marks(of: destination, owner: owner, property: property()) else { return ids }
-        // Most relationships hide nothing: they are returned as they are, without a copy.
-        guard let firstMarked = ids.firstIndex(where: { isMarked($0, marks) }) else { return ids }
+        // Most relationships hide nothing: they are returned as they are, without a copy. Without
+        // unsaved marks a member is tested against the stored ones alone, in a loop of a few
+        // instructions per member (reading a relationship runs it over every member).
+        var firstMarked = ids.endIndex
+        if marks.unsaved.isEmpty {
+            for index in ids.indices where marks.stored.contains(ids[index].key) {
+                firstMarked = index
+                break
+            }
+        } else {
+            firstMarked = ids.firstIndex { isMarked($0, marks) } ?? ids.endIndex
+        }
+        guard firstMarked < ids.endIndex else { return ids }
         var shown: [ObjectID] = []
         shown.reserveCapacity(ids.count - 1)
         shown.append(contentsOf: ids[..<firstMarked])

@@ -119,30 +119,48 @@ struct RowReader {
             let sqliteStatement = statement.sqliteStatement
             // Rows mostly come grouped by owner (the foreign-key index is walked one owner at a
             // time): a run of one owner's members is gathered in a reused buffer, then stored in an
-            // array of its own size.
-            var membersByOwner: [Int64: [Member]] = [:]
-            membersByOwner.reserveCapacity(owners.count)
-            var owner: Int64?
-            var members: [Member] = []
-            func store() {
-                guard let owner else { return }
-                if membersByOwner[owner] == nil {
-                    membersByOwner[owner] = Array(members)
-                } else {
-                    membersByOwner[owner]?.append(contentsOf: members)
-                }
-                members.removeAll(keepingCapacity: true)
-            }
+            // array of its own size. No local function: variables one captures are checked for
+            // exclusive access at every use, which cost more than the rest of the loop.
+            var grouping = MemberGrouping<Member>(capacity: owners.count)
             try Row.fetchCursor(statement).forEach { _ in
-                let rowOwner = Int64(sqliteStatement: sqliteStatement, index: 0)
-                if rowOwner != owner {
-                    store()
-                    owner = rowOwner
-                }
-                members.append(member(Int64(sqliteStatement: sqliteStatement, index: 1)))
+                grouping.append(member(Int64(sqliteStatement: sqliteStatement, index: 1)),
+                                of: Int64(sqliteStatement: sqliteStatement, index: 0))
             }
-            store()
-            return membersByOwner
+            return grouping.finished()
         }
+    }
+}
+
+/// Members gathered by owner from rows that mostly come one owner at a time.
+private struct MemberGrouping<Member> {
+    private var membersByOwner: [Int64: [Member]] = [:]
+    private var owner: Int64?
+    private var run: [Member] = []
+
+    init(capacity: Int) {
+        membersByOwner.reserveCapacity(capacity)
+    }
+
+    mutating func append(_ member: Member, of rowOwner: Int64) {
+        if rowOwner != owner {
+            storeRun()
+            owner = rowOwner
+        }
+        run.append(member)
+    }
+
+    mutating func finished() -> [Int64: [Member]] {
+        storeRun()
+        return membersByOwner
+    }
+
+    private mutating func storeRun() {
+        guard let owner else { return }
+        if membersByOwner[owner] == nil {
+            membersByOwner[owner] = Array(run)
+        } else {
+            membersByOwner[owner]?.append(contentsOf: run)
+        }
+        run.removeAll(keepingCapacity: true)
     }
 }
