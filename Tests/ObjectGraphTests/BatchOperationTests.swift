@@ -95,7 +95,33 @@ import Testing
         let fresh = container.newBackgroundContext()
         let left = try fresh.fetch(FetchDescriptor<Person>(sortBy: [SortDescriptor(\.name)]))
         #expect(left.map { $0.chores.map(\.title) } == [[], ["laundry"]])
+        // Every deleted row is in the history, with its global ID.
+        let record = try #require(try container.fetchHistory().last)
+        let recorded = record.changes.filter { $0.kind == .delete }
+        #expect(Set(recorded.map(\.objectID)) == deleted)
+        #expect(Set(recorded.map(\.globalID)).count == 4)
         withExtendedLifetime(token) {}
+    }
+
+    /// A batch deletion whose predicate reads a relationship selects its rows once: deleting the
+    /// roots of a tree nullifies their children's parent, which makes them match the predicate too,
+    /// and they must stay.
+    @Test func aPredicateOverARelationshipDeletesOnlyTheRowsItFirstSelected() throws {
+        let container = try ObjectContainer(for: Node.self, configuration: .inMemory)
+        let context = container.newBackgroundContext()
+        let root = Node(name: "root")
+        let branch = Node(name: "branch", parent: root)
+        for node in [root, branch, Node(name: "leaf", parent: root), Node(name: "twig", parent: branch)] {
+            context.insert(node)
+        }
+        try context.save()
+
+        let deleted = try context.batchDelete(Node.self, where: #Predicate { $0.parent == nil })
+        #expect(deleted == [root.objectID])
+        let fresh = container.newBackgroundContext()
+        let left = try fresh.fetch(FetchDescriptor<Node>(sortBy: [SortDescriptor(\.name)]))
+        #expect(left.map(\.name) == ["branch", "leaf", "twig"])
+        #expect(left.map { $0.parent?.name } == [nil, nil, "branch"])
     }
 
     @Test func aDenyRuleRefusesTheWholeBatch() throws {

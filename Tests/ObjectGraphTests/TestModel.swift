@@ -348,3 +348,15 @@ final class Impossible: Entity {
     @Relationship(inverse: \Chore.assignee) var chores: Set<Chore> = []
     init(name: String) { self.name = name }
 }
+
+/// A tree whose deletion nullifies the children's link to their parent: deleting the roots leaves
+/// their children without a parent, that is, matching `parent == nil` in turn.
+@Entity final class Node {
+    var name: String
+    var parent: Node?
+    @Relationship(inverse: \Node.parent) var children: Set<Node> = []
+    init(name: String, parent: Node? = nil) {
+        self.name = name
+        self.parent = parent
+    }
+}

@@ -34,7 +34,8 @@ extension ObjectContext {
         let use = beginUse()
         defer { use.end() }
         let select = try SelectQuery(FetchDescriptor<T>(predicate: predicate, includesMarkedForDeletion: true), store: store)
-        return try deleteRows([select.mapping.index: select.matchingRows(selecting:)])
+        return try deleteRows([select.mapping.index: DeletionSeed(condition: select.condition,
+                                                                  isRepeatable: select.readsOnlyOwnColumns)])
     }
 
     /// Deletes, as SQL in one transaction, the objects of every ``DelayedDeletable`` entity marked
@@ -49,20 +50,19 @@ extension ObjectContext {
     public func deleteMarkedObjects(markedBefore cutoff: Date = Date(timeIntervalSinceNow: -120)) throws -> Set<ObjectID> {
         let use = beginUse()
         defer { use.end() }
-        var seeds: [Int: (String) -> SQLFragment] = [:]
+        var seeds: [Int: DeletionSeed] = [:]
         for mapping in store.mappings {
             guard let slot = mapping.markedForDeletionSlot else { continue }
-            seeds[mapping.index] = { columns in
-                SQLFragment("SELECT \(columns) FROM \(mapping.table) AS t0 WHERE t0.\(mapping.quotedAttributeColumns[slot]) < ?",
-                            arguments: [cutoff.storedValue.databaseValue])
-            }
+            seeds[mapping.index] = DeletionSeed(
+                condition: SQLFragment("t0.\(mapping.quotedAttributeColumns[slot]) < ?", arguments: [cutoff.storedValue.databaseValue]),
+                isRepeatable: true)
         }
         return try deleteRows(seeds)
     }
 
-    /// Deletes the rows `seeds` select (by mapping index, given the columns to read) in the batch's
-    /// transaction, with their delete rules.
-    private func deleteRows(_ seeds: [Int: (String) -> SQLFragment]) throws -> Set<ObjectID> {
+    /// Deletes the rows `seeds` select (by mapping index) in the batch's transaction, with their
+    /// delete rules.
+    private func deleteRows(_ seeds: [Int: DeletionSeed]) throws -> Set<ObjectID> {
         let mappings = store.mappings
         let identity = store.identity
         let commit = try commitBatch { writer in

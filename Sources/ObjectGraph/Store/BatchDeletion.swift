@@ -1,6 +1,16 @@
 import GRDB
 import GRDBSQLite
 
+/// The rows of one entity a batch deletion starts from: those a condition selects.
+struct DeletionSeed {
+    /// A condition on the entity's table aliased `t0`; nil for every row.
+    let condition: SQLFragment?
+    /// Whether the condition reads only the rows' own attributes and keys. Nothing in a deletion
+    /// changes those, so it selects the same rows again at the end, where the history and the
+    /// `DELETE` then use it: walking its index costs SQLite less than finding every row by key.
+    let isRepeatable: Bool
+}
+
 /// What a batch deletion wrote: the rows deleted, and the rows left whose relationships changed
 /// because related rows went, with the names of those relationships. Both by mapping index.
 struct BatchDeletion {
@@ -19,16 +29,15 @@ extension RowWriter {
     /// side's relationship without any write there; those rows are reported as updated all the same,
     /// so that contexts holding them read the relationship again.
     ///
-    /// - Parameter seeds: The rows to delete, by mapping index: for each, the query that selects them
-    ///   given the columns to read (of the table aliased `t0`). Their foreign keys are read with them,
+    /// - Parameter seeds: The rows to delete, by mapping index. Their foreign keys are read with them,
     ///   so that the rules of the relationships kept in their own row need no second read.
-    func deleteWithRules(_ seeds: [Int: (_ columns: String) -> SQLFragment], mappings: [EntityMapping],
+    func deleteWithRules(_ seeds: [Int: DeletionSeed], mappings: [EntityMapping],
                          store: StoreIdentity) throws -> BatchDeletion {
         var result = BatchDeletion()
         var work: [(index: Int, keys: [Int64], areSeeds: Bool)] = []
         var seedLinks = SeedLinks()
-        for (index, query) in seeds {
-            let rows = try seedLinks.read(query, mapping: mappings[index], writer: self)
+        for (index, seed) in seeds {
+            let rows = try seedLinks.read(seed, mapping: mappings[index], writer: self)
             guard !rows.isEmpty else { continue }
             result.deleted[index] = Set(rows)
             work.append((index, rows, true))
@@ -102,7 +111,13 @@ extension RowWriter {
             }
         }
         for (index, keys) in selections {
-            try delete(keys: keys, mapping: mappings[index])
+            // The seeds by their condition when it selects them again, the other rows by key.
+            var rows: [SQLFragment]?
+            if let seed = seeds[index], seed.isRepeatable {
+                let others = seedLinks.others(in: deletedKeys[index] ?? [], index: index)
+                rows = [seed.condition ?? SQLFragment("1")] + KeySelection(others).conditions(on: "t0.Z_PK")
+            }
+            try delete(keys: keys, mapping: mappings[index], rows: rows)
         }
         return result
     }
@@ -153,13 +168,14 @@ private struct SeedLinks {
     /// By mapping index, then by relationship property index.
     private var links: [Int: [Int: [(owner: Int64, related: Int64)]]] = [:]
 
-    /// Reads the keys `query` selects, with their foreign keys; returns the keys.
-    mutating func read(_ query: (_ columns: String) -> SQLFragment, mapping: EntityMapping,
-                       writer: RowWriter) throws -> [Int64] {
+    /// Reads the keys of the rows a seed selects, with their foreign keys; returns the keys.
+    mutating func read(_ seed: DeletionSeed, mapping: EntityMapping, writer: RowWriter) throws -> [Int64] {
         let foreignKeys = mapping.toOneRelationships.compactMap { relationship in
             relationship.foreignKeyColumn.map { (relationship.propertyIndex, $0) }
         }
-        let fragment = query((["t0.Z_PK"] + foreignKeys.map { "t0." + SQL.quote($0.1) }).joined(separator: ", "))
+        let columns = (["t0.Z_PK"] + foreignKeys.map { "t0." + SQL.quote($0.1) }).joined(separator: ", ")
+        var fragment = SQLFragment("SELECT \(columns) FROM \(mapping.table) AS t0")
+        if let condition = seed.condition { fragment = fragment + " WHERE " + condition }
         let statement = try writer.db.cachedStatement(sql: fragment.sql)
         try statement.bind(fragment.arguments)
         let sqliteStatement = statement.sqliteStatement

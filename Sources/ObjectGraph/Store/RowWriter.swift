@@ -135,15 +135,20 @@ struct RowWriter {
 
     /// Deletes rows set-wise, with their join-table links, after recording each deletion (and the
     /// values the entity preserves) in the history.
-    func delete(keys: KeySelection, mapping: EntityMapping) throws {
-        try recordChanges(.delete, keys: keys, mapping: mapping)
-        let joinTables = mapping.toManyRelationships.compactMap { relationship -> (String, String)? in
-            if case let .joinTable(table, source, _, _) = relationship.storage { return (SQL.quote(table), source) }
-            return nil
+    ///
+    /// - Parameter rows: Conditions on the table aliased `t0` that select the same rows, when cheaper
+    ///   than the keys (a batch deletion's own condition); the keys' by default.
+    func delete(keys: KeySelection, mapping: EntityMapping, rows: [SQLFragment]? = nil) throws {
+        let rows = rows ?? keys.conditions(on: "t0.Z_PK")
+        try recordChanges(.delete, rows: rows, mapping: mapping)
+        for condition in rows {
+            try execute("DELETE FROM \(mapping.table) AS t0 WHERE \(condition.sql)", condition.arguments)
         }
-        for (table, column) in [(mapping.table, "Z_PK")] + joinTables {
-            for condition in keys.conditions(on: column) {
-                try execute("DELETE FROM \(table) WHERE \(condition.sql)", condition.arguments)
+        // The rows are gone: their links go by key.
+        for relationship in mapping.toManyRelationships {
+            guard case let .joinTable(table, source, _, _) = relationship.storage else { continue }
+            for condition in keys.conditions(on: source) {
+                try execute("DELETE FROM \(SQL.quote(table)) WHERE \(condition.sql)", condition.arguments)
             }
         }
     }
@@ -214,12 +219,18 @@ struct RowWriter {
     /// recorded before the rows go: its record keeps their global IDs and preserved values.
     func recordChanges(_ kind: HistoryTables.Kind, keys: KeySelection, changedKeys: String? = nil,
                        mapping: EntityMapping) throws {
+        try recordChanges(kind, rows: keys.conditions(on: "t0.Z_PK"), changedKeys: changedKeys, mapping: mapping)
+    }
+
+    /// Records a change of the rows that `rows`, conditions on the table aliased `t0`, select.
+    func recordChanges(_ kind: HistoryTables.Kind, rows: [SQLFragment], changedKeys: String? = nil,
+                       mapping: EntityMapping) throws {
         guard sequence > 0 else { return }
         let tombstone = kind == .delete ? mapping.tombstoneSQL : "NULL"
-        for condition in keys.conditions(on: "Z_PK") {
+        for condition in rows {
             try execute("""
                 INSERT INTO \(HistoryTables.changes) (Z_SEQUENCE, Z_ENTITY, Z_PK, Z_KIND, Z_UUID, Z_KEYS, Z_TOMBSTONE) \
-                SELECT ?, ?, Z_PK, ?, Z_UUID, ?, \(tombstone) FROM \(mapping.table) WHERE \(condition.sql)
+                SELECT ?, ?, Z_PK, ?, Z_UUID, ?, \(tombstone) FROM \(mapping.table) AS t0 WHERE \(condition.sql)
                 """, [sequence.databaseValue, mapping.name.databaseValue, kind.rawValue.databaseValue,
                       changedKeys.databaseValue] + condition.arguments)
         }

@@ -16,6 +16,9 @@ struct PredicateTranslator {
     /// drop what only turns NULL into `false` (and leave SQLite free to use an index). A node reads
     /// it before translating its operands, which are not in that position unless it says so.
     private(set) var nodeOnlyFilters = false
+    /// Whether the condition reads a relationship (a foreign key, a join, another row); otherwise it
+    /// reads only the root row's attributes and key.
+    private(set) var readsRelationships = false
 
     init(store: SQLiteStore, rootEntity: String) {
         self.store = store
@@ -43,12 +46,14 @@ struct PredicateTranslator {
         case key(SQLFragment)
     }
 
-    /// The condition for a predicate over `mapping`, whose table is aliased `t0`.
-    static func condition<T: Entity>(for predicate: Predicate<T>, mapping: EntityMapping, store: SQLiteStore) throws -> SQLFragment {
+    /// The condition for a predicate over `mapping`, whose table is aliased `t0`, and whether it reads
+    /// only that row's own attributes and key (no relationship).
+    static func condition<T: Entity>(for predicate: Predicate<T>, mapping: EntityMapping,
+                                     store: SQLiteStore) throws -> (SQLFragment, readsOnlyOwnColumns: Bool) {
         var translator = PredicateTranslator(store: store, rootEntity: mapping.name)
         translator.bindings[predicate.variable.key] = .row(mapping, .alias("t0"))
         let operand = try translator.translate(predicate.expression, onlyFilters: true)
-        return try translator.scalar(operand, "the predicate's result")
+        return (try translator.scalar(operand, "the predicate's result"), !translator.readsRelationships)
     }
 
     /// - Parameter onlyFilters: Whether the expression's value only decides whether a row is
@@ -147,6 +152,7 @@ struct PredicateTranslator {
                     return .scalar(SQLFragment("(SELECT \(column) FROM \(mapping.table) WHERE Z_PK = ", key, ")"), type)
                 }
             case .toOne(let slot):
+                readsRelationships = true
                 let relationship = mapping.toOneRelationships[slot]
                 let destination = store.mappings[relationship.destination]
                 let ownKey = rowKey(access)
@@ -164,6 +170,7 @@ struct PredicateTranslator {
                     throw unsupported("\(mapping.name).\(relationship.name)")
                 }
             case .toMany(let slot):
+                readsRelationships = true
                 return .toMany(mapping.toManyRelationships[slot], owner: rowKey(access))
             }
         case let .toMany(relationship, owner):

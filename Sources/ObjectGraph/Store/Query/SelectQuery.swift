@@ -2,6 +2,9 @@
 struct SelectQuery {
     let mapping: EntityMapping
     let condition: SQLFragment?
+    /// Whether the condition reads only the rows' own attributes and keys: then, in a transaction that
+    /// changes no attribute of the entity, it selects the same rows again.
+    let readsOnlyOwnColumns: Bool
     let orderBy: String
 
     /// Translates a descriptor's predicate and sort.
@@ -14,9 +17,11 @@ struct SelectQuery {
             throw ObjectGraphError.unknownEntity(T._$entity.name)
         }
         self.mapping = mapping
-        var condition = try descriptor.predicate.map {
+        let translated = try descriptor.predicate.map {
             try PredicateTranslator.condition(for: $0, mapping: mapping, store: store)
         }
+        var condition = translated?.0
+        readsOnlyOwnColumns = translated?.readsOnlyOwnColumns ?? true
         if !descriptor.includesMarkedForDeletion, let slot = mapping.markedForDeletionSlot {
             let unmarked = SQLFragment("t0.\(mapping.quotedAttributeColumns[slot]) IS NULL")
             condition = condition.map { unmarked + " AND (" + $0 + ")" } ?? unmarked
@@ -31,11 +36,8 @@ struct SelectQuery {
 
     /// The keys of every matching row, in no particular order (a batch operation's rows: sorting
     /// them would cost SQLite a sort of the result where an index walk gives them directly).
-    var matchingKeys: SQLFragment { matchingRows(selecting: "t0.Z_PK") }
-
-    /// Columns of every matching row, in no particular order, as ``matchingKeys``.
-    func matchingRows(selecting columns: String) -> SQLFragment {
-        let fragment = SQLFragment("SELECT \(columns) FROM \(mapping.table) AS t0")
+    var matchingKeys: SQLFragment {
+        let fragment = SQLFragment("SELECT t0.Z_PK FROM \(mapping.table) AS t0")
         return condition.map { fragment + " WHERE " + $0 } ?? fragment
     }
 
