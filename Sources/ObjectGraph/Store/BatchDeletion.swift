@@ -31,6 +31,8 @@ extension RowWriter {
     ///
     /// - Parameter seeds: The rows to delete, by mapping index. Their foreign keys are read with them,
     ///   so that the rules of the relationships kept in their own row need no second read.
+    /// - Throws: ``ObjectGraphError/validationFailed(_:)`` with ``ValidationFailure/Reason/deleteDenied(count:)``
+    ///   for each row whose deny rule still holds rows.
     func deleteWithRules(_ seeds: [Int: DeletionSeed], mappings: [EntityMapping],
                          store: StoreIdentity) throws -> BatchDeletion {
         var result = BatchDeletion()
@@ -42,8 +44,8 @@ extension RowWriter {
             result.deleted[index] = Set(rows)
             work.append((index, rows, true))
         }
-        /// The links of a relationship from `keys`, which hold every seed row of their entity or none:
-        /// the seed rows' as read with them, the others' from the store.
+        // The links of a relationship from `keys`, which hold every seed row of their entity or none:
+        // the seed rows' as read with them, the others' from the store.
         func links(of relationship: RelationshipMapping, from keys: [Int64], index: Int, includingSeeds: Bool,
                    selection: KeySelection? = nil) throws -> [(owner: Int64, related: Int64)] {
             guard includingSeeds, let known = seedLinks.links(of: relationship, index: index) else {

@@ -35,7 +35,8 @@ final class LogCheckpointer: Sendable {
     /// Takes over the checkpoints of a connection that writes; read-only connections never commit.
     func install(on db: Database) {
         guard !db.configuration.readonly else { return }
-        // Safety: the store keeps this checkpointer as long as its pool, whose connections call the hook.
+        // Safety: the pool's `prepareDatabase` closure holds this checkpointer, so it outlives every
+        // connection whose commits call the hook.
         let context = Unmanaged.passUnretained(self).toOpaque()
         sqlite3_wal_hook(db.sqliteConnection, { context, connection, name, pages in
             guard let context else { return SQLITE_OK }
