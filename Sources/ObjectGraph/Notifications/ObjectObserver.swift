@@ -25,24 +25,16 @@ public final class ObjectObserver<Object: Entity> {
                  onChange: @escaping (Change) -> Void) {
         guard let context = object.objectContext else { return nil }
         token = context.observeObjectsDidChange { [weak object] change in
-            guard let object, let kind = Self.change(of: object, in: change, predicate: predicate) else { return }
-            onChange(kind)
+            guard let object, let kind = change.kind(for: object, matching: predicate) else { return }
+            switch kind {
+            case .update(let keys): onChange(.update(changedKeys: keys))
+            case .delete: onChange(.delete)
+            }
         }
     }
 
     /// Stops the deliveries.
     public func cancel() {
         token = nil
-    }
-
-    private static func change(of object: Object, in change: ObjectsDidChange, predicate: Predicate<Object>?) -> Change? {
-        if change.isGone(object) { return .delete }
-        let updates = change.updatedObjects + change.refreshedObjects
-        let keys = updates.filter { $0.object === object }.reduce(into: Set<String>()) { $0.formUnion($1.changedKeys) }
-        guard updates.contains(where: { $0.object === object }) else { return nil }
-        // Marked for deletion (two-step deletion): gone, as far as a screen is concerned.
-        if let deletable = object as? any DelayedDeletable, deletable.markedForDeletionDate != nil { return .delete }
-        if let predicate, (try? predicate.evaluate(object)) != true { return .delete }
-        return .update(changedKeys: keys)
     }
 }

@@ -1,0 +1,115 @@
+/// Receives the changes of one object from an ``ObjectMonitor``: CoreStore's `ObjectObserver`.
+///
+/// Every method has an empty default, so an observer implements only what it needs. They are called
+/// on the isolation of the monitored object's context (the main actor for the view context).
+public protocol ObjectMonitorObserver<MonitoredEntity>: AnyObject {
+    /// The entity of the monitored object.
+    associatedtype MonitoredEntity: Entity
+
+    /// The object is about to be reported as updated; `object` already has its new values.
+    func objectMonitor(_ monitor: ObjectMonitor<MonitoredEntity>, willUpdateObject object: MonitoredEntity)
+
+    /// The object changed; `changedPersistentKeys` names the properties that did, where known (a
+    /// merged save from another context names them; a refresh without one does not).
+    func objectMonitor(_ monitor: ObjectMonitor<MonitoredEntity>, didUpdateObject object: MonitoredEntity,
+                       changedPersistentKeys: Set<String>)
+
+    /// The object was deleted (here, by a cascade, by another context's merged save or by a batch
+    /// deletion), marked for deletion, or forgotten by a reset. `object` keeps its last values; the
+    /// monitor's ``ObjectMonitor/object`` is nil from now on.
+    func objectMonitor(_ monitor: ObjectMonitor<MonitoredEntity>, didDeleteObject object: MonitoredEntity)
+}
+
+extension ObjectMonitorObserver {
+    public func objectMonitor(_ monitor: ObjectMonitor<MonitoredEntity>, willUpdateObject object: MonitoredEntity) {}
+    public func objectMonitor(_ monitor: ObjectMonitor<MonitoredEntity>, didUpdateObject object: MonitoredEntity,
+                              changedPersistentKeys: Set<String>) {}
+    public func objectMonitor(_ monitor: ObjectMonitor<MonitoredEntity>, didDeleteObject object: MonitoredEntity) {}
+}
+
+/// Watches one object and tells any number of observers when it changes or goes: CoreStore's
+/// `ObjectMonitor`, the replacement for key-value observing.
+///
+/// ```swift
+/// let monitor = context.monitorObject(mood)
+/// monitor.addObserver(detailScreen)   // an ObjectMonitorObserver
+/// monitor.addObserver(badge)          // one monitor, shared between screens
+/// ```
+///
+/// Every source of change reaches it through its context's ``ObjectsDidChange``: the context's own
+/// changes, cascades, other contexts' saves once merged, batch operations and other processes' saves
+/// (see <doc:ChangesAndMerging>). Observers are held weakly: one that goes away is dropped, and
+/// ``removeObserver(_:)`` is only needed to stop earlier. The monitor holds its object until the object
+/// is deleted; it lives on the context's isolation and is not `Sendable`.
+public final class ObjectMonitor<Object: Entity> {
+    /// The monitored object; nil once it was deleted (or marked for deletion, or forgotten).
+    public private(set) var object: Object?
+    private var observers: [(reference: WeakObserver, deliver: (Event) -> Void)] = []
+    private var token: ObservationToken?
+
+    enum Event {
+        case update(Object, changedKeys: Set<String>)
+        case delete(Object)
+    }
+
+    /// A monitor of `object`; nil when the object belongs to no context.
+    init?(object: Object) {
+        guard let context = object.objectContext, !object.isDeleted else { return nil }
+        self.object = object
+        token = context.observeObjectsDidChange { [weak self] change in self?.process(change) }
+    }
+
+    /// Whether the object is still there (not deleted).
+    public var isValid: Bool { object != nil }
+
+    /// Adds an observer, held weakly; adding one twice has no effect.
+    public func addObserver<Observer: ObjectMonitorObserver>(_ observer: Observer) where Observer.MonitoredEntity == Object {
+        guard !observers.contains(where: { $0.reference.object === observer }) else { return }
+        let reference = WeakObserver(observer)
+        observers.append((reference, { [weak self, weak observer] event in
+            guard let self, let observer else { return }
+            switch event {
+            case let .update(object, keys):
+                observer.objectMonitor(self, willUpdateObject: object)
+                observer.objectMonitor(self, didUpdateObject: object, changedPersistentKeys: keys)
+            case let .delete(object):
+                observer.objectMonitor(self, didDeleteObject: object)
+            }
+        }))
+    }
+
+    /// Stops the deliveries to `observer`.
+    public func removeObserver(_ observer: some ObjectMonitorObserver) {
+        observers.removeAll { $0.reference.object === observer || $0.reference.object == nil }
+    }
+
+    private func process(_ change: ObjectsDidChange) {
+        guard let object, let kind = change.kind(for: object) else { return }
+        observers.removeAll { $0.reference.object == nil }
+        switch kind {
+        case .update(let keys):
+            for observer in observers { observer.deliver(.update(object, changedKeys: keys)) }
+        case .delete:
+            self.object = nil
+            token = nil
+            for observer in observers { observer.deliver(.delete(object)) }
+        }
+    }
+}
+
+/// A weak reference to an observer of any type, to tell whether it is still there.
+final class WeakObserver {
+    weak var object: AnyObject?
+    init(_ object: AnyObject) { self.object = object }
+}
+
+extension ObjectContext {
+    /// A monitor of `object`, for observers that follow its changes and its deletion.
+    ///
+    /// - Parameter object: An object of this context.
+    /// - Returns: The monitor; nil when `object` is not in this context or is deleted.
+    public func monitorObject<Object: Entity>(_ object: Object) -> ObjectMonitor<Object>? {
+        guard object.objectContext === self else { return nil }
+        return ObjectMonitor(object: object)
+    }
+}

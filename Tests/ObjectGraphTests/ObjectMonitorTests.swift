@@ -1,0 +1,135 @@
+import Foundation
+import MoodyModel
+import ObjectGraph
+import Testing
+
+/// A screen's record of what its ``ObjectMonitor`` told it, in order.
+private final class RecordingObjectObserver: ObjectMonitorObserver {
+    enum Event: Equatable {
+        case willUpdate(text: String)
+        case didUpdate(text: String, keys: Set<String>)
+        case didDelete(text: String)
+    }
+
+    var events: [Event] = []
+    var monitorObjectAtDelete: Mood??
+
+    func objectMonitor(_ monitor: ObjectMonitor<Mood>, willUpdateObject object: Mood) {
+        events.append(.willUpdate(text: object.text))
+    }
+
+    func objectMonitor(_ monitor: ObjectMonitor<Mood>, didUpdateObject object: Mood, changedPersistentKeys: Set<String>) {
+        events.append(.didUpdate(text: object.text, keys: changedPersistentKeys))
+    }
+
+    func objectMonitor(_ monitor: ObjectMonitor<Mood>, didDeleteObject object: Mood) {
+        monitorObjectAtDelete = .some(monitor.object)
+        events.append(.didDelete(text: object.text))
+    }
+}
+
+/// ObjectMonitor (issue 13, point 1): will-update, did-update with the changed keys, did-delete with
+/// the object's last values; several weakly held observers; one monitor shared between screens.
+@Suite struct ObjectMonitorTests {
+    @Test func observersHearUpdatesWithTheirKeysAndTheDeletionWithTheLastValues() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let (_, france, _) = try makeEurope(in: context)
+        let mood = Mood(text: "Sunny", rating: 4, country: france)
+        context.insert(mood)
+        try context.save()
+        let monitor = try #require(context.monitorObject(mood))
+        let screen = RecordingObjectObserver()
+        let badge = RecordingObjectObserver()
+        monitor.addObserver(screen)
+        monitor.addObserver(badge)
+        monitor.addObserver(screen)  // twice: still one delivery
+
+        mood.text = "Cloudy"
+        mood.rating = 2
+        context.processPendingChanges()
+        let update: [RecordingObjectObserver.Event] = [
+            .willUpdate(text: "Cloudy"), .didUpdate(text: "Cloudy", keys: ["text", "rating"])]
+        #expect(screen.events == update)
+        #expect(badge.events == update)
+
+        context.delete(mood)
+        context.processPendingChanges()
+        #expect(screen.events == update + [.didDelete(text: "Cloudy")])
+        #expect(screen.monitorObjectAtDelete == .some(nil))
+        #expect(monitor.object == nil && !monitor.isValid)
+        #expect(badge.events.last == .didDelete(text: "Cloudy"))
+    }
+
+    @Test func anotherContextsSaveAndItsDeletionReachTheMonitor() throws {
+        let container = try makeContainer()
+        let writer = container.newBackgroundContext()
+        let (_, france, _) = try makeEurope(in: writer)
+        let mood = Mood(text: "Sunny", country: france)
+        writer.insert(mood)
+        try writer.save()
+        let viewer = container.newBackgroundContext()
+        let shown = try viewer.existingObject(with: mood.objectID, as: Mood.self)
+        _ = shown.text
+        let monitor = try #require(viewer.monitorObject(shown))
+        let screen = RecordingObjectObserver()
+        monitor.addObserver(screen)
+
+        mood.text = "Rainy"
+        try writer.save()
+        viewer.processPendingChanges()
+        #expect(screen.events == [.willUpdate(text: "Rainy"), .didUpdate(text: "Rainy", keys: ["text"])])
+
+        // A cascade in the other context: the continent takes the country and its mood.
+        writer.delete(try #require(france.continent))
+        try writer.save()
+        viewer.processPendingChanges()
+        #expect(screen.events.last == .didDelete(text: "Rainy"))
+        #expect(monitor.object == nil)
+    }
+
+    @Test func aMarkForDeletionIsADeletionAndAReleasedObserverIsDropped() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let mood = Mood(text: "Sunny")
+        context.insert(mood)
+        try context.save()
+        let monitor = try #require(context.monitorObject(mood))
+        let kept = RecordingObjectObserver()
+        monitor.addObserver(kept)
+        var released: RecordingObjectObserver? = RecordingObjectObserver()
+        weak let releasedReference = released
+        monitor.addObserver(try #require(released))
+        released = nil
+        #expect(releasedReference == nil)  // the monitor does not keep it alive
+
+        mood.markForLocalDeletion()
+        context.processPendingChanges()
+        #expect(kept.events == [.didDelete(text: "Sunny")])
+        #expect(monitor.object == nil)
+        // Nothing more is delivered once the object is gone.
+        mood.text = "Changed"
+        context.processPendingChanges()
+        #expect(kept.events.count == 1)
+    }
+
+    @Test func removingAnObserverStopsItsDeliveries() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let mood = Mood(text: "Sunny")
+        context.insert(mood)
+        try context.save()
+        let monitor = try #require(context.monitorObject(mood))
+        let screen = RecordingObjectObserver()
+        monitor.addObserver(screen)
+        monitor.removeObserver(screen)
+        mood.text = "Cloudy"
+        context.processPendingChanges()
+        #expect(screen.events.isEmpty)
+        // A monitor of an object of another context, or of a deleted one, is refused.
+        let other = container.newBackgroundContext()
+        #expect(other.monitorObject(mood) == nil)
+        context.delete(mood)
+        #expect(context.monitorObject(mood) == nil)
+    }
+}
