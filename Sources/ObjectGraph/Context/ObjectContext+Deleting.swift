@@ -175,7 +175,7 @@ extension ObjectContext {
     // MARK: Loading set-wise
 
     /// Loads the rows of the faults among `states`, a chunk of keys per query.
-    private func loadFaults(_ states: [ObjectState]) {
+    func loadFaults(_ states: [ObjectState]) {
         let faults = states.filter { $0.isFault && !$0.id.isTemporary }
         for (_, group) in Dictionary(grouping: faults, by: { ObjectIdentifier($0.entity) }) {
             guard let mapping = group.first?.mapping else { continue }

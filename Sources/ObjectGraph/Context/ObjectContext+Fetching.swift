@@ -36,7 +36,8 @@ extension ObjectContext {
                     let order = descriptor.compare(lhs, rhs)
                     if order != .orderedSame { return order == .orderedAscending }
                 }
-                return false
+                // Ties in the store's order, as SQL's, which ends with the primary key.
+                return lhs.objectID.precedesInStoreOrder(rhs.objectID)
             }
         }
         let end = request.fetchLimit.map { min(merged.count, request.fetchOffset + $0) } ?? merged.count

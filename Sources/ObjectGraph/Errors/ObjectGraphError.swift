@@ -38,6 +38,9 @@ public enum ObjectGraphError: Error, Sendable, Equatable {
     /// A batch operation was refused before anything was written: `reason` says what is wrong with
     /// its input (the row, for a batch insert) and `property` names the property involved.
     case invalidBatchOperation(entity: String, property: String?, reason: String)
+    /// A list monitor was refused: `reason` says what its request lacks (an order, or an order that
+    /// keeps each section's objects together).
+    case invalidListMonitor(entity: String, reason: String)
 }
 
 /// One reason a save was refused.
@@ -148,6 +151,8 @@ extension ObjectGraphError: CustomStringConvertible, LocalizedError {
             return "Could not read \(property.map { "\($0) of " } ?? "")\(id): \(error)"
         case let .invalidBatchOperation(entity, property, reason):
             return "Batch operation on \(entity)\(property.map { ".\($0)" } ?? "") refused: \(reason)"
+        case let .invalidListMonitor(entity, reason):
+            return "List monitor of \(entity) refused: \(reason)"
         }
     }
 

@@ -48,6 +48,18 @@ public struct ObjectID: Hashable, Sendable {
         return (store, String(parts[1]), key)
     }
 
+    /// Whether this ID comes first in the order a sorted fetch gives objects its sort finds equal:
+    /// saved objects by primary key (as SQL orders them), then unsaved ones in the order they were
+    /// made (their first save gives them keys after every existing one).
+    func precedesInStoreOrder(_ other: ObjectID) -> Bool {
+        switch (isTemporary, other.isTemporary) {
+        case (false, false): return key < other.key
+        case (true, true): return key > other.key  // temporary keys count down from -1
+        case (false, true): return true
+        case (true, false): return false
+        }
+    }
+
     static func temporary(for entity: EntityDeclaration) -> ObjectID {
         ObjectID(entity: entity, key: -TemporaryKeys.next(), store: nil)
     }

@@ -21,7 +21,8 @@ public struct ObjectsDidChange {
 
     /// Objects inserted here, or, after a merge, inserted by another context's save (as faults).
     public let insertedObjects: [any Entity]
-    /// Objects that were already saved and changed, with their changed keys.
+    /// Objects changed since the context last posted, with their changed keys: saved objects, and
+    /// inserted ones whose insertion was already posted.
     public let updatedObjects: [Update]
     /// Objects deleted. They keep their last values until saved.
     public let deletedObjects: [any Entity]
@@ -53,10 +54,12 @@ struct PendingObjectsChange {
             && !invalidatedAll
     }
 
-    /// Records a change to property `index` of a saved object (changes to inserted or deleted objects
-    /// are part of their insertion or deletion).
+    /// Records a change to property `index` of an object. A change to an object whose insertion or
+    /// deletion is still to be posted is part of it; an inserted object already posted as such is
+    /// reported updated, as a saved one is (a list showing it must learn of it).
     mutating func recordUpdate(of state: ObjectState, property index: Int) {
-        guard !state.isInserted, !state.isDeleted, let object = state.object else { return }
+        guard !state.isDeleted, let object = state.object else { return }
+        if state.isInserted, inserted[StateKey(state)] != nil { return }
         updated[StateKey(state), default: (object, PropertySet())].properties.insert(index)
     }
 

@@ -1,0 +1,470 @@
+public import Foundation
+import Algorithms
+
+/// A live list of the objects matching a fetch, in order, optionally in sections, that tells its
+/// observers exactly what changed: CoreStore's `ListMonitor`, in place of NSFetchedResultsController.
+///
+/// ```swift
+/// let monitor = try context.monitorSectionedList(
+///     Mood.self,
+///     sectionBy: SectionBy(\.country?.name),
+///     predicate: #Predicate { $0.rating > 2 },
+///     sortBy: [SortDescriptor(\.country?.name), SortDescriptor(\.date, order: .reverse)])
+/// monitor.addObserver(listScreen)        // a ListSectionObserver
+/// let first = monitor[0, 0]
+/// ```
+///
+/// The monitor computes its changes itself, from its context's ``ObjectsDidChange`` (so every source
+/// of change reaches it: the context's own changes, cascades, merged saves of other contexts, batch
+/// operations, other processes' saves, a reset). Only the objects a notification names are looked
+/// at: each is taken out of the list and put back where its values now place it, a binary search
+/// (see ``ListChangeset`` for what is reported). Objects marked for deletion (``DelayedDeletable``)
+/// leave the list unless the request includes them.
+///
+/// The monitor holds its objects and its context; it lives on the context's isolation and is not
+/// `Sendable`. Observers are held weakly.
+public final class ListMonitor<Object: Entity> {
+    private let context: ObjectContext
+    private var request: FetchDescriptor<Object>
+    private var sectionBy: SectionBy<Object>?
+    private var list: OrderedObjects
+    /// The sections' keys in order; an unsectioned list has one section, keyed nil, always there.
+    private var sectionKeys: [String?] = []
+    private var sectionCounts: [String?: Int] = [:]
+    private var sectionStarts: [Int] = []
+    private var observers: [(reference: WeakObserver, deliver: (ListChangeset<Object>) -> Void)] = []
+    private let changesetObservers = Observers<ListChangeset<Object>>()
+    private var token: ObservationToken?
+
+    /// The last error met evaluating the predicate on an object in memory; the object was left out.
+    public private(set) var lastEvaluationError: (any Error)?
+
+    init(context: ObjectContext, request: FetchDescriptor<Object>, sectionBy: SectionBy<Object>?) throws {
+        self.context = context
+        self.request = request
+        self.sectionBy = sectionBy
+        self.list = OrderedObjects(sorted: [])
+        try load()
+        token = context.observeObjectsDidChange { [weak self] change in self?.process(change) }
+    }
+
+    // MARK: Reading
+
+    /// The number of objects in the list.
+    public var count: Int { list.count }
+
+    /// The objects, in order.
+    public var objects: [Object] { list.all.map { unsafeDowncast($0, to: Object.self) } }
+
+    /// The object at `index` of the whole list.
+    public subscript(index: Int) -> Object { unsafeDowncast(list.object(at: index), to: Object.self) }
+
+    /// The object at `item` of section `section`.
+    public subscript(section: Int, item: Int) -> Object { self[sectionStarts[section] + item] }
+
+    /// The object at `indexPath` (section, then item).
+    public subscript(indexPath: IndexPath) -> Object { self[indexPath[0], indexPath[1]] }
+
+    /// The number of sections; an unsectioned list always has one.
+    public var numberOfSections: Int { sectionKeys.count }
+
+    /// The section at `index`, with its objects.
+    public func section(at index: Int) -> ListSection<Object> {
+        let start = sectionStarts[index]
+        let objects = (start..<start + (sectionCounts[sectionKeys[index]] ?? 0)).map { self[$0] }
+        return section(key: sectionKeys[index], objects: objects)
+    }
+
+    /// Every section, with its objects.
+    public var sections: [ListSection<Object>] { sectionKeys.indices.map(section(at:)) }
+
+    /// Where `object` is; nil when it is not in the list.
+    public func indexPath(of object: Object) -> IndexPath? {
+        list.position(of: object).map(indexPath(ofPosition:))
+    }
+
+    // MARK: Observing
+
+    /// Adds an observer, held weakly; it hears the list's changes at the level of the protocols it
+    /// adopts (``ListObserver``, ``ListObjectObserver``, ``ListSectionObserver``). Adding one twice has
+    /// no effect.
+    public func addObserver<Observer: ListObserver>(_ observer: Observer) where Observer.ListEntityType == Object {
+        guard !observers.contains(where: { $0.reference.object === observer }) else { return }
+        observers.append((WeakObserver(observer), { [weak self, weak observer] changeset in
+            guard let self, let observer else { return }
+            self.deliver(changeset, to: observer)
+        }))
+    }
+
+    /// Stops the deliveries to `observer`.
+    public func removeObserver(_ observer: some ListObserver) {
+        observers.removeAll { $0.reference.object === observer || $0.reference.object == nil }
+    }
+
+    /// Calls `handler` with each change of the list, as one value.
+    ///
+    /// - Returns: A token: the handler is called while it lives.
+    public func observeChanges(_ handler: @escaping (ListChangeset<Object>) -> Void) -> ObservationToken {
+        changesetObservers.add(handler)
+    }
+
+    /// The changes of the list from now on, each as one value. Iterate it on the context's isolation.
+    public var changes: AsyncStream<ListChangeset<Object>> { changesetObservers.stream() }
+
+    /// Fetches the list again with new clauses (nil keeps the current one) and reports it as a whole
+    /// (``ListObserver/listMonitorWillRefetch(_:)``, a changeset whose ``ListChangeset/isRefetch`` is true).
+    ///
+    /// - Throws: The errors of ``ObjectContext/fetch(_:)`` and
+    ///   ``ObjectGraphError/invalidListMonitor(entity:reason:)``; the monitor keeps its list then.
+    public func refetch(predicate: Predicate<Object>?? = nil, sortBy: [SortDescriptor<Object>]? = nil,
+                        sectionBy: SectionBy<Object>?? = nil) throws {
+        var request = self.request
+        if let predicate { request.predicate = predicate }
+        if let sortBy { request.sortBy = sortBy }
+        let sectionBy = sectionBy ?? self.sectionBy
+        let previous = (self.request, self.sectionBy)
+        self.request = request
+        self.sectionBy = sectionBy
+        do {
+            try reloadAsAWhole()
+        } catch {
+            (self.request, self.sectionBy) = previous
+            throw error
+        }
+    }
+
+    // MARK: Loading
+
+    private func load() throws {
+        try Self.validate(request, sectionBy)
+        var fetch = request
+        fetch.fetchBatchSize = 0
+        let objects = try context.fetch(fetch)
+        list = OrderedObjects(sorted: objects.map { $0 as AnyObject })
+        sectionKeys = []
+        sectionCounts = [:]
+        if let sectionBy {
+            for object in objects {
+                let key = sectionBy.key(object)
+                if sectionCounts[key] == nil { sectionKeys.append(key) }
+                sectionCounts[key, default: 0] += 1
+            }
+        } else {
+            sectionKeys = [nil]
+            sectionCounts = [nil: objects.count]
+        }
+        computeSectionStarts()
+    }
+
+    private func reloadAsAWhole() throws {
+        observers.removeAll { $0.reference.object == nil }
+        for observer in observers { observer.reference.object.flatMap { $0 as? any ListObserver }.map(willRefetch) }
+        try load()
+        let changeset = ListChangeset<Object>(changes: [], isRefetch: true)
+        for observer in observers { observer.deliver(changeset) }
+        changesetObservers.post(changeset)
+    }
+
+    private func willRefetch(_ observer: any ListObserver) {
+        func call<O: ListObserver>(_ observer: O) {
+            guard let monitor = self as? ListMonitor<O.ListEntityType> else { return }
+            observer.listMonitorWillRefetch(monitor)
+        }
+        call(observer)
+    }
+
+    static func validate(_ request: FetchDescriptor<Object>, _ sectionBy: SectionBy<Object>?) throws {
+        let entity = Object._$entity.name
+        guard let first = request.sortBy.first else {
+            throw ObjectGraphError.invalidListMonitor(
+                entity: entity, reason: "a list monitor needs at least one sort descriptor, for a deterministic order")
+        }
+        if let sectionBy {
+            guard let keyPath = first.keyPath,
+                  keyPath == sectionBy.keyPath
+                    || String(describing: keyPath) == String(describing: sectionBy.keyPath) else {
+                throw ObjectGraphError.invalidListMonitor(
+                    entity: entity,
+                    reason: "the first sort descriptor must sort by the section key path \(sectionBy.keyPath), "
+                        + "so that each section's objects are together")
+            }
+        }
+        if request.fetchLimit != nil || request.fetchOffset != 0 {
+            throw ObjectGraphError.invalidListMonitor(
+                entity: entity, reason: "a list monitor holds every matching object: fetchLimit and fetchOffset are not supported")
+        }
+    }
+
+    // MARK: Changes
+
+    private func process(_ change: ObjectsDidChange) {
+        if change.invalidatedAllObjects {
+            do { try reloadAsAWhole() } catch { lastEvaluationError = error }
+            return
+        }
+        var seen = Set<ObjectIdentifier>()
+        var candidates: [Object] = []
+        func consider(_ entity: any Entity) {
+            guard let object = entity as? Object, seen.insert(ObjectIdentifier(object)).inserted else { return }
+            candidates.append(object)
+        }
+        for object in change.insertedObjects { consider(object) }
+        for update in change.updatedObjects { consider(update.object) }
+        for update in change.refreshedObjects { consider(update.object) }
+        for object in change.deletedObjects { consider(object) }
+        for object in change.invalidatedObjects { consider(object) }
+        guard !candidates.isEmpty else { return }
+        let invalidated = Set(change.invalidatedObjects.map { ObjectIdentifier($0) })
+        // Objects merged in as faults are read set-wise, not one query each.
+        context.loadFaults(candidates.map(\._$state).filter { $0.isFault && !$0.isDeleted })
+
+        var leaving: [Object] = []
+        var entering: [Object] = []
+        for object in candidates {
+            let isIn = list.contains(object)
+            let belongs = !invalidated.contains(ObjectIdentifier(object)) && matches(object)
+            if isIn { leaving.append(object) }
+            if belongs { entering.append(object) }
+        }
+        guard !leaving.isEmpty || !entering.isEmpty else { return }
+        apply(leaving: leaving, entering: entering)
+    }
+
+    private func matches(_ object: Object) -> Bool {
+        let state = object._$state
+        guard !state.isDeleted, state.context === context else { return false }
+        if !request.includesMarkedForDeletion, let deletable = object as? any DelayedDeletable,
+           deletable.markedForDeletionDate != nil { return false }
+        guard let predicate = request.predicate else { return true }
+        do {
+            return try predicate.evaluate(object)
+        } catch {
+            lastEvaluationError = error
+            return false
+        }
+    }
+
+    private func areInIncreasingOrder(_ lhs: AnyObject, _ rhs: AnyObject) -> Bool {
+        let lhs = unsafeDowncast(lhs, to: Object.self)
+        let rhs = unsafeDowncast(rhs, to: Object.self)
+        for descriptor in request.sortBy {
+            let order = descriptor.compare(lhs, rhs)
+            if order != .orderedSame { return order == .orderedAscending }
+        }
+        return lhs.objectID.precedesInStoreOrder(rhs.objectID)
+    }
+
+    /// Takes `leaving` out of the list and puts `entering` in (an object in both stays, perhaps
+    /// elsewhere), then reports what that did.
+    private func apply(leaving: [Object], entering: [Object]) {
+        // Where the leaving objects were, in the old list.
+        let oldSectionKeys = sectionKeys
+        var old: [ObjectIdentifier: (position: Int, path: IndexPath)] = [:]
+        for object in leaving {
+            guard let position = list.position(of: object) else { continue }
+            old[ObjectIdentifier(object)] = (position, indexPath(ofPosition: position))
+        }
+        for object in leaving {
+            guard let place = old[ObjectIdentifier(object)] else { continue }
+            list.remove(object)
+            sectionCounts[oldSectionKeys[place.path[0]], default: 1] -= 1
+        }
+        for object in entering {
+            list.insert(object, by: areInIncreasingOrder)
+            sectionCounts[sectionBy?.key(object), default: 0] += 1
+        }
+        if let sectionBy {
+            // The sections, in order: each one's first object follows the previous one's last. A
+            // section emptied and filled again in the same change is the same section.
+            sectionCounts = sectionCounts.filter { $0.value > 0 }
+            sectionKeys = []
+            var start = 0
+            while start < list.count {
+                let key = sectionBy.key(unsafeDowncast(list.object(at: start), to: Object.self))
+                sectionKeys.append(key)
+                start += max(1, sectionCounts[key] ?? 1)
+            }
+        }
+        computeSectionStarts()
+        report(leaving: leaving, entering: entering, old: old, oldSectionKeys: oldSectionKeys)
+    }
+
+    private func report(leaving: [Object], entering: [Object],
+                        old: [ObjectIdentifier: (position: Int, path: IndexPath)], oldSectionKeys: [String?]) {
+        var new: [ObjectIdentifier: (position: Int, path: IndexPath)] = [:]
+        for object in entering {
+            guard let position = list.position(of: object) else { continue }
+            new[ObjectIdentifier(object)] = (position, indexPath(ofPosition: position))
+        }
+        // An object that stays moved when the objects around it that did not change are no longer
+        // the same: fewer or more of them before it, another section, or, among the changed objects
+        // between the same two unchanged ones, an order that changed.
+        let oldPositions = old.values.map(\.position).sorted()
+        let newPositions = new.values.map(\.position).sorted()
+        func unchangedBefore(_ position: Int, among changed: [Int]) -> Int {
+            position - changed.partitioningIndex { $0 >= position }
+        }
+        var moved = Set<ObjectIdentifier>()
+        var slots: [Int: [(old: Int, new: Int, id: ObjectIdentifier)]] = [:]
+        for object in entering {
+            let id = ObjectIdentifier(object)
+            guard let before = old[id], let after = new[id] else { continue }
+            let slotBefore = unchangedBefore(before.position, among: oldPositions)
+            let slotAfter = unchangedBefore(after.position, among: newPositions)
+            if slotBefore != slotAfter || oldSectionKeys[before.path[0]] != sectionKeys[after.path[0]] {
+                moved.insert(id)
+            } else {
+                slots[slotBefore, default: []].append((before.position, after.position, id))
+            }
+        }
+        for (_, members) in slots where members.count > 1 {
+            let inNewOrder = members.sorted { $0.new < $1.new }
+            let kept = Set(longestIncreasingRun(inNewOrder.map(\.old)).map { inNewOrder[$0].id })
+            for member in members where !kept.contains(member.id) { moved.insert(member.id) }
+        }
+
+        var deletions: [(Object, IndexPath)] = []
+        var insertions: [(Object, IndexPath)] = []
+        var moves: [(Object, IndexPath, IndexPath)] = []
+        var updates: [(Object, IndexPath)] = []
+        for object in leaving {
+            let id = ObjectIdentifier(object)
+            guard let before = old[id] else { continue }
+            if new[id] == nil { deletions.append((object, before.path)) }
+        }
+        for object in entering {
+            let id = ObjectIdentifier(object)
+            guard let after = new[id] else { continue }
+            if let before = old[id] {
+                if moved.contains(id) { moves.append((object, before.path, after.path)) } else { updates.append((object, after.path)) }
+            } else {
+                insertions.append((object, after.path))
+            }
+        }
+        let keptKeys = Set(sectionKeys)
+        let formerKeys = Set(oldSectionKeys)
+        var changes: [ListChangeset<Object>.Change] = []
+        changes += deletions.sorted { $0.1 > $1.1 }.map { .deleteObject($0.0, from: $0.1) }
+        if sectionBy != nil {
+            for index in oldSectionKeys.indices.reversed() where !keptKeys.contains(oldSectionKeys[index]) {
+                changes.append(.deleteSection(section(key: oldSectionKeys[index], objects: []), from: index))
+            }
+            for index in sectionKeys.indices where !formerKeys.contains(sectionKeys[index]) {
+                changes.append(.insertSection(section(at: index), at: index))
+            }
+        }
+        changes += insertions.sorted { $0.1 < $1.1 }.map { .insertObject($0.0, at: $0.1) }
+        changes += moves.sorted { $0.2 < $1.2 }.map { .moveObject($0.0, from: $0.1, to: $0.2) }
+        changes += updates.sorted { $0.1 < $1.1 }.map { .updateObject($0.0, at: $0.1) }
+        let changeset = ListChangeset(changes: changes, isRefetch: false)
+        observers.removeAll { $0.reference.object == nil }
+        for observer in observers { observer.deliver(changeset) }
+        changesetObservers.post(changeset)
+    }
+
+    // MARK: Delivering
+
+    private func deliver<Observer: ListObserver>(_ changeset: ListChangeset<Object>, to observer: Observer)
+    where Observer.ListEntityType == Object {
+        if changeset.isRefetch {
+            observer.listMonitorDidRefetch(self)
+            return
+        }
+        observer.listMonitorWillChange(self)
+        if let objectObserver = observer as? any ListObjectObserver<Object> {
+            let sectionObserver = observer as? any ListSectionObserver<Object>
+            for change in changeset.changes {
+                switch change {
+                case let .deleteObject(object, path):
+                    objectObserver.listMonitor(self, didDeleteObject: object, fromIndexPath: path)
+                case let .deleteSection(section, index):
+                    sectionObserver?.listMonitor(self, didDeleteSection: section, fromSectionIndex: index)
+                case let .insertSection(section, index):
+                    sectionObserver?.listMonitor(self, didInsertSection: section, toSectionIndex: index)
+                case let .insertObject(object, path):
+                    objectObserver.listMonitor(self, didInsertObject: object, toIndexPath: path)
+                case let .moveObject(object, from, to):
+                    objectObserver.listMonitor(self, didMoveObject: object, fromIndexPath: from, toIndexPath: to)
+                case let .updateObject(object, path):
+                    objectObserver.listMonitor(self, didUpdateObject: object, atIndexPath: path)
+                }
+            }
+        }
+        observer.listMonitorDidChange(self)
+    }
+
+    // MARK: Sections
+
+    private func section(key: String?, objects: [Object]) -> ListSection<Object> {
+        ListSection(key: key, name: sectionBy.map { $0.name(key) } ?? nil, objects: objects)
+    }
+
+    private func computeSectionStarts() {
+        var start = 0
+        sectionStarts = sectionKeys.map { key in
+            defer { start += sectionCounts[key] ?? 0 }
+            return start
+        }
+    }
+
+    private func indexPath(ofPosition position: Int) -> IndexPath {
+        let section = max(0, sectionStarts.partitioningIndex { $0 > position } - 1)
+        return IndexPath(indexes: [section, position - sectionStarts[section]])
+    }
+}
+
+/// The positions in `values` of a longest strictly increasing subsequence.
+func longestIncreasingRun(_ values: [Int]) -> [Int] {
+    var tails: [Int] = []  // positions of the smallest tail of each length
+    var previous = [Int](repeating: -1, count: values.count)
+    for (index, value) in values.enumerated() {
+        let length = tails.partitioningIndex { values[$0] >= value }
+        if length > 0 { previous[index] = tails[length - 1] }
+        if length == tails.count { tails.append(index) } else { tails[length] = index }
+    }
+    var run: [Int] = []
+    var index = tails.last ?? -1
+    while index >= 0 {
+        run.append(index)
+        index = previous[index]
+    }
+    return run.reversed()
+}
+
+extension ObjectContext {
+    /// A monitor of the objects of `entity` matching `predicate`, in the order of `sortBy`, as one list.
+    ///
+    /// - Parameters:
+    ///   - entity: The entity listed.
+    ///   - predicate: The condition objects must meet; nil for all.
+    ///   - sortBy: The order; at least one descriptor (the list's order must be deterministic; ties go
+    ///     by the store's order).
+    ///   - includesMarkedForDeletion: Whether objects marked for deletion stay in the list.
+    /// - Throws: ``ObjectGraphError/invalidListMonitor(entity:reason:)`` without a sort, and the errors
+    ///   of ``fetch(_:)``.
+    public func monitorList<Object: Entity>(
+        _ entity: Object.Type, predicate: Predicate<Object>? = nil, sortBy: [SortDescriptor<Object>],
+        includesMarkedForDeletion: Bool = false
+    ) throws -> ListMonitor<Object> {
+        try ListMonitor(context: self, request: FetchDescriptor(
+            predicate: predicate, sortBy: sortBy, includesMarkedForDeletion: includesMarkedForDeletion), sectionBy: nil)
+    }
+
+    /// A monitor of the objects of `entity` matching `predicate`, in sections by `sectionBy`.
+    ///
+    /// - Parameters:
+    ///   - entity: The entity listed.
+    ///   - sectionBy: What groups objects into sections; the first sort descriptor must sort by it.
+    ///   - predicate: The condition objects must meet; nil for all.
+    ///   - sortBy: The order, starting with the section's key path.
+    ///   - includesMarkedForDeletion: Whether objects marked for deletion stay in the list.
+    /// - Throws: ``ObjectGraphError/invalidListMonitor(entity:reason:)`` for a sort that does not start
+    ///   with the section's key path, and the errors of ``fetch(_:)``.
+    public func monitorSectionedList<Object: Entity>(
+        _ entity: Object.Type, sectionBy: SectionBy<Object>, predicate: Predicate<Object>? = nil,
+        sortBy: [SortDescriptor<Object>], includesMarkedForDeletion: Bool = false
+    ) throws -> ListMonitor<Object> {
+        try ListMonitor(context: self, request: FetchDescriptor(
+            predicate: predicate, sortBy: sortBy, includesMarkedForDeletion: includesMarkedForDeletion), sectionBy: sectionBy)
+    }
+}
