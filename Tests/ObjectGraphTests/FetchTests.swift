@@ -56,6 +56,23 @@ import Testing
         #expect(happy.map(\.name) == ["France"])
     }
 
+    /// Objects the sort finds equal come in the store's order, as SQL gives them, whether or not they
+    /// have unsaved changes (a changed object used to come after every unchanged one).
+    @Test func tiesAmongUnsavedChangesKeepTheStoresOrder() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let moods = ["a", "b", "c"].map { Mood(text: $0, rating: 3) }
+        for mood in moods { context.insert(mood) }
+        try context.save()
+        moods[0].text = "a, edited"  // unsaved; its rating still ties with the others
+        let fetched = try context.fetch(FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.rating)]))
+        #expect(fetched.map(\.objectID) == moods.map(\.objectID))
+        let unsaved = Mood(text: "d", rating: 3)
+        context.insert(unsaved)
+        let withInsert = try context.fetch(FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.rating)]))
+        #expect(withInsert.map(\.objectID) == moods.map(\.objectID) + [unsaved.objectID])
+    }
+
     @Test func pendingChangesAreReflected() throws {
         let (_, context) = try seeded()
         let request = FetchDescriptor<Mood>(predicate: #Predicate { $0.rating > 3 }, sortBy: [SortDescriptor(\.date)])

@@ -9,6 +9,25 @@ import Testing
         change.updatedObjects.first { $0.object === object }?.changedKeys
     }
 
+    /// Found by the list monitor's randomized test: an object inserted and posted, then changed before
+    /// any save, must be posted as updated, or a list showing it never learns of the change.
+    @Test func anInsertedObjectChangedAfterItsInsertionWasPostedIsPostedUpdated() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        var changes: [ObjectsDidChange] = []
+        let token = context.observeObjectsDidChange { changes.append($0) }
+        let mood = Mood(text: "Sunny")
+        context.insert(mood)
+        mood.rating = 1  // part of the insertion: not posted yet
+        context.processPendingChanges()
+        #expect(changes.count == 1 && changes[0].updatedObjects.isEmpty)
+        mood.rating = 5
+        context.processPendingChanges()
+        #expect(changes.count == 2)
+        #expect(changes.last.map { keys($0, of: mood) } == ["rating"])
+        withExtendedLifetime(token) {}
+    }
+
     @Test func insertedUpdatedAndDeletedObjectsArePostedTogether() throws {
         let container = try makeContainer()
         let context = container.newBackgroundContext()
