@@ -66,3 +66,16 @@ func runTestProcess(_ arguments: [String], environment: [String: String] = [:])
     return (process.terminationStatus, process.terminationReason,
             String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
 }
+
+/// A deterministic generator (SplitMix64), so that a failing random test names a seed that
+/// reproduces it.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
