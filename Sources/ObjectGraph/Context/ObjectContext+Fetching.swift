@@ -31,14 +31,7 @@ extension ObjectContext {
         let stored = try query.objects(limit: window, offset: 0, excluding: pending.map(\._$state.id))
         var merged = stored.map { unsafeDowncast($0, to: T.self) } + (try matching(pending, request))
         if !request.sortBy.isEmpty {
-            merged.sort { lhs, rhs in
-                for descriptor in request.sortBy {
-                    let order = descriptor.compare(lhs, rhs)
-                    if order != .orderedSame { return order == .orderedAscending }
-                }
-                // Ties in the store's order, as SQL's, which ends with the primary key.
-                return lhs.objectID.precedesInStoreOrder(rhs.objectID)
-            }
+            merged.sort { request.sortBy.orders($0, before: $1) }
         }
         let end = request.fetchLimit.map { min(merged.count, request.fetchOffset + $0) } ?? merged.count
         return FetchResults(objects: request.fetchOffset < end ? merged[request.fetchOffset..<end].map { $0 } : [])

@@ -180,9 +180,7 @@ public final class ListMonitor<Object: Entity> {
                 entity: entity, reason: "a list monitor needs at least one sort descriptor, for a deterministic order")
         }
         if let sectionBy {
-            guard let keyPath = first.keyPath,
-                  keyPath == sectionBy.keyPath
-                    || String(describing: keyPath) == String(describing: sectionBy.keyPath) else {
+            guard let keyPath = first.keyPath, keyPath.namesSameProperties(as: sectionBy.keyPath) else {
                 throw ObjectGraphError.invalidListMonitor(
                     entity: entity,
                     reason: "the first sort descriptor must sort by the section key path \(sectionBy.keyPath), "
@@ -245,13 +243,7 @@ public final class ListMonitor<Object: Entity> {
     }
 
     private func areInIncreasingOrder(_ lhs: AnyObject, _ rhs: AnyObject) -> Bool {
-        let lhs = unsafeDowncast(lhs, to: Object.self)
-        let rhs = unsafeDowncast(rhs, to: Object.self)
-        for descriptor in request.sortBy {
-            let order = descriptor.compare(lhs, rhs)
-            if order != .orderedSame { return order == .orderedAscending }
-        }
-        return lhs.objectID.precedesInStoreOrder(rhs.objectID)
+        request.sortBy.orders(unsafeDowncast(lhs, to: Object.self), before: unsafeDowncast(rhs, to: Object.self))
     }
 
     /// Takes `leaving` out of the list and puts `entering` in (an object in both stays, perhaps

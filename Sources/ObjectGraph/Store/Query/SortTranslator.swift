@@ -39,7 +39,7 @@ enum SortTranslator {
             let properties = destination.declaration.properties
             for (slot, propertyIndex) in destination.declaration.layout.attributeProperties.enumerated() {
                 guard let candidate = base.appending(path: properties[propertyIndex].chainedKeyPath as AnyKeyPath),
-                      sameKeyPath(candidate, keyPath) else { continue }
+                      candidate.namesSameProperties(as: keyPath) else { continue }
                 let value = column(slot, of: destination, table: "d")
                 switch relationship.storage {
                 case .foreignKey(let foreignKey):
@@ -58,15 +58,5 @@ enum SortTranslator {
     private static func column(_ slot: Int, of mapping: EntityMapping, table: String) -> String {
         let column = "\(table).\(mapping.quotedAttributeColumns[slot])"
         return mapping.description.attributes[slot].type == .decimal ? "CAST(\(column) AS REAL)" : column
-    }
-
-    /// Whether two key paths name the same properties.
-    ///
-    /// A key path built with `appending(path:)` can compare unequal to the literal spelling the same
-    /// path when an optional chain ends in a non-optional property (seen with Swift 6.3), although both
-    /// have the same hash and the same description; the description, which names each component's
-    /// accessor, settles it.
-    private static func sameKeyPath(_ lhs: AnyKeyPath, _ rhs: AnyKeyPath) -> Bool {
-        lhs == rhs || (lhs.hashValue == rhs.hashValue && String(describing: lhs) == String(describing: rhs))
     }
 }
