@@ -32,12 +32,14 @@ public final class ListMonitor<Object: Entity> {
     private var sectionKeys: [String?] = []
     private var sectionCounts: [String?: Int] = [:]
     private var sectionStarts: [Int] = []
-    private var observers: [(reference: WeakObserver, deliver: (ListChangeset<Object>) -> Void)] = []
+    private var observers = WeakObservers<ListEvent>()
     private let changesetObservers = Observers<ListChangeset<Object>>()
     private var token: ObservationToken?
 
-    /// The last error met evaluating the predicate on an object in memory; the object was left out.
-    public private(set) var lastEvaluationError: (any Error)?
+    /// The last error met while following changes: a predicate that could not be evaluated on an
+    /// object in memory (the object was left out), or a refetch after a context reset that could not
+    /// read the store (the list kept what it held).
+    public private(set) var lastError: (any Error)?
 
     init(context: ObjectContext, request: FetchDescriptor<Object>, sectionBy: SectionBy<Object>?) throws {
         self.context = context
@@ -89,16 +91,15 @@ public final class ListMonitor<Object: Entity> {
     /// adopts (``ListObserver``, ``ListObjectObserver``, ``ListSectionObserver``). Adding one twice has
     /// no effect.
     public func addObserver<Observer: ListObserver>(_ observer: Observer) where Observer.ListEntityType == Object {
-        guard !observers.contains(where: { $0.reference.object === observer }) else { return }
-        observers.append((WeakObserver(observer), { [weak self, weak observer] changeset in
+        observers.add(observer) { [weak self, weak observer] event in
             guard let self, let observer else { return }
-            self.deliver(changeset, to: observer)
-        }))
+            self.deliver(event, to: observer)
+        }
     }
 
     /// Stops the deliveries to `observer`.
     public func removeObserver(_ observer: some ListObserver) {
-        observers.removeAll { $0.reference.object === observer || $0.reference.object == nil }
+        observers.remove(observer)
     }
 
     /// Calls `handler` with each change of the list, as one value.
@@ -157,20 +158,14 @@ public final class ListMonitor<Object: Entity> {
     }
 
     private func reloadAsAWhole() throws {
-        observers.removeAll { $0.reference.object == nil }
-        for observer in observers { observer.reference.object.flatMap { $0 as? any ListObserver }.map(willRefetch) }
+        observers.post(.willRefetch)
         try load()
-        let changeset = ListChangeset<Object>(changes: [], isRefetch: true)
-        for observer in observers { observer.deliver(changeset) }
-        changesetObservers.post(changeset)
+        post(ListChangeset(changes: [], isRefetch: true))
     }
 
-    private func willRefetch(_ observer: any ListObserver) {
-        func call<O: ListObserver>(_ observer: O) {
-            guard let monitor = self as? ListMonitor<O.ListEntityType> else { return }
-            observer.listMonitorWillRefetch(monitor)
-        }
-        call(observer)
+    private func post(_ changeset: ListChangeset<Object>) {
+        observers.post(.changes(changeset))
+        changesetObservers.post(changeset)
     }
 
     static func validate(_ request: FetchDescriptor<Object>, _ sectionBy: SectionBy<Object>?) throws {
@@ -197,7 +192,7 @@ public final class ListMonitor<Object: Entity> {
 
     private func process(_ change: ObjectsDidChange) {
         if change.invalidatedAllObjects {
-            do { try reloadAsAWhole() } catch { lastEvaluationError = error }
+            do { try reloadAsAWhole() } catch { lastError = error }
             return
         }
         var seen = Set<ObjectIdentifier>()
@@ -237,7 +232,7 @@ public final class ListMonitor<Object: Entity> {
         do {
             return try predicate.evaluate(object)
         } catch {
-            lastEvaluationError = error
+            lastError = error
             return false
         }
     }
@@ -348,16 +343,23 @@ public final class ListMonitor<Object: Entity> {
         changes += insertions.sorted { $0.1 < $1.1 }.map { .insertObject($0.0, at: $0.1) }
         changes += moves.sorted { $0.2 < $1.2 }.map { .moveObject($0.0, from: $0.1, to: $0.2) }
         changes += updates.sorted { $0.1 < $1.1 }.map { .updateObject($0.0, at: $0.1) }
-        let changeset = ListChangeset(changes: changes, isRefetch: false)
-        observers.removeAll { $0.reference.object == nil }
-        for observer in observers { observer.deliver(changeset) }
-        changesetObservers.post(changeset)
+        post(ListChangeset(changes: changes, isRefetch: false))
     }
 
     // MARK: Delivering
 
-    private func deliver<Observer: ListObserver>(_ changeset: ListChangeset<Object>, to observer: Observer)
+    /// What observers are told: a refetch about to happen, or changes made.
+    enum ListEvent {
+        case willRefetch
+        case changes(ListChangeset<Object>)
+    }
+
+    private func deliver<Observer: ListObserver>(_ event: ListEvent, to observer: Observer)
     where Observer.ListEntityType == Object {
+        guard case .changes(let changeset) = event else {
+            observer.listMonitorWillRefetch(self)
+            return
+        }
         if changeset.isRefetch {
             observer.listMonitorDidRefetch(self)
             return

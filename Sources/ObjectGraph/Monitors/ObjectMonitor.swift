@@ -44,7 +44,7 @@ extension ObjectMonitorObserver {
 public final class ObjectMonitor<Object: Entity> {
     /// The monitored object; nil once it was deleted (or marked for deletion, or forgotten).
     public private(set) var object: Object?
-    private var observers: [(reference: WeakObserver, deliver: (Event) -> Void)] = []
+    private var observers = WeakObservers<Event>()
     private var token: ObservationToken?
 
     enum Event {
@@ -64,9 +64,7 @@ public final class ObjectMonitor<Object: Entity> {
 
     /// Adds an observer, held weakly; adding one twice has no effect.
     public func addObserver<Observer: ObjectMonitorObserver>(_ observer: Observer) where Observer.MonitoredEntity == Object {
-        guard !observers.contains(where: { $0.reference.object === observer }) else { return }
-        let reference = WeakObserver(observer)
-        observers.append((reference, { [weak self, weak observer] event in
+        observers.add(observer) { [weak self, weak observer] event in
             guard let self, let observer else { return }
             switch event {
             case let .update(object, keys):
@@ -75,32 +73,25 @@ public final class ObjectMonitor<Object: Entity> {
             case let .delete(object):
                 observer.objectMonitor(self, didDeleteObject: object)
             }
-        }))
+        }
     }
 
     /// Stops the deliveries to `observer`.
     public func removeObserver(_ observer: some ObjectMonitorObserver) {
-        observers.removeAll { $0.reference.object === observer || $0.reference.object == nil }
+        observers.remove(observer)
     }
 
     private func process(_ change: ObjectsDidChange) {
         guard let object, let kind = change.kind(for: object) else { return }
-        observers.removeAll { $0.reference.object == nil }
         switch kind {
         case .update(let keys):
-            for observer in observers { observer.deliver(.update(object, changedKeys: keys)) }
+            observers.post(.update(object, changedKeys: keys))
         case .delete:
             self.object = nil
             token = nil
-            for observer in observers { observer.deliver(.delete(object)) }
+            observers.post(.delete(object))
         }
     }
-}
-
-/// A weak reference to an observer of any type, to tell whether it is still there.
-final class WeakObserver {
-    weak var object: AnyObject?
-    init(_ object: AnyObject) { self.object = object }
 }
 
 extension ObjectContext {

@@ -26,10 +26,7 @@ public final class ObjectObserver<Object: Entity> {
         guard let context = object.objectContext else { return nil }
         token = context.observeObjectsDidChange { [weak object] change in
             guard let object, let kind = change.kind(for: object, matching: predicate) else { return }
-            switch kind {
-            case .update(let keys): onChange(.update(changedKeys: keys))
-            case .delete: onChange(.delete)
-            }
+            onChange(kind)
         }
     }
 
