@@ -15,11 +15,12 @@ public struct ListSection<Object: Entity> {
 
 /// Everything one change of a ``ListMonitor``'s list reported, as one value.
 ///
-/// Applying the changes in ``changes``' order to the old list gives the new one: first the deletions
-/// (objects deleted and moved away, by old index path, last first), then the deleted sections (empty
-/// by then, last first), then the inserted sections (empty, first first), then the insertions
-/// (objects inserted and moved in, by new index path, first first). Updates change no place; their
-/// index path is in the new list.
+/// The old list becomes the new one in four steps, as UIKit's batch updates do it: remove the
+/// objects of every deletion and every move's origin (old index paths, last first); remove the deleted
+/// sections (empty by then, last first); insert the inserted sections (empty, first first); insert the
+/// objects of every insertion and every move's destination (new index paths, first first). Updates
+/// change no place; their index path is in the new list. ``changes`` lists the deletions, section
+/// deletions, section insertions, insertions, moves and updates, each group in that order.
 public struct ListChangeset<Object: Entity> {
     /// One change.
     public enum Change {
@@ -31,7 +32,7 @@ public struct ListChangeset<Object: Entity> {
         case updateObject(Object, at: IndexPath)
     }
 
-    /// The changes: deletions, section deletions, section insertions, insertions, moves, updates.
+    /// The changes, grouped as the type's overview says.
     public let changes: [Change]
     /// Whether the list was fetched again as a whole (a refetch or a reset): ``changes`` is empty and
     /// the list must be read again.
