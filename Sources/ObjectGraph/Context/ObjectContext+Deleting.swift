@@ -94,6 +94,7 @@ extension ObjectContext {
         guard !pendingChange.isEmpty else { return }
         let change = pendingChange
         pendingChange = PendingObjectsChange()
+        for object in change.inserted.values { object._$state.insertionIsPosted = true }
         guard objectsDidChangeObservers.isObserved else { return }
         objectsDidChangeObservers.post(change.notification)
     }

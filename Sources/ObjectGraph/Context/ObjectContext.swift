@@ -171,6 +171,7 @@ public final class ObjectContext {
         }
         state.object = object
         state.isInserted = true
+        state.insertionIsPosted = false
         registry.register(state)
         inserted[StateKey(state)] = object
         pendingChange.inserted[StateKey(state)] = object

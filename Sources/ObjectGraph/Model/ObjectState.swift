@@ -119,6 +119,10 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         get { fields.pointee.isInserted }
         set { fields.pointee.isInserted = newValue }
     }
+    var insertionIsPosted: Bool {
+        get { fields.pointee.insertionIsPosted }
+        set { fields.pointee.insertionIsPosted = newValue }
+    }
     var isUpdated: Bool {
         get { fields.pointee.isUpdated }
         set { fields.pointee.isUpdated = newValue }
@@ -569,6 +573,8 @@ public struct _ObjectStateHeader {
     let valueCount: Int
     var isFault = false
     var isInserted = false
+    /// Whether an ``ObjectsDidChange`` reported the insertion: later changes are reported as updates.
+    var insertionIsPosted = false
     var isUpdated = false
     var isDeleted = false
     var isInaccessible = false

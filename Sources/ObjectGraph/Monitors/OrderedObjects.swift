@@ -11,7 +11,7 @@ struct OrderedObjects {
     }
 
     static let maximumChunkSize = 512
-    private(set) var chunks: [Chunk] = []
+    private var chunks: [Chunk] = []
     private var chunkOfObject: [ObjectIdentifier: Chunk] = [:]
     private(set) var count = 0
 
@@ -67,19 +67,19 @@ struct OrderedObjects {
     /// The objects in the list must be in that order (true when the ones whose values changed were
     /// removed first).
     mutating func insert(_ object: AnyObject, by areInIncreasingOrder: (AnyObject, AnyObject) -> Bool) {
-        // The first chunk whose last object comes after the new one holds its place.
-        var low = 0
-        var high = chunks.count
-        while low < high {
-            let middle = (low + high) / 2
-            if let last = chunks[middle].objects.last, areInIncreasingOrder(object, last) { high = middle } else { low = middle + 1 }
-        }
         guard !chunks.isEmpty else {
             let chunk = Chunk([object])
             chunks = [chunk]
             chunkOfObject[ObjectIdentifier(object)] = chunk
             count = 1
             return
+        }
+        // The first chunk whose last object comes after the new one holds its place.
+        var low = 0
+        var high = chunks.count
+        while low < high {
+            let middle = (low + high) / 2
+            if let last = chunks[middle].objects.last, areInIncreasingOrder(object, last) { high = middle } else { low = middle + 1 }
         }
         let chunkIndex = min(low, chunks.count - 1)
         let chunk = chunks[chunkIndex]

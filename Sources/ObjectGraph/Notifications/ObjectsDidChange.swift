@@ -58,8 +58,7 @@ struct PendingObjectsChange {
     /// deletion is still to be posted is part of it; an inserted object already posted as such is
     /// reported updated, as a saved one is (a list showing it must learn of it).
     mutating func recordUpdate(of state: ObjectState, property index: Int) {
-        guard !state.isDeleted, let object = state.object else { return }
-        if state.isInserted, inserted[StateKey(state)] != nil { return }
+        guard !state.isDeleted, !state.isInserted || state.insertionIsPosted, let object = state.object else { return }
         updated[StateKey(state), default: (object, PropertySet())].properties.insert(index)
     }
 
