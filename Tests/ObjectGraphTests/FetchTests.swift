@@ -73,6 +73,32 @@ import Testing
         #expect(withInsert.map(\.objectID) == moods.map(\.objectID) + [unsaved.objectID])
     }
 
+    /// A predicate or sort that reads related objects sees their unsaved changes, as a list monitor
+    /// and Swift's own evaluation do (SQL alone would read the related rows' saved values).
+    @Test func unsavedChangesOfRelatedObjectsAreReflected() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let (europe, france, spain) = try makeEurope(in: context)
+        let french = Mood(text: "a", country: france)
+        let spanish = Mood(text: "b", country: spain)
+        for mood in [french, spanish] { context.insert(mood) }
+        try context.save()
+        let inEurope = FetchDescriptor<Mood>(predicate: #Predicate { $0.country?.continent?.name == "Europe" },
+                                             sortBy: [SortDescriptor(\.text)])
+        europe.name = "Eurasia"
+        #expect(try context.fetch(inEurope).isEmpty)
+        #expect(try context.fetchCount(inEurope) == 0)
+        let asia = Continent(name: "Europe")  // the name is free in memory; the store still has it
+        context.insert(asia)
+        spain.continent = asia
+        #expect(try context.fetch(inEurope).map(\.text) == ["b"])
+
+        let byCountry = FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.country?.name)])
+        france.name = "Zimbabwe"
+        #expect(try context.fetch(byCountry).map(\.text) == ["b", "a"])
+        #expect(try context.fetchIdentifiers(byCountry) == [spanish.objectID, french.objectID])
+    }
+
     @Test func pendingChangesAreReflected() throws {
         let (_, context) = try seeded()
         let request = FetchDescriptor<Mood>(predicate: #Predicate { $0.rating > 3 }, sortBy: [SortDescriptor(\.date)])

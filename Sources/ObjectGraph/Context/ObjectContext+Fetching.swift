@@ -17,7 +17,7 @@ extension ObjectContext {
         defer { use.end() }
         mergeIncomingChanges()
         let query = try FetchQuery(request: request, context: self)
-        let pending = request.includesPendingChanges ? pendingObjects(of: query.mapping) : []
+        let pending = request.includesPendingChanges ? try pendingObjects(of: query) : []
         if request.fetchBatchSize > 0, pending.isEmpty {
             let keys = try query.keys(limit: request.fetchLimit, offset: request.fetchOffset)
             return FetchResults(batches: BatchedObjects(
@@ -37,6 +37,11 @@ extension ObjectContext {
         return FetchResults(objects: request.fetchOffset < end ? merged[request.fetchOffset..<end].map { $0 } : [])
     }
 
+    /// What a request's predicate and sort read, entity by entity (see ``PropertyReads``).
+    func propertyReads<T: Entity>(of request: FetchDescriptor<T>) throws -> PropertyReads {
+        try SelectQuery(request, store: store).reads
+    }
+
     /// The IDs of the objects matching a request, without making the objects: what to hand to another
     /// context or task.
     ///
@@ -48,7 +53,7 @@ extension ObjectContext {
         defer { use.end() }
         mergeIncomingChanges()
         let query = try FetchQuery(request: request, context: self)
-        if request.includesPendingChanges, !pendingObjects(of: query.mapping).isEmpty {
+        if request.includesPendingChanges, try !pendingObjects(of: query).isEmpty {
             return try fetch(request).map(\.objectID)
         }
         return try query.keys(limit: request.fetchLimit, offset: request.fetchOffset)
@@ -65,7 +70,7 @@ extension ObjectContext {
         defer { use.end() }
         mergeIncomingChanges()
         let query = try FetchQuery(request: request, context: self)
-        let pending = request.includesPendingChanges ? pendingObjects(of: query.mapping) : []
+        let pending = request.includesPendingChanges ? try pendingObjects(of: query) : []
         if pending.isEmpty, request.fetchLimit == nil, request.fetchOffset == 0 {
             return try query.count(excluding: [])
         }
@@ -91,12 +96,23 @@ extension ObjectContext {
         }
     }
 
-    /// Objects of an entity with unsaved changes (inserted, updated or deleted).
-    private func pendingObjects(of mapping: EntityMapping) -> [any Entity] {
+    /// The objects a query must evaluate in memory: those of its entity with unsaved changes
+    /// (inserted, updated or deleted), and those whose related objects changed what the query reads
+    /// of them (the store has the related rows' saved values).
+    private func pendingObjects<T>(of query: FetchQuery<T>) throws -> [any Entity] {
         guard hasChanges else { return [] }
-        let entity = mapping.declaration
-        return (Array(inserted.values) + Array(updated.values) + Array(deleted.values))
+        let entity = query.mapping.declaration
+        var pending = (Array(inserted.values) + Array(updated.values) + Array(deleted.values))
             .filter { $0._$state.entity === entity }
+        let reads = query.select.reads
+        guard reads.followsRelationships else { return pending }
+        let changed = (Array(inserted.values) + Array(updated.values)).map { ($0, $0._$state.changedKeys()) }
+        let known = Set(pending.map { ObjectIdentifier($0) })
+        let reached = try objects(readingChangesOf: changed, reads: reads, root: entity)
+            .compactMap { $0 as? any Entity }.filter { !known.contains(ObjectIdentifier($0)) }
+        loadFaults(reached.map(\._$state))
+        pending += reached
+        return pending
     }
 
     /// Loads the objects of a batch, in the order of `keys`; rows that vanished become faults that

@@ -16,9 +16,8 @@ struct PredicateTranslator {
     /// drop what only turns NULL into `false` (and leave SQLite free to use an index). A node reads
     /// it before translating its operands, which are not in that position unless it says so.
     private(set) var nodeOnlyFilters = false
-    /// Whether the condition reads a relationship (a foreign key, a join, another row); otherwise it
-    /// reads only the root row's attributes and key.
-    private(set) var readsRelationships = false
+    /// The properties the condition reads, and the relationships it follows.
+    private(set) var reads = PropertyReads()
 
     init(store: SQLiteStore, rootEntity: String) {
         self.store = store
@@ -46,14 +45,13 @@ struct PredicateTranslator {
         case key(SQLFragment)
     }
 
-    /// The condition for a predicate over `mapping`, whose table is aliased `t0`, and whether it reads
-    /// only that row's own attributes and key (no relationship).
+    /// The condition for a predicate over `mapping`, whose table is aliased `t0`, and what it reads.
     static func condition<T: Entity>(for predicate: Predicate<T>, mapping: EntityMapping,
-                                     store: SQLiteStore) throws -> (SQLFragment, readsOnlyOwnColumns: Bool) {
+                                     store: SQLiteStore) throws -> (SQLFragment, reads: PropertyReads) {
         var translator = PredicateTranslator(store: store, rootEntity: mapping.name)
         translator.bindings[predicate.variable.key] = .row(mapping, .alias("t0"))
         let operand = try translator.translate(predicate.expression, onlyFilters: true)
-        return (try translator.scalar(operand, "the predicate's result"), !translator.readsRelationships)
+        return (try translator.scalar(operand, "the predicate's result"), translator.reads)
     }
 
     /// - Parameter onlyFilters: Whether the expression's value only decides whether a row is
@@ -144,6 +142,7 @@ struct PredicateTranslator {
             }
             switch mapping.declaration.layout.slots[index] {
             case .attribute(let slot):
+                reads.read(index, of: mapping)
                 let column = SQL.quote(mapping.attributeColumns[slot])
                 let type = mapping.description.attributes[slot].type
                 switch access {
@@ -152,8 +151,8 @@ struct PredicateTranslator {
                     return .scalar(SQLFragment("(SELECT \(column) FROM \(mapping.table) WHERE Z_PK = ", key, ")"), type)
                 }
             case .toOne(let slot):
-                readsRelationships = true
                 let relationship = mapping.toOneRelationships[slot]
+                reads.follow(relationship, from: mapping)
                 let destination = store.mappings[relationship.destination]
                 let ownKey = rowKey(access)
                 switch relationship.storage {
@@ -170,7 +169,7 @@ struct PredicateTranslator {
                     throw unsupported("\(mapping.name).\(relationship.name)")
                 }
             case .toMany(let slot):
-                readsRelationships = true
+                reads.follow(mapping.toManyRelationships[slot], from: mapping)
                 return .toMany(mapping.toManyRelationships[slot], owner: rowKey(access))
             }
         case let .toMany(relationship, owner):

@@ -6,6 +6,8 @@ struct SelectQuery {
     /// changes no attribute of the entity, it selects the same rows again.
     let readsOnlyOwnColumns: Bool
     let orderBy: String
+    /// What the condition and the order read.
+    let reads: PropertyReads
 
     /// Translates a descriptor's predicate and sort.
     ///
@@ -21,7 +23,8 @@ struct SelectQuery {
             try PredicateTranslator.condition(for: $0, mapping: mapping, store: store)
         }
         var condition = translated?.0
-        readsOnlyOwnColumns = translated?.readsOnlyOwnColumns ?? true
+        var reads = translated?.reads ?? PropertyReads()
+        readsOnlyOwnColumns = !reads.followsRelationships
         if !descriptor.includesMarkedForDeletion, let slot = mapping.markedForDeletionSlot {
             let unmarked = SQLFragment("t0.\(mapping.quotedAttributeColumns[slot]) IS NULL")
             condition = condition.map { unmarked + " AND (" + $0 + ")" } ?? unmarked
@@ -30,8 +33,9 @@ struct SelectQuery {
         // The primary key ends every order: results are deterministic (equal sort keys keep their
         // order, so pages of limit/offset never overlap), and the batches of a batched fetch are key
         // ranges.
-        self.orderBy = (try SortTranslator.orderBy(descriptor.sortBy, mapping: mapping, store: store) + ["t0.Z_PK"])
-            .joined(separator: ", ")
+        self.orderBy = (try SortTranslator.orderBy(descriptor.sortBy, mapping: mapping, store: store, reads: &reads)
+            + ["t0.Z_PK"]).joined(separator: ", ")
+        self.reads = reads
     }
 
     /// The keys of every matching row, in no particular order (a batch operation's rows: sorting

@@ -6,10 +6,12 @@ import Foundation
 /// object it reaches through a to-one relationship (`\Mood.country?.name`); the latter reads the
 /// related row with a correlated subquery on its primary key.
 enum SortTranslator {
-    static func orderBy<T>(_ descriptors: [SortDescriptor<T>], mapping: EntityMapping, store: SQLiteStore) throws -> [String] {
+    /// The `ORDER BY` terms of `descriptors`; what they read is added to `reads`.
+    static func orderBy<T>(_ descriptors: [SortDescriptor<T>], mapping: EntityMapping, store: SQLiteStore,
+                           reads: inout PropertyReads) throws -> [String] {
         try descriptors.map { descriptor in
             guard let keyPath = descriptor.keyPath,
-                  let expression = expression(for: keyPath, mapping: mapping, store: store) else {
+                  let expression = expression(for: keyPath, mapping: mapping, store: store, reads: &reads) else {
                 throw ObjectGraphError.unsupportedPredicate(
                     entity: mapping.name,
                     construct: "sorting by \(descriptor.keyPath.map { "\($0)" } ?? "a comparator"): "
@@ -28,9 +30,11 @@ enum SortTranslator {
         }
     }
 
-    private static func expression(for keyPath: AnyKeyPath, mapping: EntityMapping, store: SQLiteStore) -> String? {
+    private static func expression(for keyPath: AnyKeyPath, mapping: EntityMapping, store: SQLiteStore,
+                                   reads: inout PropertyReads) -> String? {
         if let index = mapping.declaration.propertyIndex(for: keyPath),
            case .attribute(let slot) = mapping.declaration.layout.slots[index] {
+            reads.read(index, of: mapping)
             return column(slot, of: mapping, table: "t0")
         }
         for relationship in mapping.toOneRelationships {
@@ -40,6 +44,8 @@ enum SortTranslator {
             for (slot, propertyIndex) in destination.declaration.layout.attributeProperties.enumerated() {
                 guard let candidate = base.appending(path: properties[propertyIndex].chainedKeyPath as AnyKeyPath),
                       candidate.namesSameProperties(as: keyPath) else { continue }
+                reads.follow(relationship, from: mapping)
+                reads.read(propertyIndex, of: destination)
                 let value = column(slot, of: destination, table: "d")
                 switch relationship.storage {
                 case .foreignKey(let foreignKey):
