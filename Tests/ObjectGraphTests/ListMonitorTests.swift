@@ -3,71 +3,6 @@ import MoodyModel
 import ObjectGraph
 import Testing
 
-/// A list as a screen keeps it: section keys with the objects' identities.
-private struct ShownList: Equatable, CustomStringConvertible {
-    var sections: [(key: String?, items: [ObjectIdentifier])]
-
-    init(_ monitor: ListMonitor<Mood>) {
-        sections = monitor.sections.map { ($0.key, $0.objects.map { ObjectIdentifier($0) }) }
-    }
-
-    init(sections: [(key: String?, items: [ObjectIdentifier])]) {
-        self.sections = sections
-    }
-
-    static func == (lhs: ShownList, rhs: ShownList) -> Bool {
-        lhs.sections.count == rhs.sections.count
-            && zip(lhs.sections, rhs.sections).allSatisfy { $0.key == $1.key && $0.items == $1.items }
-    }
-
-    var description: String { sections.map { "\($0.key ?? "nil"): \($0.items.count)" }.joined(separator: ", ") }
-
-    /// The list after `changeset`, applied in the order ``ListChangeset`` documents.
-    func applying(_ changeset: ListChangeset<Mood>) throws -> ShownList {
-        var sections = self.sections
-        var removals: [(IndexPath, ObjectIdentifier)] = []
-        var insertions: [(IndexPath, ObjectIdentifier)] = []
-        var sectionRemovals: [Int] = []
-        var sectionInsertions: [(Int, String?)] = []
-        var touched = Set<ObjectIdentifier>()
-        for change in changeset.changes {
-            switch change {
-            case let .deleteObject(object, path):
-                removals.append((path, ObjectIdentifier(object)))
-                #expect(touched.insert(ObjectIdentifier(object)).inserted)
-            case let .insertObject(object, path):
-                insertions.append((path, ObjectIdentifier(object)))
-                #expect(touched.insert(ObjectIdentifier(object)).inserted)
-            case let .moveObject(object, from, to):
-                removals.append((from, ObjectIdentifier(object)))
-                insertions.append((to, ObjectIdentifier(object)))
-                #expect(touched.insert(ObjectIdentifier(object)).inserted)
-            case .updateObject(let object, _):
-                #expect(touched.insert(ObjectIdentifier(object)).inserted)
-            case .deleteSection(_, let index):
-                sectionRemovals.append(index)
-            case .insertSection(let section, let index):
-                sectionInsertions.append((index, section.key))
-            }
-        }
-        for (path, id) in removals.sorted(by: { $0.0 > $1.0 }) {
-            try #require(sections[path[0]].items[path[1]] == id)
-            sections[path[0]].items.remove(at: path[1])
-        }
-        for index in sectionRemovals.sorted(by: >) {
-            try #require(sections[index].items.isEmpty)
-            sections.remove(at: index)
-        }
-        for (index, key) in sectionInsertions.sorted(by: { $0.0 < $1.0 }) {
-            sections.insert((key, []), at: index)
-        }
-        for (path, id) in insertions.sorted(by: { $0.0 < $1.0 }) {
-            sections[path[0]].items.insert(id, at: path[1])
-        }
-        return ShownList(sections: sections)
-    }
-}
-
 /// Records each changeset and the observer callbacks of a sectioned list.
 private final class RecordingListObserver: ListSectionObserver {
     var calls: [String] = []
@@ -110,14 +45,9 @@ private final class RecordingListObserver: ListSectionObserver {
     /// The same request, fetched afresh, grouped the way the monitor groups it.
     private static func freshList(in context: ObjectContext) throws -> ShownList {
         let cutoff = Self.cutoff
-        let moods = try context.fetch(FetchDescriptor<Mood>(
-            predicate: #Predicate { $0.date >= cutoff }, sortBy: [SortDescriptor(\.rating), SortDescriptor(\.text)]))
-        var sections: [(key: String?, items: [ObjectIdentifier])] = []
-        for mood in moods {
-            if sections.last?.key != String(mood.rating) { sections.append((String(mood.rating), [])) }
-            sections[sections.count - 1].items.append(ObjectIdentifier(mood))
-        }
-        return ShownList(sections: sections)
+        return try ShownList(fetching: FetchDescriptor<Mood>(
+            predicate: #Predicate { $0.date >= cutoff }, sortBy: [SortDescriptor(\.rating), SortDescriptor(\.text)]),
+            in: context, sectionKey: { String($0.rating) })
     }
 
     @Test func aSectionedListReportsEachKindOfChangeWithItsIndexPaths() throws {
@@ -191,6 +121,70 @@ private final class RecordingListObserver: ListSectionObserver {
         #expect(changesets.last?.isRefetch == true)
         #expect(monitor.objects.map(\.text) == ["a", "b"])  // the mark was not saved
         withExtendedLifetime(token) {}
+    }
+
+    @Test func aWindowKeepsTheFirstObjectsAndRefillsFromBeyondIt() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let moods = ["b", "c", "d"].map { Mood(text: $0) }
+        for mood in moods { context.insert(mood) }
+        try context.save()
+        var request = FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.text)])
+        request.fetchLimit = 2
+        let monitor = try context.monitorList(request)
+        var shown = ShownList(monitor)
+        let token = monitor.observeChanges { changeset in
+            do { shown = try shown.applying(changeset) } catch { Issue.record(error) }
+        }
+        func check(_ expected: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+            context.processPendingChanges()
+            #expect(monitor.objects.map(\.text) == expected, sourceLocation: sourceLocation)
+            #expect(shown == ShownList(monitor), sourceLocation: sourceLocation)
+            let fresh = try ShownList(fetching: request, in: context)
+            #expect(fresh == ShownList(monitor), sourceLocation: sourceLocation)
+        }
+        try check(["b", "c"])
+        context.insert(Mood(text: "a"))  // first: c leaves the window
+        try check(["a", "b"])
+        context.delete(moods[0])  // b goes: c comes back from beyond the window
+        try check(["a", "c"])
+        moods[2].text = "0"  // d, beyond the window, sorts first now
+        try check(["0", "a"])
+        try context.save()
+        try check(["0", "a"])
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func aBatchedListLoadsItsObjectsABatchAtATime() throws {
+        let container = try makeContainer()
+        let writer = container.newBackgroundContext()
+        for index in 0..<10 { writer.insert(Mood(text: "m\(index)")) }
+        try writer.save()
+        let context = container.newBackgroundContext()
+        var request = FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.text)])
+        request.fetchBatchSize = 4
+        let monitor = try context.monitorList(request)
+        #expect(monitor.count == 10)
+        #expect(monitor.objects.allSatisfy { $0.isFault })
+        #expect(monitor[5].text == "m5")
+        #expect(monitor.objects.map(\.isFault) == [true, true, true, true, false, false, false, false, true, true])
+
+        // Changes reach it as they reach any list: another context's insert, merged.
+        writer.insert(Mood(text: "m45"))
+        try writer.save()
+        context.processPendingChanges()
+        #expect(monitor.count == 11 && monitor[5].text == "m45")
+        #expect(monitor.objects.map(\.text) == (try context.fetch(request)).map(\.text))
+    }
+
+    @Test func anOffsetOrANegativeWindowIsRefused() throws {
+        let context = try makeContainer().newBackgroundContext()
+        var request = FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.text)])
+        request.fetchOffset = 1
+        #expect(throws: ObjectGraphError.self) { try context.monitorList(request) }
+        request.fetchOffset = 0
+        request.fetchLimit = -1
+        #expect(throws: ObjectGraphError.self) { try context.monitorList(request) }
     }
 
     /// Random sequences of inserts, deletions and edits of the filter, sort and section keys, in the

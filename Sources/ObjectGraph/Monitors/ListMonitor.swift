@@ -27,6 +27,8 @@ public final class ListMonitor<Object: Entity> {
     private let context: ObjectContext
     private var request: FetchDescriptor<Object>
     private var sectionBy: SectionBy<Object>?
+    /// What the request reads, to find the objects a change of related objects concerns.
+    private var reads = PropertyReads()
     private var list: OrderedObjects
     /// The sections' keys in order; an unsectioned list has one section, keyed nil, always there.
     private var sectionKeys: [String?] = []
@@ -59,7 +61,13 @@ public final class ListMonitor<Object: Entity> {
     public var objects: [Object] { list.all.map { unsafeDowncast($0, to: Object.self) } }
 
     /// The object at `index` of the whole list.
-    public subscript(index: Int) -> Object { unsafeDowncast(list.object(at: index), to: Object.self) }
+    ///
+    /// With a ``FetchDescriptor/fetchBatchSize``, reading a fault loads the objects of its batch.
+    public subscript(index: Int) -> Object {
+        let object = unsafeDowncast(list.object(at: index), to: Object.self)
+        if request.fetchBatchSize > 0, object._$state.isFault { loadBatch(around: index) }
+        return object
+    }
 
     /// The object at `item` of section `section`.
     public subscript(section: Int, item: Int) -> Object { self[sectionStarts[section] + item] }
@@ -138,15 +146,20 @@ public final class ListMonitor<Object: Entity> {
 
     private func load() throws {
         try Self.validate(request, sectionBy)
-        var fetch = request
-        fetch.fetchBatchSize = 0
-        let objects = try context.fetch(fetch)
-        list = OrderedObjects(sorted: objects.map { $0 as AnyObject })
+        reads = try context.propertyReads(of: request)
+        let objects: [AnyObject]
+        if request.fetchBatchSize > 0, sectionBy == nil {
+            // Faults, loaded a batch at a time as they are read (a section needs every object's key).
+            objects = context.objects(with: try context.fetchIdentifiers(request), of: Object._$entity)
+        } else {
+            objects = try fetchAll().map { $0 as AnyObject }
+        }
+        list = OrderedObjects(sorted: objects)
         sectionKeys = []
         sectionCounts = [:]
         if let sectionBy {
             for object in objects {
-                let key = sectionBy.key(object)
+                let key = sectionBy.key(unsafeDowncast(object, to: Object.self))
                 if sectionCounts[key] == nil { sectionKeys.append(key) }
                 sectionCounts[key, default: 0] += 1
             }
@@ -155,6 +168,21 @@ public final class ListMonitor<Object: Entity> {
             sectionCounts = [nil: objects.count]
         }
         computeSectionStarts()
+    }
+
+    /// The request's objects, every one loaded.
+    private func fetchAll() throws -> FetchResults<Object> {
+        var fetch = request
+        fetch.fetchBatchSize = 0
+        return try context.fetch(fetch)
+    }
+
+    private func loadBatch(around index: Int) {
+        let use = context.beginUse()
+        defer { use.end() }
+        let start = index - index % request.fetchBatchSize
+        let batch = list.objects(in: start..<min(start + request.fetchBatchSize, list.count))
+        context.loadFaults(batch.map { unsafeDowncast($0, to: Object.self)._$state })
     }
 
     private func reloadAsAWhole() throws {
@@ -182,9 +210,16 @@ public final class ListMonitor<Object: Entity> {
                         + "so that each section's objects are together")
             }
         }
-        if request.fetchLimit != nil || request.fetchOffset != 0 {
+        if request.fetchOffset != 0 {
             throw ObjectGraphError.invalidListMonitor(
-                entity: entity, reason: "a list monitor holds every matching object: fetchLimit and fetchOffset are not supported")
+                entity: entity, reason: "a list monitor starts at the first matching object: fetchOffset is not supported")
+        }
+        if let limit = request.fetchLimit, limit < 0 {
+            throw ObjectGraphError.invalidListMonitor(entity: entity, reason: "fetchLimit \(limit) is negative")
+        }
+        if request.fetchBatchSize < 0 {
+            throw ObjectGraphError.invalidListMonitor(
+                entity: entity, reason: "fetchBatchSize \(request.fetchBatchSize) is negative")
         }
     }
 
@@ -206,16 +241,39 @@ public final class ListMonitor<Object: Entity> {
         for update in change.refreshedObjects { consider(update.object) }
         for object in change.deletedObjects { consider(object) }
         for object in change.invalidatedObjects { consider(object) }
+        do {
+            // Objects whose related objects changed what the request reads of them.
+            let changed = [change.updatedObjects, change.refreshedObjects].joined().map { ($0.object, $0.changedKeys) }
+            for case let object as Object in try context.objects(
+                readingChangesOf: changed, reads: reads, root: Object._$entity) { consider(object) }
+        } catch {
+            lastError = error
+        }
         guard !candidates.isEmpty else { return }
         let invalidated = Set(change.invalidatedObjects.map { ObjectIdentifier($0) })
         // Objects merged in as faults are read set-wise, not one query each.
         context.loadFaults(candidates.map(\._$state).filter { $0.isFault && !$0.isDeleted })
+
+        // A window (fetchLimit) depends on objects outside it too: a fetch says what is in it now.
+        var window: Set<ObjectIdentifier>?
+        if request.fetchLimit != nil {
+            do {
+                let inWindow = try fetchAll()
+                window = Set(inWindow.lazy.map { ObjectIdentifier($0) })
+                for object in inWindow { consider(object) }
+                for object in list.all { consider(unsafeDowncast(object, to: Object.self)) }
+            } catch {
+                lastError = error
+                return
+            }
+        }
 
         var leaving: [Object] = []
         var entering: [Object] = []
         for object in candidates {
             let isIn = list.contains(object)
             let belongs = !invalidated.contains(ObjectIdentifier(object)) && matches(object)
+                && window?.contains(ObjectIdentifier(object)) != false
             if isIn { leaving.append(object) }
             if belongs { entering.append(object) }
         }
@@ -426,6 +484,33 @@ func longestIncreasingRun(_ values: [Int]) -> [Int] {
 }
 
 extension ObjectContext {
+    /// A monitor of the objects a request fetches, as one list.
+    ///
+    /// The request's sort is required (the list's order must be deterministic; ties go by the store's
+    /// order). Its ``FetchDescriptor/fetchLimit`` keeps the list to the first objects (a change that
+    /// touches the list fetches the window again, so keep it small); its
+    /// ``FetchDescriptor/fetchBatchSize`` makes the objects faults, loaded a batch at a time as the
+    /// monitor's subscripts read them. ``FetchDescriptor/fetchOffset`` is not supported.
+    ///
+    /// - Throws: ``ObjectGraphError/invalidListMonitor(entity:reason:)`` for a request without a sort or
+    ///   with an offset, and the errors of ``fetch(_:)``.
+    public func monitorList<Object: Entity>(_ request: FetchDescriptor<Object>) throws -> ListMonitor<Object> {
+        try ListMonitor(context: self, request: request, sectionBy: nil)
+    }
+
+    /// A monitor of the objects a request fetches, in sections by `sectionBy`.
+    ///
+    /// As ``monitorList(_:)``; the first sort descriptor must sort by the section's key path, and a
+    /// batch size loads every object anyway (each one's section is read).
+    ///
+    /// - Throws: ``ObjectGraphError/invalidListMonitor(entity:reason:)`` for a sort that does not start
+    ///   with the section's key path, and the errors of ``monitorList(_:)``.
+    public func monitorSectionedList<Object: Entity>(
+        _ request: FetchDescriptor<Object>, sectionBy: SectionBy<Object>
+    ) throws -> ListMonitor<Object> {
+        try ListMonitor(context: self, request: request, sectionBy: sectionBy)
+    }
+
     /// A monitor of the objects of `entity` matching `predicate`, in the order of `sortBy`, as one list.
     ///
     /// - Parameters:
@@ -440,8 +525,8 @@ extension ObjectContext {
         _ entity: Object.Type, predicate: Predicate<Object>? = nil, sortBy: [SortDescriptor<Object>],
         includesMarkedForDeletion: Bool = false
     ) throws -> ListMonitor<Object> {
-        try ListMonitor(context: self, request: FetchDescriptor(
-            predicate: predicate, sortBy: sortBy, includesMarkedForDeletion: includesMarkedForDeletion), sectionBy: nil)
+        try monitorList(FetchDescriptor(
+            predicate: predicate, sortBy: sortBy, includesMarkedForDeletion: includesMarkedForDeletion))
     }
 
     /// A monitor of the objects of `entity` matching `predicate`, in sections by `sectionBy`.
@@ -458,7 +543,7 @@ extension ObjectContext {
         _ entity: Object.Type, sectionBy: SectionBy<Object>, predicate: Predicate<Object>? = nil,
         sortBy: [SortDescriptor<Object>], includesMarkedForDeletion: Bool = false
     ) throws -> ListMonitor<Object> {
-        try ListMonitor(context: self, request: FetchDescriptor(
+        try monitorSectionedList(FetchDescriptor(
             predicate: predicate, sortBy: sortBy, includesMarkedForDeletion: includesMarkedForDeletion), sectionBy: sectionBy)
     }
 }

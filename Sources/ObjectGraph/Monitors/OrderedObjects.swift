@@ -49,6 +49,24 @@ struct OrderedObjects {
         preconditionFailure("position \(position) out of a list of \(count)")
     }
 
+    /// The objects at `positions`, in order.
+    func objects(in positions: Range<Int>) -> [AnyObject] {
+        var result: [AnyObject] = []
+        result.reserveCapacity(positions.count)
+        var chunkStart = 0
+        for chunk in chunks {
+            let chunkEnd = chunkStart + chunk.objects.count
+            if chunkEnd > positions.lowerBound, chunkStart < positions.upperBound {
+                let lower = max(positions.lowerBound, chunkStart) - chunkStart
+                let upper = min(positions.upperBound, chunkEnd) - chunkStart
+                result += chunk.objects[lower..<upper]
+            }
+            if chunkEnd >= positions.upperBound { break }
+            chunkStart = chunkEnd
+        }
+        return result
+    }
+
     /// Every object, in order.
     var all: [AnyObject] { chunks.flatMap(\.objects) }
 
