@@ -110,6 +110,25 @@ import Testing
         withExtendedLifetime(observer) {}
     }
 
+    /// A predicate that cannot be evaluated on the object's values is a delete (it does not hold),
+    /// and the observer keeps the error for its owner to see, instead of dropping it.
+    @Test func aPredicateThatCannotBeEvaluatedIsADeleteWithItsErrorKept() throws {
+        let context = try makeContainer().newBackgroundContext()
+        let (mood, _) = try savedMood(in: context)
+        mood.remoteIdentifier = "r1"
+        let recorder = Recorder()
+        let observer = try #require(ObjectObserver(mood, matching: #Predicate<Mood> { $0.remoteIdentifier!.count > 0 }) {
+            recorder.changes.append($0)
+        })
+        mood.text = "Still here"
+        context.processPendingChanges()
+        #expect(observer.lastError == nil)
+        mood.remoteIdentifier = nil  // the force unwrap fails
+        context.processPendingChanges()
+        #expect(recorder.changes == [.update(changedKeys: ["text", "remoteIdentifier"]), .delete])
+        #expect(observer.lastError != nil)
+    }
+
     @Test func aReleasedObserverIsSilentAndTheObjectIsNotKeptAlive() throws {
         let context = try makeContainer().newBackgroundContext()
         let (mood, _) = try savedMood(in: context)

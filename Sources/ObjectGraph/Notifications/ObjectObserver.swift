@@ -20,12 +20,17 @@ public final class ObjectObserver<Object: Entity> {
 
     private var token: ObservationToken?
 
+    /// The last error met evaluating `predicate` on the object: it was reported as a deletion (a
+    /// predicate that cannot be evaluated does not hold), and the error is kept here.
+    public private(set) var lastError: (any Error)?
+
     /// Observes `object`, which must belong to a context (otherwise the initializer fails).
     public init?(_ object: Object, matching predicate: Predicate<Object>? = nil,
                  onChange: @escaping (Change) -> Void) {
         guard let context = object.objectContext else { return nil }
-        token = context.observeObjectsDidChange { [weak object] change in
-            guard let object, let kind = change.kind(for: object, matching: predicate) else { return }
+        token = context.observeObjectsDidChange { [weak object, weak self] change in
+            guard let object, let kind = change.kind(for: object, matching: predicate,
+                                                     evaluationFailed: { self?.lastError = $0 }) else { return }
             onChange(kind)
         }
     }

@@ -5,7 +5,11 @@ extension ObjectsDidChange {
     /// concern it. The single rule that ``ObjectObserver`` and ``ObjectMonitor`` share: deleted (here,
     /// by a cascade, or by a merged save), invalidated, forgotten by a reset, marked for deletion, or
     /// no longer matching `predicate` is a deletion; any other change is an update.
-    func kind<Object: Entity>(for object: Object, matching predicate: Predicate<Object>? = nil) -> ObjectObserver<Object>.Change? {
+    ///
+    /// A predicate that cannot be evaluated on the object's values does not hold for it: a deletion,
+    /// and `evaluationFailed` is called with the error.
+    func kind<Object: Entity>(for object: Object, matching predicate: Predicate<Object>? = nil,
+                              evaluationFailed: (any Error) -> Void = { _ in }) -> ObjectObserver<Object>.Change? {
         if isGone(object) { return .delete }
         var concerned = false
         var keys = Set<String>()
@@ -15,8 +19,14 @@ extension ObjectsDidChange {
         }
         guard concerned else { return nil }
         if let deletable = object as? any DelayedDeletable, deletable.markedForDeletionDate != nil { return .delete }
-        // A predicate that cannot be evaluated on the object's values does not hold for it.
-        if let predicate, (try? predicate.evaluate(object)) != true { return .delete }
+        if let predicate {
+            do {
+                if try !predicate.evaluate(object) { return .delete }
+            } catch {
+                evaluationFailed(error)
+                return .delete
+            }
+        }
         return .update(changedKeys: keys)
     }
 }
