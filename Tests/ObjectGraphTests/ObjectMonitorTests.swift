@@ -132,4 +132,68 @@ private final class RecordingObjectObserver: ObjectMonitorObserver {
         context.delete(mood)
         #expect(context.monitorObject(mood) == nil)
     }
+
+    /// Point 7: a monitor can opt in to the changes of related objects, reported with the
+    /// relationship's name before each key.
+    @Test func aMonitorOptingInToRelatedObjectsReportsTheirChanges() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let (europe, france, spain) = try makeEurope(in: context)
+        let mood = Mood(text: "Sunny", country: france)
+        context.insert(mood)
+        try context.save()
+        let plain = try #require(context.monitorObject(mood))
+        let withCountry = try #require(context.monitorObject(
+            mood, includingChangesOf: [.through(\.country), .through(\.country?.continent)]))
+        let plainScreen = RecordingObjectObserver()
+        let screen = RecordingObjectObserver()
+        plain.addObserver(plainScreen)
+        withCountry.addObserver(screen)
+
+        // Another context renames the country: only the monitor that asked hears it.
+        let writer = container.newBackgroundContext()
+        try #require(writer.object(with: france.objectID, as: Country.self)).name = "Francia"
+        try writer.save()
+        context.processPendingChanges()
+        #expect(plainScreen.events.isEmpty)
+        #expect(screen.events == [.willUpdate(text: "Sunny"), .didUpdate(text: "Sunny", keys: ["country.name"])])
+
+        europe.name = "Eurasia"  // two relationships away
+        context.processPendingChanges()
+        let continentKeys: Set<String> = ["\(\Mood.country?.continent).name"]
+        #expect(screen.events.last == .didUpdate(text: "Sunny", keys: continentKeys))
+
+        // Another country changing is not this mood's news; the mood moving to it is its own change.
+        spain.name = "España"
+        context.processPendingChanges()
+        #expect(screen.events.count == 4)
+        mood.country = spain
+        context.processPendingChanges()
+        // (The new country's moods changed too, as the monitor of its changes says.)
+        #expect(screen.events.last == .didUpdate(text: "Sunny", keys: ["country", "country.moods"]))
+        #expect(plainScreen.events.last == .didUpdate(text: "Sunny", keys: ["country"]))
+    }
+
+    @Test func aCountrysMonitorCanHearItsMoodsChange() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let (_, france, _) = try makeEurope(in: context)
+        let mood = Mood(text: "Sunny", country: france)
+        context.insert(mood)
+        try context.save()
+        let monitor = try #require(context.monitorObject(france, includingChangesOf: [.through(\.moods)]))
+        final class CountryScreen: ObjectMonitorObserver {
+            var keys: [Set<String>] = []
+            func objectMonitor(_ monitor: ObjectMonitor<Country>, didUpdateObject object: Country,
+                               changedPersistentKeys: Set<String>) { keys.append(changedPersistentKeys) }
+        }
+        let screen = CountryScreen()
+        monitor.addObserver(screen)
+        mood.rating = 1
+        context.processPendingChanges()
+        #expect(screen.keys == [["moods.rating"]])
+        context.insert(Mood(text: "Rainy", country: france))  // a new member: the country's own change
+        context.processPendingChanges()
+        #expect(screen.keys.last?.contains("moods") == true)
+    }
 }

@@ -44,6 +44,8 @@ extension ObjectMonitorObserver {
 public final class ObjectMonitor<Object: Entity> {
     /// The monitored object; nil once it was deleted (or marked for deletion, or forgotten).
     public private(set) var object: Object?
+    /// The relationships whose objects' changes are reported as the object's own.
+    private let related: [RelatedObjects<Object>]
     private var observers = WeakObservers<Event>()
     private var token: ObservationToken?
 
@@ -53,9 +55,10 @@ public final class ObjectMonitor<Object: Entity> {
     }
 
     /// A monitor of `object`; nil when the object belongs to no context.
-    init?(object: Object) {
+    init?(object: Object, related: [RelatedObjects<Object>]) {
         guard let context = object.objectContext, !object.isDeleted else { return nil }
         self.object = object
+        self.related = related
         token = context.observeObjectsDidChange { [weak self] change in self?.process(change) }
     }
 
@@ -82,25 +85,87 @@ public final class ObjectMonitor<Object: Entity> {
     }
 
     private func process(_ change: ObjectsDidChange) {
-        guard let object, let kind = change.kind(for: object) else { return }
-        switch kind {
-        case .update(let keys):
-            observers.post(.update(object, changedKeys: keys))
-        case .delete:
+        guard let object else { return }
+        switch change.kind(for: object) {
+        case .update(let keys)?:
+            observers.post(.update(object, changedKeys: keys.union(relatedChangedKeys(in: change))))
+        case .delete?:
             self.object = nil
             token = nil
             observers.post(.delete(object))
+        case nil:
+            let keys = relatedChangedKeys(in: change)
+            if !keys.isEmpty { observers.post(.update(object, changedKeys: keys)) }
         }
+    }
+
+    /// The changed keys of the related objects the monitor reports, each prefixed with the
+    /// relationship's name (`country.name`).
+    private func relatedChangedKeys(in change: ObjectsDidChange) -> Set<String> {
+        guard let object, !related.isEmpty else { return [] }
+        var changed: [ObjectIdentifier: Set<String>] = [:]
+        for update in [change.updatedObjects, change.refreshedObjects].joined() where update.object !== object {
+            changed[ObjectIdentifier(update.object), default: []].formUnion(update.changedKeys)
+        }
+        guard !changed.isEmpty else { return [] }
+        var keys = Set<String>()
+        for relationship in related {
+            for relatedObject in relationship.objects(object) {
+                guard let relatedKeys = changed[ObjectIdentifier(relatedObject)] else { continue }
+                keys.formUnion(relatedKeys.map { "\(relationship.name).\($0)" })
+            }
+        }
+        return keys
     }
 }
 
 extension ObjectContext {
     /// A monitor of `object`, for observers that follow its changes and its deletion.
     ///
-    /// - Parameter object: An object of this context.
+    /// ```swift
+    /// // A mood's screen also shows its country's name and flag:
+    /// let monitor = context.monitorObject(mood, includingChangesOf: [.through(\.country)])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - object: An object of this context.
+    ///   - related: Relationships whose objects' changes are reported as updates of `object`, with
+    ///     keys prefixed by the relationship's name (`country.name`). A change of which objects are
+    ///     related (`mood.country = spain`) is a change of `object` itself.
     /// - Returns: The monitor; nil when `object` is not in this context or is deleted.
-    public func monitorObject<Object: Entity>(_ object: Object) -> ObjectMonitor<Object>? {
+    public func monitorObject<Object: Entity>(
+        _ object: Object, includingChangesOf related: [RelatedObjects<Object>] = []
+    ) -> ObjectMonitor<Object>? {
         guard object.objectContext === self else { return nil }
-        return ObjectMonitor(object: object)
+        return ObjectMonitor(object: object, related: related)
+    }
+}
+
+/// A relationship whose objects' changes an ``ObjectMonitor`` reports as changes of its object.
+public struct RelatedObjects<Object: Entity> {
+    /// The relationship's property name, the prefix of the reported keys.
+    let name: String
+    /// The related objects, read when a change names some object other than the monitored one.
+    let objects: (Object) -> [any Entity]
+
+    /// The object a to-one relationship (or a chain of them, `\.country?.continent`) leads to.
+    public static func through<Destination: Entity>(_ keyPath: KeyPath<Object, Destination?>) -> Self {
+        Self(name: name(of: keyPath)) { object in object[keyPath: keyPath].map { [$0] } ?? [] }
+    }
+
+    /// The members of a to-many relationship.
+    public static func through<Destination: Entity>(_ keyPath: KeyPath<Object, Set<Destination>>) -> Self {
+        Self(name: name(of: keyPath)) { object in Array(object[keyPath: keyPath]) }
+    }
+
+    /// The members of an ordered to-many relationship.
+    public static func through<Destination: Entity>(_ keyPath: KeyPath<Object, [Destination]>) -> Self {
+        Self(name: name(of: keyPath)) { object in object[keyPath: keyPath] }
+    }
+
+    /// The declared property's name; for a chain, the key path as Swift spells it.
+    private static func name(of keyPath: AnyKeyPath) -> String {
+        let entity = Object._$entity
+        return entity.propertyIndex(for: keyPath).map { entity.propertyNames[$0] } ?? "\(keyPath)"
     }
 }
