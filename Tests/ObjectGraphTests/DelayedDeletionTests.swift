@@ -187,6 +187,56 @@ import Testing
         #expect(otherTapas.country == nil)
     }
 
+    /// SQL reads through a relationship as Swift does: a to-one pointing to a marked object is nil,
+    /// a to-many leaves its marked members out, in predicates and in sorts, saved or not.
+    @Test func predicatesAndSortsThroughRelationshipsHideMarkedObjectsAsSwiftDoes() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let (_, france, spain) = try makeEurope(in: context)
+        let albania = Country(name: "Albania")
+        context.insert(albania)
+        let moods = [("a", france), ("b", spain), ("c", spain), ("x", albania)].map { Mood(text: $0.0, country: $0.1) }
+        for mood in moods { context.insert(mood) }
+        try context.save()
+        france.markForLocalDeletion()
+        moods[2].markForLocalDeletion()
+        try context.save()
+
+        let reader = container.newBackgroundContext()  // reads what the store says
+        let franceID = france.objectID
+        let predicates: [Predicate<Mood>] = [
+            #Predicate { $0.country == nil },
+            #Predicate { $0.country != nil },
+            #Predicate { $0.country?.name == "France" },
+            #Predicate { $0.country?.objectID == franceID },
+            #Predicate { $0.country?.objectID != franceID },
+        ]
+        let all = try reader.fetch(FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.text)], includesMarkedForDeletion: true))
+        for predicate in predicates {
+            let request = FetchDescriptor(predicate: predicate, sortBy: [SortDescriptor(\.text)], includesMarkedForDeletion: true)
+            let inSwift = try all.filter { try predicate.evaluate($0) }.map(\.text)
+            #expect(try reader.fetch(request).map(\.text) == inSwift, "\(predicate)")
+        }
+        #expect(try reader.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.country == nil })).map(\.text) == ["a"])
+
+        let countries = try reader.fetch(FetchDescriptor<Country>(sortBy: [SortDescriptor(\.name)], includesMarkedForDeletion: true))
+        for predicate: Predicate<Country> in [#Predicate { $0.moods.count == 1 }, #Predicate { $0.moods.isEmpty },
+                                              #Predicate { $0.moods.contains { $0.text == "c" } }] {
+            let request = FetchDescriptor(predicate: predicate, sortBy: [SortDescriptor(\.name)], includesMarkedForDeletion: true)
+            let inSwift = try countries.filter { try predicate.evaluate($0) }.map(\.name)
+            #expect(try reader.fetch(request).map(\.name) == inSwift, "\(predicate)")
+        }
+
+        // A sort by the marked country's name sorts as nil, first (not between Albania and Spain).
+        let byCountry = FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.country?.name), SortDescriptor(\.text)],
+                                              includesMarkedForDeletion: true)
+        #expect(try reader.fetch(byCountry).map(\.text) == ["a", "x", "b", "c"])
+        let spanish = try reader.existingObject(with: moods[1].objectID, as: Mood.self)
+        spanish.text = "z"  // unsaved: merged in memory, where the sort must agree with the store's
+        #expect(try reader.fetch(byCountry).map(\.text) == ["a", "x", "c", "z"])
+        withExtendedLifetime(spain) {}
+    }
+
     /// A context reads the store's marks once, and tests each member against them: whether the
     /// marked rows are a few far apart or many close together, the same members are hidden.
     @Test func hidingFollowsTheStoredMarksWhateverTheirSpread() throws {

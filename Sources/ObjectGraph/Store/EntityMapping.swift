@@ -41,6 +41,8 @@ final class EntityMapping: Sendable {
     let tombstoneSQL: String
     /// For a ``DelayedDeletable`` entity, the attribute slot of `markedForDeletionDate`.
     let markedForDeletionSlot: Int?
+    /// The quoted column of the mark, for SQL that hides marked rows as Swift does.
+    var quotedMarkColumn: String? { markedForDeletionSlot.map { quotedAttributeColumns[$0] } }
     /// To-one slot → whether the destination is ``DelayedDeletable`` (its marked objects are hidden).
     let toOneDestinationsHideMarked: [Bool]
 

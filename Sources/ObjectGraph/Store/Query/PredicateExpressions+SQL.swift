@@ -160,12 +160,12 @@ extension PredicateExpressions.SequenceContains: SQLTranslatable {
             guard !values.isEmpty else { return .scalar(SQLFragment("0"), .bool) }
             return .scalar("(" + value + " IN " + SQL.list(values.map(\.databaseValue)) + ")", .bool)
         case .objectIDs(let ids):
-            guard case let .objectID(mapping, key) = elementOperand else {
+            guard case let .objectID(mapping, access) = elementOperand else {
                 throw translator.unsupported("contains on object IDs with an element that is not an object's ID")
             }
             let keys = ids.compactMap { translator.key(of: $0, in: mapping) }
             guard !keys.isEmpty else { return .scalar(SQLFragment("0"), .bool) }
-            return .scalar("(" + key + " IN " + SQL.list(keys) + ")", .bool)
+            return .scalar(translator.keyTest(access, of: mapping, " IN " + SQL.list(keys)), .bool)
         case .objectID:
             throw translator.unsupported("contains on an object ID")
         case let .toMany(relationship, owner):

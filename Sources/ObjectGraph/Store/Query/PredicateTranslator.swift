@@ -35,7 +35,7 @@ struct PredicateTranslator {
         /// A constant collection, for `contains`.
         case constants([StoredValue])
         /// The ID of a row (`$0.objectID`): its primary key, meaningful only with its entity.
-        case objectID(EntityMapping, key: SQLFragment)
+        case objectID(EntityMapping, RowAccess)
         /// Constant object IDs: one for `==`, a collection for `contains`.
         case objectIDs([ObjectID])
     }
@@ -43,6 +43,9 @@ struct PredicateTranslator {
     enum RowAccess {
         case alias(String)
         case key(SQLFragment)
+        /// The key of a related row that reads as no row while the row is marked for deletion, as
+        /// Swift hides it (see ``DelayedDeletable``); `markColumn` is the row's quoted mark column.
+        case unmarkedKey(SQLFragment, markColumn: String)
     }
 
     /// The condition for a predicate over `mapping`, whose table is aliased `t0`, and what it reads.
@@ -86,11 +89,10 @@ struct PredicateTranslator {
     func scalar(_ operand: Operand, _ role: String) throws -> SQLFragment {
         switch operand {
         case .scalar(let fragment, _): return fragment
-        case .row(_, .alias(let alias)): return SQLFragment("\(alias).Z_PK")
-        case .row(_, .key(let key)): return key
+        case let .row(mapping, access): return rowKey(access, of: mapping)
         case .toMany: throw unsupported("a to-many relationship used as a value in \(role); use count, isEmpty or contains(where:)")
         case .constants: throw unsupported("a collection used as a value in \(role)")
-        case .objectID(_, let key): return key  // compared with nil
+        case let .objectID(mapping, access): return rowKey(access, of: mapping)  // compared with nil
         case .objectIDs:
             throw unsupported("an object ID used in \(role); compare IDs with == or !=, or use contains")
         }
@@ -108,11 +110,13 @@ struct PredicateTranslator {
     func objectIDEquality(_ left: Operand, _ right: Operand, negated: Bool) throws -> Operand? {
         let op = negated ? "IS NOT" : "IS"
         switch (left, right) {
-        case let (.objectID(mapping, key), .objectIDs(ids)), let (.objectIDs(ids), .objectID(mapping, key)):
+        case let (.objectID(mapping, access), .objectIDs(ids)), let (.objectIDs(ids), .objectID(mapping, access)):
             guard let id = ids.first, ids.count == 1 else { throw unsupported("a collection of object IDs compared with ==") }
             guard let constant = self.key(of: id, in: mapping) else { return .scalar(SQLFragment(negated ? "1" : "0"), .bool) }
-            return .scalar(SQLFragment("(", key, " \(op) ") + SQLFragment("?)", arguments: [constant]), .bool)
-        case let (.objectID(leftMapping, leftKey), .objectID(rightMapping, rightKey)):
+            let isID = keyTest(access, of: mapping, SQLFragment(" IS ?", arguments: [constant]))
+            return .scalar(negated ? SQLFragment("(NOT ", isID, ")") : isID, .bool)
+        case let (.objectID(leftMapping, leftAccess), .objectID(rightMapping, rightAccess)):
+            let leftKey = rowKey(leftAccess, of: leftMapping), rightKey = rowKey(rightAccess, of: rightMapping)
             if leftMapping === rightMapping {
                 return .scalar(SQLFragment("(", leftKey, " \(op) ", rightKey, ")"), .bool)
             }
@@ -135,7 +139,7 @@ struct PredicateTranslator {
         switch root {
         case let .row(mapping, access):
             if Self.isObjectID(keyPath, of: mapping.declaration.type) {
-                return .objectID(mapping, key: rowKey(access))
+                return .objectID(mapping, access)
             }
             guard let index = mapping.declaration.propertyIndex(for: keyPath) else {
                 throw unsupported("\(keyPath) is not a persisted property of \(mapping.name)")
@@ -143,34 +147,28 @@ struct PredicateTranslator {
             switch mapping.declaration.layout.slots[index] {
             case .attribute(let slot):
                 reads.read(index, of: mapping)
-                let column = SQL.quote(mapping.attributeColumns[slot])
                 let type = mapping.description.attributes[slot].type
-                switch access {
-                case .alias(let alias): return .scalar(SQLFragment("\(alias).\(column)"), type)
-                case .key(let key):
-                    return .scalar(SQLFragment("(SELECT \(column) FROM \(mapping.table) WHERE Z_PK = ", key, ")"), type)
-                }
+                return .scalar(column(mapping.quotedAttributeColumns[slot], of: mapping, at: access), type)
             case .toOne(let slot):
                 let relationship = mapping.toOneRelationships[slot]
-                reads.follow(relationship, from: mapping)
                 let destination = store.mappings[relationship.destination]
-                let ownKey = rowKey(access)
+                reads.follow(relationship, from: mapping, to: destination)
+                let destinationKey: SQLFragment
                 switch relationship.storage {
-                case .foreignKey(let column):
-                    switch access {
-                    case .alias(let alias): return .row(destination, .key(SQLFragment("\(alias).\(SQL.quote(column))")))
-                    case .key(let key):
-                        return .row(destination, .key(SQLFragment("(SELECT \(SQL.quote(column)) FROM \(mapping.table) WHERE Z_PK = ", key, ")")))
-                    }
+                case .foreignKey(let foreignKey):
+                    destinationKey = column(SQL.quote(foreignKey), of: mapping, at: access)
                 case let .inverseForeignKey(table, column, _):
-                    return .row(destination, .key(SQLFragment(
-                        "(SELECT Z_PK FROM \(SQL.quote(table)) WHERE \(SQL.quote(column)) = ", ownKey, " LIMIT 1)")))
+                    destinationKey = SQLFragment(
+                        "(SELECT Z_PK FROM \(SQL.quote(table)) WHERE \(SQL.quote(column)) = ", rowKey(access, of: mapping), " LIMIT 1)")
                 case .joinTable:
                     throw unsupported("\(mapping.name).\(relationship.name)")
                 }
+                return .row(destination, destination.quotedMarkColumn.map { .unmarkedKey(destinationKey, markColumn: $0) }
+                                ?? .key(destinationKey))
             case .toMany(let slot):
-                reads.follow(mapping.toManyRelationships[slot], from: mapping)
-                return .toMany(mapping.toManyRelationships[slot], owner: rowKey(access))
+                let relationship = mapping.toManyRelationships[slot]
+                reads.follow(relationship, from: mapping, to: store.mappings[relationship.destination])
+                return .toMany(relationship, owner: rowKey(access, of: mapping))
             }
         case let .toMany(relationship, owner):
             let destination = store.mappings[relationship.destination].declaration.type
@@ -196,21 +194,48 @@ struct PredicateTranslator {
         }
     }
 
-    func rowKey(_ access: RowAccess) -> SQLFragment {
+    /// The key of the row `access` reaches in `mapping`'s table; NULL for a hidden marked row.
+    func rowKey(_ access: RowAccess, of mapping: EntityMapping) -> SQLFragment {
         switch access {
         case .alias(let alias): SQLFragment("\(alias).Z_PK")
         case .key(let key): key
+        case let .unmarkedKey(key, markColumn):
+            "(CASE WHEN " + isUnmarked(key, of: mapping, markColumn: markColumn) + " THEN " + key + " END)"
+        }
+    }
+
+    /// `key` followed by `test` (` IS ?`, ` IN (…)`), false for a hidden marked row: the test stays on
+    /// the key itself, so that SQLite can use the key's index.
+    func keyTest(_ access: RowAccess, of mapping: EntityMapping, _ test: SQLFragment) -> SQLFragment {
+        guard case let .unmarkedKey(key, markColumn) = access else { return "(" + rowKey(access, of: mapping) + test + ")" }
+        return "(" + key + test + " AND " + isUnmarked(key, of: mapping, markColumn: markColumn) + ")"
+    }
+
+    /// Whether the row of `key` is not marked for deletion (true when there is no row).
+    private func isUnmarked(_ key: SQLFragment, of mapping: EntityMapping, markColumn: String) -> SQLFragment {
+        SQLFragment("((SELECT \(markColumn) FROM \(mapping.table) WHERE Z_PK = ", key, ") IS NULL)")
+    }
+
+    /// A column of the row reached by a key (not an alias), read by a subquery.
+    private func column(_ column: String, of mapping: EntityMapping, at access: RowAccess) -> SQLFragment {
+        switch access {
+        case .alias(let alias): SQLFragment("\(alias).\(column)")
+        case .key(let key): SQLFragment("(SELECT \(column) FROM \(mapping.table) WHERE Z_PK = ", key, ")")
+        case let .unmarkedKey(key, markColumn):
+            SQLFragment("(SELECT \(column) FROM \(mapping.table) WHERE Z_PK = ", key, " AND \(markColumn) IS NULL)")
         }
     }
 
     /// `FROM … WHERE …` selecting the members of a to-many relationship, with the member table aliased.
     func membersFrom(_ relationship: RelationshipMapping, owner: SQLFragment, alias: String) -> SQLFragment {
         let destination = store.mappings[relationship.destination]
+        // Members marked for deletion are hidden, as Swift hides them.
+        let unmarked = destination.quotedMarkColumn.map { " AND \(alias).\($0) IS NULL" } ?? ""
         switch relationship.storage {
         case let .inverseForeignKey(_, column, _):
-            return SQLFragment("FROM \(destination.table) AS \(alias) WHERE \(alias).\(SQL.quote(column)) = ", owner)
+            return SQLFragment("FROM \(destination.table) AS \(alias) WHERE \(alias).\(SQL.quote(column)) = ", owner, unmarked)
         case let .joinTable(table, source, target, _):
-            return SQLFragment("FROM \(SQL.quote(table)) AS j\(alias) JOIN \(destination.table) AS \(alias) ON \(alias).Z_PK = j\(alias).\(target) WHERE j\(alias).\(source) = ", owner)
+            return SQLFragment("FROM \(SQL.quote(table)) AS j\(alias) JOIN \(destination.table) AS \(alias) ON \(alias).Z_PK = j\(alias).\(target) WHERE j\(alias).\(source) = ", owner, unmarked)
         case .foreignKey:
             return SQLFragment("FROM \(destination.table) AS \(alias) WHERE 0")
         }

@@ -23,8 +23,13 @@ struct PropertyReads {
         properties[mapping.name, default: []].insert(mapping.declaration.propertyNames[propertyIndex])
     }
 
-    mutating func follow(_ relationship: RelationshipMapping, from mapping: EntityMapping) {
+    /// Notes a relationship followed from `mapping` to `destination`; the destination's mark for
+    /// deletion is read too (a marked object is hidden from relationship reads).
+    mutating func follow(_ relationship: RelationshipMapping, from mapping: EntityMapping, to destination: EntityMapping) {
         read(relationship.propertyIndex, of: mapping)
+        if let slot = destination.markedForDeletionSlot {
+            read(destination.declaration.layout.attributeProperties[slot], of: destination)
+        }
         insert(Followed(owner: mapping.declaration, relationship: relationship))
     }
 

@@ -44,14 +44,16 @@ enum SortTranslator {
             for (slot, propertyIndex) in destination.declaration.layout.attributeProperties.enumerated() {
                 guard let candidate = base.appending(path: properties[propertyIndex].chainedKeyPath as AnyKeyPath),
                       candidate.namesSameProperties(as: keyPath) else { continue }
-                reads.follow(relationship, from: mapping)
+                reads.follow(relationship, from: mapping, to: destination)
                 reads.read(propertyIndex, of: destination)
                 let value = column(slot, of: destination, table: "d")
+                // A related object marked for deletion is hidden, as Swift hides it: its value is nil.
+                let unmarked = destination.quotedMarkColumn.map { " AND d.\($0) IS NULL" } ?? ""
                 switch relationship.storage {
                 case .foreignKey(let foreignKey):
-                    return "(SELECT \(value) FROM \(destination.table) AS d WHERE d.Z_PK = t0.\(SQL.quote(foreignKey)))"
+                    return "(SELECT \(value) FROM \(destination.table) AS d WHERE d.Z_PK = t0.\(SQL.quote(foreignKey))\(unmarked))"
                 case .inverseForeignKey(_, let inverseColumn, _):
-                    return "(SELECT \(value) FROM \(destination.table) AS d WHERE d.\(SQL.quote(inverseColumn)) = t0.Z_PK LIMIT 1)"
+                    return "(SELECT \(value) FROM \(destination.table) AS d WHERE d.\(SQL.quote(inverseColumn)) = t0.Z_PK\(unmarked) LIMIT 1)"
                 case .joinTable:
                     return nil
                 }
