@@ -94,6 +94,29 @@ import Testing
         #expect(try container.newBackgroundContext().fetchCount(FetchDescriptor<Country>()) == 3)
     }
 
+    /// A unique value given up in a save can be taken in the same save: by a deletion and an
+    /// insertion (replacing an object), or by a renaming and an insertion or another renaming.
+    @Test func aUniqueValueGivenUpInASaveCanBeTakenInTheSameSave() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let (_, france, spain) = try makeEurope(in: context)
+        let italy = Country(name: "Italy")
+        context.insert(italy)
+        try context.save()
+        context.delete(france)
+        let newFrance = Country(name: "France")
+        context.insert(newFrance)
+        spain.name = "España"
+        let newSpain = Country(name: "Spain")
+        context.insert(newSpain)
+        try context.save()
+        italy.name = "Italia"
+        spain.name = "Italy"
+        try context.save()
+        let names = try container.newBackgroundContext().fetch(FetchDescriptor<Country>(sortBy: [SortDescriptor(\.name)]))
+        #expect(names.map(\.name) == ["France", "Italia", "Italy", "Spain"])
+    }
+
     @Test func orderedOneToManyKeepsItsOrder() throws {
         let container = try ObjectContainer(for: Album.self, configuration: .inMemory)
         let context = container.newBackgroundContext()

@@ -205,14 +205,12 @@ extension ObjectContext {
                 for (mapping, group) in inserts {
                     try writer.allocateKeys(group.map(\.id.key), for: mapping)
                 }
-                for state in plan.inserts {
-                    guard let mapping = state.mapping else { continue }
-                    try writer.insert(state, id: state.id, globalID: state.globalID ?? GlobalIDs.next(), mapping: mapping)
+                // Deletions, then updates, then insertions: a unique value that a deleted or updated
+                // row gives up can be taken by another row of the same save.
+                for (mapping, group) in byEntity(plan.deletes) {
+                    try writer.delete(keys: KeySelection(group.map(\.id.key)), mapping: mapping)
                 }
-                for (mapping, group) in inserts {
-                    try writer.recordChanges(.insert, keys: KeySelection(group.compactMap { writer.permanentKey($0.id.key) }),
-                                             mapping: mapping)
-                }
+                try releaseUniqueValues(of: plan.updates, writer)
                 var conflicts: [SaveConflict] = []
                 var resolutions: [ConflictResolution] = []
                 for state in plan.updates {
@@ -230,8 +228,13 @@ extension ObjectContext {
                 var written = updatedKeys
                 for resolution in resolutions { resolution.removeUnwrittenKeys(from: &written) }
                 try recordUpdates(written, writer)
-                for (mapping, group) in byEntity(plan.deletes) {
-                    try writer.delete(keys: KeySelection(group.map(\.id.key)), mapping: mapping)
+                for state in plan.inserts {
+                    guard let mapping = state.mapping else { continue }
+                    try writer.insert(state, id: state.id, globalID: state.globalID ?? GlobalIDs.next(), mapping: mapping)
+                }
+                for (mapping, group) in inserts {
+                    try writer.recordChanges(.insert, keys: KeySelection(group.compactMap { writer.permanentKey($0.id.key) }),
+                                             mapping: mapping)
                 }
                 return WrittenPlan(newKeys: writer.newKeys, resolutions: resolutions, unwritten: unwritten,
                                    updatedKeys: written, sequence: sequence, date: date)
@@ -267,6 +270,19 @@ extension ObjectContext {
     private func byEntity(_ states: [ObjectState]) -> [(EntityMapping, [ObjectState])] {
         Dictionary(grouping: states) { $0.mapping?.index ?? -1 }
             .compactMap { index, group in index >= 0 ? (store.mappings[index], group) : nil }
+    }
+
+    /// Clears the unique columns that updated rows change, before any row is written: SQLite checks
+    /// a unique index at each statement, so two rows exchanging values (or one taking the value
+    /// another gives up) would otherwise fail on whichever is written first. A row changed
+    /// elsewhere since it was read is left alone: its conflict is resolved as usual.
+    private func releaseUniqueValues(of updates: [ObjectState], _ writer: RowWriter) throws {
+        for state in updates where !state.isFault {
+            guard let mapping = state.mapping, let committed = state.committedValues else { continue }
+            let released = mapping.uniqueAttributeSlots.filter { state.value(atPosition: $0) != committed[$0] }
+            guard !released.isEmpty else { continue }
+            try writer.clear(released, ofRow: state.id.key, ifVersion: state.version, mapping: mapping)
+        }
     }
 
     /// Writes the changed columns if the row still has the version this context read; otherwise

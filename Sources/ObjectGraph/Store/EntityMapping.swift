@@ -41,6 +41,8 @@ final class EntityMapping: Sendable {
     let tombstoneSQL: String
     /// For a ``DelayedDeletable`` entity, the attribute slot of `markedForDeletionDate`.
     let markedForDeletionSlot: Int?
+    /// The attribute slots with a unique index.
+    let uniqueAttributeSlots: [Int]
     /// The quoted column of the mark, for SQL that hides marked rows as Swift does.
     var quotedMarkColumn: String? { markedForDeletionSlot.map { quotedAttributeColumns[$0] } }
     /// To-one slot → whether the destination is ``DelayedDeletable`` (its marked objects are hidden).
@@ -60,6 +62,7 @@ final class EntityMapping: Sendable {
         self.toOneDeleteRules = toOne.map(\.description.deleteRule)
         self.toManyDeleteRules = toMany.map(\.description.deleteRule)
         self.quotedAttributeColumns = attributeColumns.map(SQL.quote)
+        self.uniqueAttributeSlots = description.attributes.indices.filter { description.attributes[$0].isUnique }
         self.valueStorageClasses = description.attributes.map { StorageClass($0.type) }
             + Array(repeating: .integer, count: toOne.count)
         self.foreignKeys = toOne.enumerated().compactMap { slot, relationship in

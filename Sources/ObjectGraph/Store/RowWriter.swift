@@ -94,6 +94,13 @@ struct RowWriter {
         return db.changesCount > 0
     }
 
+    /// Sets attributes of a row to NULL without touching its version, if the row has `version`.
+    func clear(_ slots: [Int], ofRow key: Int64, ifVersion version: Int64, mapping: EntityMapping) throws {
+        let assignments = slots.map { "\(mapping.quotedAttributeColumns[$0]) = NULL" }.joined(separator: ", ")
+        try db.cachedStatement(sql: "UPDATE \(mapping.table) SET \(assignments) WHERE Z_PK = ? AND Z_VERSION = ?")
+            .execute(arguments: [key, version])
+    }
+
     /// Sets attributes of rows, the same value in every row, and increments their versions.
     func update(keys: KeySelection, setting values: [(slot: Int, value: StoredValue)], mapping: EntityMapping) throws {
         let assignments = values.map { "\(mapping.quotedAttributeColumns[$0.slot]) = ?" } + ["Z_VERSION = Z_VERSION + 1"]
