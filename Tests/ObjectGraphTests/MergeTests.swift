@@ -52,6 +52,31 @@ import Testing
         withExtendedLifetime((saveToken, changeToken)) {}
     }
 
+    /// An object with unsaved changes to a to-many relationship keeps them over a merged save, and
+    /// the relationship shows what the save changed too: a member deleted elsewhere is gone.
+    @Test func aToManyChangedHereShowsAMemberDeletedByAMergedSaveAsGone() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let (_, france, _) = try makeEurope(in: context)
+        let kept = Mood(text: "kept", country: france)
+        let doomed = Mood(text: "doomed", country: france)
+        for mood in [kept, doomed] { context.insert(mood) }
+        try context.save()
+        #expect(france.moods.count == 2)
+        context.insert(Mood(text: "new", country: france))  // unsaved: France's moods changed here
+
+        let other = container.newBackgroundContext()
+        other.delete(try other.existingObject(with: doomed.objectID, as: Mood.self))
+        try other.save()
+        context.processPendingChanges()
+        #expect(doomed.isDeleted)
+        #expect(Set(france.moods.map(\.text)) == ["kept", "new"])
+        try context.save()
+        let reader = container.newBackgroundContext()
+        let stored = try reader.existingObject(with: france.objectID, as: Country.self)
+        #expect(Set(stored.moods.map(\.text)) == ["kept", "new"])
+    }
+
     @Test func mergingLeavesObjectsNotInMemoryAlone() throws {
         let container = try makeContainer()
         let writer = container.newBackgroundContext()

@@ -445,5 +445,10 @@ public final class ObjectContext {
         for position in local.indices where local[position] != old[position] {
             state.write(local[position], atPosition: position)
         }
+        // To-many relationships read the store again when next used, with this context's changes
+        // on top: the save may have added or removed members (a member it deleted is gone).
+        state.toMany = ContiguousArray(state.toMany.indices.map { slot in
+            state.changedToMany[slot].map { .pending(added: $0.added, removed: $0.removed) } ?? .fault
+        })
     }
 }
