@@ -117,6 +117,28 @@ import Testing
         #expect(names.map(\.name) == ["France", "Italia", "Italy", "Spain"])
     }
 
+    /// An object related to one deleted in this context would point to a row that is gone: the save
+    /// is refused, naming the object, the relationship and the deleted object, and writes nothing.
+    @Test func aRelationshipToAnObjectDeletedHereIsRefusedAtSave() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let (_, france, _) = try makeEurope(in: context)
+        context.delete(france)
+        let mood = Mood(text: "late", country: france)
+        context.insert(mood)
+        let error = try #require(throws: ObjectGraphError.self) { try context.save() }
+        guard case .validationFailed(let failures) = error else {
+            Issue.record("expected a validation failure, got \(error)")
+            return
+        }
+        #expect(failures.map(\.reason) == [.relatedObjectDeleted(france.objectID)])
+        #expect(failures.first?.property == "country" && failures.first?.objectID == mood.objectID)
+        #expect("\(error)".contains("deleted"))
+        let reader = container.newBackgroundContext()
+        #expect(try reader.fetchCount(FetchDescriptor<Mood>()) == 0)
+        #expect(try reader.fetchCount(FetchDescriptor<Country>()) == 2)
+    }
+
     @Test func orderedOneToManyKeepsItsOrder() throws {
         let container = try ObjectContainer(for: Album.self, configuration: .inMemory)
         let context = container.newBackgroundContext()

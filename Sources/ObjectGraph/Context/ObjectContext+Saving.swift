@@ -125,6 +125,10 @@ extension ObjectContext {
             where !attribute.isOptional && state.value(atPosition: slot).isNull {
                 fail(attribute.name, .missingValue)
             }
+            // A link to an object deleted here would outlive its row.
+            for (slot, relationship) in mapping.toOneRelationships.enumerated() {
+                if let id = state.relatedID(at: slot), isDeletedHere(id) { fail(relationship.name, .relatedObjectDeleted(id)) }
+            }
             for (slot, relationship) in mapping.toManyRelationships.enumerated()
             where state.isInserted || state.changedToMany[slot] != nil {
                 let description = relationship.description

@@ -59,6 +59,9 @@ public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
         case deleteDenied(count: Int)
         /// A value that cannot be stored (for example a `Codable` value that fails to encode).
         case unstorableValue
+        /// A to-one relationship points to an object deleted in the same context, whose row goes
+        /// with the save: relate it to another object, or to none.
+        case relatedObjectDeleted(ObjectID)
         /// The entity's own validation (`validateForInsert`, `validateForUpdate`, `validateForDelete`).
         case custom(String)
     }
@@ -92,6 +95,7 @@ public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
         case .deleteDenied(let count):
             return "\(objectID) cannot be deleted: its relationship '\(property ?? "?")' (delete rule deny) still holds \(count) object\(count == 1 ? "" : "s")"
         case .unstorableValue: return "\(subject) has a value that cannot be stored"
+        case .relatedObjectDeleted(let id): return "\(subject) points to \(id), which is deleted"
         case .custom(let message): return "\(subject) is invalid: \(message)"
         }
     }
