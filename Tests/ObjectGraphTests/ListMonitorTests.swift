@@ -187,66 +187,160 @@ private final class RecordingListObserver: ListSectionObserver {
         #expect(throws: ObjectGraphError.self) { try context.monitorList(request) }
     }
 
-    /// Random sequences of inserts, deletions and edits of the filter, sort and section keys, in the
-    /// monitor's context and in another whose saves are merged: after each step, the reported changes
-    /// applied to the old list give the monitor's list, which is a fresh fetch's.
-    @Test(arguments: 0..<8)
-    func randomChangesAreReportedExactly(batch: Int) throws {
-        for sequence in 0..<25 {
-            let seed = UInt64(batch * 1_000 + sequence)
-            try runRandomSequence(seed: seed)
+    /// The lists the randomized test monitors: sections by an attribute, sections by a related
+    /// object's attribute with a filter two relationships away, and one unsectioned list.
+    enum Shape: CaseIterable, Sendable {
+        case byRating, byCountry, unsectioned
+
+        var request: FetchDescriptor<Mood> {
+            let cutoff = ListMonitorTests.cutoff
+            switch self {
+            case .byRating:
+                return FetchDescriptor(predicate: #Predicate { $0.date >= cutoff },
+                                       sortBy: [SortDescriptor(\.rating), SortDescriptor(\.text)])
+            case .byCountry:
+                return FetchDescriptor(predicate: #Predicate { ($0.country?.continent?.name ?? "none") != "Asia" },
+                                       sortBy: [SortDescriptor(\.country?.name), SortDescriptor(\.text)])
+            case .unsectioned:
+                return FetchDescriptor(predicate: #Predicate { $0.rating >= 2 },
+                                       sortBy: [SortDescriptor(\.date, order: .reverse), SortDescriptor(\.text)])
+            }
+        }
+
+        var sectionKey: ((Mood) -> String?)? {
+            switch self {
+            case .byRating: { String($0.rating) }
+            case .byCountry: { $0.country?.name }
+            case .unsectioned: nil
+            }
+        }
+
+        func monitor(in context: ObjectContext) throws -> ListMonitor<Mood> {
+            switch self {
+            case .byRating: try context.monitorSectionedList(request, sectionBy: SectionBy(\.rating))
+            case .byCountry: try context.monitorSectionedList(request, sectionBy: SectionBy(\.country?.name))
+            case .unsectioned: try context.monitorList(request)
+            }
         }
     }
 
-    private func runRandomSequence(seed: UInt64) throws {
+    /// Random sequences of inserts, deletions and edits of the filter, sort and section keys and of
+    /// the related countries and continents, in the monitor's context and in another whose saves are
+    /// merged: after each step, the reported changes applied to the old list give the monitor's
+    /// list, which is a fresh fetch's. 600 sequences of 20 steps.
+    @Test(arguments: Shape.allCases, 0..<8)
+    func randomChangesAreReportedExactly(shape: Shape, batch: Int) throws {
+        for sequence in 0..<25 {
+            let seed = UInt64(batch * 1_000 + sequence)
+            try runRandomSequence(shape, seed: seed)
+        }
+    }
+
+    private func runRandomSequence(_ shape: Shape, seed: UInt64) throws {
         var random = SeededGenerator(state: seed)
         let container = try makeContainer()
         let context = container.newBackgroundContext()
         let other = container.newBackgroundContext()
+        var nameCount = 0
+        func uniqueName(_ prefixes: [String]) -> String {
+            nameCount += 1
+            return (prefixes.randomElement(using: &random) ?? "A") + String(nameCount)
+        }
+        let initialContinents = [Continent(name: "Europe"), Continent(name: "Asia")]
+        for index in 0..<3 {
+            context.insert(Country(name: uniqueName(["A", "M", "Z"]), continent: initialContinents[index % 2]))
+        }
+        for object in initialContinents { context.insert(object) }
+        // Deletion rules take a country with its last mood, and a continent with its last country.
+        var countries: [Country] = []
+        var continents: [Continent] = []
+        func randomCountry() -> Country? {
+            Int.random(in: 0...3, using: &random) == 0 ? nil : countries.filter { !$0.isDeleted }.randomElement(using: &random)
+        }
         func randomMood() -> Mood {
             Mood(text: ["a", "b", "c", "d"].randomElement(using: &random) ?? "a",
                  rating: Int.random(in: 1...4, using: &random),
-                 date: Self.cutoff.addingTimeInterval(Double(Int.random(in: -2...4, using: &random))))
+                 date: Self.cutoff.addingTimeInterval(Double(Int.random(in: -2...4, using: &random))),
+                 country: randomCountry())
         }
+        countries = Array(try context.fetch(FetchDescriptor<Country>(sortBy: [SortDescriptor(\.name)])))
         for _ in 0..<8 { context.insert(randomMood()) }
         try context.save()
-        let monitor = try Self.monitor(in: context)
+        let monitor = try shape.monitor(in: context)
         var changesets: [ListChangeset<Mood>] = []
         let token = monitor.observeChanges { changesets.append($0) }
         for step in 0..<20 {
             let before = ShownList(monitor)
             changesets = []
             let all = try context.fetch(FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.text)], includesMarkedForDeletion: true))
+            countries = Array(try context.fetch(FetchDescriptor<Country>(sortBy: [SortDescriptor(\.name)], includesMarkedForDeletion: true)))
+            continents = Array(try context.fetch(FetchDescriptor<Continent>(sortBy: [SortDescriptor(\.name)], includesMarkedForDeletion: true)))
+            if countries.isEmpty || continents.isEmpty {
+                let continent = continents.first ?? Continent(name: uniqueName(["Eu", "Af"]))
+                let country = Country(name: uniqueName(["A", "M", "Z"]), continent: continent)
+                context.insert(country)
+                context.insert(continent)
+                countries.append(country)
+                continents = [continent]
+            }
             for _ in 0..<Int.random(in: 1...3, using: &random) {
                 let target = all.isEmpty ? nil : all[Int.random(in: 0..<all.count, using: &random)]
-                switch Int.random(in: 0..<8, using: &random) {
+                switch Int.random(in: 0..<12, using: &random) {
                 case 0: context.insert(randomMood())
                 case 1: if let target, !target.isDeleted { context.delete(target) }
                 case 2: target?.rating = Int.random(in: 1...4, using: &random)
                 case 3: target?.text = ["a", "b", "c", "d"].randomElement(using: &random) ?? "a"
                 case 4: target?.date = Self.cutoff.addingTimeInterval(Double(Int.random(in: -2...4, using: &random)))
                 case 5: (target as Mood?)?.markForLocalDeletion()
-                case 6:
-                    // Another context changes a saved mood and saves; the merge reaches the monitor.
+                case 6: if let target, !target.isDeleted { target.country = randomCountry() }
+                case 7: countries.randomElement(using: &random)?.name = uniqueName(["A", "M", "Z"])
+                case 8:
+                    if let country = countries.randomElement(using: &random), !country.isDeleted {
+                        country.continent = continents.filter { !$0.isDeleted }.randomElement(using: &random)
+                    }
+                case 9:
+                    // A continent takes the filtered name, or gives it up.
+                    guard let continent = continents.randomElement(using: &random) else { break }
+                    if continent.name == "Asia" {
+                        continent.name = uniqueName(["Eu", "Af"])
+                    } else if !continents.contains(where: { $0.name == "Asia" }) {
+                        continent.name = "Asia"
+                    }
+                case 10:
+                    // Another context changes a saved mood or a country and saves; the merge reaches
+                    // the monitor.
                     try context.save()
                     let theirs = try other.fetch(FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.text)]))
                     if let mood = theirs.randomElement(using: &random) {
-                        if Bool.random(using: &random) { mood.rating = Int.random(in: 1...4, using: &random) } else { other.delete(mood) }
+                        switch Int.random(in: 0...2, using: &random) {
+                        case 0: mood.rating = Int.random(in: 1...4, using: &random)
+                        case 1: other.delete(mood)
+                        default: mood.country?.name = uniqueName(["A", "M", "Z"])
+                        }
                     }
-                    other.insert(randomMood())
+                    other.insert(randomMood().withoutCountry())
                     try other.save()
                 default: try context.save()
                 }
             }
             context.processPendingChanges()
             let after = ShownList(monitor)
-            let fresh = try Self.freshList(in: context)
-            #expect(after == fresh, "seed \(seed), step \(step): the monitor's list \(after) is not a fresh fetch's \(fresh)")
+            let fresh = try ShownList(fetching: shape.request, in: context, sectionKey: shape.sectionKey)
+            #expect(after == fresh, "\(shape), seed \(seed), step \(step): the monitor's list \(after) is not a fresh fetch's \(fresh)")
             var applied = before
             for changeset in changesets { applied = try applied.applying(changeset) }
-            #expect(applied == after, "seed \(seed), step \(step): the changes applied give \(applied), the list is \(after)")
+            #expect(applied == after, "\(shape), seed \(seed), step \(step): the changes applied give \(applied), the list is \(after)")
+            #expect(monitor.lastError == nil)
             if applied != after || after != fresh { return }
         }
         withExtendedLifetime(token) {}
+    }
+}
+
+private extension Mood {
+    /// The mood, for a context that does not hold the other context's countries.
+    func withoutCountry() -> Mood {
+        country = nil
+        return self
     }
 }

@@ -8,6 +8,8 @@ extension ObjectContext {
     /// follow, so the cost grows with the related objects, not with the entity's table.
     ///
     /// - Parameter changed: Objects with the names of their changed properties (empty when unknown).
+    ///   A deleted object counts as wholly changed: an object of this context may still point to it
+    ///   (an insertion linked to an object another context deleted), and reads its values no longer.
     /// - Throws: A failed read of a relationship (what the reads reach is then unknown).
     func objects(readingChangesOf changed: [(object: any Entity, changedKeys: Set<String>)],
                  reads: PropertyReads, root: EntityDeclaration) throws -> [AnyObject] {
@@ -16,7 +18,7 @@ extension ObjectContext {
         var visited = Set<ObjectIdentifier>()
         for (object, changedKeys) in changed {
             let state = object._$state
-            guard state.context === self, !state.isDeleted, reads.isAffected(by: changedKeys, of: state.entity),
+            guard state.context === self, reads.isAffected(by: state.isDeleted ? [] : changedKeys, of: state.entity),
                   !reads.relationships(leadingTo: state.entity).isEmpty,
                   visited.insert(ObjectIdentifier(state)).inserted else { continue }
             frontier.append(state)
@@ -42,21 +44,22 @@ extension ObjectContext {
     }
 
     /// The IDs of the objects that point to `states` through `relationship`: the members of its
-    /// inverse, read set-wise.
+    /// inverse, read set-wise (for a deleted object, what this context knows: its row is gone).
     private func inverseIDs(of states: [ObjectState], _ relationship: RelationshipMapping) throws -> [ObjectID] {
+        guard let entity = states.first?.entity else { return [] }
         let live = states.filter { !$0.isDeleted }
-        guard let entity = live.first?.entity else { return [] }
+        let deleted = states.filter(\.isDeleted)
         switch entity.layout.slots[relationship.inversePropertyIndex] {
         case .toOne(let slot):
             loadFaults(live)
             for state in live where state.isFault { try loadFault(state) }  // what the batch could not read
-            return live.compactMap { $0.relatedID(at: slot) }
+            return states.compactMap { $0.isFault ? nil : $0.relatedID(at: slot) }
         case .toMany(let slot):
             if let mapping = live.first?.mapping {
                 let unloaded = live.filter { $0.toMany[slot].needsLoading && !$0.id.isTemporary }
                 try loadMembers(of: unloaded, slot: slot, relationship: mapping.toManyRelationships[slot])
             }
-            return try live.flatMap { try loadedMembers(of: $0, slot: slot) }
+            return try live.flatMap { try loadedMembers(of: $0, slot: slot) } + deleted.flatMap { $0.toMany[slot].members }
         case .attribute:
             return []
         }

@@ -244,6 +244,7 @@ public final class ListMonitor<Object: Entity> {
         do {
             // Objects whose related objects changed what the request reads of them.
             let changed = [change.updatedObjects, change.refreshedObjects].joined().map { ($0.object, $0.changedKeys) }
+                + change.deletedObjects.map { ($0, Set<String>()) }
             for case let object as Object in try context.objects(
                 readingChangesOf: changed, reads: reads, root: Object._$entity) { consider(object) }
         } catch {
@@ -284,6 +285,14 @@ public final class ListMonitor<Object: Entity> {
     private func matches(_ object: Object) -> Bool {
         let state = object._$state
         guard !state.isDeleted, state.context === context else { return false }
+        // A fault whose row is gone (deleted elsewhere, reached through a relationship) is no object.
+        do {
+            try context.loadFault(state)
+        } catch {
+            lastError = error
+            return false
+        }
+        guard !state.isDeleted, !state.isInaccessible else { return false }
         if !request.includesMarkedForDeletion, let deletable = object as? any DelayedDeletable,
            deletable.markedForDeletionDate != nil { return false }
         guard let predicate = request.predicate else { return true }
