@@ -99,6 +99,7 @@ private final class ViewContextHolder: @unchecked Sendable {
             Task { @MainActor in self?.storage?.processPendingChanges() }
         })
         context.name = "view"
+        context.isObservable = true  // what SwiftUI views read
         storage = context
         return context
     }

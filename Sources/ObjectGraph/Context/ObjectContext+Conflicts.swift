@@ -85,7 +85,7 @@ extension ObjectContext {
             forgetInverseMembers(of: state, at: relinked)
             state.load(values, version: resolution.version)
             forgetInverseMembers(of: state, at: relinked)
-            pendingChange.refreshed[StateKey(state)] = (object, resolution.keysFromStore)
+            recordRefresh(of: state, object, keys: resolution.keysFromStore)
         }
     }
 

@@ -40,7 +40,7 @@ extension ObjectContext {
         for (id, keys) in save.updatedObjectIDs {
             guard let state = registry.state(for: id), let object = state.object, !state.isDeleted else { continue }
             reload(state, keepingChanges: true)
-            pendingChange.refreshed[StateKey(state)] = (object, keys)
+            recordRefresh(of: state, object, keys: keys)
         }
         pendingChange.deleted.reserveCapacity(pendingChange.deleted.count + save.deletedObjectIDs.count)
         for id in save.deletedObjectIDs {

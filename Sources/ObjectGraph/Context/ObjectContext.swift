@@ -39,6 +39,12 @@ public final class ObjectContext {
     /// What a save does with an object whose row changed in the store since this context read it.
     /// ``MergePolicy/error`` (the default) makes the save fail, listing the conflicts.
     public var mergePolicy: MergePolicy = .error
+    /// Whether this context's objects report to the Observation framework: a property read inside
+    /// `withObservationTracking` (a SwiftUI view's body) is tracked, and the view hears of the
+    /// property's change, made here or merged from another context's save. On for the
+    /// ``ObjectContainer/viewContext``, off for background contexts, whose bulk reads need not pay
+    /// for a registrar per object; switch it on for a background context that a view observes.
+    public var isObservable = false
     /// Other contexts' saves waiting to be merged.
     let inbox: MergeInbox
     /// What delivers this context's commits to the container's other contexts, and theirs to it.
@@ -318,11 +324,19 @@ public final class ObjectContext {
 
     /// Keeps an object whose property `index` changed until saved, without loading it.
     func markUpdated(_ state: ObjectState, property index: Int) {
+        state.notifyChange(of: index)
         pendingChange.recordUpdate(of: state, property: index)
         scheduleProcessing()
         guard !state.isInserted, !state.isUpdated, let object = state.object else { return }
         state.isUpdated = true
         updated[StateKey(state)] = object
+    }
+
+    /// Records that an object read values saved elsewhere (a merge, a refresh, a resolved conflict):
+    /// posted as refreshed, and told to whoever observes it.
+    func recordRefresh(of state: ObjectState, _ object: any Entity, keys: Set<String>) {
+        pendingChange.refreshed[StateKey(state)] = (object, keys)
+        state.notifyChange(ofKeys: keys)
     }
 
     /// Asks for the changes just recorded to be posted once the context's isolation is free, for a
@@ -406,7 +420,7 @@ public final class ObjectContext {
         let state = object._$state
         guard state.context === self, !state.isInserted else { return }
         pendingChange.updated[StateKey(state)] = nil
-        pendingChange.refreshed[StateKey(state)] = (object, [])
+        recordRefresh(of: state, object, keys: [])
         reload(state, keepingChanges: mergeChanges)
     }
 

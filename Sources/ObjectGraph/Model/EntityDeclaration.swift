@@ -50,6 +50,8 @@ public struct PropertyDeclaration: Sendable {
     /// The same property reached through an optional (`\Mood?.?.text`): appended to another entity's
     /// to-one key path, it gives the key path of a sort by a related object's attribute.
     let chainedKeyPath: any AnyKeyPath & Sendable
+    /// Tells Observation of reads and changes of the property (see ``PropertyObservation``).
+    let observation: PropertyObservation
     let kind: Kind
 
     enum Kind: Sendable {
@@ -111,7 +113,7 @@ extension PropertyDeclaration {
         options: [AttributeOption] = [], originalName: String? = nil, default value: Value? = nil
     ) -> PropertyDeclaration {
         let declared = value.map(\.storedValue).flatMap { $0.isNull ? nil : $0 }
-        return PropertyDeclaration(name: name, keyPath: keyPath, chainedKeyPath: chained, kind: .attribute(AttributeDeclaration(
+        return PropertyDeclaration(name: name, keyPath: keyPath, chainedKeyPath: chained, observation: PropertyObservation(keyPath), kind: .attribute(AttributeDeclaration(
             type: Value.attributeType, typeName: "\(Value.self)", isInhabited: Value.isInhabited,
             isOptional: Value.isOptionalAttribute,
             defaultValue: declared, options: Set(options), originalName: originalName)))
@@ -144,7 +146,7 @@ extension PropertyDeclaration {
         deleteRule: DeleteRule = .nullify, inverse: (any AnyKeyPath & Sendable)? = nil,
         minimumCount: Int? = nil, maximumCount: Int? = nil, default value: Destination? = nil
     ) -> PropertyDeclaration {
-        PropertyDeclaration(name: name, keyPath: keyPath, chainedKeyPath: chained, kind: .relationship(RelationshipDeclaration(
+        PropertyDeclaration(name: name, keyPath: keyPath, chainedKeyPath: chained, observation: PropertyObservation(keyPath), kind: .relationship(RelationshipDeclaration(
             destination: { Destination._$entity }, isToMany: false, isOrdered: false, deleteRule: deleteRule,
             inverse: inverse, minimumCount: minimumCount, maximumCount: maximumCount)))
     }
@@ -155,7 +157,7 @@ extension PropertyDeclaration {
         deleteRule: DeleteRule = .nullify, inverse: (any AnyKeyPath & Sendable)? = nil,
         minimumCount: Int? = nil, maximumCount: Int? = nil, default value: Set<Destination> = []
     ) -> PropertyDeclaration {
-        PropertyDeclaration(name: name, keyPath: keyPath, chainedKeyPath: chained, kind: .relationship(RelationshipDeclaration(
+        PropertyDeclaration(name: name, keyPath: keyPath, chainedKeyPath: chained, observation: PropertyObservation(keyPath), kind: .relationship(RelationshipDeclaration(
             destination: { Destination._$entity }, isToMany: true, isOrdered: false, deleteRule: deleteRule,
             inverse: inverse, minimumCount: minimumCount, maximumCount: maximumCount)))
     }
@@ -166,7 +168,7 @@ extension PropertyDeclaration {
         deleteRule: DeleteRule = .nullify, inverse: (any AnyKeyPath & Sendable)? = nil,
         minimumCount: Int? = nil, maximumCount: Int? = nil, default value: [Destination] = []
     ) -> PropertyDeclaration {
-        PropertyDeclaration(name: name, keyPath: keyPath, chainedKeyPath: chained, kind: .relationship(RelationshipDeclaration(
+        PropertyDeclaration(name: name, keyPath: keyPath, chainedKeyPath: chained, observation: PropertyObservation(keyPath), kind: .relationship(RelationshipDeclaration(
             destination: { Destination._$entity }, isToMany: true, isOrdered: true, deleteRule: deleteRule,
             inverse: inverse, minimumCount: minimumCount, maximumCount: maximumCount)))
     }

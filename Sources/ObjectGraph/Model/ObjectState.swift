@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import OrderedCollections
 
 /// The storage of one object's persistent values, and its place in a context.
@@ -315,6 +316,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     func storedAttribute(at index: Int) -> StoredValue {
         let use = beginUse()
         defer { use?.end() }
+        trackAccess(index)
         fulfillIfNeeded()
         let slot = slot(of: index)
         return value(atPosition: slot)
@@ -375,6 +377,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     func relatedObject(at index: Int) -> AnyObject? {
         let use = beginUse()
         defer { use?.end() }
+        trackAccess(index)
         fulfillIfNeeded()
         guard let context else { return detachedRelatives[index]?.first }
         let slot = slot(of: index)
@@ -438,6 +441,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     /// Reads a to-many relationship, loading its members the first time.
     @inlinable
     public func value<Destination: Entity>(at index: Int) -> Set<Destination> {
+        trackAccess(index)
         if let cached = cachedMembers(at: index) as? Set<Destination> { return cached }
         let objects = relatedObjects(at: index)
         var members = Set<Destination>(minimumCapacity: objects.count)
@@ -449,6 +453,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     /// Reads an ordered to-many relationship, loading its members the first time.
     @inlinable
     public func value<Destination: Entity>(at index: Int) -> [Destination] {
+        trackAccess(index)
         if let cached = cachedMembers(at: index) as? [Destination] { return cached }
         let members = relatedObjects(at: index).compactMap { $0 as? Destination }
         cacheMembers(members, at: index)
@@ -512,6 +517,35 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         let members = context.unmarked(context.members(of: self, slot: slot), destination: destination,
                                        owner: self, property: entity.properties[index].name)
         return members.count - context.registry.deletedCount(among: members, of: destination)
+    }
+
+    // MARK: Observation
+
+    /// Tells Observation that property `index` is read, in a context that reports reads (a read
+    /// elsewhere costs this one test).
+    @usableFromInline
+    func trackAccess(_ index: Int) {
+        guard let context = fields.pointee.context, context._withUnsafeGuaranteedRef({ $0.isObservable }),
+              let object else { return }
+        let registrar = fields.pointee.registrar ?? ObservationRegistrar()
+        if fields.pointee.registrar == nil { fields.pointee.registrar = registrar }
+        entity.properties[index].observation.access(object, registrar)
+    }
+
+    /// Tells Observation that property `index` changed; nothing when no read of the object was
+    /// reported (no one can be observing it).
+    func notifyChange(of index: Int) {
+        guard let registrar = fields.pointee.registrar, let object else { return }
+        entity.properties[index].observation.change(object, registrar)
+    }
+
+    /// Tells Observation that the properties named `keys` changed: every property when `keys` is
+    /// empty (a refresh that does not say).
+    func notifyChange(ofKeys keys: Set<String>) {
+        guard fields.pointee.registrar != nil else { return }
+        for (index, name) in entity.propertyNames.enumerated() where keys.isEmpty || keys.contains(name) {
+            notifyChange(of: index)
+        }
     }
 
     // MARK: Change information
@@ -585,6 +619,9 @@ public struct _ObjectStateHeader {
     var toMany: ContiguousArray<ToManyValue>
     var changedToMany: [Int: MemberChanges] = [:]
     var detachedRelatives = [Int: [any Entity]]()
+    /// The object's registrar for the Observation framework, made at the first read that reports
+    /// to it (see ``PropertyObservation``).
+    var registrar: ObservationRegistrar?
 
     init(entity: EntityDeclaration, id: ObjectID, globalID: UUID?, valueCount: Int, acceptsInitialValues: Bool,
          toMany: ContiguousArray<ToManyValue>) {

@@ -1,4 +1,5 @@
 public import Foundation
+public import Observation
 import Algorithms
 
 /// A live list of the objects matching a fetch, in order, optionally in sections, that tells its
@@ -22,8 +23,9 @@ import Algorithms
 /// leave the list unless the request includes them.
 ///
 /// The monitor holds its objects and its context; it lives on the context's isolation and is not
-/// `Sendable`. Observers are held weakly.
-public final class ListMonitor<Object: Entity> {
+/// `Sendable`. Observers are held weakly. It is `Observable`: a SwiftUI view (or
+/// `withObservationTracking`) that reads its objects, sections or count is redrawn when they change.
+public final class ListMonitor<Object: Entity>: Observable {
     private let context: ObjectContext
     private var request: FetchDescriptor<Object>
     private var sectionBy: SectionBy<Object>?
@@ -37,6 +39,10 @@ public final class ListMonitor<Object: Entity> {
     private var observers = WeakObservers<ListEvent>()
     private let changesetObservers = Observers<ListChangeset<Object>>()
     private var token: ObservationToken?
+    /// Observation: every read of the list is a read of `contents`, every change a change of it.
+    private let registrar = ObservationRegistrar()
+    private var contents = 0
+    private let contentsKeyPath: KeyPath<ListMonitor, Int> = \.contents
 
     /// The last error met while following changes: a predicate that could not be evaluated on an
     /// object in memory (the object was left out), or a refetch after a context reset that could not
@@ -55,15 +61,22 @@ public final class ListMonitor<Object: Entity> {
     // MARK: Reading
 
     /// The number of objects in the list.
-    public var count: Int { list.count }
+    public var count: Int {
+        registrar.access(self, keyPath: contentsKeyPath)
+        return list.count
+    }
 
     /// The objects, in order.
-    public var objects: [Object] { list.all.map { unsafeDowncast($0, to: Object.self) } }
+    public var objects: [Object] {
+        registrar.access(self, keyPath: contentsKeyPath)
+        return list.all.map { unsafeDowncast($0, to: Object.self) }
+    }
 
     /// The object at `index` of the whole list.
     ///
     /// With a ``FetchDescriptor/fetchBatchSize``, reading a fault loads the objects of its batch.
     public subscript(index: Int) -> Object {
+        registrar.access(self, keyPath: contentsKeyPath)
         let object = unsafeDowncast(list.object(at: index), to: Object.self)
         if request.fetchBatchSize > 0, object._$state.isFault { loadBatch(around: index) }
         return object
@@ -76,10 +89,14 @@ public final class ListMonitor<Object: Entity> {
     public subscript(indexPath: IndexPath) -> Object { self[indexPath[0], indexPath[1]] }
 
     /// The number of sections; an unsectioned list always has one.
-    public var numberOfSections: Int { sectionKeys.count }
+    public var numberOfSections: Int {
+        registrar.access(self, keyPath: contentsKeyPath)
+        return sectionKeys.count
+    }
 
     /// The section at `index`, with its objects.
     public func section(at index: Int) -> ListSection<Object> {
+        registrar.access(self, keyPath: contentsKeyPath)
         let start = sectionStarts[index]
         let objects = (start..<start + (sectionCounts[sectionKeys[index]] ?? 0)).map { self[$0] }
         return section(key: sectionKeys[index], objects: objects)
@@ -90,7 +107,8 @@ public final class ListMonitor<Object: Entity> {
 
     /// Where `object` is; nil when it is not in the list.
     public func indexPath(of object: Object) -> IndexPath? {
-        list.position(of: object).map(indexPath(ofPosition:))
+        registrar.access(self, keyPath: contentsKeyPath)
+        return list.position(of: object).map(indexPath(ofPosition:))
     }
 
     // MARK: Observing
@@ -192,6 +210,7 @@ public final class ListMonitor<Object: Entity> {
     }
 
     private func post(_ changeset: ListChangeset<Object>) {
+        registrar.withMutation(of: self, keyPath: contentsKeyPath) { contents &+= 1 }
         observers.post(.changes(changeset))
         changesetObservers.post(changeset)
     }

@@ -1,3 +1,5 @@
+public import Observation
+
 /// Receives the changes of one object from an ``ObjectMonitor``: CoreStore's `ObjectObserver`.
 ///
 /// Every method has an empty default, so an observer implements only what it needs. They are called
@@ -40,10 +42,18 @@ extension ObjectMonitorObserver {
 /// changes, cascades, other contexts' saves once merged, batch operations and other processes' saves
 /// (see <doc:ChangesAndMerging>). Observers are held weakly: one that goes away is dropped, and
 /// ``removeObserver(_:)`` is only needed to stop earlier. The monitor holds its object until the object
-/// is deleted; it lives on the context's isolation and is not `Sendable`.
-public final class ObjectMonitor<Object: Entity> {
+/// is deleted; it lives on the context's isolation and is not `Sendable`. It is `Observable`: a view
+/// that reads ``object`` is redrawn when the object goes (its properties report their own changes,
+/// see ``ObjectContext/isObservable``).
+public final class ObjectMonitor<Object: Entity>: Observable {
     /// The monitored object; nil once it was deleted (or marked for deletion, or forgotten).
-    public private(set) var object: Object?
+    public var object: Object? {
+        registrar.access(self, keyPath: objectKeyPath)
+        return monitored
+    }
+    private var monitored: Object?
+    private let registrar = ObservationRegistrar()
+    private let objectKeyPath: KeyPath<ObjectMonitor, Object?> = \.object
     /// The relationships whose objects' changes are reported as the object's own.
     private let related: [RelatedObjects<Object>]
     private var observers = WeakObservers<Event>()
@@ -57,7 +67,7 @@ public final class ObjectMonitor<Object: Entity> {
     /// A monitor of `object`; nil when the object belongs to no context.
     init?(object: Object, related: [RelatedObjects<Object>]) {
         guard let context = object.objectContext, !object.isDeleted else { return nil }
-        self.object = object
+        self.monitored = object
         self.related = related
         token = context.observeObjectsDidChange { [weak self] change in self?.process(change) }
     }
@@ -85,12 +95,12 @@ public final class ObjectMonitor<Object: Entity> {
     }
 
     private func process(_ change: ObjectsDidChange) {
-        guard let object else { return }
+        guard let object = monitored else { return }
         switch change.kind(for: object) {
         case .update(let keys)?:
             observers.post(.update(object, changedKeys: keys.union(relatedChangedKeys(in: change))))
         case .delete?:
-            self.object = nil
+            registrar.withMutation(of: self, keyPath: objectKeyPath) { monitored = nil }
             token = nil
             observers.post(.delete(object))
         case nil:
@@ -102,7 +112,7 @@ public final class ObjectMonitor<Object: Entity> {
     /// The changed keys of the related objects the monitor reports, each prefixed with the
     /// relationship's name (`country.name`).
     private func relatedChangedKeys(in change: ObjectsDidChange) -> Set<String> {
-        guard let object, !related.isEmpty else { return [] }
+        guard let object = monitored, !related.isEmpty else { return [] }
         var changed: [ObjectIdentifier: Set<String>] = [:]
         for update in [change.updatedObjects, change.refreshedObjects].joined() where update.object !== object {
             changed[ObjectIdentifier(update.object), default: []].formUnion(update.changedKeys)
