@@ -18,8 +18,10 @@ import Algorithms
 /// The monitor computes its changes itself, from its context's ``ObjectsDidChange`` (so every source
 /// of change reaches it: the context's own changes, cascades, merged saves of other contexts, batch
 /// operations, other processes' saves, a reset). Only the objects a notification names are looked
-/// at: each is taken out of the list and put back where its values now place it, a binary search
-/// (see ``ListChangeset`` for what is reported). Objects marked for deletion (``DelayedDeletable``)
+/// at, with those whose related objects changed what the request reads of them (a list sorted by
+/// `\Mood.country?.name` places again the moods of a renamed country): each is taken out of the list
+/// and put back where its values now place it, a binary search (see ``ListChangeset`` for what is
+/// reported). Objects marked for deletion (``DelayedDeletable``)
 /// leave the list unless the request includes them.
 ///
 /// The monitor holds its objects and its context; it lives on the context's isolation and is not
