@@ -7,7 +7,7 @@ import ObjectGraph
 struct Moody: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Moods, countries and continents on an ObjectGraph store.",
-        subcommands: [Demo.self, Add.self, List.self, Delete.self, CleanUp.self],
+        subcommands: [Demo.self, Add.self, List.self, Watch.self, Delete.self, CleanUp.self],
         defaultSubcommand: Demo.self)
 }
 
@@ -91,6 +91,7 @@ struct Demo: AsyncParsableCommand {
         try DeleteRulesDemo.run()
         try await DetailViewDemo.run()
         try TwoStepDeletionDemo.run()
+        try await ListMonitorDemo.run()
     }
 }
 
