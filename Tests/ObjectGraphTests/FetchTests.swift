@@ -175,6 +175,24 @@ import Testing
         #expect(try reader.fetch(request).map(\.text) == ["none", "c1", "c0", "p2", "p1"])
     }
 
+    /// A key path to a related attribute that names it through other accessors than the model's (an
+    /// optimized build of another module compiles `\Mood.country?.name` so) sorts the same: it used
+    /// to be refused, so `moody demo` failed in a release build.
+    @Test func aSortByARelatedAttributeReachedThroughOtherAccessorsSortsTheSame() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let peru = Country(name: "Peru"), chile = Country(name: "Chile")
+        for (text, country) in [("p1", peru), ("c1", chile), ("none", nil)] {
+            context.insert(Mood(text: text, date: Date(timeIntervalSince1970: 0), country: country))
+        }
+        try context.save()
+        let request = FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.nameOfCountry), SortDescriptor(\.text)])
+        #expect(try context.fetch(request).map(\.text) == ["none", "c1", "p1"])
+        #expect(throws: ObjectGraphError.self) {
+            try context.fetch(FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.shoutedNameOfCountry)]))
+        }
+    }
+
     @Test func batchesOfASortedFetchKeepTheOrder() throws {
         let container = try makeContainer()
         let context = container.newBackgroundContext()
@@ -194,4 +212,11 @@ import Testing
         #expect(batched.first?.country?.name == "Bolivia")
         #expect(batched.count == 30)
     }
+}
+
+extension Mood {
+    /// The country's name through an accessor of its own.
+    fileprivate var nameOfCountry: String? { country?.name }
+    /// Not a stored value of any object: no SQL can sort by it.
+    fileprivate var shoutedNameOfCountry: String? { country?.name.uppercased() }
 }

@@ -37,29 +37,23 @@ enum SortTranslator {
             reads.read(index, of: mapping)
             return column(slot, of: mapping, table: "t0")
         }
-        for relationship in mapping.toOneRelationships {
-            let base: AnyKeyPath = mapping.declaration.properties[relationship.propertyIndex].keyPath
-            let destination = store.mappings[relationship.destination]
-            let properties = destination.declaration.properties
-            for (slot, propertyIndex) in destination.declaration.layout.attributeProperties.enumerated() {
-                guard let candidate = base.appending(path: properties[propertyIndex].chainedKeyPath as AnyKeyPath),
-                      candidate.namesSameProperties(as: keyPath) else { continue }
-                reads.follow(relationship, from: mapping, to: destination)
-                reads.read(propertyIndex, of: destination)
-                let value = column(slot, of: destination, table: "d")
-                // A related object marked for deletion is hidden, as Swift hides it: its value is nil.
-                let unmarked = destination.quotedMarkColumn.map { " AND d.\($0) IS NULL" } ?? ""
-                switch relationship.storage {
-                case .foreignKey(let foreignKey):
-                    return "(SELECT \(value) FROM \(destination.table) AS d WHERE d.Z_PK = t0.\(SQL.quote(foreignKey))\(unmarked))"
-                case .inverseForeignKey(_, let inverseColumn, _):
-                    return "(SELECT \(value) FROM \(destination.table) AS d WHERE d.\(SQL.quote(inverseColumn)) = t0.Z_PK\(unmarked) LIMIT 1)"
-                case .joinTable:
-                    return nil
-                }
-            }
+        guard let related = mapping.declaration.relatedAttribute(at: keyPath),
+              let relationship = mapping.toOneRelationships.first(where: { $0.propertyIndex == related.relationshipIndex }),
+              case .attribute(let slot) = related.destination.layout.slots[related.attributeIndex] else { return nil }
+        let destination = store.mappings[relationship.destination]
+        reads.follow(relationship, from: mapping, to: destination)
+        reads.read(related.attributeIndex, of: destination)
+        let value = column(slot, of: destination, table: "d")
+        // A related object marked for deletion is hidden, as Swift hides it: its value is nil.
+        let unmarked = destination.quotedMarkColumn.map { " AND d.\($0) IS NULL" } ?? ""
+        switch relationship.storage {
+        case .foreignKey(let foreignKey):
+            return "(SELECT \(value) FROM \(destination.table) AS d WHERE d.Z_PK = t0.\(SQL.quote(foreignKey))\(unmarked))"
+        case .inverseForeignKey(_, let inverseColumn, _):
+            return "(SELECT \(value) FROM \(destination.table) AS d WHERE d.\(SQL.quote(inverseColumn)) = t0.Z_PK\(unmarked) LIMIT 1)"
+        case .joinTable:
+            return nil
         }
-        return nil
     }
 
     /// An attribute's column, as a number for decimals (stored as text so that no digit is lost).
