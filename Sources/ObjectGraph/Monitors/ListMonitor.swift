@@ -33,6 +33,10 @@ public final class ListMonitor<Object: Entity>: Observable {
     private var sectionBy: SectionBy<Object>?
     /// What the request reads, to find the objects a change of related objects concerns.
     private var reads = PropertyReads()
+    /// The related objects the request reads (the countries of a list sorted by country name), kept
+    /// alive: the context holds objects weakly, and each comparison would otherwise make a new fault
+    /// of the country and read its row again.
+    private var heldRelated: [ObjectIdentifier: AnyObject] = [:]
     private var list: OrderedObjects
     /// The sections' keys in order; an unsectioned list has one section, keyed nil, always there.
     private var sectionKeys: [String?] = []
@@ -175,6 +179,8 @@ public final class ListMonitor<Object: Entity>: Observable {
             objects = try fetchAll().map { $0 as AnyObject }
         }
         list = OrderedObjects(sorted: objects)
+        heldRelated = [:]
+        holdRelatedObjects(of: objects)
         sectionKeys = []
         sectionCounts = [:]
         if let sectionBy {
@@ -290,6 +296,7 @@ public final class ListMonitor<Object: Entity>: Observable {
             }
         }
 
+        holdRelatedObjects(of: candidates)
         var leaving: [Object] = []
         var entering: [Object] = []
         for object in candidates {
@@ -301,6 +308,29 @@ public final class ListMonitor<Object: Entity>: Observable {
         }
         guard !leaving.isEmpty || !entering.isEmpty else { return }
         apply(leaving: leaving, entering: entering)
+    }
+
+    /// Keeps alive, and loads set-wise, the objects that `objects` reach through the to-one
+    /// relationships the request follows, and those they reach in turn.
+    private func holdRelatedObjects(of objects: [AnyObject]) {
+        var frontier: [(entity: EntityDeclaration, states: [ObjectState])] = [
+            (Object._$entity, objects.map { unsafeDowncast($0, to: Object.self)._$state })]
+        while let (entity, states) = frontier.popLast() {
+            for followed in reads.followed where followed.owner === entity && !followed.relationship.isToMany {
+                guard case .toOne(let slot) = entity.layout.slots[followed.relationship.propertyIndex] else { continue }
+                var ids = Set<ObjectID>()
+                for state in states where !state.isFault { if let id = state.relatedID(at: slot) { ids.insert(id) } }
+                let destination = followed.relationship.destinationDeclaration
+                var reached: [ObjectState] = []
+                for related in context.objects(with: Array(ids), of: destination)
+                where heldRelated.updateValue(related, forKey: ObjectIdentifier(related)) == nil {
+                    if let entity = related as? any Entity { reached.append(entity._$state) }
+                }
+                guard !reached.isEmpty else { continue }
+                context.loadFaults(reached)
+                frontier.append((destination, reached))
+            }
+        }
     }
 
     private func matches(_ object: Object) -> Bool {
