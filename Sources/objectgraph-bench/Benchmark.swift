@@ -34,11 +34,16 @@ struct Benchmark: ParsableCommand {
             + DeletionWorkloads.make(dataset: dataset, files: files)
             + MergeWorkloads.make(dataset: dataset, files: files)
             + BatchWorkloads.make(dataset: dataset, files: files)
+        let monitorStores = MonitorStores(dataset: Dataset(moodCount: moodCount, countryCount: 10, marksMoods: false), files: files)
+        let allWorkloads = workloads + MonitorWorkloads.make(stores: monitorStores)
         var results: [WorkloadResult] = []
-        for workload in workloads where only.map(workload.name.contains) ?? true {
+        for workload in allWorkloads where only.map(workload.name.contains) ?? true {
             let result = try workload.measure(runs: runs, onlyObjectGraph: profile)
             results.append(result)
             print(Report.row(result))
+        }
+        if results.contains(where: { $0.workload.hasPrefix("monitor:") }) {
+            print(try MonitorWorkloads.memoryReport(monitorStores))
         }
         print()
         print(Report.table(results))

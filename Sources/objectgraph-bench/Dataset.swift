@@ -5,6 +5,9 @@ import Foundation
 struct Dataset {
     var moodCount: Int
     var countryCount: Int
+    /// Whether one mood in ten is marked for deletion (with ten countries, every mood of one country
+    /// would be, and Moody would mark the country: the monitor workloads do without).
+    var marksMoods = true
 
     static let epoch = Date(timeIntervalSince1970: 1_700_000_000)
 
@@ -22,7 +25,7 @@ struct Dataset {
     func remoteIdentifier(_ index: Int) -> String? { index.isMultiple(of: 2) ? "remote-\(index)" : nil }
     /// One mood in ten is marked for deletion.
     func markedForDeletionDate(_ index: Int) -> Date? {
-        index.isMultiple(of: 10) ? Self.epoch.addingTimeInterval(Double(index)) : nil
+        marksMoods && index.isMultiple(of: 10) ? Self.epoch.addingTimeInterval(Double(index)) : nil
     }
     func countryIndex(_ index: Int) -> Int { index % countryCount }
 }

@@ -57,11 +57,7 @@ enum PeakMemory {
 
     static func megabytes() -> Double {
         #if os(Linux)
-        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-           let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-           let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") {
-            return kilobytes / 1024
-        }
+        if let kilobytes = statusKilobytes("VmHWM:") { return kilobytes / 1024 }
         #endif
         var usage = rusage()
         #if os(Linux)
@@ -71,5 +67,19 @@ enum PeakMemory {
         getrusage(RUSAGE_SELF, &usage)
         return Double(usage.ru_maxrss) / 1_048_576  // bytes
         #endif
+    }
+
+    /// The memory the process holds now (Linux: `VmRSS`; elsewhere the peak, the best available).
+    static func currentMegabytes() -> Double {
+        #if os(Linux)
+        if let kilobytes = statusKilobytes("VmRSS:") { return kilobytes / 1024 }
+        #endif
+        return megabytes()
+    }
+
+    private static func statusKilobytes(_ field: String) -> Double? {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }) else { return nil }
+        return Double(line.split(separator: " ").dropFirst().first ?? "")
     }
 }

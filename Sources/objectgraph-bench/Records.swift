@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// The peer: the baseline's tables read and written as GRDB Codable records, the way most GRDB apps do.
-struct MoodRecord: Codable, FetchableRecord, MutablePersistableRecord {
+struct MoodRecord: Codable, Equatable, FetchableRecord, MutablePersistableRecord {
     static let databaseTableName = "mood"
     static let databaseDateDecodingStrategy = DatabaseDateDecodingStrategy.timeIntervalSince1970
     static let databaseDateEncodingStrategy = DatabaseDateEncodingStrategy.timeIntervalSince1970

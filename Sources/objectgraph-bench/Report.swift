@@ -9,7 +9,8 @@ enum Report {
 
     static func row(_ result: WorkloadResult) -> String {
         "| \(result.workload) | \(format(result.objectgraph_ms)) | \(format(result.baseline_ms)) "
-            + "| \(format(result.peer_ms)) | \(format(result.ratio, digits: 2)) | \(format(result.peak_rss_mb)) |"
+            + "| \(format(result.peer_ms)) | \(format(result.ratio, digits: result.ratio < 0.1 ? 4 : 2)) "
+            + "| \(format(result.peak_rss_mb)) |"
     }
 
     static func table(_ results: [WorkloadResult]) -> String {
