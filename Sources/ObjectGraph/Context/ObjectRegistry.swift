@@ -7,7 +7,16 @@
 /// keys are negative and never collide with a row's key.
 struct ObjectRegistry {
     private let store: StoreIdentity
-    private var tables: [(entity: ObjectIdentifier, states: [RowKey: Unmanaged<ObjectState>])] = []
+    private var tables: [Table] = []
+
+    /// One entity's live states, and the keys of those that are deleted (a deletion in progress or
+    /// merged from elsewhere: few, so counting the deleted members of a large relationship looks at
+    /// them rather than at every member).
+    private struct Table {
+        let entity: ObjectIdentifier
+        var states: [RowKey: Unmanaged<ObjectState>] = [:]
+        var deleted: Set<Int64> = []
+    }
 
     init(store: StoreIdentity) {
         self.store = store
@@ -21,13 +30,23 @@ struct ObjectRegistry {
 
     /// Registers a state under its current ID.
     mutating func register(_ state: ObjectState) {
-        tables[tableCreatingIfNeeded(for: state.id.entity)].states[RowKey(state.id.key)] = Unmanaged.passUnretained(state)
+        let table = tableCreatingIfNeeded(for: state.id.entity)
+        tables[table].states[RowKey(state.id.key)] = Unmanaged.passUnretained(state)
+        if state.isDeleted { tables[table].deleted.insert(state.id.key) } else { tables[table].deleted.remove(state.id.key) }
+    }
+
+    /// Notes that a registered state was deleted, or undeleted.
+    mutating func noteDeletion(of state: ObjectState, isDeleted: Bool) {
+        guard let table = table(for: state.id.entity),
+              tables[table].states[RowKey(state.id.key)]?.toOpaque() == Unmanaged.passUnretained(state).toOpaque() else { return }
+        if isDeleted { tables[table].deleted.insert(state.id.key) } else { tables[table].deleted.remove(state.id.key) }
     }
 
     /// Removes whatever is registered under an ID.
     mutating func unregister(_ id: ObjectID) {
         guard let table = table(for: id.entity) else { return }
         tables[table].states[RowKey(id.key)] = nil
+        tables[table].deleted.remove(id.key)
     }
 
     /// Removes a state being deallocated, unless another state took its ID since; returns whether
@@ -38,18 +57,19 @@ struct ObjectRegistry {
               let index = tables[table].states.index(forKey: RowKey(state.id.key)),
               tables[table].states.values[index].toOpaque() == Unmanaged.passUnretained(state).toOpaque() else { return false }
         tables[table].states.remove(at: index)
+        tables[table].deleted.remove(state.id.key)
         return true
     }
 
-    /// How many of these IDs, all of one entity, name live objects that are deleted.
-    func deletedCount(among ids: [ObjectID], of entity: EntityDeclaration) -> Int {
-        guard let table = table(for: entity) else { return 0 }
-        let states = tables[table].states
-        guard !states.isEmpty else { return 0 }
-        return ids.count { id in
-            (id.store == nil || id.store == store)
-                && states[RowKey(id.key)]?._withUnsafeGuaranteedRef { $0.isDeleted } == true
+    /// How many of these IDs, all of one entity, name live objects that are deleted. With
+    /// `contains`, a test of membership in `ids`, the deleted objects are tested when fewer.
+    func deletedCount(among ids: [ObjectID], of entity: EntityDeclaration, contains: ((ObjectID) -> Bool)? = nil) -> Int {
+        guard let table = table(for: entity), !tables[table].deleted.isEmpty else { return 0 }
+        let deleted = tables[table].deleted
+        if let contains, deleted.count < ids.count {
+            return deleted.count { contains(ObjectID(entity: entity, key: $0, store: $0 < 0 ? nil : store)) }
         }
+        return ids.count { id in (id.store == nil || id.store == store) && deleted.contains(id.key) }
     }
 
     /// Every live state.
@@ -74,6 +94,10 @@ struct ObjectRegistry {
         for state in states {
             tables[table].states[RowKey(state._withUnsafeGuaranteedRef { $0.id.key })] = state
         }
+        // New faults are not deleted, whatever state had their key before.
+        if !tables[table].deleted.isEmpty {
+            for state in states { tables[table].deleted.remove(state._withUnsafeGuaranteedRef { $0.id.key }) }
+        }
     }
 
     mutating func removeAll() {
@@ -87,7 +111,7 @@ struct ObjectRegistry {
 
     private mutating func tableCreatingIfNeeded(for entity: EntityDeclaration) -> Int {
         if let table = table(for: entity) { return table }
-        tables.append((ObjectIdentifier(entity), [:]))
+        tables.append(Table(entity: ObjectIdentifier(entity)))
         return tables.count - 1
     }
 }

@@ -130,7 +130,10 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     }
     var isDeleted: Bool {
         get { fields.pointee.isDeleted }
-        set { fields.pointee.isDeleted = newValue }
+        set {
+            fields.pointee.isDeleted = newValue
+            fields.pointee.context?._withUnsafeGuaranteedRef { $0.registry.noteDeletion(of: self, isDeleted: newValue) }
+        }
     }
     /// Whether the row could not be found when a fault was fulfilled.
     var isInaccessible: Bool {
@@ -514,9 +517,12 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         }
         guard let context, let mapping else { return detachedRelatives[index]?.count { !$0.isDeleted } ?? 0 }
         let destination = mapping.toManyDestinations[slot]
-        let members = context.unmarked(context.members(of: self, slot: slot), destination: destination,
-                                       owner: self, property: entity.properties[index].name)
-        return members.count - context.registry.deletedCount(among: members, of: destination)
+        let all = context.members(of: self, slot: slot)
+        let members = context.unmarked(all, destination: destination, owner: self, property: entity.properties[index].name)
+        // Tested against the loaded set when nothing was hidden: then the members are the set's.
+        var contains: ((ObjectID) -> Bool)?
+        if members.count == all.count, case .loaded(let set) = toMany[slot] { contains = { set.contains($0) } }
+        return members.count - context.registry.deletedCount(among: members, of: destination, contains: contains)
     }
 
     // MARK: Observation

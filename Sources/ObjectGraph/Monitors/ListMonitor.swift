@@ -123,9 +123,13 @@ public final class ListMonitor<Object: Entity>: Observable {
     /// adopts (``ListObserver``, ``ListObjectObserver``, ``ListSectionObserver``). Adding one twice has
     /// no effect.
     public func addObserver<Observer: ListObserver>(_ observer: Observer) where Observer.ListEntityType == Object {
-        observers.add(observer) { [weak self, weak observer] event in
+        // The levels it adopts, asked once: a cast to a protocol with a primary associated type
+        // checks its generic requirements every time.
+        let objectObserver = observer as? any ListObjectObserver<Object>
+        let sectionObserver = observer as? any ListSectionObserver<Object>
+        observers.add(observer) { [weak self, weak observer, weak objectObserver, weak sectionObserver] event in
             guard let self, let observer else { return }
-            self.deliver(event, to: observer)
+            self.deliver(event, to: observer, objectObserver: objectObserver, sectionObserver: sectionObserver)
         }
     }
 
@@ -472,8 +476,10 @@ public final class ListMonitor<Object: Entity>: Observable {
         case changes(ListChangeset<Object>)
     }
 
-    private func deliver<Observer: ListObserver>(_ event: ListEvent, to observer: Observer)
-    where Observer.ListEntityType == Object {
+    private func deliver<Observer: ListObserver>(
+        _ event: ListEvent, to observer: Observer, objectObserver: (any ListObjectObserver<Object>)?,
+        sectionObserver: (any ListSectionObserver<Object>)?
+    ) where Observer.ListEntityType == Object {
         guard case .changes(let changeset) = event else {
             observer.listMonitorWillRefetch(self)
             return
@@ -483,8 +489,7 @@ public final class ListMonitor<Object: Entity>: Observable {
             return
         }
         observer.listMonitorWillChange(self)
-        if let objectObserver = observer as? any ListObjectObserver<Object> {
-            let sectionObserver = observer as? any ListSectionObserver<Object>
+        if let objectObserver {
             for change in changeset.changes {
                 switch change {
                 case let .deleteObject(object, path):
