@@ -165,28 +165,29 @@ enum MonitorWorkloads {
                 }),
             baseline: Contender(run: {
                 for save in 0..<saves {
-                    try stores.plain().write { db in try updateRatings(changed(save), db) }
-                    try stores.plain().read { db in
-                        for country in 0..<10 {
-                            let list = try ListRow.fetchCountry(country + 1, db)
-                            Sink.checksum &+= list.difference(from: plainLists[country]).count
-                            plainLists[country] = list
-                        }
-                    }
+                    try saveAndFetchAgain(changed(save), &plainLists, in: stores.plain(), fetch: ListRow.fetchCountry)
                 }
             }),
             peer: Contender(run: {
                 for save in 0..<saves {
-                    try stores.plain().write { db in try updateRatings(changed(save), db) }
-                    try stores.plain().read { db in
-                        for country in 0..<10 {
-                            let list = try MoodRecord.fetchCountry(country + 1, db)
-                            Sink.checksum &+= list.difference(from: recordLists[country]).count
-                            recordLists[country] = list
-                        }
-                    }
+                    try saveAndFetchAgain(changed(save), &recordLists, in: stores.plain(), fetch: MoodRecord.fetchCountry)
                 }
             }))
+    }
+
+    /// The baseline's screens after a save: the ratings of the moods at `positions` change, then each
+    /// country's list is fetched again and diffed with the one shown.
+    private static func saveAndFetchAgain<Row: Equatable>(
+        _ positions: [Int], _ lists: inout [[Row]], in pool: DatabasePool, fetch: (Int, Database) throws -> [Row]
+    ) throws {
+        try pool.write { db in try updateRatings(positions, db) }
+        try pool.read { db in
+            for country in lists.indices {
+                let list = try fetch(country + 1, db)
+                Sink.checksum &+= list.difference(from: lists[country]).count
+                lists[country] = list
+            }
+        }
     }
 
     private static func updateRatings(_ positions: [Int], _ db: Database) throws {

@@ -28,26 +28,29 @@ private func track(_ read: () -> Void) -> ChangeCount {
         return context
     }
 
-    @Test func aPropertyReadIsTrackedAndItsChangeHereIsSeen() throws {
+    /// A saved mood in an observable context of a new container.
+    private func savedMood() throws -> (ObjectContainer, ObjectContext, Mood) {
         let container = try makeContainer()
         let context = observableContext(container)
         let mood = Mood(text: "Sunny", rating: 4)
         context.insert(mood)
         try context.save()
+        return (container, context, mood)
+    }
+
+    @Test func aPropertyReadIsTrackedAndItsChangeHereIsSeen() throws {
+        let (container, context, mood) = try savedMood()
 
         let text = track { _ = mood.text }
         mood.rating = 1  // not read: not seen
         #expect(text.value == 0)
         mood.text = "Cloudy"
         #expect(text.value == 1)
+        withExtendedLifetime((container, context)) {}
     }
 
     @Test func aChangeMergedFromAnotherContextsSaveIsSeen() throws {
-        let container = try makeContainer()
-        let context = observableContext(container)
-        let mood = Mood(text: "Sunny", rating: 4)
-        context.insert(mood)
-        try context.save()
+        let (container, context, mood) = try savedMood()
 
         let rating = track { _ = mood.rating }
         let text = track { _ = mood.text }

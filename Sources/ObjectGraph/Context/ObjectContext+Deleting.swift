@@ -229,7 +229,7 @@ extension ObjectContext {
 extension ObjectContext {
     /// Whether the object with this ID is deleted here (an object that is not in memory is not).
     func isDeletedHere(_ id: ObjectID) -> Bool {
-        registry.state(for: id)?.isDeleted ?? false
+        registry.isDeleted(id)
     }
 
     func cachedMembers(of state: ObjectState, index: Int) -> Any? {

@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 import OrderedCollections
 
 /// A unit of work on the object graph: it fetches objects, tracks their changes, and saves them in one
@@ -44,7 +45,19 @@ public final class ObjectContext {
     /// property's change, made here or merged from another context's save. On for the
     /// ``ObjectContainer/viewContext``, off for background contexts, whose bulk reads need not pay
     /// for a registrar per object; switch it on for a background context that a view observes.
-    public var isObservable = false
+    public var isObservable: Bool {
+        get { observesReads }
+        set {
+            guard newValue != observesReads else { return }
+            observesReads = newValue
+            registry.forEachState { $0.observesReads = newValue }
+        }
+    }
+    /// ``isObservable``, read for every object made: without the dynamic exclusivity check of a
+    /// class's stored property (the context is used from one isolation).
+    @exclusivity(unchecked) var observesReads = false
+    /// The Observation registrars of the objects whose reads were reported, by state.
+    @exclusivity(unchecked) var registrars: [ObjectIdentifier: ObservationRegistrar] = [:]
     /// Other contexts' saves waiting to be merged.
     let inbox: MergeInbox
     /// What delivers this context's commits to the container's other contexts, and theirs to it.
@@ -300,6 +313,7 @@ public final class ObjectContext {
 
     /// Called by a state being deallocated.
     func forget(_ state: ObjectState) {
+        if !registrars.isEmpty { registrars[ObjectIdentifier(state)] = nil }
         let wasRegistered = registry.forget(state)
         // States point to their context without a reference count: one that does must be registered,
         // or the context could not clear the pointer when it goes (see `deinit`).

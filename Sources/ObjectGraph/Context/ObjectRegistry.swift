@@ -11,7 +11,8 @@ struct ObjectRegistry {
 
     /// One entity's live states, and the keys of those that are deleted (a deletion in progress or
     /// merged from elsewhere: few, so counting the deleted members of a large relationship looks at
-    /// them rather than at every member).
+    /// them rather than at every member). A key whose state was replaced since may stay among them:
+    /// the state registered under it is checked when they are read.
     private struct Table {
         let entity: ObjectIdentifier
         var states: [RowKey: Unmanaged<ObjectState>] = [:]
@@ -30,23 +31,25 @@ struct ObjectRegistry {
 
     /// Registers a state under its current ID.
     mutating func register(_ state: ObjectState) {
-        let table = tableCreatingIfNeeded(for: state.id.entity)
-        tables[table].states[RowKey(state.id.key)] = Unmanaged.passUnretained(state)
-        if state.isDeleted { tables[table].deleted.insert(state.id.key) } else { tables[table].deleted.remove(state.id.key) }
+        tables[tableCreatingIfNeeded(for: state.id.entity)].states[RowKey(state.id.key)] = Unmanaged.passUnretained(state)
     }
 
-    /// Notes that a registered state was deleted, or undeleted.
+    /// Notes that a state was deleted, or undeleted. Whether the state registered under the key is
+    /// still that one is checked when the keys are read, which is rarer.
     mutating func noteDeletion(of state: ObjectState, isDeleted: Bool) {
-        guard let table = table(for: state.id.entity),
-              tables[table].states[RowKey(state.id.key)]?.toOpaque() == Unmanaged.passUnretained(state).toOpaque() else { return }
-        if isDeleted { tables[table].deleted.insert(state.id.key) } else { tables[table].deleted.remove(state.id.key) }
+        guard let table = table(for: state.id.entity) else { return }
+        if isDeleted {
+            tables[table].deleted.insert(state.id.key)
+        } else if !tables[table].deleted.isEmpty {
+            tables[table].deleted.remove(state.id.key)
+        }
     }
 
     /// Removes whatever is registered under an ID.
     mutating func unregister(_ id: ObjectID) {
         guard let table = table(for: id.entity) else { return }
         tables[table].states[RowKey(id.key)] = nil
-        tables[table].deleted.remove(id.key)
+        if !tables[table].deleted.isEmpty { tables[table].deleted.remove(id.key) }
     }
 
     /// Removes a state being deallocated, unless another state took its ID since; returns whether
@@ -57,19 +60,30 @@ struct ObjectRegistry {
               let index = tables[table].states.index(forKey: RowKey(state.id.key)),
               tables[table].states.values[index].toOpaque() == Unmanaged.passUnretained(state).toOpaque() else { return false }
         tables[table].states.remove(at: index)
-        tables[table].deleted.remove(state.id.key)
+        if !tables[table].deleted.isEmpty { tables[table].deleted.remove(state.id.key) }
         return true
+    }
+
+    /// Whether the ID names a live object that is deleted; one test when none of its entity is.
+    func isDeleted(_ id: ObjectID) -> Bool {
+        guard id.store == nil || id.store == store, let table = table(for: id.entity),
+              !tables[table].deleted.isEmpty, tables[table].deleted.contains(id.key) else { return false }
+        return tables[table].states[RowKey(id.key)]?._withUnsafeGuaranteedRef { $0.isDeleted } == true
     }
 
     /// How many of these IDs, all of one entity, name live objects that are deleted. With
     /// `contains`, a test of membership in `ids`, the deleted objects are tested when fewer.
     func deletedCount(among ids: [ObjectID], of entity: EntityDeclaration, contains: ((ObjectID) -> Bool)? = nil) -> Int {
         guard let table = table(for: entity), !tables[table].deleted.isEmpty else { return 0 }
+        let states = tables[table].states
+        func isDeleted(_ key: Int64) -> Bool {
+            states[RowKey(key)]?._withUnsafeGuaranteedRef { $0.isDeleted } == true
+        }
         let deleted = tables[table].deleted
         if let contains, deleted.count < ids.count {
-            return deleted.count { contains(ObjectID(entity: entity, key: $0, store: $0 < 0 ? nil : store)) }
+            return deleted.count { isDeleted($0) && contains(ObjectID(entity: entity, key: $0, store: $0 < 0 ? nil : store)) }
         }
-        return ids.count { id in (id.store == nil || id.store == store) && deleted.contains(id.key) }
+        return ids.count { id in (id.store == nil || id.store == store) && deleted.contains(id.key) && isDeleted(id.key) }
     }
 
     /// Every live state.
@@ -93,10 +107,6 @@ struct ObjectRegistry {
         tables[table].states.reserveCapacity(tables[table].states.count + states.count)
         for state in states {
             tables[table].states[RowKey(state._withUnsafeGuaranteedRef { $0.id.key })] = state
-        }
-        // New faults are not deleted, whatever state had their key before.
-        if !tables[table].deleted.isEmpty {
-            for state in states { tables[table].deleted.remove(state._withUnsafeGuaranteedRef { $0.id.key }) }
         }
     }
 

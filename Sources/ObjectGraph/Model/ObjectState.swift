@@ -40,6 +40,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
                 entity: entity, id: id, globalID: nil, valueCount: count,
                 acceptsInitialValues: false, toMany: entity.layout.faultedToMany)
             header.context = Unmanaged.passUnretained(context)
+            header.observesReads = context.observesReads
             header.mapping = mapping
             header.isFault = row == nil
             if let row { header.version = row.version }
@@ -182,8 +183,20 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     /// Makes the state belong to a context (at insertion), or to none (when the context is gone or
     /// forgets it).
     func attach(to context: ObjectContext?, mapping: EntityMapping?) {
+        if let previous = fields.pointee.context?.takeUnretainedValue(), previous !== context, !previous.registrars.isEmpty {
+            previous.registrars[ObjectIdentifier(self)] = nil
+        }
         fields.pointee.context = context.map(Unmanaged.passUnretained)
+        fields.pointee.observesReads = context?.observesReads ?? false
         fields.pointee.mapping = mapping
+    }
+
+    /// Whether reads of the object's properties are reported to Observation: its context's
+    /// ``ObjectContext/isObservable``, copied here so that a read tests one flag.
+    @usableFromInline
+    var observesReads: Bool {
+        get { fields.pointee.observesReads }
+        set { fields.pointee.observesReads = newValue }
     }
 
     // MARK: Values
@@ -319,7 +332,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     func storedAttribute(at index: Int) -> StoredValue {
         let use = beginUse()
         defer { use?.end() }
-        trackAccess(index)
+        if fields.pointee.observesReads { trackAccess(index) }
         fulfillIfNeeded()
         let slot = slot(of: index)
         return value(atPosition: slot)
@@ -380,7 +393,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     func relatedObject(at index: Int) -> AnyObject? {
         let use = beginUse()
         defer { use?.end() }
-        trackAccess(index)
+        if fields.pointee.observesReads { trackAccess(index) }
         fulfillIfNeeded()
         guard let context else { return detachedRelatives[index]?.first }
         let slot = slot(of: index)
@@ -444,7 +457,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     /// Reads a to-many relationship, loading its members the first time.
     @inlinable
     public func value<Destination: Entity>(at index: Int) -> Set<Destination> {
-        trackAccess(index)
+        if observesReads { trackAccess(index) }
         if let cached = cachedMembers(at: index) as? Set<Destination> { return cached }
         let objects = relatedObjects(at: index)
         var members = Set<Destination>(minimumCapacity: objects.count)
@@ -456,7 +469,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     /// Reads an ordered to-many relationship, loading its members the first time.
     @inlinable
     public func value<Destination: Entity>(at index: Int) -> [Destination] {
-        trackAccess(index)
+        if observesReads { trackAccess(index) }
         if let cached = cachedMembers(at: index) as? [Destination] { return cached }
         let members = relatedObjects(at: index).compactMap { $0 as? Destination }
         cacheMembers(members, at: index)
@@ -527,28 +540,39 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
 
     // MARK: Observation
 
-    /// Tells Observation that property `index` is read, in a context that reports reads (a read
-    /// elsewhere costs this one test).
+    /// Tells Observation that property `index` is read, in a context that reports reads (elsewhere
+    /// a read tests ``observesReads`` and no more).
     @usableFromInline
     func trackAccess(_ index: Int) {
-        guard let context = fields.pointee.context, context._withUnsafeGuaranteedRef({ $0.isObservable }),
-              let object else { return }
-        let registrar = fields.pointee.registrar ?? ObservationRegistrar()
-        if fields.pointee.registrar == nil { fields.pointee.registrar = registrar }
+        guard let object else { return }
+        guard let context = fields.pointee.context?.takeUnretainedValue() else { return }
+        let key = ObjectIdentifier(self)
+        let registrar = context.registrars[key] ?? ObservationRegistrar()
+        if context.registrars[key] == nil { context.registrars[key] = registrar }
         entity.properties[index].observation.access(object, registrar)
+    }
+
+    /// The object's registrar for the Observation framework, made at the first read that reports to
+    /// it (see ``PropertyObservation``) and kept by its context: few objects have one, and a field
+    /// of every state would cost every object made.
+    private var registrar: ObservationRegistrar? {
+        guard let context = fields.pointee.context else { return nil }
+        return context._withUnsafeGuaranteedRef { context in
+            context.registrars.isEmpty ? nil : context.registrars[ObjectIdentifier(self)]
+        }
     }
 
     /// Tells Observation that property `index` changed; nothing when no read of the object was
     /// reported (no one can be observing it).
     func notifyChange(of index: Int) {
-        guard let registrar = fields.pointee.registrar, let object else { return }
+        guard let registrar = registrar, let object else { return }
         entity.properties[index].observation.change(object, registrar)
     }
 
     /// Tells Observation that the properties named `keys` changed: every property when `keys` is
     /// empty (a refresh that does not say).
     func notifyChange(ofKeys keys: Set<String>) {
-        guard fields.pointee.registrar != nil else { return }
+        guard registrar != nil else { return }
         for (index, name) in entity.propertyNames.enumerated() where keys.isEmpty || keys.contains(name) {
             notifyChange(of: index)
         }
@@ -625,9 +649,7 @@ public struct _ObjectStateHeader {
     var toMany: ContiguousArray<ToManyValue>
     var changedToMany: [Int: MemberChanges] = [:]
     var detachedRelatives = [Int: [any Entity]]()
-    /// The object's registrar for the Observation framework, made at the first read that reports
-    /// to it (see ``PropertyObservation``).
-    var registrar: ObservationRegistrar?
+    var observesReads = false
 
     init(entity: EntityDeclaration, id: ObjectID, globalID: UUID?, valueCount: Int, acceptsInitialValues: Bool,
          toMany: ContiguousArray<ToManyValue>) {

@@ -33,11 +33,6 @@ struct PropertyReads {
         insert(Followed(owner: mapping.declaration, relationship: relationship))
     }
 
-    mutating func formUnion(_ other: PropertyReads) {
-        for (entity, names) in other.properties { properties[entity, default: []].formUnion(names) }
-        for each in other.followed { insert(each) }
-    }
-
     private mutating func insert(_ new: Followed) {
         let isKnown = followed.contains {
             $0.owner === new.owner && $0.relationship.propertyIndex == new.relationship.propertyIndex
