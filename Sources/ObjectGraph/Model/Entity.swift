@@ -7,6 +7,10 @@ public import Observation
 /// Hand an ``ObjectID`` to another context instead. Two references to the same object in one context
 /// are always the same instance (uniquing), so `==` is identity.
 ///
+/// Objects are `Observable`: in a context that reports reads (``ObjectContext/isObservable``, on for
+/// the view context), a SwiftUI view or `withObservationTracking` that reads a property hears of its
+/// change, made in that context or merged from another's save.
+///
 /// Override the lifecycle hooks by declaring them in the class:
 /// ```swift
 /// func prepareForDeletion() { … }
