@@ -11,15 +11,10 @@ import Foundation
 /// is the one read. Answers are kept, per key path.
 extension EntityDeclaration {
     /// A to-one relationship and an attribute of its destination, by property index in each entity.
-    struct RelatedAttribute: Equatable, Sendable {
+    struct RelatedAttribute: Sendable {
         let relationshipIndex: Int
         let destination: EntityDeclaration
         let attributeIndex: Int
-
-        static func == (lhs: Self, rhs: Self) -> Bool {
-            lhs.relationshipIndex == rhs.relationshipIndex && lhs.destination === rhs.destination
-                && lhs.attributeIndex == rhs.attributeIndex
-        }
     }
 
     /// The relationship and attribute `keyPath` reads; nil for any other key path.

@@ -272,14 +272,16 @@ public final class ListMonitor<Object: Entity>: Observable {
         for update in change.refreshedObjects { consider(update.object) }
         for object in change.deletedObjects { consider(object) }
         for object in change.invalidatedObjects { consider(object) }
-        do {
-            // Objects whose related objects changed what the request reads of them.
-            let changed = [change.updatedObjects, change.refreshedObjects].joined().map { ($0.object, $0.changedKeys) }
-                + change.deletedObjects.map { ($0, Set<String>()) }
-            for case let object as Object in try context.objects(
-                readingChangesOf: changed, reads: reads, root: Object._$entity) { consider(object) }
-        } catch {
-            lastError = error
+        if reads.followsRelationships {
+            do {
+                // Objects whose related objects changed what the request reads of them.
+                let changed = [change.updatedObjects, change.refreshedObjects].joined().map { ($0.object, $0.changedKeys) }
+                    + change.deletedObjects.map { ($0, Set<String>()) }
+                for case let object as Object in try context.objects(
+                    readingChangesOf: changed, reads: reads, root: Object._$entity) { consider(object) }
+            } catch {
+                lastError = error
+            }
         }
         guard !candidates.isEmpty else { return }
         let invalidated = Set(change.invalidatedObjects.map { ObjectIdentifier($0) })
@@ -317,6 +319,7 @@ public final class ListMonitor<Object: Entity>: Observable {
     /// Keeps alive, and loads set-wise, the objects that `objects` reach through the to-one
     /// relationships the request follows, and those they reach in turn.
     private func holdRelatedObjects(of objects: [AnyObject]) {
+        guard reads.followsRelationships else { return }
         var frontier: [(entity: EntityDeclaration, states: [ObjectState])] = [
             (Object._$entity, objects.map { unsafeDowncast($0, to: Object.self)._$state })]
         while let (entity, states) = frontier.popLast() {
