@@ -13,6 +13,8 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
     products: [
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
+        // The sync server's wire format, shared by the server (Server/) and the sync client.
+        .library(name: "ObjectGraphSyncProtocol", targets: ["ObjectGraphSyncProtocol"]),
         .executable(name: "moody", targets: ["moody"]),
         .executable(name: "objectgraph-bench", targets: ["objectgraph-bench"]),
     ],
@@ -43,6 +45,10 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "Algorithms", package: "swift-algorithms"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "ObjectGraphSyncProtocol",
             swiftSettings: strictSettings
         ),
         .target(
