@@ -1,0 +1,51 @@
+import Foundation
+import ObjectGraphSyncProtocol
+
+extension PushRequest {
+    /// Refuses a batch that is malformed or over the limits, naming the mutation, entity, record
+    /// and field at fault. Nothing has been read or written when it throws.
+    func validate(against limits: ServerLimits) throws(SyncRequestError) {
+        guard !mutations.isEmpty else {
+            throw .badRequest("A push needs at least one mutation.")
+        }
+        guard mutations.count <= limits.maxMutationsPerPush else {
+            throw .tooLarge(
+                "A push holds at most \(limits.maxMutationsPerPush) mutations; this one has \(mutations.count).")
+        }
+        var previous: Int64 = 0
+        for mutation in mutations {
+            guard mutation.number > previous else {
+                throw .badRequest(
+                    "Mutation numbers must increase within a push and start at 1 or more: "
+                        + "\(mutation.number) follows \(previous).")
+            }
+            previous = mutation.number
+            try mutation.validate(against: limits)
+        }
+    }
+}
+
+extension Mutation {
+    /// Where a message names this mutation.
+    var label: String { "mutation \(number) (\(entity) \(id.uuidString))" }
+
+    fileprivate func validate(against limits: ServerLimits) throws(SyncRequestError) {
+        guard !entity.isEmpty, entity.utf8.count <= limits.maxNameBytes else {
+            throw .badRequest("Mutation \(number): the entity name must have 1 to \(limits.maxNameBytes) bytes.")
+        }
+        if let baseVersion, baseVersion < 1 {
+            throw .badRequest("\(label): baseVersion \(baseVersion) is not a version (versions start at 1).")
+        }
+        switch operation {
+        case .delete:
+            guard fields.isEmpty else {
+                throw .badRequest("\(label): a delete carries no fields.")
+            }
+        case .upsert:
+            for name in fields.keys where name.isEmpty || name.utf8.count > limits.maxNameBytes {
+                throw .badRequest(
+                    "\(label): the field name \"\(name.prefix(40))\" must have 1 to \(limits.maxNameBytes) bytes.")
+            }
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import ObjectGraphSyncProtocol
+
+/// Turns every failure into a JSON error body (`SyncErrorBody`) with the right status, and
+/// stamps every answer with the request's ID (`X-Request-ID`, the `hb.request.id` of the logs).
+struct SyncErrorMiddleware: RouterMiddleware {
+    typealias Context = SyncRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            let refusal = Self.refusal(for: error)
+            if refusal.status == .internalServerError {
+                context.logger.error("Request failed", metadata: ["error": "\(String(reflecting: error))"])
+            } else {
+                context.logger.info("Request refused", metadata: ["refusal": "\(refusal)"])
+            }
+            response = Self.response(refusal.status, refusal.body)
+        }
+        response.headers[.requestID] = context.id
+        return response
+    }
+
+    static func refusal(for error: any Error) -> SyncRequestError {
+        switch error {
+        case let refusal as SyncRequestError:
+            return refusal
+        case let error as DecodingError:
+            return .badRequest("The body is not a valid request: \(error.readableDescription)")
+        case let error as HTTPError:
+            let code: SyncErrorBody.Code =
+                switch error.status {
+                case .contentTooLarge: .tooLarge
+                case .unauthorized: .unauthorized
+                case .notFound: .notFound
+                case .internalServerError: .internalError
+                default: .badRequest
+                }
+            let message = error.body ?? (error.status == .notFound ? "There is no such route." : error.status.reasonPhrase)
+            return SyncRequestError(error.status, code, message)
+        default:
+            return SyncRequestError(.internalServerError, .internalError, "The server failed; nothing was changed.")
+        }
+    }
+
+    static func response(_ status: HTTPResponse.Status, _ body: SyncErrorBody) -> Response {
+        let data = (try? JSONEncoder().encode(body)) ?? Data(#"{"error":"internalError","message":""}"#.utf8)
+        return Response(
+            status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+extension HTTPField.Name {
+    static let requestID = HTTPField.Name("X-Request-ID")!
+}
+
+extension DecodingError {
+    /// Where in the body and what: "mutations[2].baseVersion: expected Int64, found a string".
+    var readableDescription: String {
+        func path(_ keys: [any CodingKey]) -> String {
+            let text = keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return text.hasPrefix(".") ? String(text.dropFirst()) : (text.isEmpty ? "the body" : text)
+        }
+        switch self {
+        case .typeMismatch(let type, let context):
+            return "\(path(context.codingPath)): expected \(type). \(context.debugDescription)"
+        case .valueNotFound(let type, let context):
+            return "\(path(context.codingPath)): a \(type) is missing."
+        case .keyNotFound(let key, let context):
+            return "\(path(context.codingPath + [key])) is missing."
+        case .dataCorrupted(let context):
+            return "\(path(context.codingPath)): \(context.debugDescription)"
+        @unknown default:
+            return "\(self)"
+        }
+    }
+}

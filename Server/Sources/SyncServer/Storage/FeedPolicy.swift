@@ -1,0 +1,48 @@
+import ObjectGraphSyncProtocol
+
+/// The rules both storages apply to a feed read, from the zone's head and horizon.
+struct FeedPolicy {
+    var lastPosition: Int64
+    var purgedThrough: Int64
+
+    /// A zone the user never pushed to reads as empty.
+    static func unknownZone(since: FeedCursor) -> FeedRead {
+        since == .start
+            ? .page(ChangesPage(changes: [], cursor: .start, hasMore: false))
+            : .mustRefetch(purgedThrough: 0)
+    }
+
+    /// Refuses a cursor that may have missed a purged tombstone, or one the zone never gave out
+    /// (a server restored from an older backup): the client must read the zone again.
+    ///
+    /// The start is never refused: the feed keeps the latest entry of every live record, so
+    /// reading from the start rebuilds the zone even after a purge.
+    func refusal(of since: FeedCursor) -> FeedRead? {
+        if since == .start { return nil }
+        if since.position < purgedThrough || since.position > lastPosition {
+            return .mustRefetch(purgedThrough: purgedThrough)
+        }
+        return nil
+    }
+
+    /// The page to answer. With no further entries the cursor moves to the zone's head: the
+    /// entries between were superseded and purged, and nothing is skipped by stepping over them.
+    func read(_ entries: [FeedEntry], hasMore: Bool, since: FeedCursor) throws -> FeedRead {
+        let last = entries.last?.position ?? since.position
+        let end = hasMore ? last : max(lastPosition, since.position, last)
+        return .page(ChangesPage(changes: entries.map(\.change), cursor: FeedCursor(position: end), hasMore: hasMore))
+    }
+}
+
+/// The database holds something the server's own writes cannot produce.
+enum StorageFailure: Error, CustomStringConvertible {
+    case missingZone(String)
+    case malformedNotification(String)
+
+    var description: String {
+        switch self {
+        case .missingZone(let zone): "The zone \"\(zone)\" vanished inside its own transaction."
+        case .malformedNotification(let payload): "A feed notification was not understood: \(payload)"
+        }
+    }
+}

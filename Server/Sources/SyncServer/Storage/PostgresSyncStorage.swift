@@ -1,0 +1,277 @@
+import Foundation
+import Logging
+import ObjectGraphSyncProtocol
+import PostgresNIO
+
+/// The server's storage in PostgreSQL, through PostgresNIO: for several server instances.
+///
+/// A push locks its zone's row (`SELECT … FOR UPDATE`) before it takes feed positions, so pushes
+/// to one zone commit in position order whichever instance runs them; a feed read runs in one
+/// repeatable-read snapshot. Every push also sends `NOTIFY objectgraph_feed` in its transaction,
+/// which PostgreSQL delivers at commit to every instance's `PostgresFeedListener`.
+final class PostgresSyncStorage: SyncStorage {
+    static let channel = "objectgraph_feed"
+
+    let client: PostgresClient
+    private let logger: Logger
+
+    init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    func migrate() async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            // Several instances may start together: one migrates, the others wait and find it done.
+            try await connection.query("SELECT pg_advisory_xact_lock(7262835)", logger: logger)
+            try await connection.query(
+                "CREATE TABLE IF NOT EXISTS objectgraph_schema (version INT NOT NULL)", logger: logger)
+            var version = 0
+            for try await found in try await connection.query(
+                "SELECT version FROM objectgraph_schema", logger: logger
+            ).decode(Int.self) {
+                version = found
+            }
+            guard version < 1 else { return }
+            for statement in Self.version1 {
+                try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
+            try await connection.query("DELETE FROM objectgraph_schema", logger: logger)
+            try await connection.query("INSERT INTO objectgraph_schema (version) VALUES (1)", logger: logger)
+        }
+    }
+
+    private static let version1 = [
+        "CREATE TABLE users (id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at BIGINT NOT NULL)",
+        """
+        CREATE TABLE tokens (digest BYTEA PRIMARY KEY, user_id BIGINT NOT NULL REFERENCES users(id),
+                             created_at BIGINT NOT NULL)
+        """,
+        """
+        CREATE TABLE zones (id BIGSERIAL PRIMARY KEY, owner_id BIGINT NOT NULL REFERENCES users(id),
+                            name TEXT NOT NULL, last_position BIGINT NOT NULL DEFAULT 0,
+                            purged_through BIGINT NOT NULL DEFAULT 0, UNIQUE (owner_id, name))
+        """,
+        """
+        CREATE TABLE client_ledger (zone_id BIGINT NOT NULL REFERENCES zones(id), client_id UUID NOT NULL,
+                                    first_number BIGINT NOT NULL, last_number BIGINT NOT NULL,
+                                    digest TEXT NOT NULL, result TEXT NOT NULL,
+                                    PRIMARY KEY (zone_id, client_id))
+        """,
+        """
+        CREATE TABLE changes (zone_id BIGINT NOT NULL REFERENCES zones(id), position BIGINT NOT NULL,
+                              txn BIGINT NOT NULL, record_id UUID NOT NULL, entity TEXT NOT NULL,
+                              version BIGINT NOT NULL, deleted BOOLEAN NOT NULL, fields JSONB NOT NULL,
+                              field_versions JSONB NOT NULL, committed_at BIGINT NOT NULL,
+                              PRIMARY KEY (zone_id, position))
+        """,
+        "CREATE INDEX changes_by_record ON changes (zone_id, record_id, position)",
+        "CREATE INDEX changes_by_time ON changes (committed_at)",
+    ]
+
+    // MARK: Users and tokens
+
+    func addUser(named name: String, now: Int64) async throws {
+        try await client.withTransaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                "INSERT INTO users (name, created_at) VALUES (\(name), \(now)) ON CONFLICT (name) DO NOTHING RETURNING id",
+                logger: logger)
+            var inserted = false
+            for try await _ in rows.decode(Int64.self) { inserted = true }
+            if !inserted { throw SyncAdminError.userExists(name) }
+        }
+    }
+
+    func addToken(digest: Data, forUser name: String, now: Int64) async throws {
+        let rows = try await client.query(
+            """
+            INSERT INTO tokens (digest, user_id, created_at)
+            SELECT \(digest), id, \(now) FROM users WHERE name = \(name) RETURNING user_id
+            """, logger: logger)
+        var inserted = false
+        for try await _ in rows.decode(Int64.self) { inserted = true }
+        if !inserted { throw SyncAdminError.noSuchUser(name) }
+    }
+
+    func user(tokenDigest: Data) async throws -> SyncUser? {
+        let rows = try await client.query(
+            "SELECT users.id, users.name FROM tokens JOIN users ON users.id = tokens.user_id WHERE digest = \(tokenDigest)",
+            logger: logger)
+        var user: SyncUser?
+        for try await (id, name) in rows.decode((Int64, String).self) { user = SyncUser(id: id, name: name) }
+        return user
+    }
+
+    // MARK: Push
+
+    func push(_ planner: PushPlanner, zone: String, owner: SyncUser, now: Int64) async throws -> PushOutcome {
+        let logger = logger
+        return try await client.withTransaction(logger: logger) { connection in
+            try await connection.query(
+                "INSERT INTO zones (owner_id, name) VALUES (\(owner.id), \(zone)) ON CONFLICT DO NOTHING",
+                logger: logger)
+            var locked: (Int64, Int64)?
+            for try await row in try await connection.query(
+                "SELECT id, last_position FROM zones WHERE owner_id = \(owner.id) AND name = \(zone) FOR UPDATE",
+                logger: logger
+            ).decode((Int64, Int64).self) {
+                locked = row
+            }
+            guard let (zoneID, lastPosition) = locked else { throw StorageFailure.missingZone(zone) }
+
+            let clientID = planner.request.clientID
+            var ledger: LedgerEntry?
+            for try await (first, last, digest, result) in try await connection.query(
+                """
+                SELECT first_number, last_number, digest, result FROM client_ledger
+                WHERE zone_id = \(zoneID) AND client_id = \(clientID)
+                """, logger: logger
+            ).decode((Int64, Int64, String, String).self) {
+                ledger = LedgerEntry(firstNumber: first, lastNumber: last, digest: digest, result: result)
+            }
+            if let decided = try planner.checkLedger(ledger) { return decided }
+
+            var current: [UUID: RecordState] = [:]
+            let ids = planner.recordIDs
+            for try await row in try await connection.query(
+                """
+                SELECT DISTINCT ON (record_id) \(unescaped: Self.entryColumns) FROM changes
+                WHERE zone_id = \(zoneID) AND record_id = ANY(\(ids))
+                ORDER BY record_id, position DESC
+                """, logger: logger
+            ).decode(EntryRow.self) {
+                let entry = try Self.entry(row)
+                current[entry.state.id] = entry.state
+            }
+            let outcome = try planner.plan(current: current, lastPosition: lastPosition, now: now)
+            guard case .apply(let plan) = outcome else { return outcome }
+
+            if !plan.entries.isEmpty {
+                let entries = plan.entries
+                try await connection.query(
+                    """
+                    INSERT INTO changes (zone_id, position, txn, record_id, entity, version, deleted, fields,
+                                         field_versions, committed_at)
+                    SELECT \(zoneID), p, \(entries[0].transaction), r, e, v, d, f::jsonb, fv::jsonb, \(now)
+                    FROM UNNEST(\(entries.map(\.position))::bigint[], \(entries.map(\.state.id))::uuid[],
+                                \(entries.map(\.state.entity))::text[], \(entries.map(\.state.version))::bigint[],
+                                \(entries.map(\.state.deleted))::bool[], \(entries.map(\.fieldsJSON))::text[],
+                                \(entries.map(\.fieldVersionsJSON))::text[]) AS t(p, r, e, v, d, f, fv)
+                    """, logger: logger)
+                try await connection.query(
+                    "UPDATE zones SET last_position = \(plan.lastPosition) WHERE id = \(zoneID)", logger: logger)
+                // Delivered to every listening instance when (and only if) the transaction commits.
+                let payload = PostgresFeedListener.payload(
+                    ZoneKey(ownerID: owner.id, name: zone), position: plan.lastPosition)
+                try await connection.query("SELECT pg_notify(\(Self.channel), \(payload))", logger: logger)
+            }
+            try await connection.query(
+                """
+                INSERT INTO client_ledger (zone_id, client_id, first_number, last_number, digest, result)
+                VALUES (\(zoneID), \(clientID), \(plan.ledger.firstNumber), \(plan.ledger.lastNumber),
+                        \(plan.ledger.digest), \(plan.ledger.result))
+                ON CONFLICT (zone_id, client_id) DO UPDATE SET
+                    first_number = excluded.first_number, last_number = excluded.last_number,
+                    digest = excluded.digest, result = excluded.result
+                """, logger: logger)
+            return outcome
+        }
+    }
+
+    // MARK: Feed
+
+    func changes(zone: String, owner: SyncUser, since: FeedCursor, limit: Int) async throws -> FeedRead {
+        let logger = logger
+        return try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
+            var found: (Int64, Int64, Int64)?
+            for try await row in try await connection.query(
+                "SELECT id, last_position, purged_through FROM zones WHERE owner_id = \(owner.id) AND name = \(zone)",
+                logger: logger
+            ).decode((Int64, Int64, Int64).self) {
+                found = row
+            }
+            guard let (zoneID, lastPosition, purgedThrough) = found else { return FeedPolicy.unknownZone(since: since) }
+            let policy = FeedPolicy(lastPosition: lastPosition, purgedThrough: purgedThrough)
+            if let refused = policy.refusal(of: since) { return refused }
+
+            var entries: [FeedEntry] = []
+            for try await row in try await connection.query(
+                """
+                SELECT \(unescaped: Self.entryColumns) FROM changes WHERE zone_id = \(zoneID) AND position > \(since.position)
+                ORDER BY position LIMIT \(limit + 1)
+                """, logger: logger
+            ).decode(EntryRow.self) {
+                entries.append(try Self.entry(row))
+            }
+            switch FeedPaging(limit: limit).cut(entries) {
+            case .page(let page, let hasMore):
+                return try policy.read(page, hasMore: hasMore, since: since)
+            case .readRest(var page, let transaction, let after):
+                for try await row in try await connection.query(
+                    """
+                    SELECT \(unescaped: Self.entryColumns) FROM changes
+                    WHERE zone_id = \(zoneID) AND txn = \(transaction) AND position > \(after) ORDER BY position
+                    """, logger: logger
+                ).decode(EntryRow.self) {
+                    page.append(try Self.entry(row))
+                }
+                return try policy.read(page, hasMore: true, since: since)
+            }
+        }
+    }
+
+    func head(zone: String, owner: SyncUser) async throws -> ZoneHead? {
+        var head: ZoneHead?
+        for try await (id, position) in try await client.query(
+            "SELECT id, last_position FROM zones WHERE owner_id = \(owner.id) AND name = \(zone)", logger: logger
+        ).decode((Int64, Int64).self) {
+            head = ZoneHead(zoneID: id, cursor: FeedCursor(position: position))
+        }
+        return head
+    }
+
+    // MARK: Horizon
+
+    func purge(committedBefore time: Int64) async throws -> Int {
+        try await client.withTransaction(logger: logger) { connection in
+            // See SQLiteSyncStorage.purge: cursors before a purged tombstone are refused from now on.
+            try await connection.query(
+                """
+                UPDATE zones SET purged_through = GREATEST(zones.purged_through, purged.position)
+                FROM (SELECT zone_id, MAX(position) AS position FROM changes
+                      WHERE deleted AND committed_at < \(time) GROUP BY zone_id) AS purged
+                WHERE zones.id = purged.zone_id
+                """, logger: logger)
+            var count = 0
+            for try await _ in try await connection.query(
+                """
+                DELETE FROM changes WHERE committed_at < \(time) AND (deleted OR EXISTS (
+                    SELECT 1 FROM changes AS later WHERE later.zone_id = changes.zone_id
+                    AND later.record_id = changes.record_id AND later.position > changes.position))
+                RETURNING 1
+                """, logger: logger
+            ).decode(Int.self) {
+                count += 1
+            }
+            return count
+        }
+    }
+
+    // MARK: Rows
+
+    private typealias EntryRow = (Int64, Int64, Int64, UUID, String, Int64, Bool, String, String)
+
+    private static let entryColumns =
+        "position, txn, committed_at, record_id, entity, version, deleted, fields::text, field_versions::text"
+
+    private static func entry(_ row: EntryRow) throws -> FeedEntry {
+        let state = RecordState(
+            entity: row.4, id: row.3, version: row.5, deleted: row.6,
+            fields: try StoredJSON.decode([String: JSONValue].self, from: row.7),
+            fieldVersions: try StoredJSON.decode([String: Int64].self, from: row.8))
+        return FeedEntry(
+            position: row.0, transaction: row.1, committedAt: row.2, state: state,
+            fieldsJSON: row.7, fieldVersionsJSON: row.8)
+    }
+}

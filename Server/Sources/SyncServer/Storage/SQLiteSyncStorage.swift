@@ -1,0 +1,234 @@
+import Foundation
+import GRDB
+import ObjectGraphSyncProtocol
+
+/// The server's storage in one SQLite file, through GRDB: the default, for one server process.
+///
+/// GRDB's pool gives one writer and concurrent snapshot readers (WAL), so a push holds the
+/// database's write lock for its transaction (which orders every zone's positions) while feeds
+/// are read at the same time from snapshots.
+final class SQLiteSyncStorage: SyncStorage {
+    private let pool: DatabasePool
+    private let notifier: FeedNotifier
+
+    /// Opens (or creates) the database file.
+    init(path: String, notifier: FeedNotifier) throws {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)  // `user add` from another process while serving
+        configuration.label = "objectgraph-sync"
+        self.pool = try DatabasePool(path: path, configuration: configuration)
+        self.notifier = notifier
+    }
+
+    func migrate() async throws {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE users (
+                    id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL);
+                CREATE TABLE tokens (
+                    digest BLOB PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id),
+                    created_at INTEGER NOT NULL);
+                CREATE TABLE zones (
+                    id INTEGER PRIMARY KEY, owner_id INTEGER NOT NULL REFERENCES users(id), name TEXT NOT NULL,
+                    last_position INTEGER NOT NULL DEFAULT 0, purged_through INTEGER NOT NULL DEFAULT 0,
+                    UNIQUE (owner_id, name));
+                CREATE TABLE client_ledger (
+                    zone_id INTEGER NOT NULL REFERENCES zones(id), client_id BLOB NOT NULL,
+                    first_number INTEGER NOT NULL, last_number INTEGER NOT NULL,
+                    digest TEXT NOT NULL, result TEXT NOT NULL,
+                    PRIMARY KEY (zone_id, client_id)) WITHOUT ROWID;
+                CREATE TABLE changes (
+                    zone_id INTEGER NOT NULL REFERENCES zones(id), position INTEGER NOT NULL,
+                    txn INTEGER NOT NULL, record_id BLOB NOT NULL, entity TEXT NOT NULL,
+                    version INTEGER NOT NULL, deleted INTEGER NOT NULL, fields TEXT NOT NULL,
+                    field_versions TEXT NOT NULL, committed_at INTEGER NOT NULL,
+                    PRIMARY KEY (zone_id, position)) WITHOUT ROWID;
+                CREATE INDEX changes_by_record ON changes (zone_id, record_id, position);
+                CREATE INDEX changes_by_time ON changes (committed_at);
+                """)
+        }
+        try migrator.migrate(pool)
+    }
+
+    // MARK: Users and tokens
+
+    func addUser(named name: String, now: Int64) async throws {
+        try await pool.write { db in
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE name = ?", arguments: [name]) == true {
+                throw SyncAdminError.userExists(name)
+            }
+            try db.execute(sql: "INSERT INTO users (name, created_at) VALUES (?, ?)", arguments: [name, now])
+        }
+    }
+
+    func addToken(digest: Data, forUser name: String, now: Int64) async throws {
+        try await pool.write { db in
+            guard let userID = try Int64.fetchOne(db, sql: "SELECT id FROM users WHERE name = ?", arguments: [name])
+            else { throw SyncAdminError.noSuchUser(name) }
+            try db.execute(
+                sql: "INSERT INTO tokens (digest, user_id, created_at) VALUES (?, ?, ?)",
+                arguments: [digest, userID, now])
+        }
+    }
+
+    func user(tokenDigest: Data) async throws -> SyncUser? {
+        try await pool.read { db in
+            let row = try Row.fetchOne(
+                db, sql: "SELECT users.id, users.name FROM tokens JOIN users ON users.id = tokens.user_id WHERE digest = ?",
+                arguments: [tokenDigest])
+            return row.map { SyncUser(id: $0[0], name: $0[1]) }
+        }
+    }
+
+    // MARK: Push
+
+    func push(_ planner: PushPlanner, zone: String, owner: SyncUser, now: Int64) async throws -> PushOutcome {
+        let outcome = try await pool.write { db -> PushOutcome in
+            try db.execute(
+                sql: "INSERT INTO zones (owner_id, name) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                arguments: [owner.id, zone])
+            guard let row = try Row.fetchOne(
+                db, sql: "SELECT id, last_position FROM zones WHERE owner_id = ? AND name = ?",
+                arguments: [owner.id, zone])
+            else { throw StorageFailure.missingZone(zone) }
+            let zoneID: Int64 = row[0]
+            let clientID = planner.request.clientID
+            let ledger = try Row.fetchOne(
+                db, sql: """
+                    SELECT first_number, last_number, digest, result FROM client_ledger
+                    WHERE zone_id = ? AND client_id = ?
+                    """, arguments: [zoneID, clientID]
+            ).map { LedgerEntry(firstNumber: $0[0], lastNumber: $0[1], digest: $0[2], result: $0[3]) }
+            if let decided = try planner.checkLedger(ledger) { return decided }
+
+            var current: [UUID: RecordState] = [:]
+            let latest = try db.cachedStatement(sql: """
+                SELECT \(Self.entryColumns) FROM changes WHERE zone_id = ? AND record_id = ?
+                ORDER BY position DESC LIMIT 1
+                """)
+            for id in planner.recordIDs {
+                if let entry = try Row.fetchOne(latest, arguments: [zoneID, id]).map(Self.entry) {
+                    current[id] = entry.state
+                }
+            }
+            let outcome = try planner.plan(current: current, lastPosition: row[1], now: now)
+            guard case .apply(let plan) = outcome else { return outcome }
+
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO changes (zone_id, position, txn, record_id, entity, version, deleted, fields,
+                                     field_versions, committed_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            for entry in plan.entries {
+                try insert.execute(arguments: [
+                    zoneID, entry.position, entry.transaction, entry.state.id, entry.state.entity,
+                    entry.state.version, entry.state.deleted, entry.fieldsJSON, entry.fieldVersionsJSON,
+                    entry.committedAt,
+                ])
+            }
+            try db.execute(
+                sql: "UPDATE zones SET last_position = ? WHERE id = ?", arguments: [plan.lastPosition, zoneID])
+            try db.execute(
+                sql: """
+                    INSERT INTO client_ledger (zone_id, client_id, first_number, last_number, digest, result)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (zone_id, client_id) DO UPDATE SET
+                        first_number = excluded.first_number, last_number = excluded.last_number,
+                        digest = excluded.digest, result = excluded.result
+                    """,
+                arguments: [
+                    zoneID, clientID, plan.ledger.firstNumber, plan.ledger.lastNumber, plan.ledger.digest,
+                    plan.ledger.result,
+                ])
+            return outcome
+        }
+        if case .apply(let plan) = outcome, !plan.entries.isEmpty {
+            notifier.publish(ZoneKey(ownerID: owner.id, name: zone), position: plan.lastPosition)
+        }
+        return outcome
+    }
+
+    // MARK: Feed
+
+    func changes(zone: String, owner: SyncUser, since: FeedCursor, limit: Int) async throws -> FeedRead {
+        try await pool.read { db in
+            guard let zoneRow = try Row.fetchOne(
+                db, sql: "SELECT id, last_position, purged_through FROM zones WHERE owner_id = ? AND name = ?",
+                arguments: [owner.id, zone])
+            else { return FeedPolicy.unknownZone(since: since) }
+            let zoneID: Int64 = zoneRow[0]
+            let head = FeedPolicy(lastPosition: zoneRow[1], purgedThrough: zoneRow[2])
+            if let refused = head.refusal(of: since) { return refused }
+            let entries = try Row.fetchAll(
+                db, sql: """
+                    SELECT \(Self.entryColumns) FROM changes WHERE zone_id = ? AND position > ?
+                    ORDER BY position LIMIT ?
+                    """, arguments: [zoneID, since.position, limit + 1]
+            ).map(Self.entry)
+            switch FeedPaging(limit: limit).cut(entries) {
+            case .page(let page, let hasMore):
+                return try head.read(page, hasMore: hasMore, since: since)
+            case .readRest(let page, let transaction, let after):
+                let rest = try Row.fetchAll(
+                    db, sql: """
+                        SELECT \(Self.entryColumns) FROM changes WHERE zone_id = ? AND txn = ? AND position > ?
+                        ORDER BY position
+                        """, arguments: [zoneID, transaction, after]
+                ).map(Self.entry)
+                return try head.read(page + rest, hasMore: true, since: since)
+            }
+        }
+    }
+
+    func head(zone: String, owner: SyncUser) async throws -> ZoneHead? {
+        try await pool.read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT id, last_position FROM zones WHERE owner_id = ? AND name = ?",
+                arguments: [owner.id, zone]
+            ).map { ZoneHead(zoneID: $0[0], cursor: FeedCursor(position: $0[1])) }
+        }
+    }
+
+    // MARK: Horizon
+
+    func purge(committedBefore time: Int64) async throws -> Int {
+        try await pool.write { db in
+            // A client whose cursor is before a purged tombstone could miss a deletion: such
+            // cursors are refused from now on (410). Superseded entries are safe to drop: the
+            // entry that superseded them comes later in the feed.
+            try db.execute(
+                sql: """
+                    UPDATE zones SET purged_through = MAX(purged_through, (
+                        SELECT MAX(position) FROM changes
+                        WHERE changes.zone_id = zones.id AND deleted AND committed_at < ?))
+                    WHERE EXISTS (
+                        SELECT 1 FROM changes WHERE changes.zone_id = zones.id AND deleted AND committed_at < ?)
+                    """, arguments: [time, time])
+            try db.execute(
+                sql: """
+                    DELETE FROM changes WHERE committed_at < ? AND (deleted OR EXISTS (
+                        SELECT 1 FROM changes AS later WHERE later.zone_id = changes.zone_id
+                        AND later.record_id = changes.record_id AND later.position > changes.position))
+                    """, arguments: [time])
+            return db.changesCount
+        }
+    }
+
+    // MARK: Rows
+
+    private static let entryColumns =
+        "position, txn, committed_at, record_id, entity, version, deleted, fields, field_versions"
+
+    private static func entry(_ row: Row) throws -> FeedEntry {
+        let fieldsJSON: String = row[7]
+        let fieldVersionsJSON: String = row[8]
+        let state = RecordState(
+            entity: row[4], id: row[3], version: row[5], deleted: row[6],
+            fields: try StoredJSON.decode([String: JSONValue].self, from: fieldsJSON),
+            fieldVersions: try StoredJSON.decode([String: Int64].self, from: fieldVersionsJSON))
+        return FeedEntry(
+            position: row[0], transaction: row[1], committedAt: row[2], state: state,
+            fieldsJSON: fieldsJSON, fieldVersionsJSON: fieldVersionsJSON)
+    }
+}

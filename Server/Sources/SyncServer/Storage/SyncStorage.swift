@@ -1,0 +1,73 @@
+import Foundation
+import ObjectGraphSyncProtocol
+
+/// A user of the server, as their token identifies them.
+public struct SyncUser: Sendable, Hashable {
+    /// The user's key in the database.
+    public var id: Int64
+    /// The name given to `user add`.
+    public var name: String
+}
+
+/// A zone's place in the database and its feed's head.
+struct ZoneHead: Sendable, Equatable {
+    var zoneID: Int64
+    var cursor: FeedCursor
+}
+
+/// What reading a feed gives.
+enum FeedRead: Sendable {
+    case page(ChangesPage)
+    /// The cursor is older than tombstones the zone no longer keeps.
+    case mustRefetch(purgedThrough: Int64)
+}
+
+/// Where the server keeps users, tokens, zones and their feeds: SQLite or PostgreSQL.
+///
+/// Each operation is one database transaction. A zone's feed positions are given out under a
+/// lock on the zone's row, so pushes to one zone commit in the order of their positions and a
+/// reader never sees a later change without every earlier one (the gap PostgreSQL sequences leave
+/// with several writers cannot happen). Both storages share the decisions (`PushPlanner`,
+/// `FeedPaging`); what differs is only how they read and write rows.
+protocol SyncStorage: Sendable {
+    /// Creates the schema or brings it up to date; safe when several servers start together.
+    func migrate() async throws
+
+    /// Adds a user; fails with `SyncAdminError.userExists` when the name is taken.
+    func addUser(named name: String, now: Int64) async throws
+    /// Stores a token's digest for a user; fails with `SyncAdminError.noSuchUser`.
+    func addToken(digest: Data, forUser name: String, now: Int64) async throws
+    /// The user a token's digest belongs to.
+    func user(tokenDigest: Data) async throws -> SyncUser?
+
+    /// Applies a validated push to a user's zone (created on first push), all or nothing.
+    func push(_ planner: PushPlanner, zone: String, owner: SyncUser, now: Int64) async throws -> PushOutcome
+    /// The changes after a cursor, a page at a time.
+    func changes(zone: String, owner: SyncUser, since: FeedCursor, limit: Int) async throws -> FeedRead
+    /// A zone's head; nil when the user has never pushed to it.
+    func head(zone: String, owner: SyncUser) async throws -> ZoneHead?
+
+    /// Drops tombstones and superseded entries committed before a time (milliseconds since
+    /// 1970); returns how many entries went.
+    func purge(committedBefore: Int64) async throws -> Int
+}
+
+/// A refusal of `user add` and `token create`.
+public enum SyncAdminError: Error, Sendable, Equatable, CustomStringConvertible {
+    case userExists(String)
+    case noSuchUser(String)
+    case invalidUserName(String)
+
+    public var description: String {
+        switch self {
+        case .userExists(let name): "A user named \"\(name)\" exists already."
+        case .noSuchUser(let name): "There is no user named \"\(name)\"."
+        case .invalidUserName(let name): "\"\(name)\" is not a user name: use 1 to 100 printable characters."
+        }
+    }
+}
+
+extension Date {
+    /// Milliseconds since 1970, the servers' unit of time in the database.
+    var millisecondsSince1970: Int64 { Int64((timeIntervalSince1970 * 1000).rounded()) }
+}

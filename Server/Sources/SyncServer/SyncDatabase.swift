@@ -1,0 +1,97 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// Where the server keeps its data: a SQLite file (the default) or a PostgreSQL database.
+public enum SyncDatabase: Sendable, Equatable, CustomStringConvertible {
+    /// A SQLite file, created when missing.
+    case sqlite(path: String)
+    /// A PostgreSQL database; several server instances may share it.
+    case postgres(PostgresURL)
+
+    /// The default: `objectgraph-sync.sqlite` in the working directory.
+    public static let defaultSQLite = SyncDatabase.sqlite(path: "objectgraph-sync.sqlite")
+
+    /// Reads `--database`: a `postgres://` or `postgresql://` URL, or else a SQLite file's path.
+    public init(parsing text: String) throws {
+        if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
+            self = .postgres(try PostgresURL(parsing: text))
+        } else {
+            guard !text.isEmpty else { throw SyncDatabaseError.invalid("an empty path") }
+            self = .sqlite(path: text)
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .sqlite(let path): "SQLite at \(path)"
+        case .postgres(let url): "PostgreSQL \(url)"
+        }
+    }
+
+    /// Opens the storage; `services` must run while it is used (the PostgreSQL connection pool
+    /// and its listener).
+    func open(notifier: FeedNotifier, logger: Logger) throws -> (storage: any SyncStorage, services: [any Service]) {
+        switch self {
+        case .sqlite(let path):
+            return (try SQLiteSyncStorage(path: path, notifier: notifier), [])
+        case .postgres(let url):
+            let client = PostgresClient(configuration: url.clientConfiguration, backgroundLogger: logger)
+            let storage = PostgresSyncStorage(client: client, logger: logger)
+            return (storage, [client, PostgresFeedListener(client: client, notifier: notifier, logger: logger)])
+        }
+    }
+}
+
+/// The parts of a `postgres://user:password@host:port/database` URL.
+public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+    public var user: String
+    public var password: String?
+    public var database: String?
+    /// `?sslmode=disable` (the default here) or `require`.
+    public var requireTLS: Bool
+
+    public init(parsing text: String) throws {
+        guard let components = URLComponents(string: text), let host = components.host, !host.isEmpty else {
+            throw SyncDatabaseError.invalid("\(text) (expected postgres://user:password@host:port/database)")
+        }
+        self.host = host
+        self.port = components.port ?? 5432
+        self.user = components.user ?? "postgres"
+        self.password = components.password
+        let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        self.database = path.isEmpty ? nil : path
+        switch components.queryItems?.first(where: { $0.name == "sslmode" })?.value {
+        case nil, "disable": requireTLS = false
+        case "require": requireTLS = true
+        case let mode?: throw SyncDatabaseError.invalid("sslmode=\(mode) (use disable or require)")
+        }
+    }
+
+    /// The URL without its password, for logs.
+    public var description: String {
+        "postgres://\(user)@\(host):\(port)/\(database ?? "")"
+    }
+
+    var clientConfiguration: PostgresClient.Configuration {
+        var configuration = PostgresClient.Configuration(
+            host: host, port: port, username: user, password: password, database: database,
+            tls: requireTLS ? .require(.makeClientConfiguration()) : .disable)
+        configuration.options.maximumConnections = 40
+        return configuration
+    }
+}
+
+/// A `--database` value that cannot be used.
+public enum SyncDatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
+    case invalid(String)
+
+    public var description: String {
+        switch self {
+        case .invalid(let what): "Not a database: \(what)."
+        }
+    }
+}

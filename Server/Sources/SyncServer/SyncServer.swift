@@ -1,0 +1,119 @@
+public import Foundation
+public import Hummingbird
+public import Logging
+import ServiceLifecycle
+
+/// The sync server: an HTTP application over a storage, with its background services.
+///
+/// ```swift
+/// let server = try SyncServer(configuration: SyncServerConfiguration(database: .defaultSQLite))
+/// try await server.application().runService()   // until SIGINT or SIGTERM, then drains
+/// ```
+public struct SyncServer: Sendable {
+    public let configuration: SyncServerConfiguration
+    let storage: any SyncStorage
+    let notifier: FeedNotifier
+    let services: [any Service]
+    let logger: Logger
+
+    /// Opens the database (nothing is read until the application starts).
+    public init(configuration: SyncServerConfiguration, logger: Logger = Logger(label: "objectgraph-sync-server")) throws {
+        self.configuration = configuration
+        self.logger = logger
+        self.notifier = FeedNotifier(tickInterval: configuration.liveTickInterval)
+        (storage, services) = try configuration.database.open(notifier: notifier, logger: logger)
+    }
+
+    /// The HTTP application: it migrates the schema before it listens, runs the database's
+    /// services and the tombstone purge, and on SIGINT/SIGTERM finishes the requests in flight.
+    public func application() -> some ApplicationProtocol {
+        let router = Router(context: SyncRequestContext.self)
+        router.add(middleware: SyncErrorMiddleware())
+        SyncRoutes(storage: storage, notifier: notifier, limits: configuration.limits).add(to: router)
+        var application = Application(
+            router: router,
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "objectgraph-sync"),
+            services: services + [TombstonePurge(server: self)],
+            logger: logger)
+        let storage = storage
+        application.beforeServerStarts {
+            try await storage.migrate()
+        }
+        return application
+    }
+
+    /// Runs `body` with the storage ready (its services running, the schema migrated): what the
+    /// administration commands use.
+    func withStorage<Result: Sendable>(_ body: @Sendable (any SyncStorage) async throws -> Result) async throws -> Result {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for service in services {
+                group.addTask { try await service.run() }
+            }
+            defer { group.cancelAll() }
+            try await storage.migrate()
+            return try await body(storage)
+        }
+    }
+
+    /// Adds a user and returns their first token.
+    public func addUser(named name: String) async throws -> AccessToken {
+        guard !name.isEmpty, name.count <= 100, name.allSatisfy({ !$0.isWhitespace || $0 == " " }),
+            !name.contains(where: \.isNewline)
+        else { throw SyncAdminError.invalidUserName(name) }
+        let token = AccessToken.generate()
+        let now = Date().millisecondsSince1970
+        try await withStorage { storage in
+            try await storage.addUser(named: name, now: now)
+            try await storage.addToken(digest: token.digest, forUser: name, now: now)
+        }
+        return token
+    }
+
+    /// Creates another token for a user.
+    public func createToken(forUser name: String) async throws -> AccessToken {
+        let token = AccessToken.generate()
+        let now = Date().millisecondsSince1970
+        try await withStorage { storage in
+            try await storage.addToken(digest: token.digest, forUser: name, now: now)
+        }
+        return token
+    }
+
+    /// Purges the tombstones and superseded entries older than the horizon, as the server does
+    /// every `purgeInterval`; returns how many entries went.
+    public func purgeExpiredTombstones(now: Date = Date()) async throws -> Int {
+        let horizon = now.addingTimeInterval(-configuration.tombstoneHorizon.seconds)
+        return try await storage.purge(committedBefore: horizon.millisecondsSince1970)
+    }
+}
+
+/// Purges what passed the tombstone horizon, every `purgeInterval`.
+struct TombstonePurge: Service {
+    let server: SyncServer
+
+    func run() async throws {
+        // Shutdown cancels the sleep: that is the loop's normal end, not an error to report.
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    try await Task.sleep(for: server.configuration.purgeInterval)
+                } catch {
+                    return
+                }
+                do {
+                    let count = try await server.purgeExpiredTombstones()
+                    if count > 0 { server.logger.info("Purged \(count) feed entries past the tombstone horizon") }
+                } catch {
+                    server.logger.error("Purging the feed failed", metadata: ["error": "\(error)"])
+                }
+            }
+        }
+    }
+}
+
+extension Duration {
+    var seconds: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

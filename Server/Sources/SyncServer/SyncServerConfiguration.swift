@@ -1,0 +1,32 @@
+/// How a sync server runs.
+public struct SyncServerConfiguration: Sendable {
+    /// Where the data is.
+    public var database: SyncDatabase
+    /// The address to listen on.
+    public var host: String
+    /// The port to listen on (0: any free port).
+    public var port: Int
+    /// Request sizes.
+    public var limits: ServerLimits
+    /// How long tombstones (and superseded versions) stay in a zone's feed; a cursor older than a
+    /// purged tombstone gets 410 and the client reads the zone again.
+    public var tombstoneHorizon: Duration
+    /// How often the server purges what passed the horizon.
+    public var purgeInterval: Duration
+    /// How often a live request checks its zone's head even without a notification.
+    public var liveTickInterval: Duration
+
+    public init(
+        database: SyncDatabase = .defaultSQLite, host: String = "127.0.0.1", port: Int = 8080,
+        limits: ServerLimits = ServerLimits(), tombstoneHorizon: Duration = .seconds(30 * 24 * 3600),
+        purgeInterval: Duration = .seconds(3600), liveTickInterval: Duration = .seconds(15)
+    ) {
+        self.database = database
+        self.host = host
+        self.port = port
+        self.limits = limits
+        self.tombstoneHorizon = tombstoneHorizon
+        self.purgeInterval = purgeInterval
+        self.liveTickInterval = liveTickInterval
+    }
+}
