@@ -8,7 +8,7 @@ public struct SyncErrorBody: Sendable, Hashable, Codable {
         case badRequest
         /// No valid bearer token.
         case unauthorized
-        /// No such zone or route for this user.
+        /// No such route, or a mutation updates or deletes a record the zone does not hold.
         case notFound
         /// The body, the batch or a record is over the server's limits.
         case tooLarge

@@ -70,15 +70,23 @@ struct PushPlanner {
     /// create a record and change it again without the second mutation knowing its version.
     func plan(current: [UUID: RecordState], lastPosition: Int64, now: Int64) throws -> PushOutcome {
         var conflicts: [SyncErrorBody.Conflict] = []
+        var createdInBatch: Set<UUID> = []
         for mutation in request.mutations {
-            if let server = current[mutation.id] {
-                guard server.entity == mutation.entity else {
-                    throw SyncRequestError.badRequest(
-                        "\(mutation.label): the record \(mutation.id.uuidString) is a \(server.entity).")
+            guard let server = current[mutation.id] else {
+                // Only a create may name a record the zone does not hold: an update or a delete
+                // of it is a stale or guessed identifier (another user's records are not here).
+                guard createdInBatch.contains(mutation.id)
+                    || (mutation.operation == .upsert && mutation.baseVersion == nil)
+                else {
+                    throw SyncRequestError.notFound(
+                        "\(mutation.label): the zone holds no such record (never created in it, "
+                            + "or deleted and purged past the tombstone horizon). Nothing was applied.")
                 }
-                if isConflict(mutation, with: server) {
-                    conflicts.append(SyncErrorBody.Conflict(number: mutation.number, server: server.synced))
-                }
+                createdInBatch.insert(mutation.id)
+                continue
+            }
+            if isConflict(mutation, with: server) {
+                conflicts.append(SyncErrorBody.Conflict(number: mutation.number, server: server.synced))
             }
         }
         if !conflicts.isEmpty { return .conflict(conflicts) }
@@ -90,7 +98,7 @@ struct PushPlanner {
         let transaction = lastPosition + 1
         for mutation in request.mutations {
             guard let (next, fieldsJSON) = try apply(mutation, to: working[mutation.id]) else {
-                // Deleting what is already gone (or never came): nothing to record.
+                // Deleting what is already deleted: nothing to record.
                 applied.append(.init(number: mutation.number, id: mutation.id, version: working[mutation.id]?.version ?? 0))
                 continue
             }
@@ -127,6 +135,10 @@ struct PushPlanner {
 
     /// The record after a mutation and its fields' JSON, or nil when the mutation changes nothing.
     private func apply(_ mutation: Mutation, to state: RecordState?) throws -> (RecordState, String)? {
+        if let state, state.entity != mutation.entity {
+            throw SyncRequestError.badRequest(
+                "\(mutation.label): the record \(mutation.id.uuidString) is a \(state.entity). Nothing was applied.")
+        }
         let version = (state?.version ?? 0) + 1
         switch mutation.operation {
         case .delete:

@@ -25,6 +25,10 @@ public struct SyncRequestError: Error, Sendable, CustomStringConvertible {
         SyncRequestError(.badRequest, .badRequest, message)
     }
 
+    static func notFound(_ message: String) -> SyncRequestError {
+        SyncRequestError(.notFound, .notFound, message)
+    }
+
     static func tooLarge(_ message: String) -> SyncRequestError {
         SyncRequestError(.contentTooLarge, .tooLarge, message)
     }

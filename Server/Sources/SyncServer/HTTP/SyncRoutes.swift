@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOCore
 import ObjectGraphSyncProtocol
 import ServiceLifecycle
 
@@ -29,7 +30,12 @@ struct SyncRoutes {
     private func push(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let user = try context.user()
         let zone = try context.zone()
-        let body = try await request.body.collect(upTo: limits.maxBodyBytes)
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: limits.maxBodyBytes)
+        } catch is NIOTooManyBytesError {
+            throw SyncRequestError.tooLarge("A push body holds at most \(limits.maxBodyBytes) bytes.")
+        }
         let pushRequest = try JSONDecoder().decode(PushRequest.self, from: body)
         try pushRequest.validate(against: limits)
         let planner = PushPlanner(request: pushRequest, limits: limits)

@@ -21,7 +21,7 @@ final class PostgresSyncStorage: SyncStorage {
     }
 
     func migrate() async throws {
-        try await client.withTransaction(logger: logger) { connection in
+        try await transaction { connection in
             // Several instances may start together: one migrates, the others wait and find it done.
             try await connection.query("SELECT pg_advisory_xact_lock(7262835)", logger: logger)
             try await connection.query(
@@ -72,7 +72,7 @@ final class PostgresSyncStorage: SyncStorage {
     // MARK: Users and tokens
 
     func addUser(named name: String, now: Int64) async throws {
-        try await client.withTransaction(logger: logger) { connection in
+        try await transaction { connection in
             let rows = try await connection.query(
                 "INSERT INTO users (name, created_at) VALUES (\(name), \(now)) ON CONFLICT (name) DO NOTHING RETURNING id",
                 logger: logger)
@@ -106,7 +106,7 @@ final class PostgresSyncStorage: SyncStorage {
 
     func push(_ planner: PushPlanner, zone: String, owner: SyncUser, now: Int64) async throws -> PushOutcome {
         let logger = logger
-        return try await client.withTransaction(logger: logger) { connection in
+        return try await transaction { connection in
             try await connection.query(
                 "INSERT INTO zones (owner_id, name) VALUES (\(owner.id), \(zone)) ON CONFLICT DO NOTHING",
                 logger: logger)
@@ -182,7 +182,7 @@ final class PostgresSyncStorage: SyncStorage {
 
     func changes(zone: String, owner: SyncUser, since: FeedCursor, limit: Int) async throws -> FeedRead {
         let logger = logger
-        return try await client.withTransaction(logger: logger) { connection in
+        return try await transaction { connection in
             try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
             var found: (Int64, Int64, Int64)?
             for try await row in try await connection.query(
@@ -234,7 +234,7 @@ final class PostgresSyncStorage: SyncStorage {
     // MARK: Horizon
 
     func purge(committedBefore time: Int64) async throws -> Int {
-        try await client.withTransaction(logger: logger) { connection in
+        try await transaction { connection in
             // See SQLiteSyncStorage.purge: cursors before a purged tombstone are refused from now on.
             try await connection.query(
                 """
@@ -255,6 +255,22 @@ final class PostgresSyncStorage: SyncStorage {
                 count += 1
             }
             return count
+        }
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a transaction. PostgresNIO wraps what `body` throws; it comes out here as
+    /// itself, so a refusal (a conflict, a record too large) reaches the client as what it is.
+    /// Nothing was committed when it throws.
+    private func transaction<Result: Sendable>(
+        _ body: (PostgresConnection) async throws -> sending Result
+    ) async throws -> Result {
+        do {
+            return try await client.withTransaction(logger: logger, body)
+        } catch let error as PostgresTransactionError {
+            if let closureError = error.closureError, error.commitError == nil { throw closureError }
+            throw error
         }
     }
 

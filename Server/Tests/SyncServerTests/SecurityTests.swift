@@ -1,0 +1,187 @@
+import Foundation
+import HTTPTypes
+import ObjectGraphSyncProtocol
+import SyncServer
+import Testing
+
+@Suite("Security: authentication, isolation between users, bad input")
+struct SecurityTests {
+    let device = UUID()
+
+    @Test("Every route under /v1 answers 401 without a valid token, and reads or changes nothing", arguments: Backend.available)
+    func everyRouteNeedsAToken(_ backend: Backend) async throws {
+        let server = try await SyncTestServer(backend)
+        let token = try await server.addUser("alice")
+        try await server.run { client in
+            try await client.pushApplied(
+                "moods", PushRequest(device, .upsert(1, entity: "Mood", id: UUID(), fields: ["text": .string("Fine")])),
+                token: token)
+            let push = #"{"clientID":"\#(UUID().uuidString)","mutations":[{"number":2,"operation":"upsert","entity":"Mood","id":"\#(UUID().uuidString)","fields":{}}]}"#
+            let routes: [(HTTPRequest.Method, String, String?)] = [
+                (.post, "/v1/zones/moods/push", push),
+                (.get, "/v1/zones/moods/changes", nil),
+                (.get, "/v1/zones/moods/live", nil),
+            ]
+            let badTokens: [String?] = [nil, "", "ogs_notAToken", String(token.dropLast()) + "A", token + "x"]
+            for (method, uri, body) in routes {
+                for bad in badTokens {
+                    let response = try await client.request(method, uri, token: bad, body: body)
+                    #expect(response.status == .unauthorized, "\(method) \(uri) with token \(bad ?? "none")")
+                    #expect(response.error?.error == .unauthorized)
+                    #expect(response.error?.message.isEmpty == false)
+                }
+                // A token sent as another scheme is no bearer token either.
+                let basic = try await client.client.execute(
+                    uri: uri, method: method, headers: [.authorization: "Basic \(token)"], body: nil)
+                #expect(basic.status == .unauthorized)
+            }
+            #expect(try await client.allChanges("moods", token: token).changes.count == 1, "nothing was pushed")
+        }
+    }
+
+    @Test("A user reaches only their own zones: another user's records can be neither read, changed nor deleted", arguments: Backend.available)
+    func usersAreIsolated(_ backend: Backend) async throws {
+        let server = try await SyncTestServer(backend)
+        let alice = try await server.addUser("alice")
+        let bob = try await server.addUser("bob")
+        let secret = UUID()
+        try await server.run { client in
+            try await client.pushApplied(
+                "moods", PushRequest(device, .upsert(1, entity: "Mood", id: secret, fields: ["text": .string("Private")])),
+                token: alice)
+            let before = try await client.allChanges("moods", token: alice)
+
+            // Bob's "moods" is his own zone: none of Alice's records are in it.
+            #expect(try await client.allChanges("moods", token: bob).changes.isEmpty)
+            #expect(try await client.changes("moods", since: before.cursor, token: bob).status == .gone)
+
+            // Guessing Alice's record: updating or deleting it is "no such record" for Bob.
+            let bobsDevice = UUID()
+            for mutation in [
+                Mutation.upsert(1, entity: "Mood", id: secret, baseVersion: 1, fields: ["text": .string("Stolen")]),
+                .delete(1, entity: "Mood", id: secret, baseVersion: 1),
+                .delete(1, entity: "Mood", id: secret, baseVersion: nil),
+            ] {
+                let response = try await client.push("moods", PushRequest(bobsDevice, mutation), token: bob)
+                #expect(response.status == .notFound)
+                #expect(response.error?.error == .notFound)
+                #expect(response.error?.message.contains(secret.uuidString) == true)
+            }
+            // Creating a record with the same identifier creates Bob's own, apart from Alice's.
+            let created = try await client.pushApplied(
+                "moods", PushRequest(bobsDevice, .upsert(1, entity: "Mood", id: secret, fields: ["text": .string("Mine")])),
+                token: bob)
+            #expect(created.applied.map(\.version) == [1])
+
+            let after = try await client.allChanges("moods", token: alice)
+            #expect(after.changes == before.changes, "Alice's zone is as she left it")
+            #expect(after.cursor == before.cursor)
+            #expect(try await client.allChanges("moods", token: bob).changes.map(\.record.fields)
+                == [["text": .string("Mine")]])
+        }
+    }
+
+    @Test("Malformed JSON, wrong types, unknown keys and invalid values get 400 naming what is wrong; nothing is stored", arguments: Backend.available)
+    func badRequestsAreRefused(_ backend: Backend) async throws {
+        let server = try await SyncTestServer(backend)
+        let token = try await server.addUser("alice")
+        let mood = UUID()
+        try await server.run { client in
+            try await client.pushApplied(
+                "moods", PushRequest(device, .upsert(1, entity: "Mood", id: mood, fields: ["text": .string("Ok")])),
+                token: token)
+            let before = try await client.allChanges("moods", token: token)
+            let other = UUID().uuidString
+            func mutation(_ body: String) -> String {
+                #"{"clientID":"\#(device.uuidString)","mutations":[\#(body)]}"#
+            }
+            // Each body, and a fragment of what its message must say.
+            let bodies: [(String, String)] = [
+                ("{", "not a valid request"),
+                ("", "not a valid request"),
+                ("[]", "not a valid request"),
+                (#"{"clientID":"nope","mutations":[]}"#, "clientID"),
+                (#"{"clientID":"\#(device.uuidString)","mutations":[],"extra":1}"#, "extra"),
+                (mutation(#"{"number":"two","operation":"upsert","entity":"Mood","id":"\#(other)","fields":{}}"#), "mutations[0].number"),
+                (mutation(#"{"number":2,"operation":"rename","entity":"Mood","id":"\#(other)","fields":{}}"#), "operation"),
+                (mutation(#"{"number":2,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{},"color":"red"}"#), "color"),
+                (mutation(#"{"number":2,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{"text":1e999}}"#), "not a valid request"),
+                (#"{"clientID":"\#(device.uuidString)","mutations":[]}"#, "at least one mutation"),
+                (mutation(#"{"number":0,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{}}"#), "start at 1"),
+                (mutation(#"{"number":3,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{}},{"number":3,"operation":"upsert","entity":"Mood","id":"\#(UUID().uuidString)","fields":{}}"#), "increase"),
+                (mutation(#"{"number":2,"operation":"upsert","entity":"","id":"\#(other)","fields":{}}"#), "entity name"),
+                (mutation(#"{"number":2,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{"":1}}"#), "field name"),
+                (mutation(#"{"number":2,"operation":"upsert","entity":"Mood","id":"\#(mood.uuidString)","baseVersion":0,"fields":{}}"#), "baseVersion 0"),
+                (mutation(#"{"number":2,"operation":"delete","entity":"Mood","id":"\#(mood.uuidString)","baseVersion":1,"fields":{"a":1}}"#), "carries no fields"),
+                (mutation(#"{"number":2,"operation":"upsert","entity":"Tag","id":"\#(mood.uuidString)","baseVersion":1,"fields":{}}"#), "is a Mood"),
+            ]
+            for (body, fragment) in bodies {
+                let response = try await client.request(.post, "/v1/zones/moods/push", token: token, body: body)
+                #expect(response.status == .badRequest, "\(body)")
+                #expect(response.error?.error == .badRequest)
+                #expect(response.error?.message.contains(fragment) == true, "\(response.error?.message ?? response.text) for \(body)")
+            }
+            // Bad zone names, cursors and limits.
+            let uris = [
+                "/v1/zones/\(String(repeating: "z", count: 101))/changes",
+                "/v1/zones/mo%20ods/changes",
+                "/v1/zones/moods/changes?since=abc",
+                "/v1/zones/moods/changes?since=-1",
+                "/v1/zones/moods/changes?since=1e3",
+                "/v1/zones/moods/changes?limit=0",
+                "/v1/zones/moods/changes?limit=ten",
+                "/v1/zones/moods/live?since=x",
+            ]
+            for uri in uris {
+                let response = try await client.request(.get, uri, token: token)
+                #expect(response.status == .badRequest, "\(uri)")
+                #expect(response.error?.error == .badRequest, "\(uri)")
+            }
+            let unknown = try await client.request(.get, "/v1/nothing", token: token)
+            #expect(unknown.status == .notFound)
+
+            let after = try await client.allChanges("moods", token: token)
+            #expect(after.changes == before.changes && after.cursor == before.cursor, "nothing was stored")
+            // The server keeps serving.
+            #expect(try await client.request(.get, "/health", token: nil).status == .ok)
+            try await client.pushApplied(
+                "moods", PushRequest(device, .upsert(2, entity: "Mood", id: mood, baseVersion: 1, fields: ["text": .string("Good")])),
+                token: token)
+        }
+    }
+
+    @Test("Absurd sizes get 413 naming the limit: the body, the number of mutations, a record's fields", arguments: Backend.available)
+    func oversizedRequestsAreRefused(_ backend: Backend) async throws {
+        let limits = ServerLimits(maxBodyBytes: 64 << 10, maxMutationsPerPush: 10, maxRecordBytes: 1 << 10)
+        let server = try await SyncTestServer(backend, limits: limits)
+        let token = try await server.addUser("alice")
+        let mood = UUID()
+        try await server.run { client in
+            try await client.pushApplied(
+                "moods", PushRequest(device, .upsert(1, entity: "Mood", id: mood, fields: ["text": .string("Ok")])),
+                token: token)
+            let before = try await client.allChanges("moods", token: token)
+
+            let huge = PushRequest(device, .upsert(2, entity: "Mood", id: UUID(), fields: ["text": .string(String(repeating: "x", count: 100_000))]))
+            let tooMany = PushRequest(clientID: device, mutations: (2...12).map {
+                .upsert(Int64($0), entity: "Mood", id: UUID(), fields: [:])
+            })
+            // Each field fits; the record they make together does not.
+            let half = String(repeating: "y", count: 600)
+            let bigRecord = PushRequest(device, .upsert(2, entity: "Mood", id: mood, baseVersion: 1, fields: ["note": .string(half), "more": .string(half)]))
+            for (request, fragment) in [(huge, "\(64 << 10) bytes"), (tooMany, "at most 10 mutations"), (bigRecord, "the limit is 1024")] {
+                let response = try await client.push("moods", request, token: token)
+                #expect(response.status == .contentTooLarge)
+                #expect(response.error?.error == .tooLarge)
+                #expect(response.error?.message.contains(fragment) == true, "\(response.error?.message ?? response.text)")
+            }
+            // An unauthenticated body is refused before it is read, whatever its size.
+            let anonymous = try await client.push("moods", huge, token: "")
+            #expect(anonymous.status == .unauthorized)
+
+            let after = try await client.allChanges("moods", token: token)
+            #expect(after.changes == before.changes && after.cursor == before.cursor, "nothing was stored")
+            #expect(try await client.request(.get, "/health", token: nil).status == .ok)
+        }
+    }
+}
