@@ -1,0 +1,169 @@
+import Foundation
+import ObjectGraphSyncProtocol
+import SyncServer
+import Testing
+
+@Suite("Feed: horizon, concurrent writers, live notifications")
+struct FeedTests {
+    let device = UUID()
+
+    @Test("Past the tombstone horizon a stale cursor gets 410, and reading again from the start gives the current state", arguments: Backend.available)
+    func tombstoneHorizon(_ backend: Backend) async throws {
+        let server = try await SyncTestServer(backend)
+        let token = try await server.addUser("alice")
+        let kept = UUID(), gone = UUID()
+        try await server.run { client in
+            try await client.pushApplied("moods", PushRequest(
+                device,
+                .upsert(1, entity: "Mood", id: kept, fields: ["text": .string("Kept")]),
+                .upsert(2, entity: "Mood", id: gone, fields: ["text": .string("Gone")])), token: token)
+            let early = try await client.allChanges("moods", token: token).cursor
+            try await client.pushApplied("moods", PushRequest(
+                device, .upsert(3, entity: "Mood", id: kept, baseVersion: 1, fields: ["text": .string("Still kept")])),
+                token: token)
+            try await client.pushApplied("moods", PushRequest(
+                device, .delete(4, entity: "Mood", id: gone, baseVersion: 1)), token: token)
+            let head = try await client.allChanges("moods", token: token).cursor
+
+            // Within the horizon nothing goes.
+            #expect(try await client.server.purgeExpiredTombstones() == 0)
+            #expect(try await client.changes("moods", since: early, token: token).status == .ok)
+
+            // Past it, the tombstone and the superseded version go.
+            let later = Date().addingTimeInterval(server.configuration.tombstoneHorizon.inSeconds + 60)
+            #expect(try await client.server.purgeExpiredTombstones(now: later) == 3)
+
+            let stale = try await client.changes("moods", since: early, token: token)
+            #expect(stale.status == .gone)
+            #expect(stale.error?.error == .mustRefetch)
+            #expect(stale.error?.message.contains("from the start") == true)
+
+            let fresh = try await client.allChanges("moods", token: token)
+            #expect(fresh.changes.map(\.record.id) == [kept])
+            #expect(fresh.changes.map(\.record.fields) == [["text": .string("Still kept")]])
+            #expect(fresh.cursor == head)
+            // A cursor after the purged tombstone lost nothing: it still reads.
+            #expect(try await client.allChanges("moods", since: head, token: token).changes.isEmpty)
+        }
+    }
+
+    @Test("Many concurrent pushers and a reader: the reader's feed skips and repeats nothing, and keeps each client's order", arguments: Backend.available)
+    func concurrentPushersAndReader(_ backend: Backend) async throws {
+        let server = try await SyncTestServer(backend)
+        let token = try await server.addUser("alice")
+        let pushers = 12, batches = 15, batchSize = 4
+        try await server.run { client in
+            let seen = try await withThrowingTaskGroup(of: [FeedChange].self) { group in
+                for _ in 0..<pushers {
+                    group.addTask {
+                        try await Self.pushBatches(client, count: batches, size: batchSize, token: token)
+                        return []
+                    }
+                }
+                // The reader follows the feed while the pushes land, a small page at a time.
+                group.addTask {
+                    var changes: [FeedChange] = []
+                    var cursor = FeedCursor.start
+                    let deadline = ContinuousClock.now + .seconds(120)
+                    while changes.count < pushers * batches * batchSize {
+                        guard ContinuousClock.now < deadline else { throw TestFailure("the feed never filled: \(changes.count)") }
+                        let page = try await client.changes("moods", since: cursor, limit: 7, token: token)
+                            .decoded(ChangesPage.self)
+                        changes += page.changes
+                        cursor = page.cursor
+                        if page.changes.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+                    }
+                    return changes
+                }
+                var seen: [FeedChange] = []
+                for try await changes in group { seen += changes }
+                return seen
+            }
+            Self.expectWholeOrderedFeed(seen, clients: pushers, batches: batches, size: batchSize)
+            #expect(try await client.allChanges("moods", token: token).changes == seen, "a second reading agrees")
+        }
+    }
+
+    @Test("A live client hears of its zone's pushes within a bounded delay, and not of other zones' pushes", arguments: Backend.available)
+    func liveNotifications(_ backend: Backend) async throws {
+        let server = try await SyncTestServer(backend)
+        let token = try await server.addUser("alice")
+        let bob = try await server.addUser("bob")
+        try await server.run { client in
+            try await client.pushApplied("moods", PushRequest(
+                device, .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: token)
+
+            // Behind the head on connecting: told at once.
+            let behind = try await LiveListener(port: client.port, zone: "moods", token: token)
+            defer { behind.close() }
+            #expect(try await behind.arrival(reaching: 1, within: .seconds(2)) != nil)
+
+            let live = try await LiveListener(port: client.port, zone: "moods", since: FeedCursor(position: 1), token: token)
+            defer { live.close() }
+            var delays: [Duration] = []
+            for number in Int64(2)...21 {
+                let pushed = ContinuousClock.now
+                let result = try await client.pushApplied("moods", PushRequest(
+                    device, .upsert(number, entity: "Mood", id: UUID(), fields: [:])), token: token)
+                let arrival = try #require(try await live.arrival(reaching: result.cursor.position, within: .seconds(2)))
+                delays.append(arrival.at - pushed)
+            }
+            let slowest = try #require(delays.max())
+            #expect(slowest < .seconds(1), "every push was heard within a second: \(slowest)")
+
+            // Bob's zone of the same name, and Alice's other zones, do not wake her.
+            try await client.pushApplied("moods", PushRequest(
+                UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: bob)
+            try await client.pushApplied("diary", PushRequest(
+                device, .upsert(1, entity: "Entry", id: UUID(), fields: [:])), token: token)
+            let count = live.received.count
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(live.received.count == count)
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Pushes `count` batches of `size` new records from one new client; each record's fields
+    /// carry its client and mutation number, so a reader can check their order.
+    static func pushBatches(_ client: SyncTestClient, zone: String = "moods", count: Int, size: Int, token: String) async throws {
+        let device = UUID()
+        var number: Int64 = 0
+        for _ in 0..<count {
+            let mutations = (0..<size).map { _ -> Mutation in
+                number += 1
+                return .upsert(number, entity: "Mood", id: UUID(), fields: [
+                    "client": .string(device.uuidString), "number": .integer(number),
+                ])
+            }
+            try await client.pushApplied(zone, PushRequest(clientID: device, mutations: mutations), token: token)
+        }
+    }
+
+    /// A feed read by a client that pushed batches holds positions 1…n once each, every push as
+    /// one transaction of `size`, and each client's mutations in the order it numbered them.
+    static func expectWholeOrderedFeed(_ changes: [FeedChange], clients: Int, batches: Int, size: Int) {
+        let total = clients * batches * size
+        #expect(changes.map(\.position) == Array(1...Int64(total)), "no change skipped, repeated or out of order")
+        #expect(Set(changes.map(\.record.id)).count == total)
+        let transactions = Dictionary(grouping: changes, by: \.transaction)
+        #expect(transactions.count == clients * batches)
+        #expect(transactions.values.allSatisfy { $0.count == size }, "every push whole")
+        var numbers: [String: [Int64]] = [:]
+        for change in changes {
+            guard case .string(let client) = change.record.fields["client"],
+                case .integer(let number) = change.record.fields["number"]
+            else { continue }
+            numbers[client, default: []].append(number)
+        }
+        #expect(numbers.count == clients)
+        #expect(numbers.values.allSatisfy { $0 == Array(1...Int64(batches * size)) }, "each client's order kept")
+    }
+}
+
+extension Duration {
+    var inSeconds: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,69 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import ObjectGraphSyncProtocol
+import Synchronization
+
+/// Listens to a zone's `live` route as a client would, over a real connection, and keeps each
+/// `event: changes` with the moment it arrived.
+final class LiveListener: Sendable {
+    struct Arrival: Sendable {
+        var cursor: FeedCursor
+        var at: ContinuousClock.Instant
+    }
+
+    private let arrivals = Mutex<[Arrival]>([])
+    private let listening = Mutex(false)
+    private let reader = Mutex<Task<Void, Never>?>(nil)
+
+    /// Connects and returns once the server said it is listening.
+    init(port: Int, zone: String, since: FeedCursor = .start, token: String) async throws {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/zones/\(zone)/live?since=\(since)")
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        guard response.status == .ok else { throw TestFailure("live answered \(response.status)") }
+        let task = Task { [self] in
+            var buffer = ""
+            // The stream ends when the server or `close()` ends it; what it held was kept, and a
+            // test waiting for more sees nothing come.
+            do {
+                for try await chunk in response.body {
+                    buffer += String(buffer: chunk)
+                    // Server-sent events end with a blank line.
+                    while let end = buffer.range(of: "\n\n") {
+                        let event = buffer[..<end.lowerBound]
+                        buffer.removeSubrange(..<end.upperBound)
+                        if event.hasPrefix(": listening") { self.listening.withLock { $0 = true } }
+                        guard let data = event.split(separator: "\n").first(where: { $0.hasPrefix("data: ") }) else {
+                            continue
+                        }
+                        let live = try JSONDecoder().decode(LiveEvent.self, from: Data(data.dropFirst(6).utf8))
+                        let now = ContinuousClock.now
+                        self.arrivals.withLock { $0.append(Arrival(cursor: live.cursor, at: now)) }
+                    }
+                }
+            } catch {}
+        }
+        reader.withLock { $0 = task }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !listening.withLock({ $0 }) {
+            guard ContinuousClock.now < deadline else { throw TestFailure("live never said it was listening") }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    /// The events received so far.
+    var received: [Arrival] { arrivals.withLock { $0 } }
+
+    /// Waits until an event reaches `position` and returns its arrival, or nil after `timeout`.
+    func arrival(reaching position: Int64, within timeout: Duration) async throws -> Arrival? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let arrival = received.first(where: { $0.cursor.position >= position }) { return arrival }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        return nil
+    }
+
+    func close() { reader.withLock { $0?.cancel() } }
+}
