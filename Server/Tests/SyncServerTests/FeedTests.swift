@@ -56,7 +56,9 @@ struct FeedTests {
             let seen = try await withThrowingTaskGroup(of: [FeedChange].self) { group in
                 for _ in 0..<pushers {
                     group.addTask {
-                        try await Self.pushBatches(client, count: batches, size: batchSize, token: token)
+                        try await Self.pushBatches(count: batches, size: batchSize) {
+                            try await client.pushApplied("moods", $0, token: token)
+                        }
                         return []
                     }
                 }
@@ -124,9 +126,9 @@ struct FeedTests {
 
     // MARK: Helpers
 
-    /// Pushes `count` batches of `size` new records from one new client; each record's fields
-    /// carry its client and mutation number, so a reader can check their order.
-    static func pushBatches(_ client: SyncTestClient, zone: String = "moods", count: Int, size: Int, token: String) async throws {
+    /// Pushes `count` batches of `size` new records from one new client, through `push`; each
+    /// record's fields carry its client and mutation number, so a reader can check their order.
+    static func pushBatches(count: Int, size: Int, push: (PushRequest) async throws -> Void) async throws {
         let device = UUID()
         var number: Int64 = 0
         for _ in 0..<count {
@@ -136,7 +138,7 @@ struct FeedTests {
                     "client": .string(device.uuidString), "number": .integer(number),
                 ])
             }
-            try await client.pushApplied(zone, PushRequest(clientID: device, mutations: mutations), token: token)
+            try await push(PushRequest(clientID: device, mutations: mutations))
         }
     }
 

@@ -14,13 +14,14 @@ final class LiveListener: Sendable {
 
     private let arrivals = Mutex<[Arrival]>([])
     private let listening = Mutex(false)
+    private let finished = Mutex(false)
     private let reader = Mutex<Task<Void, Never>?>(nil)
 
     /// Connects and returns once the server said it is listening.
     init(port: Int, zone: String, since: FeedCursor = .start, token: String) async throws {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/zones/\(zone)/live?since=\(since)")
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let response = try await HTTPClient.tests.execute(request, timeout: .seconds(10))
         guard response.status == .ok else { throw TestFailure("live answered \(response.status)") }
         let task = Task { [self] in
             var buffer = ""
@@ -43,6 +44,7 @@ final class LiveListener: Sendable {
                     }
                 }
             } catch {}
+            self.finished.withLock { $0 = true }
         }
         reader.withLock { $0 = task }
         let deadline = ContinuousClock.now + .seconds(10)
@@ -51,6 +53,9 @@ final class LiveListener: Sendable {
             try await Task.sleep(for: .milliseconds(1))
         }
     }
+
+    /// Whether the stream ended.
+    var isFinished: Bool { finished.withLock { $0 } }
 
     /// The events received so far.
     var received: [Arrival] { arrivals.withLock { $0 } }

@@ -29,11 +29,11 @@ enum PostgresTestServer {
     private static let started = Task<Int, any Error> { try start() }
 
     /// A new, empty database on the test server.
-    static func newDatabase() async throws -> SyncDatabase {
+    static func newDatabaseURL() async throws -> String {
         let port = try await started.value
         let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         try run("psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-q", "-c", "CREATE DATABASE \(name)"])
-        return try SyncDatabase(parsing: "postgres://postgres@127.0.0.1:\(port)/\(name)")
+        return "postgres://postgres@127.0.0.1:\(port)/\(name)"
     }
 
     private static func start() throws -> Int {

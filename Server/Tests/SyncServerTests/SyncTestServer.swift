@@ -16,13 +16,18 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     var testDescription: String { rawValue }
 
     func newDatabase() async throws -> SyncDatabase {
+        try SyncDatabase(parsing: try await newDatabaseArgument())
+    }
+
+    /// A fresh database, as `--database` names it.
+    func newDatabaseArgument() async throws -> String {
         switch self {
         case .sqlite:
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("objectgraph-sync-tests")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            return .sqlite(path: directory.appendingPathComponent("\(UUID().uuidString).sqlite").path)
+            return directory.appendingPathComponent("\(UUID().uuidString).sqlite").path
         case .postgres:
-            return try await PostgresTestServer.newDatabase()
+            return try await PostgresTestServer.newDatabaseURL()
         }
     }
 }

@@ -1,0 +1,181 @@
+import Foundation
+import ObjectGraphSyncProtocol
+import Synchronization
+import Testing
+
+/// The server as a user runs it: the `objectgraph-sync-server` executable, in processes of its own.
+@Suite("Server processes: the command line, shutdown, kill -9, several instances")
+struct ProcessTests {
+    @Test("`user add` and `token create` print tokens that work; SIGTERM stops the server cleanly, ending live streams", arguments: Backend.available)
+    func commandLineAndShutdown(_ backend: Backend) async throws {
+        let database = try await backend.newDatabaseArgument()
+        let token = try await Self.addUser("alice", database)
+        let second = try Self.token(try await ServerProcess.run(["token", "create", "alice", "--database", database]))
+        #expect(token != second)
+        await #expect(throws: TestFailure.self, "a token for nobody") {
+            try await ServerProcess.run(["token", "create", "nobody", "--database", database])
+        }
+
+        let server = try await ServerProcess(database: database)
+        let client = HTTPSyncClient(port: server.port)
+        try await client.pushApplied("moods", PushRequest(
+            clientID: UUID(), mutations: [.upsert(1, entity: "Mood", id: UUID(), fields: [:])]), token: token)
+        #expect(try await client.allChanges("moods", token: second).count == 1, "both tokens are Alice's")
+
+        let live = try await LiveListener(port: server.port, zone: "moods", since: FeedCursor(position: 1), token: token)
+        #expect(try await server.terminate() == 0, "\(server.log)")
+        #expect(live.isFinished, "the live stream ended with the server")
+        #expect(!server.log.contains("Error"), "\(server.log)")
+    }
+
+    @Test("kill -9 during a stream of pushes, then a restart: every acknowledged mutation is there exactly once, none half-applied", arguments: Backend.available)
+    func killDuringPushes(_ backend: Backend) async throws {
+        let database = try await backend.newDatabaseArgument()
+        let token = try await Self.addUser("alice", database)
+        var server = try await ServerProcess(database: database)
+        let progress = PushProgress(port: server.port)
+        let batches = 150, size = 5
+        let device = UUID()
+
+        let pusher = Task {
+            for batch in 0..<batches {
+                let request = PushRequest(clientID: device, mutations: (0..<size).map { index in
+                    .upsert(Int64(batch * size + index + 1), entity: "Mood", id: UUID(), fields: [
+                        "batch": .integer(Int64(batch)), "index": .integer(Int64(index)),
+                    ])
+                })
+                // Until the server acknowledges the batch, send the same one again: a batch the
+                // server applied before it died is answered as a replay.
+                while true {
+                    let answer: HTTPSyncClient.Answer
+                    do {
+                        answer = try await HTTPSyncClient(port: progress.port).push("moods", request, token: token)
+                    } catch {
+                        progress.failedAttempt()
+                        try await Task.sleep(for: .milliseconds(10))
+                        continue
+                    }
+                    guard answer.status == .ok else {
+                        throw TestFailure("batch \(batch): \(answer.status) \(String(decoding: answer.body, as: UTF8.self))")
+                    }
+                    progress.acknowledged()
+                    break
+                }
+            }
+        }
+        for killAt in [20, 70] {
+            while progress.acknowledgedCount < killAt { try await Task.sleep(for: .milliseconds(1)) }
+            try await server.kill()
+            server = try await ServerProcess(database: database)
+            progress.port = server.port
+        }
+        try await pusher.value
+        #expect(progress.acknowledgedCount == batches)
+        #expect(progress.failedAttempts > 0, "pushes were under way when the server died")
+
+        let changes = try await HTTPSyncClient(port: server.port).allChanges("moods", token: token)
+        #expect(changes.map(\.position) == Array(1...Int64(batches * size)))
+        let byTransaction = Dictionary(grouping: changes, by: \.transaction)
+        #expect(byTransaction.count == batches, "each batch applied once")
+        for entries in byTransaction.values {
+            #expect(entries.count == size, "a batch applied whole")
+            #expect(Set(entries.map { $0.record.fields["batch"] }).count == 1)
+        }
+        #expect(Set(changes.map { $0.record.fields["batch"] }).count == batches)
+        _ = try await server.terminate()
+    }
+
+    @Test(
+        "Three server processes on one PostgreSQL under concurrent pushes: nothing lost, repeated or reordered in a reader's feed, and live events cross instances",
+        .enabled(if: PostgresTestServer.binaries != nil, Comment(rawValue: PostgresTestServer.unavailable)))
+    func severalInstances() async throws {
+        let database = try await PostgresTestServer.newDatabaseURL()
+        let token = try await Self.addUser("alice", database)
+        var servers: [ServerProcess] = []
+        for _ in 0..<3 { servers.append(try await ServerProcess(database: database)) }
+        let ports = servers.map(\.port)
+        let pushers = 12, batches = 10, size = 5
+        let total = pushers * batches * size
+
+        let live = try await LiveListener(port: ports[0], zone: "moods", token: token)
+        defer { live.close() }
+        let seen = try await withThrowingTaskGroup(of: [FeedChange].self) { group in
+            for pusher in 0..<pushers {
+                group.addTask {
+                    var next = pusher
+                    try await FeedTests.pushBatches(count: batches, size: size) { request in
+                        // Each push goes to another instance, as a load balancer would send them.
+                        next += 1
+                        try await HTTPSyncClient(port: ports[next % ports.count]).pushApplied("moods", request, token: token)
+                    }
+                    return []
+                }
+            }
+            group.addTask {
+                let reader = HTTPSyncClient(port: ports[2])
+                var changes: [FeedChange] = []
+                var cursor = FeedCursor.start
+                let deadline = ContinuousClock.now + .seconds(120)
+                while changes.count < total {
+                    guard ContinuousClock.now < deadline else { throw TestFailure("the feed never filled: \(changes.count)") }
+                    let page = try await reader.changes("moods", since: cursor, limit: 7, token: token)
+                    changes += page.changes
+                    cursor = page.cursor
+                    if page.changes.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+                }
+                return changes
+            }
+            var seen: [FeedChange] = []
+            for try await changes in group { seen += changes }
+            return seen
+        }
+        FeedTests.expectWholeOrderedFeed(seen, clients: pushers, batches: batches, size: size)
+        for port in ports {
+            #expect(try await HTTPSyncClient(port: port).allChanges("moods", token: token) == seen, "instance \(port) agrees")
+        }
+        // Instance 0's live client heard of the pushes the other instances took.
+        #expect(try await live.arrival(reaching: Int64(total), within: .seconds(2)) != nil)
+        let pushed = ContinuousClock.now
+        try await HTTPSyncClient(port: ports[1]).pushApplied("moods", PushRequest(
+            clientID: UUID(), mutations: [.upsert(1, entity: "Mood", id: UUID(), fields: [:])]), token: token)
+        let arrival = try #require(try await live.arrival(reaching: Int64(total + 1), within: .seconds(2)))
+        #expect(arrival.at - pushed < .seconds(1))
+        for server in servers { _ = try await server.terminate() }
+    }
+
+    // MARK: Helpers
+
+    /// Adds a user with the command line, as an administrator does, and returns the token it printed.
+    static func addUser(_ name: String, _ database: String) async throws -> String {
+        try token(try await ServerProcess.run(["user", "add", name, "--database", database]))
+    }
+
+    static func token(_ output: String) throws -> String {
+        let line = output.split(separator: "\n").last { $0.hasPrefix("ogs_") }
+        return String(try #require(line, "no token in \(output)"))
+    }
+}
+
+/// What the kill -9 test's pusher has done, and where the server now listens.
+final class PushProgress: Sendable {
+    private struct State {
+        var port: Int
+        var acknowledged = 0
+        var failedAttempts = 0
+    }
+
+    private let state: Mutex<State>
+
+    init(port: Int) { state = Mutex(State(port: port)) }
+
+    var port: Int {
+        get { state.withLock { $0.port } }
+        set { state.withLock { $0.port = newValue } }
+    }
+
+    var acknowledgedCount: Int { state.withLock { $0.acknowledged } }
+    var failedAttempts: Int { state.withLock { $0.failedAttempts } }
+
+    func acknowledged() { state.withLock { $0.acknowledged += 1 } }
+    func failedAttempt() { state.withLock { $0.failedAttempts += 1 } }
+}

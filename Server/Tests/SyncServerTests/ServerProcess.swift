@@ -1,0 +1,181 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import ObjectGraphSyncProtocol
+import Synchronization
+
+/// The `objectgraph-sync-server` executable, run as a real process (as a user runs it), for
+/// the tests that kill it or run several instances.
+final class ServerProcess {
+    /// The executable `swift test` built next to the test bundle.
+    static let executable: URL? = {
+        let directories = ([Bundle.main.bundleURL] + Bundle.allBundles.map(\.bundleURL)).map {
+            $0.pathExtension == "xctest" ? $0.deletingLastPathComponent() : $0
+        }
+        return directories.map { $0.appendingPathComponent("objectgraph-sync-server") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }()
+
+    private let process: Process
+    private let output: OutputLog
+    /// The port the server listens on.
+    let port: Int
+
+    /// Starts `serve` on any free port and returns once it listens.
+    init(database: String) async throws {
+        let output = OutputLog()
+        process = try Self.launch(["serve", "--database", database, "--port", "0"], output: output)
+        self.output = output
+        let deadline = ContinuousClock.now + .seconds(30)
+        while true {
+            // Hummingbird says "Server started and listening on 127.0.0.1:PORT".
+            if let line = output.text.split(separator: "\n").first(where: { $0.contains("listening on") }),
+                let port = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) })
+            {
+                self.port = port
+                return
+            }
+            guard process.isRunning, ContinuousClock.now < deadline else {
+                process.terminate()
+                throw TestFailure("objectgraph-sync-server did not start:\n\(output.text)")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// Runs a subcommand to its end and returns what it printed.
+    static func run(_ arguments: [String]) async throws -> String {
+        let output = OutputLog()
+        let process = try launch(arguments, output: output)
+        while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+        guard process.terminationStatus == 0 else {
+            throw TestFailure("objectgraph-sync-server \(arguments.joined(separator: " ")) failed:\n\(output.text)")
+        }
+        return output.text
+    }
+
+    /// `kill -9`: no chance to finish anything.
+    func kill() async throws {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        try await waitForExit()
+    }
+
+    /// SIGTERM: the server finishes what is in flight and stops; returns its exit status.
+    func terminate() async throws -> Int32 {
+        process.terminate()
+        try await waitForExit()
+        return process.terminationStatus
+    }
+
+    var log: String { output.text }
+
+    private func waitForExit() async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else { throw TestFailure("the server did not stop:\n\(output.text)") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    deinit {
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+    }
+
+    private static func launch(_ arguments: [String], output: OutputLog) throws -> Process {
+        guard let executable else {
+            throw TestFailure("objectgraph-sync-server was not built next to the tests (swift build builds it)")
+        }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            output.append(handle.availableData)
+        }
+        try process.run()
+        return process
+    }
+}
+
+/// What a server process printed so far.
+final class OutputLog: Sendable {
+    private let data = Mutex(Data())
+
+    func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
+
+    var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }
+}
+
+extension HTTPClient {
+    /// The tests' HTTP client. A connection refused fails at once, instead of being retried until
+    /// the request's deadline: a test that killed its server wants to know, and to try the new one.
+    static let tests: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+}
+
+/// Calls a server process's HTTP API over a real connection.
+struct HTTPSyncClient: Sendable {
+    var port: Int
+
+    struct Answer: Sendable {
+        var status: HTTPResponseStatus
+        var body: Data
+
+        func decoded<Value: Decodable>(_ type: Value.Type) throws -> Value {
+            try JSONDecoder().decode(type, from: body)
+        }
+    }
+
+    func push(_ zone: String, _ request: PushRequest, token: String) async throws -> Answer {
+        var http = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/zones/\(zone)/push")
+        http.method = .POST
+        http.headers.add(name: "Authorization", value: "Bearer \(token)")
+        http.headers.add(name: "Content-Type", value: "application/json")
+        http.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(request)))
+        return try await execute(http)
+    }
+
+    /// Pushes and expects the batch to be applied.
+    func pushApplied(_ zone: String, _ request: PushRequest, token: String) async throws {
+        let answer = try await push(zone, request, token: token)
+        guard answer.status == .ok else {
+            throw TestFailure("push answered \(answer.status): \(String(decoding: answer.body, as: UTF8.self))")
+        }
+    }
+
+    func changes(_ zone: String, since: FeedCursor, limit: Int, token: String) async throws -> ChangesPage {
+        var http = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/zones/\(zone)/changes?since=\(since)&limit=\(limit)")
+        http.headers.add(name: "Authorization", value: "Bearer \(token)")
+        let answer = try await execute(http)
+        guard answer.status == .ok else {
+            throw TestFailure("changes answered \(answer.status): \(String(decoding: answer.body, as: UTF8.self))")
+        }
+        return try answer.decoded(ChangesPage.self)
+    }
+
+    /// The whole feed from the start.
+    func allChanges(_ zone: String, token: String) async throws -> [FeedChange] {
+        var changes: [FeedChange] = []
+        var cursor = FeedCursor.start
+        while true {
+            let page = try await self.changes(zone, since: cursor, limit: 500, token: token)
+            changes += page.changes
+            cursor = page.cursor
+            if !page.hasMore { return changes }
+        }
+    }
+
+    private func execute(_ request: HTTPClientRequest) async throws -> Answer {
+        let response = try await HTTPClient.tests.execute(request, timeout: .seconds(30))
+        let body = try await response.body.collect(upTo: 64 << 20)
+        return Answer(status: response.status, body: Data(body.readableBytesView))
+    }
+}
