@@ -29,7 +29,7 @@ public struct SyncServer: Sendable {
     public func application() -> some ApplicationProtocol {
         let router = Router(context: SyncRequestContext.self)
         router.add(middleware: SyncErrorMiddleware())
-        SyncRoutes(storage: storage, notifier: notifier, limits: configuration.limits).add(to: router)
+        SyncRoutes(server: self).add(to: router)
         var application = Application(
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "objectgraph-sync"),
@@ -42,16 +42,16 @@ public struct SyncServer: Sendable {
         return application
     }
 
-    /// Runs `body` with the storage ready (its services running, the schema migrated): what the
-    /// administration commands use.
-    func withStorage<Result: Sendable>(_ body: @Sendable (any SyncStorage) async throws -> Result) async throws -> Result {
+    /// Runs `body` with the database ready (its services running, the schema migrated), without
+    /// HTTP: what the administration commands, the benchmark and an embedding program use.
+    public func withDatabase<Result: Sendable>(_ body: @Sendable (SyncServer) async throws -> Result) async throws -> Result {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for service in services {
                 group.addTask { try await service.run() }
             }
             defer { group.cancelAll() }
             try await storage.migrate()
-            return try await body(storage)
+            return try await body(self)
         }
     }
 
@@ -62,9 +62,9 @@ public struct SyncServer: Sendable {
         else { throw SyncAdminError.invalidUserName(name) }
         let token = AccessToken.generate()
         let now = Date().millisecondsSince1970
-        try await withStorage { storage in
-            try await storage.addUser(named: name, now: now)
-            try await storage.addToken(digest: token.digest, forUser: name, now: now)
+        try await withDatabase { server in
+            try await server.storage.addUser(named: name, now: now)
+            try await server.storage.addToken(digest: token.digest, forUser: name, now: now)
         }
         return token
     }
@@ -73,8 +73,8 @@ public struct SyncServer: Sendable {
     public func createToken(forUser name: String) async throws -> AccessToken {
         let token = AccessToken.generate()
         let now = Date().millisecondsSince1970
-        try await withStorage { storage in
-            try await storage.addToken(digest: token.digest, forUser: name, now: now)
+        try await withDatabase { server in
+            try await server.storage.addToken(digest: token.digest, forUser: name, now: now)
         }
         return token
     }

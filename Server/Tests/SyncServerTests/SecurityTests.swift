@@ -22,7 +22,8 @@ struct SecurityTests {
                 (.get, "/v1/zones/moods/changes", nil),
                 (.get, "/v1/zones/moods/live", nil),
             ]
-            let badTokens: [String?] = [nil, "", "ogs_notAToken", String(token.dropLast()) + "A", token + "x"]
+            // No token, an empty one, a made-up one, Alice's with its last letter changed, or longer.
+            let badTokens: [String?] = [nil, "", "ogs_notAToken", String(token.dropLast()) + (token.hasSuffix("B") ? "C" : "B"), token + "x"]
             for (method, uri, body) in routes {
                 for bad in badTokens {
                     let response = try await client.request(method, uri, token: bad, body: body)

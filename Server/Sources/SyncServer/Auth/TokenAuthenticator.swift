@@ -4,11 +4,11 @@ import HummingbirdAuth
 /// Finds the user a request's bearer token belongs to.
 struct TokenAuthenticator: AuthenticatorMiddleware {
     typealias Context = SyncRequestContext
-    let storage: any SyncStorage
+    let server: SyncServer
 
     func authenticate(request: Request, context: Context) async throws -> SyncUser? {
         guard let bearer = request.headers.bearer else { return nil }
-        return try await storage.user(tokenDigest: AccessToken.digest(of: bearer.token))
+        return try await server.user(authenticatedBy: bearer.token)
     }
 }
 

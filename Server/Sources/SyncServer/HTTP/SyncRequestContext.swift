@@ -23,14 +23,7 @@ struct SyncRequestContext: AuthRequestContext, RequestContext {
     /// The `{zone}` of the path, checked: 1 to 100 letters, digits, `.`, `_` or `-`.
     func zone() throws -> String {
         let name = parameters.get("zone") ?? ""
-        let allowed = name.utf8.allSatisfy {
-            ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A)
-                || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D
-        }
-        guard !name.isEmpty, name.utf8.count <= 100, allowed else {
-            throw SyncRequestError.badRequest(
-                "\"\(name.prefix(100))\" is not a zone name: use 1 to 100 letters, digits, '.', '_' or '-'.")
-        }
+        try SyncServer.checkZoneName(name)
         return name
     }
 }

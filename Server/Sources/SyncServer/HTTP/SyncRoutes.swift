@@ -6,19 +6,17 @@ import NIOCore
 import ObjectGraphSyncProtocol
 import ServiceLifecycle
 
-/// The HTTP API, version 1 (documented in `Server/openapi.yaml`). Routes are thin: they decode,
-/// check, and hand the work to the storage, whose decisions live in `Feed/`.
+/// The HTTP API, version 1 (documented in `Server/openapi.yaml`). Routes are thin: they decode
+/// the request and hand it to the server's operations (`SyncServer+Operations.swift`).
 struct SyncRoutes {
-    let storage: any SyncStorage
-    let notifier: FeedNotifier
-    let limits: ServerLimits
+    let server: SyncServer
 
     func add(to router: Router<SyncRequestContext>) {
         router.get("/health") { _, _ in
             Self.json(#"{"status":"ok"}"#)
         }
         let zones = router.group("/v1/zones/:zone")
-            .add(middleware: TokenAuthenticator(storage: storage))
+            .add(middleware: TokenAuthenticator(server: server))
             .add(middleware: RequireUser())
         zones.post("push") { request, context in try await push(request, context) }
         zones.get("changes") { request, context in try await changes(request, context) }
@@ -30,65 +28,32 @@ struct SyncRoutes {
     private func push(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let user = try context.user()
         let zone = try context.zone()
+        let maxBytes = server.configuration.limits.maxBodyBytes
         let body: ByteBuffer
         do {
-            body = try await request.body.collect(upTo: limits.maxBodyBytes)
+            body = try await request.body.collect(upTo: maxBytes)
         } catch is NIOTooManyBytesError {
-            throw SyncRequestError.tooLarge("A push body holds at most \(limits.maxBodyBytes) bytes.")
+            throw SyncRequestError.tooLarge("A push body holds at most \(maxBytes) bytes.")
         }
-        let pushRequest = try JSONDecoder().decode(PushRequest.self, from: body)
-        try pushRequest.validate(against: limits)
-        let planner = PushPlanner(request: pushRequest, limits: limits)
-        let now = Date().millisecondsSince1970
-        switch try await storage.push(planner, zone: zone, owner: user, now: now) {
-        case .apply(let plan):
-            return Self.json(plan.resultJSON)
-        case .replay(let result):
-            var response = Self.json(result)
-            response.headers[.replayed] = "true"
-            return response
-        case .numberUsed(let last):
-            throw SyncRequestError(
-                status: .conflict,
-                body: SyncErrorBody(
-                    error: .mutationNumberUsed,
-                    message: "Client \(pushRequest.clientID.uuidString) has mutations up to number \(last) "
-                        + "applied in zone \"\(zone)\"; this batch reuses numbers and is not a replay of the last one.",
-                    lastAppliedNumber: last))
-        case .conflict(let conflicts):
-            let list = conflicts.map { "mutation \($0.number) (\($0.server.entity) \($0.server.id.uuidString))" }
-            throw SyncRequestError(
-                status: .conflict,
-                body: SyncErrorBody(
-                    error: .conflict,
-                    message: "Changed on the server since the base version: \(list.joined(separator: ", ")). "
-                        + "Nothing was applied.",
-                    conflicts: conflicts))
-        }
+        let answer = try await server.push(try JSONDecoder().decode(PushRequest.self, from: body), zone: zone, user: user)
+        var response = Self.json(answer.json)
+        if answer.isReplay { response.headers[.replayed] = "true" }
+        return response
     }
 
     // MARK: Changes
 
     private func changes(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
-        let user = try context.user()
-        let zone = try context.zone()
-        let since = try Self.cursor(request)
         var limit = 100
         if let text = request.uri.queryParameters["limit"] {
-            guard let value = Int(text), value >= 1 else {
+            guard let value = Int(text) else {
                 throw SyncRequestError.badRequest("limit=\(text.prefix(40)) is not a positive whole number.")
             }
-            limit = min(value, limits.maxPageSize)
+            limit = value
         }
-        switch try await storage.changes(zone: zone, owner: user, since: since, limit: limit) {
-        case .page(let page):
-            return Self.json(String(decoding: try JSONEncoder().encode(page), as: UTF8.self))
-        case .mustRefetch(let purgedThrough):
-            throw SyncRequestError(
-                .gone, .mustRefetch,
-                "The cursor \(since) is older than the zone's tombstone horizon (position \(purgedThrough)) "
-                    + "or was never given out: drop the zone's synced data and read it again from the start.")
-        }
+        let page = try await server.changes(
+            zone: try context.zone(), user: try context.user(), since: try Self.cursor(request), limit: limit)
+        return Self.json(String(decoding: try JSONEncoder().encode(page), as: UTF8.self))
     }
 
     // MARK: Live
@@ -100,8 +65,8 @@ struct SyncRoutes {
         let since = try Self.cursor(request).position
         let key = ZoneKey(ownerID: user.id, name: zone)
         // Subscribe before reading the head: a push between the two is then seen either way.
-        let (events, finish) = notifier.subscribe(to: key)
-        let storage = storage
+        let (events, finish) = server.notifier.subscribe(to: key)
+        let storage = server.storage
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             try await writer.write(ByteBuffer(string: ": listening\n\n"))

@@ -1,0 +1,81 @@
+import Foundation
+public import ObjectGraphSyncProtocol
+
+/// The answer to a push that was applied, now or before.
+public struct PushAnswer: Sendable {
+    /// What was applied: each mutation's record version, and the zone's cursor after the push.
+    public var result: PushResult
+    /// True when the batch had been applied before and this is the answer given then.
+    public var isReplay: Bool
+    /// `result` as the JSON the server stores and sends.
+    var json: String
+}
+
+/// What the HTTP routes do, callable without HTTP: by the routes themselves, the benchmark, and a
+/// program that embeds the server. Every refusal is a `SyncRequestError` and changes nothing.
+extension SyncServer {
+    /// Applies a push to one of a user's zones (created on first push), all or nothing.
+    public func push(_ request: PushRequest, zone: String, user: SyncUser) async throws -> PushAnswer {
+        try Self.checkZoneName(zone)
+        let limits = configuration.limits
+        try request.validate(against: limits)
+        let planner = PushPlanner(request: request, limits: limits)
+        switch try await storage.push(planner, zone: zone, owner: user, now: Date().millisecondsSince1970) {
+        case .apply(let plan):
+            return PushAnswer(result: plan.result, isReplay: false, json: plan.resultJSON)
+        case .replay(let json):
+            return PushAnswer(result: try StoredJSON.decode(PushResult.self, from: json), isReplay: true, json: json)
+        case .numberUsed(let last):
+            throw SyncRequestError(
+                status: .conflict,
+                body: SyncErrorBody(
+                    error: .mutationNumberUsed,
+                    message: "Client \(request.clientID.uuidString) has mutations up to number \(last) "
+                        + "applied in zone \"\(zone)\"; this batch reuses numbers and is not a replay of the last one.",
+                    lastAppliedNumber: last))
+        case .conflict(let conflicts):
+            let list = conflicts.map { "mutation \($0.number) (\($0.server.entity) \($0.server.id.uuidString))" }
+            throw SyncRequestError(
+                status: .conflict,
+                body: SyncErrorBody(
+                    error: .conflict,
+                    message: "Changed on the server since the base version: \(list.joined(separator: ", ")). "
+                        + "Nothing was applied.",
+                    conflicts: conflicts))
+        }
+    }
+
+    /// The changes of a user's zone after a cursor: at most `limit` (lowered to the server's
+    /// page size), more when one push alone is longer; whole pushes only.
+    public func changes(zone: String, user: SyncUser, since: FeedCursor, limit: Int) async throws -> ChangesPage {
+        try Self.checkZoneName(zone)
+        guard limit >= 1 else { throw SyncRequestError.badRequest("limit=\(limit) is not a positive whole number.") }
+        let limit = min(limit, configuration.limits.maxPageSize)
+        switch try await storage.changes(zone: zone, owner: user, since: since, limit: limit) {
+        case .page(let page):
+            return page
+        case .mustRefetch(let purgedThrough):
+            throw SyncRequestError(
+                .gone, .mustRefetch,
+                "The cursor \(since) is older than the zone's tombstone horizon (position \(purgedThrough)) "
+                    + "or was never given out: drop the zone's synced data and read it again from the start.")
+        }
+    }
+
+    /// The user a bearer token belongs to, or nil.
+    public func user(authenticatedBy token: String) async throws -> SyncUser? {
+        try await storage.user(tokenDigest: AccessToken.digest(of: token))
+    }
+
+    /// Refuses a zone name that is not 1 to 100 letters, digits, `.`, `_` or `-`.
+    static func checkZoneName(_ name: String) throws(SyncRequestError) {
+        let allowed = name.utf8.allSatisfy {
+            ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A)
+                || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D
+        }
+        guard !name.isEmpty, name.utf8.count <= 100, allowed else {
+            throw .badRequest(
+                "\"\(name.prefix(100))\" is not a zone name: use 1 to 100 letters, digits, '.', '_' or '-'.")
+        }
+    }
+}
