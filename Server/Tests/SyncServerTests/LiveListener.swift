@@ -24,23 +24,18 @@ final class LiveListener: Sendable {
         let response = try await HTTPClient.tests.execute(request, timeout: .seconds(10))
         guard response.status == .ok else { throw TestFailure("live answered \(response.status)") }
         let task = Task { [self] in
-            var buffer = ""
+            var parser = LiveMessage.Parser()
             // The stream ends when the server or `close()` ends it; what it held was kept, and a
             // test waiting for more sees nothing come.
             do {
                 for try await chunk in response.body {
-                    buffer += String(buffer: chunk)
-                    // Server-sent events end with a blank line.
-                    while let end = buffer.range(of: "\n\n") {
-                        let event = buffer[..<end.lowerBound]
-                        buffer.removeSubrange(..<end.upperBound)
-                        if event.hasPrefix(": listening") { self.listening.withLock { $0 = true } }
-                        guard let data = event.split(separator: "\n").first(where: { $0.hasPrefix("data: ") }) else {
-                            continue
+                    let now = ContinuousClock.now
+                    for message in try parser.append(chunk.readableBytesView) {
+                        switch message {
+                        case .listening: self.listening.withLock { $0 = true }
+                        case .changes(let event): self.arrivals.withLock { $0.append(Arrival(cursor: event.cursor, at: now)) }
+                        case .keepAlive: break
                         }
-                        let live = try JSONDecoder().decode(LiveEvent.self, from: Data(data.dropFirst(6).utf8))
-                        let now = ContinuousClock.now
-                        self.arrivals.withLock { $0.append(Arrival(cursor: live.cursor, at: now)) }
                     }
                 }
             } catch {}

@@ -69,12 +69,12 @@ struct SyncRoutes {
         let storage = server.storage
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            try await writer.write(ByteBuffer(string: ": listening\n\n"))
+            try await writer.write(Self.buffer(.listening))
             var last = since
             var head = try await storage.head(zone: zone, owner: user)?.cursor.position ?? 0
             if head > last {
                 last = head
-                try await writer.write(Self.event(head))
+                try await writer.write(Self.buffer(.changes(LiveEvent(cursor: FeedCursor(position: head)))))
             }
             // A stream never ends on its own: a graceful shutdown ends it so the server can stop.
             try await withGracefulShutdownHandler {
@@ -85,9 +85,9 @@ struct SyncRoutes {
                     }
                     if head > last {
                         last = head
-                        try await writer.write(Self.event(head))
+                        try await writer.write(Self.buffer(.changes(LiveEvent(cursor: FeedCursor(position: head)))))
                     } else if event == .tick {
-                        try await writer.write(ByteBuffer(string: ": tick\n\n"))
+                        try await writer.write(Self.buffer(.keepAlive))
                     }
                 }
             } onGracefulShutdown: {
@@ -97,10 +97,9 @@ struct SyncRoutes {
         })
     }
 
-    /// One server-sent event: the zone's feed reached `position`.
-    private static func event(_ position: Int64) throws -> ByteBuffer {
-        let data = try JSONEncoder().encode(LiveEvent(cursor: FeedCursor(position: position)))
-        return ByteBuffer(string: "event: changes\ndata: \(String(decoding: data, as: UTF8.self))\n\n")
+    /// A live message as the bytes the stream writes.
+    private static func buffer(_ message: LiveMessage) throws -> ByteBuffer {
+        ByteBuffer(string: try message.text())
     }
 
     // MARK: Helpers

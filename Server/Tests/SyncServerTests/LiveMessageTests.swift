@@ -1,0 +1,38 @@
+import Foundation
+import ObjectGraphSyncProtocol
+import Testing
+
+@Suite("The live route's server-sent events, as a client in any language reads them")
+struct LiveMessageTests {
+    let messages: [LiveMessage] = [
+        .listening, .changes(LiveEvent(cursor: FeedCursor(position: 7))), .keepAlive,
+        .changes(LiveEvent(cursor: FeedCursor(position: 1_234_567))),
+    ]
+
+    @Test("Messages come back whole, however the network cuts the bytes")
+    func everyCut() throws {
+        let bytes = Array(try messages.map { try $0.text() }.joined().utf8)
+        for cut in 0...bytes.count {
+            var parser = LiveMessage.Parser()
+            let parsed = try parser.append(bytes[..<cut]) + parser.append(bytes[cut...])
+            #expect(parsed == messages, "cut at byte \(cut)")
+        }
+        var parser = LiveMessage.Parser()
+        #expect(try bytes.flatMap { try parser.append([$0]) } == messages, "one byte at a time")
+    }
+
+    @Test("CRLF line ends, an `id` field and a multi-line comment are read as the format allows")
+    func otherLineEnds() throws {
+        var parser = LiveMessage.Parser()
+        let text = ": listening\r\n\r\nid: 9\r\nevent: changes\r\ndata: {\"cursor\":\"9\"}\r\n\r\n: tick\n: more\n\n"
+        let cursor = try #require(FeedCursor("9"))
+        #expect(try parser.append(Array(text.utf8)) == [.listening, .changes(LiveEvent(cursor: cursor)), .keepAlive])
+    }
+
+    @Test("Events of a kind this version does not know are skipped; bad data in a changes event throws")
+    func unknownAndMalformed() throws {
+        var parser = LiveMessage.Parser()
+        #expect(try parser.append(Array("event: presence\ndata: {}\n\n: hello\n\n".utf8)).isEmpty)
+        #expect(throws: DecodingError.self) { try parser.append(Array("event: changes\ndata: {\"cursor\": 3}\n\n".utf8)) }
+    }
+}
