@@ -63,6 +63,43 @@ struct PushAndFeedTests {
         }
     }
 
+    @Test("Field values of every JSON kind come back exactly, after a create and after a merge of another field", arguments: Backend.available)
+    func fieldValuesRoundTrip(_ backend: Backend) async throws {
+        let server = try await SyncTestServer(backend)
+        let token = try await server.addUser("alice")
+        let record = UUID()
+        let fields: [String: JSONValue] = [
+            "quotes": .string(#"a "quoted" \ back\slash / slash"#),
+            "controls": .string("tab\tnewline\nnul\u{0}bell\u{7}del\u{7F}"),
+            "composed": .string("caf\u{E9}"), "decomposed": .string("cafe\u{301}"),
+            "astral": .string("🧭 𝄞 \u{FFFF}"), "empty": .string(""),
+            "max": .integer(.max), "min": .integer(.min), "zero": .integer(0),
+            "tenth": .double(0.1), "tiny": .double(-2.5e-300), "huge": .double(1.7976931348623157e308),
+            "null": .null, "yes": .bool(true), "no": .bool(false),
+            "nested": .object(["list": .array([.integer(1), .string("two"), .null, .object([:]), .array([])])]),
+            "ключ 🔑": .string("a key that is not ASCII"),
+        ]
+        try await server.run { client in
+            try await client.pushApplied("kinds", PushRequest(device, .upsert(1, entity: "Kinds", id: record, fields: fields)), token: token)
+            try await client.pushApplied("kinds", PushRequest(
+                device, .upsert(2, entity: "Kinds", id: record, baseVersion: 1, fields: ["zero": .integer(1)])),
+                token: token)
+            let changes = try await client.allChanges("kinds", token: token).changes
+            var merged = fields
+            merged["zero"] = .integer(1)
+            for (change, expected) in zip(changes, [fields, merged]) {
+                #expect(change.record.fields == expected)
+                // String equality is canonical equivalence: the scalars must be the same too.
+                for (name, value) in expected {
+                    if case .string(let text) = value, case .string(let stored)? = change.record.fields[name] {
+                        #expect(Array(stored.unicodeScalars) == Array(text.unicodeScalars), "\(name)")
+                    }
+                }
+            }
+            #expect(changes.count == 2)
+        }
+    }
+
     @Test("A stale change to a field is refused with the server's record, and nothing of its batch is applied", arguments: Backend.available)
     func conflictRefusesTheBatch(_ backend: Backend) async throws {
         let server = try await SyncTestServer(backend)

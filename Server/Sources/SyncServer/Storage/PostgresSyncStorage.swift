@@ -32,14 +32,26 @@ final class PostgresSyncStorage: SyncStorage {
             ).decode(Int.self) {
                 version = found
             }
-            guard version < 1 else { return }
-            for statement in Self.version1 {
+            guard version < Self.migrations.count else { return }
+            for statement in Self.migrations[version...].joined() {
                 try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
             try await connection.query("DELETE FROM objectgraph_schema", logger: logger)
-            try await connection.query("INSERT INTO objectgraph_schema (version) VALUES (1)", logger: logger)
+            try await connection.query(
+                "INSERT INTO objectgraph_schema (version) VALUES (\(Self.migrations.count))", logger: logger)
         }
     }
+
+    /// The schema's versions, each the statements that bring the one before it up to date.
+    private static let migrations = [version1, version2]
+
+    /// Fields are kept as the JSON text the server wrote, not as `jsonb`: the server never
+    /// queries inside them, and `jsonb` refuses strings holding U+0000, which JSON allows (and
+    /// SQLite keeps), so such a record would have failed on PostgreSQL alone.
+    private static let version2 = [
+        "ALTER TABLE changes ALTER COLUMN fields TYPE TEXT USING fields::text",
+        "ALTER TABLE changes ALTER COLUMN field_versions TYPE TEXT USING field_versions::text",
+    ]
 
     private static let version1 = [
         "CREATE TABLE users (id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at BIGINT NOT NULL)",
@@ -152,7 +164,7 @@ final class PostgresSyncStorage: SyncStorage {
                     """
                     INSERT INTO changes (zone_id, position, txn, record_id, entity, version, deleted, fields,
                                          field_versions, committed_at)
-                    SELECT \(zoneID), p, \(entries[0].transaction), r, e, v, d, f::jsonb, fv::jsonb, \(now)
+                    SELECT \(zoneID), p, \(entries[0].transaction), r, e, v, d, f, fv, \(now)
                     FROM UNNEST(\(entries.map(\.position))::bigint[], \(entries.map(\.state.id))::uuid[],
                                 \(entries.map(\.state.entity))::text[], \(entries.map(\.state.version))::bigint[],
                                 \(entries.map(\.state.deleted))::bool[], \(entries.map(\.fieldsJSON))::text[],
@@ -279,7 +291,7 @@ final class PostgresSyncStorage: SyncStorage {
     private typealias EntryRow = (Int64, Int64, Int64, UUID, String, Int64, Bool, String, String)
 
     private static let entryColumns =
-        "position, txn, committed_at, record_id, entity, version, deleted, fields::text, field_versions::text"
+        "position, txn, committed_at, record_id, entity, version, deleted, fields, field_versions"
 
     private static func entry(_ row: EntryRow) throws -> FeedEntry {
         let state = RecordState(
