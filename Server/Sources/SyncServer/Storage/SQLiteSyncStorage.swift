@@ -103,9 +103,12 @@ final class SQLiteSyncStorage: SyncStorage {
             if let decided = try planner.checkLedger(ledger) { return decided }
 
             var current: [UUID: RecordState] = [:]
+            // Without INDEXED BY, SQLite satisfies ORDER BY position with the primary key and
+            // scans the zone's whole feed backwards for each record: a push's cost would grow
+            // with the zone instead of with the batch.
             let latest = try db.cachedStatement(sql: """
-                SELECT \(Self.entryColumns) FROM changes WHERE zone_id = ? AND record_id = ?
-                ORDER BY position DESC LIMIT 1
+                SELECT \(Self.entryColumns) FROM changes INDEXED BY changes_by_record
+                WHERE zone_id = ? AND record_id = ? ORDER BY position DESC LIMIT 1
                 """)
             for id in planner.recordIDs {
                 if let entry = try Row.fetchOne(latest, arguments: [zoneID, id]).map(Self.entry) {
