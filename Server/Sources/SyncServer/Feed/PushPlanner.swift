@@ -44,8 +44,9 @@ struct PushPlanner {
 
     /// The digest of the batch, stable for the same mutations whatever the JSON's key order.
     func digest() throws -> String {
-        let data = Data(try StoredJSON.encode(request.mutations).utf8)
-        return SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        let hex = Array("0123456789abcdef".utf8)
+        let digest = SHA256.hash(data: try StoredJSON.canonicalBytes(of: request.mutations))
+        return String(decoding: digest.flatMap { [hex[Int($0 >> 4)], hex[Int($0 & 0xF)]] }, as: UTF8.self)
     }
 
     /// The record identifiers the batch touches, to read their current state.
@@ -106,7 +107,7 @@ struct PushPlanner {
             working[mutation.id] = next
             entries.append(FeedEntry(
                 position: position, transaction: transaction, committedAt: now, state: next,
-                fieldsJSON: fieldsJSON, fieldVersionsJSON: try StoredJSON.encode(next.fieldVersions)))
+                fieldsJSON: fieldsJSON, fieldVersionsJSON: StoredJSON.encode(next.fieldVersions)))
             applied.append(.init(number: mutation.number, id: mutation.id, version: next.version))
         }
         let result = PushResult(applied: applied, cursor: FeedCursor(position: position))

@@ -34,16 +34,3 @@ struct FeedEntry: Sendable, Equatable {
         FeedChange(position: position, transaction: transaction, record: state.synced)
     }
 }
-
-/// The JSON text of fields and field versions, as both databases store them.
-enum StoredJSON {
-    static func encode<Value: Encodable>(_ value: Value) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
-
-    static func decode<Value: Decodable>(_ type: Value.Type, from text: String) throws -> Value {
-        try JSONDecoder().decode(type, from: Data(text.utf8))
-    }
-}

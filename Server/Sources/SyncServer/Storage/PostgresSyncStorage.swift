@@ -296,8 +296,8 @@ final class PostgresSyncStorage: SyncStorage {
     private static func entry(_ row: EntryRow) throws -> FeedEntry {
         let state = RecordState(
             entity: row.4, id: row.3, version: row.5, deleted: row.6,
-            fields: try StoredJSON.decode([String: JSONValue].self, from: row.7),
-            fieldVersions: try StoredJSON.decode([String: Int64].self, from: row.8))
+            fields: try StoredJSON.fields(from: row.7),
+            fieldVersions: try StoredJSON.fieldVersions(from: row.8))
         return FeedEntry(
             position: row.0, transaction: row.1, committedAt: row.2, state: state,
             fieldsJSON: row.7, fieldVersionsJSON: row.8)

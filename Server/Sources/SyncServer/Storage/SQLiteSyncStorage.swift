@@ -228,8 +228,8 @@ final class SQLiteSyncStorage: SyncStorage {
         let fieldVersionsJSON: String = row[8]
         let state = RecordState(
             entity: row[4], id: row[3], version: row[5], deleted: row[6],
-            fields: try StoredJSON.decode([String: JSONValue].self, from: fieldsJSON),
-            fieldVersions: try StoredJSON.decode([String: Int64].self, from: fieldVersionsJSON))
+            fields: try StoredJSON.fields(from: fieldsJSON),
+            fieldVersions: try StoredJSON.fieldVersions(from: fieldVersionsJSON))
         return FeedEntry(
             position: row[0], transaction: row[1], committedAt: row[2], state: state,
             fieldsJSON: fieldsJSON, fieldVersionsJSON: fieldVersionsJSON)

@@ -1,0 +1,87 @@
+import ObjectGraphSyncProtocol
+
+/// Writes JSON text: object keys sorted, strings escaped as RFC 8259 requires and no more.
+struct JSONTextWriter {
+    /// A number JSON cannot hold (infinity or NaN).
+    struct NonFiniteNumber: Error, CustomStringConvertible {
+        var value: Double
+        var description: String { "\(value) is not a number JSON can hold." }
+    }
+
+    var bytes: [UInt8] = []
+
+    var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    mutating func write(_ value: JSONValue) throws {
+        switch value {
+        case .null: writeNull()
+        case .bool(let flag): bytes.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .integer(let integer): write(integer)
+        case .double(let double):
+            guard double.isFinite else { throw NonFiniteNumber(value: double) }
+            // Swift's shortest form that reads back as the same Double ("0.1", "1e-05").
+            bytes.append(contentsOf: double.description.utf8)
+        case .string(let string): write(string)
+        case .array(let elements): try writeArray(elements) { writer, element in try writer.write(element) }
+        case .object(let members): try writeObject(members) { writer, member in try writer.write(member) }
+        }
+    }
+
+    mutating func write(_ integer: Int64) {
+        bytes.append(contentsOf: String(integer).utf8)
+    }
+
+    mutating func writeNull() {
+        bytes.append(contentsOf: "null".utf8)
+    }
+
+    mutating func write(_ string: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: #"\\"#.utf8)
+            case UInt8(ascii: "\n"): bytes.append(contentsOf: #"\n"#.utf8)
+            case UInt8(ascii: "\r"): bytes.append(contentsOf: #"\r"#.utf8)
+            case UInt8(ascii: "\t"): bytes.append(contentsOf: #"\t"#.utf8)
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: #"\u00"#.utf8)
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0xF)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// `"key":`, preceded by a comma unless it is the object's first.
+    mutating func writeKey(_ key: String, first: Bool = true) {
+        if !first { bytes.append(UInt8(ascii: ",")) }
+        write(key)
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    mutating func writeObject<Value>(
+        _ members: [String: Value], _ writeValue: (inout JSONTextWriter, Value) throws -> Void
+    ) rethrows {
+        bytes.append(UInt8(ascii: "{"))
+        for (index, key) in members.keys.sorted().enumerated() {
+            writeKey(key, first: index == 0)
+            // The key comes from `members`: the lookup cannot miss.
+            if let value = members[key] { try writeValue(&self, value) }
+        }
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    mutating func writeArray<Element>(
+        _ elements: [Element], _ writeElement: (inout JSONTextWriter, Element) throws -> Void
+    ) rethrows {
+        bytes.append(UInt8(ascii: "["))
+        for (index, element) in elements.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            try writeElement(&self, element)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import ObjectGraphSyncProtocol
+
+/// The JSON text the server stores and hashes: fields, field versions, answers, batch digests.
+///
+/// Fields and field versions are written by ``JSONTextWriter``, in one canonical form (keys in
+/// order, no insignificant space), and read by ``JSONTextReader``, because every push writes a
+/// record's whole state and hashes its batch, and every update reads a state back: through
+/// `JSONEncoder` and `JSONDecoder` that was half of a push's time.
+enum StoredJSON {
+    /// A record's fields.
+    static func encode(_ fields: [String: JSONValue]) throws -> String {
+        var writer = JSONTextWriter()
+        try writer.writeObject(fields) { writer, value in try writer.write(value) }
+        return writer.text
+    }
+
+    /// A record's field versions.
+    static func encode(_ versions: [String: Int64]) -> String {
+        var writer = JSONTextWriter()
+        writer.writeObject(versions) { writer, version in writer.write(version) }
+        return writer.text
+    }
+
+    /// The bytes a batch's digest is taken of: the same for the same mutations, whatever the
+    /// order of the keys in the JSON the client sent.
+    static func canonicalBytes(of mutations: [Mutation]) throws -> [UInt8] {
+        var writer = JSONTextWriter()
+        try writer.writeArray(mutations) { writer, mutation in
+            writer.bytes.append(UInt8(ascii: "{"))
+            writer.writeKey("baseVersion")
+            if let base = mutation.baseVersion { writer.write(base) } else { writer.writeNull() }
+            writer.writeKey("entity", first: false)
+            writer.write(mutation.entity)
+            writer.writeKey("fields", first: false)
+            try writer.writeObject(mutation.fields) { writer, value in try writer.write(value) }
+            writer.writeKey("id", first: false)
+            writer.write(mutation.id.uuidString)
+            writer.writeKey("number", first: false)
+            writer.write(mutation.number)
+            writer.writeKey("operation", first: false)
+            writer.write(mutation.operation.rawValue)
+            writer.bytes.append(UInt8(ascii: "}"))
+        }
+        return writer.bytes
+    }
+
+    /// Any other value (an answer kept for replays).
+    static func encode<Value: Encodable>(_ value: Value) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    /// A record's fields, as `encode(_:)` wrote them.
+    static func fields(from text: String) throws -> [String: JSONValue] {
+        try JSONTextReader.object(of: text)
+    }
+
+    /// A record's field versions.
+    static func fieldVersions(from text: String) throws -> [String: Int64] {
+        try JSONTextReader.integers(of: text)
+    }
+
+    static func decode<Value: Decodable>(_ type: Value.Type, from text: String) throws -> Value {
+        try JSONDecoder().decode(type, from: Data(text.utf8))
+    }
+}

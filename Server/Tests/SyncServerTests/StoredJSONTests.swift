@@ -1,0 +1,71 @@
+import Foundation
+import ObjectGraphSyncProtocol
+import Testing
+
+@testable import SyncServer
+
+/// The server's own JSON writer and reader (what every push stores and every update reads back)
+/// agree with each other and with Foundation's JSON on every kind of value.
+@Suite("Stored JSON")
+struct StoredJSONTests {
+    static let values: [JSONValue] = [
+        .null, .bool(true), .bool(false), .integer(0), .integer(-1), .integer(.max), .integer(.min),
+        .double(0.1), .double(-2.5e-300), .double(1e19), .double(1.7976931348623157e308), .double(-0.5),
+        .string(""), .string(#"quote " backslash \ slash /"#), .string("\u{0}\u{1}\u{1F}\u{7F}\t\n\r\u{8}\u{C}"),
+        .string("e\u{301} é 🧭 𝄞 \u{FFFF} \u{10FFFF}"),
+        .array([]), .object([:]),
+        .object(["b": .array([.integer(1), .object(["z": .null, "a": .string("x")])]), "a": .double(2.5), "ключ": .bool(true)]),
+    ]
+
+    @Test("What the writer writes, the reader reads back exactly", arguments: values)
+    func roundTrip(_ value: JSONValue) throws {
+        var writer = JSONTextWriter()
+        try writer.write(value)
+        let read = try JSONTextReader.value(of: writer.text)
+        #expect(read == value)
+        #expect(Self.scalars(read) == Self.scalars(value), "canonically equal strings must keep their scalars")
+        // And Foundation reads the same text as the same value.
+        #expect(try JSONDecoder().decode(JSONValue.self, from: Data(writer.text.utf8)) == value)
+    }
+
+    @Test("The reader reads Foundation's and PostgreSQL's forms: spaces, escaped slashes, \\u escapes and surrogate pairs")
+    func otherForms() throws {
+        let text = #" { "a" : [ 1 , -2.5e3 , true , null ] , "b" : "\/\u00e9\ud83e\udded\n" , "c" : { } } "#
+        #expect(try JSONTextReader.value(of: text) == .object([
+            "a": .array([.integer(1), .integer(-2500), .bool(true), .null]), "b": .string("/é🧭\n"), "c": .object([:]),
+        ]))
+        // Numbers as JSON writes them, read as Foundation reads them.
+        for number in ["2", "2.0", "2.5e1", "1e+16", "-0.0", "1e19", "0.5", "-9223372036854775808", "9223372036854775808"] {
+            #expect(try JSONTextReader.value(of: number) == JSONDecoder().decode(JSONValue.self, from: Data(number.utf8)), "\(number)")
+        }
+        for value in Self.values {
+            let foundation = String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+            #expect(try JSONTextReader.value(of: foundation) == JSONDecoder().decode(JSONValue.self, from: Data(foundation.utf8)))
+        }
+    }
+
+    @Test("Text that is not JSON is an error naming where, never a value", arguments: [
+        "", "{", "[1,]", #"{"a" 1}"#, #"{"a":1,}"#, #""abc"#, #""\x""#, #""\u12""#, #""\udc00""#, "tru", "nul", "1 2",
+        "--1", "1e999", "{1:2}",
+    ])
+    func malformed(_ text: String) {
+        #expect(throws: JSONTextReader.Malformed.self) { try JSONTextReader.value(of: text) }
+    }
+
+    @Test("The writer refuses numbers JSON cannot hold")
+    func nonFinite() {
+        for number in [Double.infinity, -.infinity, .nan] {
+            var writer = JSONTextWriter()
+            #expect(throws: JSONTextWriter.NonFiniteNumber.self) { try writer.write(.double(number)) }
+        }
+    }
+
+    private static func scalars(_ value: JSONValue) -> [[Unicode.Scalar]] {
+        switch value {
+        case .string(let text): [Array(text.unicodeScalars)]
+        case .array(let elements): elements.flatMap(scalars)
+        case .object(let members): members.sorted { $0.key < $1.key }.flatMap { [Array($0.key.unicodeScalars)] + scalars($0.value) }
+        default: []
+        }
+    }
+}
