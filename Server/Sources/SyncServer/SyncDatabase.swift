@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import PostgresNIO
+public import PostgresNIO
 import ServiceLifecycle
 
 /// Where the server keeps its data: a SQLite file (the default) or a PostgreSQL database.
@@ -76,7 +76,8 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         "postgres://\(user)@\(host):\(port)/\(database ?? "")"
     }
 
-    var clientConfiguration: PostgresClient.Configuration {
+    /// The PostgresNIO client configuration the URL describes (at most 40 connections).
+    public var clientConfiguration: PostgresClient.Configuration {
         var configuration = PostgresClient.Configuration(
             host: host, port: port, username: user, password: password, database: database,
             tls: requireTLS ? .require(.makeClientConfiguration()) : .disable)

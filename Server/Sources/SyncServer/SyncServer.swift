@@ -26,7 +26,10 @@ public struct SyncServer: Sendable {
 
     /// The HTTP application: it migrates the schema before it listens, runs the database's
     /// services and the tombstone purge, and on SIGINT/SIGTERM finishes the requests in flight.
-    public func application() -> some ApplicationProtocol {
+    ///
+    /// - Parameter onListening: Called with the port once the server listens (the port the system
+    ///   chose when the configuration's port is 0).
+    public func application(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         let router = Router(context: SyncRequestContext.self)
         router.add(middleware: SyncErrorMiddleware())
         SyncRoutes(server: self).add(to: router)
@@ -34,6 +37,7 @@ public struct SyncServer: Sendable {
             router: router,
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "objectgraph-sync"),
             services: services + [TombstonePurge(server: self)],
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
         let storage = storage
         application.beforeServerStarts {

@@ -1,0 +1,106 @@
+import AsyncHTTPClient
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ObjectGraphSyncProtocol
+import PostgresNIO
+import ServiceLifecycle
+import SyncServer
+
+/// A running sync server on one database, the plain SQL store beside it, and an HTTP client.
+struct BenchTarget: Sendable {
+    /// "SQLite" or "PostgreSQL", for workload names.
+    var label: String
+    var server: SyncServer
+    var user: SyncUser
+    var token: String
+    var port: Int
+    var plain: any PlainStore
+    var http: HTTPClient
+
+    /// Starts a server on `database` (serving HTTP on a free port) and runs `body` with it.
+    static func run<Result: Sendable>(
+        label: String, database: SyncDatabase, plainSQLitePath: String,
+        _ body: @Sendable (BenchTarget) async throws -> Result
+    ) async throws -> Result {
+        var logger = Logger(label: "objectgraph-sync-bench")
+        logger.logLevel = .warning
+        let configuration = SyncServerConfiguration(database: database, port: 0)
+        let token = try await SyncServer(configuration: configuration, logger: logger).addUser(named: "bench").text
+        let server = try SyncServer(configuration: configuration, logger: logger)
+        let (ports, listening) = AsyncStream.makeStream(of: Int.self)
+        let application = server.application { port in
+            listening.yield(port)
+            listening.finish()
+        }
+        var httpConfiguration = HTTPClient.Configuration()
+        httpConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: httpConfiguration)
+        do {
+            // The server stops as on SIGTERM, letting live streams end, instead of being cancelled.
+            let services = ServiceGroup(configuration: .init(services: [application], logger: logger))
+            // The plain PostgreSQL store's client, when there is one; cancelling it closes it.
+            var clientTask: Task<Void, Never>?
+            defer { clientTask?.cancel() }
+            let result = try await withThrowingTaskGroup(of: Void.self, returning: Result.self) { group in
+                group.addTask { try await services.run() }
+                var port = 0
+                for await listened in ports { port = listened }
+                guard port > 0, let user = try await server.user(authenticatedBy: token) else {
+                    throw BenchmarkError("the server did not start on \(database)")
+                }
+                let plain: any PlainStore
+                switch database {
+                case .sqlite:
+                    plain = try PlainSQLite(path: plainSQLitePath)
+                case .postgres(let url):
+                    let client = PostgresClient(configuration: url.clientConfiguration, backgroundLogger: logger)
+                    clientTask = Task { await client.run() }
+                    plain = try await PlainPostgres.prepare(client, logger: logger)
+                }
+                let result = try await body(BenchTarget(
+                    label: label, server: server, user: user, token: token, port: port, plain: plain, http: http))
+                await services.triggerGracefulShutdown()
+                try await group.waitForAll()
+                return result
+            }
+            try await http.shutdown()
+            return result
+        } catch {
+            try? await http.shutdown()  // the benchmark's own client; the first error is the one to report
+            throw error
+        }
+    }
+
+    /// Pushes over HTTP and expects the batch to be applied.
+    func pushOverHTTP(_ request: PushRequest, zone: String) async throws {
+        var http = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/zones/\(zone)/push")
+        http.method = .POST
+        http.headers.add(name: "Authorization", value: "Bearer \(token)")
+        http.headers.add(name: "Content-Type", value: "application/json")
+        http.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(request)))
+        let response = try await self.http.execute(http, timeout: .seconds(60))
+        let body = try await response.body.collect(upTo: 16 << 20)
+        guard response.status == .ok else {
+            throw BenchmarkError("push answered \(response.status): \(String(buffer: body))")
+        }
+    }
+
+    /// Reads a page over HTTP.
+    func changesOverHTTP(zone: String, since: FeedCursor, limit: Int) async throws -> ChangesPage {
+        var http = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/zones/\(zone)/changes?since=\(since)&limit=\(limit)")
+        http.headers.add(name: "Authorization", value: "Bearer \(token)")
+        let response = try await self.http.execute(http, timeout: .seconds(60))
+        let body = try await response.body.collect(upTo: 64 << 20)
+        guard response.status == .ok else {
+            throw BenchmarkError("changes answered \(response.status): \(String(buffer: body))")
+        }
+        return try JSONDecoder().decode(ChangesPage.self, from: Data(body.readableBytesView))
+    }
+}
+
+struct BenchmarkError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,240 @@
+import Foundation
+import ObjectGraphSyncProtocol
+import Synchronization
+import SyncServer
+
+/// The `sync` workload group, for one database.
+enum SyncWorkloads {
+    static let batchSize = 100
+
+    static func make(_ target: BenchTarget, mutations: Int) -> [SyncWorkload] {
+        [
+            pushNewRecords(target, count: mutations),
+            pushFieldUpdates(target, count: mutations),
+            readFeed(target, count: mutations),
+        ] + pushLatency(target, clients: 16, pushesPerClient: 25, batchSize: 10)
+            + [liveDelay(target, pushes: 100)]
+    }
+
+    // MARK: Push
+
+    /// Creates `count` records in batches of 100, each run in a zone of its own.
+    static func pushNewRecords(_ target: BenchTarget, count: Int) -> SyncWorkload {
+        let zones = ZoneNames(prefix: "create")
+        return SyncWorkload(
+            name: "sync: push \(count) new records, batches of \(batchSize) (\(target.label))",
+            items: count,
+            server: SyncContender(run: {
+                let zone = zones.next()
+                for batch in Batches.creating(count: count, size: batchSize) {
+                    _ = try await target.server.push(batch, zone: zone, user: target.user)
+                }
+                return nil
+            }),
+            plain: SyncContender(run: {
+                let zone = zones.next()
+                for batch in Batches.creating(count: count, size: batchSize) {
+                    try await target.plain.upsert(zone: zone, batch.mutations)
+                }
+                return nil
+            }),
+            http: SyncContender(run: {
+                let zone = zones.next()
+                for batch in Batches.creating(count: count, size: batchSize) {
+                    try await target.pushOverHTTP(batch, zone: zone)
+                }
+                return nil
+            }))
+    }
+
+    /// Changes one field of each of `count` records, in batches of 100, from their first version.
+    static func pushFieldUpdates(_ target: BenchTarget, count: Int) -> SyncWorkload {
+        let zones = ZoneNames(prefix: "update")
+        // Each run updates records created (untimed) in a zone of its own.
+        let prepared = Mutex<(zone: String, batches: [PushRequest])?>(nil)
+        func side(
+            create: @escaping @Sendable (String, PushRequest) async throws -> Void,
+            update: @escaping @Sendable (String, PushRequest) async throws -> Void
+        ) -> SyncContender {
+            SyncContender(
+                prepare: {
+                    let zone = zones.next()
+                    let creates = Batches.creating(count: count, size: batchSize)
+                    for batch in creates { try await create(zone, batch) }
+                    prepared.withLock { $0 = (zone, Batches.updating(creates)) }
+                },
+                run: {
+                    guard let (zone, updates) = prepared.withLock({ $0 }) else { throw BenchmarkError("not prepared") }
+                    for batch in updates { try await update(zone, batch) }
+                    return nil
+                })
+        }
+        let serverPush: @Sendable (String, PushRequest) async throws -> Void = { zone, batch in
+            _ = try await target.server.push(batch, zone: zone, user: target.user)
+        }
+        let plainUpsert: @Sendable (String, PushRequest) async throws -> Void = { zone, batch in
+            try await target.plain.upsert(zone: zone, batch.mutations)
+        }
+        return SyncWorkload(
+            name: "sync: push \(count) field updates, batches of \(batchSize) (\(target.label))",
+            items: count,
+            server: side(create: serverPush, update: serverPush),
+            plain: side(create: plainUpsert, update: plainUpsert),
+            http: side(create: serverPush, update: { zone, batch in try await target.pushOverHTTP(batch, zone: zone) }))
+    }
+
+    // MARK: Feed
+
+    /// Reads a zone of `count` changes from the start, 1000 at a time.
+    static func readFeed(_ target: BenchTarget, count: Int) -> SyncWorkload {
+        let zone = "feed"
+        let page = 1000
+        let filled = Mutex(false)
+        let fill: @Sendable () async throws -> Void = {
+            guard !filled.withLock({ $0 }) else { return }
+            for batch in Batches.creating(count: count, size: batchSize) {
+                _ = try await target.server.push(batch, zone: zone, user: target.user)
+                try await target.plain.upsert(zone: zone, batch.mutations)
+            }
+            filled.withLock { $0 = true }
+        }
+        return SyncWorkload(
+            name: "sync: feed read \(count) changes, pages of \(page) (\(target.label))",
+            items: count,
+            server: SyncContender(prepare: fill, run: {
+                var cursor = FeedCursor.start, read = 0, more = true
+                while more {
+                    let changes = try await target.server.changes(zone: zone, user: target.user, since: cursor, limit: page)
+                    (cursor, read, more) = (changes.cursor, read + changes.changes.count, changes.hasMore)
+                }
+                guard read == count else { throw BenchmarkError("read \(read) of \(count) changes") }
+                return nil
+            }),
+            plain: SyncContender(prepare: fill, run: {
+                var after: Int64 = 0, read = 0
+                while true {
+                    let (rows, last) = try await target.plain.read(zone: zone, after: after, limit: page)
+                    if rows == 0 { break }
+                    (after, read) = (last, read + rows)
+                }
+                guard read == count else { throw BenchmarkError("read \(read) of \(count) rows") }
+                return nil
+            }),
+            http: SyncContender(prepare: fill, run: {
+                var cursor = FeedCursor.start, read = 0, more = true
+                while more {
+                    let changes = try await target.changesOverHTTP(zone: zone, since: cursor, limit: page)
+                    (cursor, read, more) = (changes.cursor, read + changes.changes.count, changes.hasMore)
+                }
+                guard read == count else { throw BenchmarkError("read \(read) of \(count) changes") }
+                return nil
+            }))
+    }
+
+    // MARK: Latency
+
+    /// `clients` clients push at once, each to its own zone; the p50 and p99 of one push's time.
+    static func pushLatency(_ target: BenchTarget, clients: Int, pushesPerClient: Int, batchSize: Int) -> [SyncWorkload] {
+        let zones = ZoneNames(prefix: "latency")
+        /// Runs the clients and returns every push's latency in milliseconds.
+        @Sendable func latencies(_ push: @escaping @Sendable (String, PushRequest) async throws -> Void) async throws -> [Double] {
+            try await withThrowingTaskGroup(of: [Double].self) { group in
+                for _ in 0..<clients {
+                    let zone = zones.next()
+                    group.addTask {
+                        var times: [Double] = []
+                        for batch in Batches.creating(count: pushesPerClient * batchSize, size: batchSize) {
+                            let start = ContinuousClock.now
+                            try await push(zone, batch)
+                            times.append((ContinuousClock.now - start).milliseconds)
+                        }
+                        return times
+                    }
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+        }
+        let serverPush: @Sendable (String, PushRequest) async throws -> Void = { zone, batch in
+            _ = try await target.server.push(batch, zone: zone, user: target.user)
+        }
+        let plainUpsert: @Sendable (String, PushRequest) async throws -> Void = { zone, batch in
+            try await target.plain.upsert(zone: zone, batch.mutations)
+        }
+        let httpPush: @Sendable (String, PushRequest) async throws -> Void = { zone, batch in
+            try await target.pushOverHTTP(batch, zone: zone)
+        }
+        return [50.0, 99.0].map { rank in
+            func side(_ push: @escaping @Sendable (String, PushRequest) async throws -> Void) -> SyncContender {
+                SyncContender(run: { SyncWorkload.percentile(rank, of: try await latencies(push)) })
+            }
+            return SyncWorkload(
+                name: "sync: push p\(Int(rank)) latency, \(clients) clients, batches of \(batchSize) (\(target.label))",
+                server: side(serverPush), plain: side(plainUpsert), http: side(httpPush))
+        }
+    }
+
+    // MARK: Live
+
+    /// A client listens on its zone's live route while another pushes over HTTP, one push at a
+    /// time: the p99 of the time from sending a push to the event's arrival. The commit is in
+    /// between (the event often comes before the push's answer), so this bounds the delay from
+    /// above by the push's own round trip.
+    static func liveDelay(_ target: BenchTarget, pushes: Int) -> SyncWorkload {
+        let zones = ZoneNames(prefix: "live")
+        return SyncWorkload(
+            name: "sync: live delay p99, \(pushes) pushes (\(target.label))",
+            server: SyncContender(run: {
+                let zone = zones.next()
+                let listener = try await LiveEvents(target, zone: zone)
+                defer { listener.close() }
+                var delays: [Double] = []
+                for batch in Batches.creating(count: pushes, size: 1) {
+                    let next = listener.count + 1
+                    let sent = ContinuousClock.now
+                    try await target.pushOverHTTP(batch, zone: zone)
+                    let arrival = try await listener.waitForEvent(number: next, timeout: .seconds(5))
+                    delays.append((arrival - sent).milliseconds)
+                }
+                return SyncWorkload.percentile(99, of: delays)
+            }))
+    }
+}
+
+/// Batches of mutations with fresh record identifiers, numbered from 1 for one new client.
+enum Batches {
+    static func creating(count: Int, size: Int) -> [PushRequest] {
+        let client = UUID()
+        return stride(from: 0, to: count, by: size).map { start in
+            PushRequest(clientID: client, mutations: (start..<min(start + size, count)).map { index in
+                .upsert(Int64(index + 1), entity: "Mood", id: UUID(), fields: [
+                    "text": .string("Mood \(index)"), "rating": .integer(Int64(index % 5)),
+                    "createdAt": .double(Double(index)),
+                ])
+            })
+        }
+    }
+
+    /// For the records `creates` made: a change of one field each, from version 1, by another client.
+    static func updating(_ creates: [PushRequest]) -> [PushRequest] {
+        let client = UUID()
+        var number: Int64 = 0
+        return creates.map { batch in
+            PushRequest(clientID: client, mutations: batch.mutations.map { created in
+                number += 1
+                return .upsert(number, entity: "Mood", id: created.id, baseVersion: 1, fields: ["rating": .integer(number % 7)])
+            })
+        }
+    }
+}
+
+/// Fresh zone names, so that each run starts from an empty zone.
+final class ZoneNames: Sendable {
+    private let prefix: String
+    private let counter = Mutex(0)
+
+    init(prefix: String) { self.prefix = prefix }
+
+    func next() -> String {
+        "\(prefix)-\(counter.withLock { $0 += 1; return $0 })"
+    }
+}
