@@ -3,7 +3,7 @@ import Foundation
 /// The body of every error answer: a code a program can switch on, and a message for people.
 public struct SyncErrorBody: Sendable, Hashable, Codable {
     /// What went wrong, for a program.
-    public enum Code: String, Sendable, Hashable, Codable {
+    public enum Code: String, Sendable, Hashable, Codable, CaseIterable {
         /// The request is malformed: bad JSON, a wrong type, an unknown key, an invalid value.
         case badRequest
         /// No valid bearer token.
