@@ -52,6 +52,20 @@ struct StoredJSONTests {
         #expect(throws: JSONTextReader.Malformed.self) { try JSONTextReader.value(of: text) }
     }
 
+    @Test("A push's answer, written by hand, is the PushResult Foundation reads; UUIDs are their uuidString")
+    func pushResult() throws {
+        let result = PushResult(
+            applied: (1...3).map { .init(number: Int64($0), id: UUID(), version: Int64($0 * 7)) }
+                + [.init(number: .max, id: UUID(uuid: (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 255)), version: 0)],
+            cursor: FeedCursor(position: 42))
+        let text = StoredJSON.encode(result)
+        #expect(try JSONDecoder().decode(PushResult.self, from: Data(text.utf8)) == result)
+        for applied in result.applied {
+            #expect(text.contains("\"\(applied.id.uuidString)\""))
+        }
+        #expect(StoredJSON.encode(PushResult(applied: [], cursor: .start)) == #"{"applied":[],"cursor":"0"}"#)
+    }
+
     @Test("The writer refuses numbers JSON cannot hold")
     func nonFinite() {
         for number in [Double.infinity, -.infinity, .nan] {

@@ -1,3 +1,4 @@
+import Foundation
 import ObjectGraphSyncProtocol
 
 /// Writes JSON text: object keys sorted, strings escaped as RFC 8259 requires and no more.
@@ -27,6 +28,20 @@ struct JSONTextWriter {
         }
     }
 
+    /// A UUID as its `uuidString`, quoted (formatted here: `uuidString` goes through `printf`).
+    mutating func write(_ uuid: UUID) {
+        let hex = Array("0123456789ABCDEF".utf8)
+        bytes.append(UInt8(ascii: "\""))
+        withUnsafeBytes(of: uuid.uuid) { raw in
+            for (index, byte) in raw.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 { bytes.append(UInt8(ascii: "-")) }
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0xF)])
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
     mutating func write(_ integer: Int64) {
         bytes.append(contentsOf: String(integer).utf8)
     }
@@ -37,6 +52,13 @@ struct JSONTextWriter {
 
     mutating func write(_ string: String) {
         bytes.append(UInt8(ascii: "\""))
+        // Most strings need no escape: their bytes go in at once.
+        let needsEscape = string.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
+        guard needsEscape else {
+            bytes.append(contentsOf: string.utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: #"\""#.utf8)

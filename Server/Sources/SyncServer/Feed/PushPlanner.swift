@@ -111,7 +111,7 @@ struct PushPlanner {
             applied.append(.init(number: mutation.number, id: mutation.id, version: next.version))
         }
         let result = PushResult(applied: applied, cursor: FeedCursor(position: position))
-        let resultJSON = try StoredJSON.encode(result)
+        let resultJSON = StoredJSON.encode(result)
         let ledger = LedgerEntry(
             firstNumber: request.mutations.first?.number ?? 0, lastNumber: request.mutations.last?.number ?? 0,
             digest: try digest(), result: resultJSON)

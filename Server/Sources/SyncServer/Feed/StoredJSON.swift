@@ -35,7 +35,7 @@ enum StoredJSON {
             writer.writeKey("fields", first: false)
             try writer.writeObject(mutation.fields) { writer, value in try writer.write(value) }
             writer.writeKey("id", first: false)
-            writer.write(mutation.id.uuidString)
+            writer.write(mutation.id)
             writer.writeKey("number", first: false)
             writer.write(mutation.number)
             writer.writeKey("operation", first: false)
@@ -45,11 +45,25 @@ enum StoredJSON {
         return writer.bytes
     }
 
-    /// Any other value (an answer kept for replays).
-    static func encode<Value: Encodable>(_ value: Value) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    /// A push's answer, sent and kept in the ledger for replays: `PushResult`'s JSON.
+    static func encode(_ result: PushResult) -> String {
+        var writer = JSONTextWriter()
+        writer.bytes.append(UInt8(ascii: "{"))
+        writer.writeKey("applied")
+        writer.writeArray(result.applied) { writer, applied in
+            writer.bytes.append(UInt8(ascii: "{"))
+            writer.writeKey("id")
+            writer.write(applied.id)
+            writer.writeKey("number", first: false)
+            writer.write(applied.number)
+            writer.writeKey("version", first: false)
+            writer.write(applied.version)
+            writer.bytes.append(UInt8(ascii: "}"))
+        }
+        writer.writeKey("cursor", first: false)
+        writer.write(result.cursor.description)
+        writer.bytes.append(UInt8(ascii: "}"))
+        return writer.text
     }
 
     /// A record's fields, as `encode(_:)` wrote them.
@@ -62,6 +76,7 @@ enum StoredJSON {
         try JSONTextReader.integers(of: text)
     }
 
+    /// A kept answer, read back for a replay.
     static func decode<Value: Decodable>(_ type: Value.Type, from text: String) throws -> Value {
         try JSONDecoder().decode(type, from: Data(text.utf8))
     }

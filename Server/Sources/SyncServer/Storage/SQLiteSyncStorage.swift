@@ -111,7 +111,9 @@ final class SQLiteSyncStorage: SyncStorage {
                 WHERE zone_id = ? AND record_id = ? ORDER BY position DESC LIMIT 1
                 """)
             for id in planner.recordIDs {
-                if let entry = try Row.fetchOne(latest, arguments: [zoneID, id]).map(Self.entry) {
+                // The arguments match the statement's two parameters: GRDB need not check them.
+                latest.setUncheckedArguments([zoneID, id])
+                if let entry = try Row.fetchOne(latest).map(Self.entry) {
                     current[id] = entry.state
                 }
             }
