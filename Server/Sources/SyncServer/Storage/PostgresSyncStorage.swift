@@ -118,29 +118,30 @@ final class PostgresSyncStorage: SyncStorage {
 
     func push(_ planner: PushPlanner, zone: String, owner: SyncUser, now: Int64) async throws -> PushOutcome {
         let logger = logger
+        // Four round trips between BEGIN and COMMIT: on PostgreSQL a push's time is mostly waiting
+        // for answers, so the zone's lock and the ledger come in one statement, and everything a
+        // push writes in another.
         return try await transaction { connection in
-            try await connection.query(
-                "INSERT INTO zones (owner_id, name) VALUES (\(owner.id), \(zone)) ON CONFLICT DO NOTHING",
-                logger: logger)
-            var locked: (Int64, Int64)?
-            for try await row in try await connection.query(
-                "SELECT id, last_position FROM zones WHERE owner_id = \(owner.id) AND name = \(zone) FOR UPDATE",
-                logger: logger
-            ).decode((Int64, Int64).self) {
-                locked = row
-            }
-            guard let (zoneID, lastPosition) = locked else { throw StorageFailure.missingZone(zone) }
-
             let clientID = planner.request.clientID
-            var ledger: LedgerEntry?
-            for try await (first, last, digest, result) in try await connection.query(
+            // `DO UPDATE` locks the zone's row, as `SELECT … FOR UPDATE` would, until commit.
+            var locked: (zoneID: Int64, lastPosition: Int64, ledger: LedgerEntry?)?
+            for try await (zoneID, lastPosition, first, last, digest, result) in try await connection.query(
                 """
-                SELECT first_number, last_number, digest, result FROM client_ledger
-                WHERE zone_id = \(zoneID) AND client_id = \(clientID)
+                WITH zone AS (
+                    INSERT INTO zones (owner_id, name) VALUES (\(owner.id), \(zone))
+                    ON CONFLICT (owner_id, name) DO UPDATE SET name = excluded.name
+                    RETURNING id, last_position)
+                SELECT zone.id, zone.last_position, l.first_number, l.last_number, l.digest, l.result
+                FROM zone LEFT JOIN client_ledger AS l ON l.zone_id = zone.id AND l.client_id = \(clientID)
                 """, logger: logger
-            ).decode((Int64, Int64, String, String).self) {
-                ledger = LedgerEntry(firstNumber: first, lastNumber: last, digest: digest, result: result)
+            ).decode((Int64, Int64, Int64?, Int64?, String?, String?).self) {
+                var ledger: LedgerEntry?
+                if let first, let last, let digest, let result {
+                    ledger = LedgerEntry(firstNumber: first, lastNumber: last, digest: digest, result: result)
+                }
+                locked = (zoneID, lastPosition, ledger)
             }
+            guard let (zoneID, lastPosition, ledger) = locked else { throw StorageFailure.missingZone(zone) }
             if let decided = try planner.checkLedger(ledger) { return decided }
 
             var current: [UUID: RecordState] = [:]
@@ -158,33 +159,30 @@ final class PostgresSyncStorage: SyncStorage {
             let outcome = try planner.plan(current: current, lastPosition: lastPosition, now: now)
             guard case .apply(let plan) = outcome else { return outcome }
 
-            if !plan.entries.isEmpty {
-                let entries = plan.entries
-                try await connection.query(
-                    """
+            // A push may append nothing (a deletion of what is already deleted): then only the
+            // ledger changes, and no one is notified. A notification is delivered to every
+            // listening instance when (and only if) the transaction commits.
+            let entries = plan.entries
+            let payload = PostgresFeedListener.payload(ZoneKey(ownerID: owner.id, name: zone), position: plan.lastPosition)
+            try await connection.query(
+                """
+                WITH appended AS (
                     INSERT INTO changes (zone_id, position, txn, record_id, entity, version, deleted, fields,
                                          field_versions, committed_at)
-                    SELECT \(zoneID), p, \(entries[0].transaction), r, e, v, d, f, fv, \(now)
+                    SELECT \(zoneID), p, \(entries.first?.transaction ?? 0), r, e, v, d, f, fv, \(now)
                     FROM UNNEST(\(entries.map(\.position))::bigint[], \(entries.map(\.state.id))::uuid[],
                                 \(entries.map(\.state.entity))::text[], \(entries.map(\.state.version))::bigint[],
                                 \(entries.map(\.state.deleted))::bool[], \(entries.map(\.fieldsJSON))::text[],
-                                \(entries.map(\.fieldVersionsJSON))::text[]) AS t(p, r, e, v, d, f, fv)
-                    """, logger: logger)
-                try await connection.query(
-                    "UPDATE zones SET last_position = \(plan.lastPosition) WHERE id = \(zoneID)", logger: logger)
-                // Delivered to every listening instance when (and only if) the transaction commits.
-                let payload = PostgresFeedListener.payload(
-                    ZoneKey(ownerID: owner.id, name: zone), position: plan.lastPosition)
-                try await connection.query("SELECT pg_notify(\(Self.channel), \(payload))", logger: logger)
-            }
-            try await connection.query(
-                """
-                INSERT INTO client_ledger (zone_id, client_id, first_number, last_number, digest, result)
-                VALUES (\(zoneID), \(clientID), \(plan.ledger.firstNumber), \(plan.ledger.lastNumber),
-                        \(plan.ledger.digest), \(plan.ledger.result))
-                ON CONFLICT (zone_id, client_id) DO UPDATE SET
-                    first_number = excluded.first_number, last_number = excluded.last_number,
-                    digest = excluded.digest, result = excluded.result
+                                \(entries.map(\.fieldVersionsJSON))::text[]) AS t(p, r, e, v, d, f, fv)),
+                moved AS (UPDATE zones SET last_position = \(plan.lastPosition) WHERE id = \(zoneID)),
+                ledger AS (
+                    INSERT INTO client_ledger (zone_id, client_id, first_number, last_number, digest, result)
+                    VALUES (\(zoneID), \(clientID), \(plan.ledger.firstNumber), \(plan.ledger.lastNumber),
+                            \(plan.ledger.digest), \(plan.ledger.result))
+                    ON CONFLICT (zone_id, client_id) DO UPDATE SET
+                        first_number = excluded.first_number, last_number = excluded.last_number,
+                        digest = excluded.digest, result = excluded.result)
+                SELECT pg_notify(\(Self.channel), \(payload)) WHERE \(!entries.isEmpty)
                 """, logger: logger)
             return outcome
         }
