@@ -62,20 +62,11 @@ struct FeedTests {
                         return []
                     }
                 }
-                // The reader follows the feed while the pushes land, a small page at a time.
+                // The reader follows the feed while the pushes land.
                 group.addTask {
-                    var changes: [FeedChange] = []
-                    var cursor = FeedCursor.start
-                    let deadline = ContinuousClock.now + .seconds(120)
-                    while changes.count < pushers * batches * batchSize {
-                        guard ContinuousClock.now < deadline else { throw TestFailure("the feed never filled: \(changes.count)") }
-                        let page = try await client.changes("moods", since: cursor, limit: 7, token: token)
-                            .decoded(ChangesPage.self)
-                        changes += page.changes
-                        cursor = page.cursor
-                        if page.changes.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+                    try await Self.follow(until: pushers * batches * batchSize) { cursor in
+                        try await client.changes("moods", since: cursor, limit: 7, token: token).decoded(ChangesPage.self)
                     }
-                    return changes
                 }
                 var seen: [FeedChange] = []
                 for try await changes in group { seen += changes }
@@ -140,6 +131,22 @@ struct FeedTests {
             }
             try await push(PushRequest(clientID: device, mutations: mutations))
         }
+    }
+
+    /// Follows a feed while pushes land, a small page at a time (`read` reads the page after a
+    /// cursor), until it holds `total` changes; fails after two minutes.
+    static func follow(until total: Int, read: (FeedCursor) async throws -> ChangesPage) async throws -> [FeedChange] {
+        var changes: [FeedChange] = []
+        var cursor = FeedCursor.start
+        let deadline = ContinuousClock.now + .seconds(120)
+        while changes.count < total {
+            guard ContinuousClock.now < deadline else { throw TestFailure("the feed never filled: \(changes.count)") }
+            let page = try await read(cursor)
+            changes += page.changes
+            cursor = page.cursor
+            if page.changes.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+        }
+        return changes
     }
 
     /// A feed read by a client that pushed batches holds positions 1…n once each, every push as

@@ -113,17 +113,9 @@ struct ProcessTests {
             }
             group.addTask {
                 let reader = HTTPSyncClient(port: ports[2])
-                var changes: [FeedChange] = []
-                var cursor = FeedCursor.start
-                let deadline = ContinuousClock.now + .seconds(120)
-                while changes.count < total {
-                    guard ContinuousClock.now < deadline else { throw TestFailure("the feed never filled: \(changes.count)") }
-                    let page = try await reader.changes("moods", since: cursor, limit: 7, token: token)
-                    changes += page.changes
-                    cursor = page.cursor
-                    if page.changes.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+                return try await FeedTests.follow(until: total) { cursor in
+                    try await reader.changes("moods", since: cursor, limit: 7, token: token)
                 }
-                return changes
             }
             var seen: [FeedChange] = []
             for try await changes in group { seen += changes }
