@@ -48,6 +48,15 @@ extension SyncServer {
     /// The changes of a user's zone after a cursor: at most `limit` (lowered to the server's
     /// page size), more when one push alone is longer; whole pushes only.
     public func changes(zone: String, user: SyncUser, since: FeedCursor, limit: Int) async throws -> ChangesPage {
+        try await storedChanges(zone: zone, user: user, since: since, limit: limit).decoded()
+    }
+
+    /// The same page as JSON, the records' fields as stored: what the `changes` route sends.
+    public func changesJSON(zone: String, user: SyncUser, since: FeedCursor, limit: Int) async throws -> String {
+        StoredJSON.encode(try await storedChanges(zone: zone, user: user, since: since, limit: limit))
+    }
+
+    private func storedChanges(zone: String, user: SyncUser, since: FeedCursor, limit: Int) async throws -> FeedPage {
         try Self.checkZoneName(zone)
         guard limit >= 1 else { throw SyncRequestError.badRequest("limit=\(limit) is not a positive whole number.") }
         let limit = min(limit, configuration.limits.maxPageSize)

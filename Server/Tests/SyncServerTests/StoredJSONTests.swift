@@ -66,6 +66,22 @@ struct StoredJSONTests {
         #expect(StoredJSON.encode(PushResult(applied: [], cursor: .start)) == #"{"applied":[],"cursor":"0"}"#)
     }
 
+    @Test("A feed page with its stored fields spliced in is the ChangesPage Foundation reads")
+    func feedPage() throws {
+        let changes = try Self.values.enumerated().map { index, value in
+            var writer = JSONTextWriter()
+            try writer.writeObject(["value": value, "index": .integer(Int64(index))]) { writer, member in try writer.write(member) }
+            return StoredChange(
+                position: Int64(index + 1), transaction: Int64(index / 3 * 3 + 1), entity: "Kind \"\(index)\"", id: UUID(),
+                version: Int64(index), deleted: index % 4 == 0, fieldsJSON: writer.text)
+        }
+        for page in [FeedPage(changes: changes, cursor: FeedCursor(position: 99), hasMore: true),
+                     FeedPage(changes: [], cursor: .start, hasMore: false)] {
+            let decoded = try JSONDecoder().decode(ChangesPage.self, from: Data(StoredJSON.encode(page).utf8))
+            #expect(decoded == (try page.decoded()))
+        }
+    }
+
     @Test("The writer refuses numbers JSON cannot hold")
     func nonFinite() {
         for number in [Double.infinity, -.infinity, .nan] {

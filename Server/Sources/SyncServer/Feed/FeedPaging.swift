@@ -9,12 +9,12 @@ struct FeedPaging {
 
     enum Cut {
         /// The page, and whether more entries follow it.
-        case page([FeedEntry], hasMore: Bool)
+        case page([StoredChange], hasMore: Bool)
         /// One transaction is longer than the page: append its entries after `after` to `page`.
-        case readRest(page: [FeedEntry], transaction: Int64, after: Int64)
+        case readRest(page: [StoredChange], transaction: Int64, after: Int64)
     }
 
-    func cut(_ entries: [FeedEntry]) -> Cut {
+    func cut(_ entries: [StoredChange]) -> Cut {
         guard entries.count > limit, let last = entries.last else { return .page(entries, hasMore: false) }
         var page = Array(entries.prefix(limit))
         let tail = page[page.count - 1]

@@ -16,7 +16,7 @@ struct JSONTextWriter {
     mutating func write(_ value: JSONValue) throws {
         switch value {
         case .null: writeNull()
-        case .bool(let flag): bytes.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .bool(let flag): write(flag)
         case .integer(let integer): write(integer)
         case .double(let double):
             guard double.isFinite else { throw NonFiniteNumber(value: double) }
@@ -44,6 +44,10 @@ struct JSONTextWriter {
 
     mutating func write(_ integer: Int64) {
         bytes.append(contentsOf: String(integer).utf8)
+    }
+
+    mutating func write(_ flag: Bool) {
+        bytes.append(contentsOf: (flag ? "true" : "false").utf8)
     }
 
     mutating func writeNull() {

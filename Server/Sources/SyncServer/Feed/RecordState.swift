@@ -29,8 +29,39 @@ struct FeedEntry: Sendable, Equatable {
     /// `state.fields` and `state.fieldVersions` as stored (JSON text).
     var fieldsJSON: String
     var fieldVersionsJSON: String
+}
 
-    var change: FeedChange {
-        FeedChange(position: position, transaction: transaction, record: state.synced)
+/// A feed entry as a feed read returns it: the record's fields still as the JSON text stored.
+///
+/// A feed page is mostly sent on as JSON: keeping the text spares parsing every record and
+/// encoding it again (``StoredJSON`` writes the page around the text).
+struct StoredChange: Sendable, Equatable {
+    var position: Int64
+    var transaction: Int64
+    var entity: String
+    var id: UUID
+    var version: Int64
+    var deleted: Bool
+    var fieldsJSON: String
+
+    /// The change as clients see it, its fields parsed.
+    func change() throws -> FeedChange {
+        FeedChange(
+            position: position, transaction: transaction,
+            record: SyncedRecord(
+                entity: entity, id: id, version: version, deleted: deleted, fields: try StoredJSON.fields(from: fieldsJSON)))
     }
 }
+
+/// One page of a zone's feed, as stored.
+struct FeedPage: Sendable, Equatable {
+    var changes: [StoredChange]
+    var cursor: FeedCursor
+    var hasMore: Bool
+
+    /// The page as clients see it.
+    func decoded() throws -> ChangesPage {
+        ChangesPage(changes: try changes.map { try $0.change() }, cursor: cursor, hasMore: hasMore)
+    }
+}
+

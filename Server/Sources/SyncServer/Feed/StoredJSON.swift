@@ -66,6 +66,41 @@ enum StoredJSON {
         return writer.text
     }
 
+    /// A feed page: `ChangesPage`'s JSON, each record's fields spliced in as stored (the
+    /// server wrote them, so they are JSON: nothing is parsed or encoded again).
+    static func encode(_ page: FeedPage) -> String {
+        var writer = JSONTextWriter()
+        writer.bytes.append(UInt8(ascii: "{"))
+        writer.writeKey("changes")
+        writer.writeArray(page.changes) { writer, change in
+            writer.bytes.append(UInt8(ascii: "{"))
+            writer.writeKey("position")
+            writer.write(change.position)
+            writer.writeKey("record", first: false)
+            writer.bytes.append(UInt8(ascii: "{"))
+            writer.writeKey("deleted")
+            writer.write(change.deleted)
+            writer.writeKey("entity", first: false)
+            writer.write(change.entity)
+            writer.writeKey("fields", first: false)
+            writer.bytes.append(contentsOf: change.fieldsJSON.utf8)
+            writer.writeKey("id", first: false)
+            writer.write(change.id)
+            writer.writeKey("version", first: false)
+            writer.write(change.version)
+            writer.bytes.append(UInt8(ascii: "}"))
+            writer.writeKey("transaction", first: false)
+            writer.write(change.transaction)
+            writer.bytes.append(UInt8(ascii: "}"))
+        }
+        writer.writeKey("cursor", first: false)
+        writer.write(page.cursor.description)
+        writer.writeKey("hasMore", first: false)
+        writer.write(page.hasMore)
+        writer.bytes.append(UInt8(ascii: "}"))
+        return writer.text
+    }
+
     /// A record's fields, as `encode(_:)` wrote them.
     static func fields(from text: String) throws -> [String: JSONValue] {
         try JSONTextReader.object(of: text)

@@ -51,9 +51,8 @@ struct SyncRoutes {
             }
             limit = value
         }
-        let page = try await server.changes(
-            zone: try context.zone(), user: try context.user(), since: try Self.cursor(request), limit: limit)
-        return Self.json(String(decoding: try JSONEncoder().encode(page), as: UTF8.self))
+        return Self.json(try await server.changesJSON(
+            zone: try context.zone(), user: try context.user(), since: try Self.cursor(request), limit: limit))
     }
 
     // MARK: Live

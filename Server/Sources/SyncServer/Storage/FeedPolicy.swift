@@ -8,7 +8,7 @@ struct FeedPolicy {
     /// A zone the user never pushed to reads as empty.
     static func unknownZone(since: FeedCursor) -> FeedRead {
         since == .start
-            ? .page(ChangesPage(changes: [], cursor: .start, hasMore: false))
+            ? .page(FeedPage(changes: [], cursor: .start, hasMore: false))
             : .mustRefetch(purgedThrough: 0)
     }
 
@@ -27,10 +27,10 @@ struct FeedPolicy {
 
     /// The page to answer. With no further entries the cursor moves to the zone's head: the
     /// entries between were superseded and purged, and nothing is skipped by stepping over them.
-    func read(_ entries: [FeedEntry], hasMore: Bool, since: FeedCursor) throws -> FeedRead {
+    func read(_ entries: [StoredChange], hasMore: Bool, since: FeedCursor) -> FeedRead {
         let last = entries.last?.position ?? since.position
         let end = hasMore ? last : max(lastPosition, since.position, last)
-        return .page(ChangesPage(changes: entries.map(\.change), cursor: FeedCursor(position: end), hasMore: hasMore))
+        return .page(FeedPage(changes: entries, cursor: FeedCursor(position: end), hasMore: hasMore))
     }
 }
 

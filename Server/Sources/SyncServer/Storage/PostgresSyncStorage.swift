@@ -205,28 +205,28 @@ final class PostgresSyncStorage: SyncStorage {
             let policy = FeedPolicy(lastPosition: lastPosition, purgedThrough: purgedThrough)
             if let refused = policy.refusal(of: since) { return refused }
 
-            var entries: [FeedEntry] = []
+            var entries: [StoredChange] = []
             for try await row in try await connection.query(
                 """
-                SELECT \(unescaped: Self.entryColumns) FROM changes WHERE zone_id = \(zoneID) AND position > \(since.position)
+                SELECT \(unescaped: Self.changeColumns) FROM changes WHERE zone_id = \(zoneID) AND position > \(since.position)
                 ORDER BY position LIMIT \(limit + 1)
                 """, logger: logger
-            ).decode(EntryRow.self) {
-                entries.append(try Self.entry(row))
+            ).decode(ChangeRow.self) {
+                entries.append(Self.change(row))
             }
             switch FeedPaging(limit: limit).cut(entries) {
             case .page(let page, let hasMore):
-                return try policy.read(page, hasMore: hasMore, since: since)
+                return policy.read(page, hasMore: hasMore, since: since)
             case .readRest(var page, let transaction, let after):
                 for try await row in try await connection.query(
                     """
-                    SELECT \(unescaped: Self.entryColumns) FROM changes
+                    SELECT \(unescaped: Self.changeColumns) FROM changes
                     WHERE zone_id = \(zoneID) AND txn = \(transaction) AND position > \(after) ORDER BY position
                     """, logger: logger
-                ).decode(EntryRow.self) {
-                    page.append(try Self.entry(row))
+                ).decode(ChangeRow.self) {
+                    page.append(Self.change(row))
                 }
-                return try policy.read(page, hasMore: true, since: since)
+                return policy.read(page, hasMore: true, since: since)
             }
         }
     }
@@ -285,6 +285,16 @@ final class PostgresSyncStorage: SyncStorage {
     }
 
     // MARK: Rows
+
+    private typealias ChangeRow = (Int64, Int64, String, UUID, Int64, Bool, String)
+
+    private static let changeColumns = "position, txn, entity, record_id, version, deleted, fields"
+
+    private static func change(_ row: ChangeRow) -> StoredChange {
+        StoredChange(
+            position: row.0, transaction: row.1, entity: row.2, id: row.3, version: row.4, deleted: row.5,
+            fieldsJSON: row.6)
+    }
 
     private typealias EntryRow = (Int64, Int64, Int64, UUID, String, Int64, Bool, String, String)
 

@@ -167,21 +167,21 @@ final class SQLiteSyncStorage: SyncStorage {
             if let refused = head.refusal(of: since) { return refused }
             let entries = try Row.fetchAll(
                 db, sql: """
-                    SELECT \(Self.entryColumns) FROM changes WHERE zone_id = ? AND position > ?
+                    SELECT \(Self.changeColumns) FROM changes WHERE zone_id = ? AND position > ?
                     ORDER BY position LIMIT ?
                     """, arguments: [zoneID, since.position, limit + 1]
-            ).map(Self.entry)
+            ).map(Self.change)
             switch FeedPaging(limit: limit).cut(entries) {
             case .page(let page, let hasMore):
-                return try head.read(page, hasMore: hasMore, since: since)
+                return head.read(page, hasMore: hasMore, since: since)
             case .readRest(let page, let transaction, let after):
                 let rest = try Row.fetchAll(
                     db, sql: """
-                        SELECT \(Self.entryColumns) FROM changes WHERE zone_id = ? AND txn = ? AND position > ?
+                        SELECT \(Self.changeColumns) FROM changes WHERE zone_id = ? AND txn = ? AND position > ?
                         ORDER BY position
                         """, arguments: [zoneID, transaction, after]
-                ).map(Self.entry)
-                return try head.read(page + rest, hasMore: true, since: since)
+                ).map(Self.change)
+                return head.read(page + rest, hasMore: true, since: since)
             }
         }
     }
@@ -224,6 +224,14 @@ final class SQLiteSyncStorage: SyncStorage {
 
     private static let entryColumns =
         "position, txn, committed_at, record_id, entity, version, deleted, fields, field_versions"
+
+    private static let changeColumns = "position, txn, entity, record_id, version, deleted, fields"
+
+    private static func change(_ row: Row) -> StoredChange {
+        StoredChange(
+            position: row[0], transaction: row[1], entity: row[2], id: row[3], version: row[4], deleted: row[5],
+            fieldsJSON: row[6])
+    }
 
     private static func entry(_ row: Row) throws -> FeedEntry {
         let fieldsJSON: String = row[7]

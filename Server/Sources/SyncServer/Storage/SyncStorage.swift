@@ -17,7 +17,7 @@ struct ZoneHead: Sendable, Equatable {
 
 /// What reading a feed gives.
 enum FeedRead: Sendable {
-    case page(ChangesPage)
+    case page(FeedPage)
     /// The cursor is older than tombstones the zone no longer keeps.
     case mustRefetch(purgedThrough: Int64)
 }
