@@ -30,16 +30,15 @@ public enum SyncDatabase: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Opens the storage; `services` must run while it is used (the PostgreSQL connection pool
-    /// and its listener).
+    /// Opens the storage; `services` run while the server serves (PostgreSQL's listener for
+    /// other instances' pushes).
     func open(notifier: FeedNotifier, logger: Logger) throws -> (storage: any SyncStorage, services: [any Service]) {
         switch self {
         case .sqlite(let path):
             return (try SQLiteSyncStorage(path: path, notifier: notifier), [])
         case .postgres(let url):
-            let client = PostgresClient(configuration: url.clientConfiguration, backgroundLogger: logger)
-            let storage = PostgresSyncStorage(client: client, logger: logger)
-            return (storage, [client, PostgresFeedListener(client: client, notifier: notifier, logger: logger)])
+            let storage = PostgresSyncStorage(configuration: url.clientConfiguration, logger: logger)
+            return (storage, [PostgresFeedListener(storage: storage, notifier: notifier, logger: logger)])
         }
     }
 }

@@ -13,6 +13,8 @@ public struct PushAnswer: Sendable {
 
 /// What the HTTP routes do, callable without HTTP: by the routes themselves, the benchmark, and a
 /// program that embeds the server. Every refusal is a `SyncRequestError` and changes nothing.
+///
+/// The schema must exist: the running application or ``SyncServer/withDatabase(_:)`` creates it.
 extension SyncServer {
     /// Applies a push to one of a user's zones (created on first push), all or nothing.
     public func push(_ request: PushRequest, zone: String, user: SyncUser) async throws -> PushAnswer {

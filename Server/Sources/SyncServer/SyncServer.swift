@@ -46,17 +46,12 @@ public struct SyncServer: Sendable {
         return application
     }
 
-    /// Runs `body` with the database ready (its services running, the schema migrated), without
-    /// HTTP: what the administration commands, the benchmark and an embedding program use.
+    /// Runs `body` with the database ready (the schema created or migrated), without HTTP: what
+    /// the administration commands, the benchmark and an embedding program use. Runs may nest,
+    /// and may come before, during or after the application's.
     public func withDatabase<Result: Sendable>(_ body: @Sendable (SyncServer) async throws -> Result) async throws -> Result {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for service in services {
-                group.addTask { try await service.run() }
-            }
-            defer { group.cancelAll() }
-            try await storage.migrate()
-            return try await body(self)
-        }
+        try await storage.migrate()
+        return try await body(self)
     }
 
     /// Adds a user and returns their first token.

@@ -9,7 +9,7 @@ import ServiceLifecycle
 /// also look at their zone's head on every tick, so a lost notification costs a delay, not a
 /// missed change.
 struct PostgresFeedListener: Service {
-    let client: PostgresClient
+    let storage: PostgresSyncStorage
     let notifier: FeedNotifier
     let logger: Logger
 
@@ -17,7 +17,7 @@ struct PostgresFeedListener: Service {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    try await client.withConnection { connection in
+                    try await storage.runningClient().withConnection { connection in
                         try await connection.listen(on: PostgresSyncStorage.channel) { notifications in
                             for try await notification in notifications {
                                 publish(notification.payload)

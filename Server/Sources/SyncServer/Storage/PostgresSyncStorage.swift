@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import ObjectGraphSyncProtocol
 import PostgresNIO
+import Synchronization
 
 /// The server's storage in PostgreSQL, through PostgresNIO: for several server instances.
 ///
@@ -12,12 +13,37 @@ import PostgresNIO
 final class PostgresSyncStorage: SyncStorage {
     static let channel = "objectgraph_feed"
 
-    let client: PostgresClient
+    private let client: PostgresClient
     private let logger: Logger
+    private let running: Task<Void, Never>
+    private let started = Flag()
 
-    init(client: PostgresClient, logger: Logger) {
+    /// Opens the connection pool, which runs until the storage is released.
+    ///
+    /// PostgresNIO runs a client once in its life, while a server value may run its database
+    /// many times (`addUser`, then its application; `withDatabase` inside a running
+    /// application): running the pool per run would stop the process on PostgresNIO's
+    /// precondition at the second.
+    init(configuration: PostgresClient.Configuration, logger: Logger) {
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
+        let started = started
+        running = Task {
+            started.raise()
+            await client.run()
+        }
+    }
+
+    deinit {
+        running.cancel()
+    }
+
+    /// The pool, once its run began: a query that asked a pool not yet running for a connection
+    /// would wait for it anyway, but PostgresNIO logs a warning for each.
+    func runningClient() async -> PostgresClient {
+        while !started.isRaised { await Task.yield() }
+        return client
     }
 
     func migrate() async throws {
@@ -95,7 +121,7 @@ final class PostgresSyncStorage: SyncStorage {
     }
 
     func addToken(digest: Data, forUser name: String, now: Int64) async throws {
-        let rows = try await client.query(
+        let rows = try await runningClient().query(
             """
             INSERT INTO tokens (digest, user_id, created_at)
             SELECT \(digest), id, \(now) FROM users WHERE name = \(name) RETURNING user_id
@@ -106,7 +132,7 @@ final class PostgresSyncStorage: SyncStorage {
     }
 
     func user(tokenDigest: Data) async throws -> SyncUser? {
-        let rows = try await client.query(
+        let rows = try await runningClient().query(
             "SELECT users.id, users.name FROM tokens JOIN users ON users.id = tokens.user_id WHERE digest = \(tokenDigest)",
             logger: logger)
         var user: SyncUser?
@@ -233,7 +259,7 @@ final class PostgresSyncStorage: SyncStorage {
 
     func head(zone: String, owner: SyncUser) async throws -> ZoneHead? {
         var head: ZoneHead?
-        for try await (id, position) in try await client.query(
+        for try await (id, position) in try await runningClient().query(
             "SELECT id, last_position FROM zones WHERE owner_id = \(owner.id) AND name = \(zone)", logger: logger
         ).decode((Int64, Int64).self) {
             head = ZoneHead(zoneID: id, cursor: FeedCursor(position: position))
@@ -277,7 +303,7 @@ final class PostgresSyncStorage: SyncStorage {
         _ body: (PostgresConnection) async throws -> sending Result
     ) async throws -> Result {
         do {
-            return try await client.withTransaction(logger: logger, body)
+            return try await runningClient().withTransaction(logger: logger, body)
         } catch let error as PostgresTransactionError {
             if let closureError = error.closureError, error.commitError == nil { throw closureError }
             throw error
@@ -310,4 +336,13 @@ final class PostgresSyncStorage: SyncStorage {
             position: row.0, transaction: row.1, committedAt: row.2, state: state,
             fieldsJSON: row.7, fieldVersionsJSON: row.8)
     }
+}
+
+/// A flag one task raises and others read.
+private final class Flag: Sendable {
+    private let state = Mutex(false)
+
+    var isRaised: Bool { state.withLock { $0 } }
+
+    func raise() { state.withLock { $0 = true } }
 }
