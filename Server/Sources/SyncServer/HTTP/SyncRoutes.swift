@@ -66,11 +66,14 @@ struct SyncRoutes {
         // Subscribe before reading the head: a push between the two is then seen either way.
         let (events, finish) = server.notifier.subscribe(to: key)
         let storage = server.storage
+        // Read before the stream starts: a failure is an error answer, not a stream cut short, and
+        // a client told ": listening" has nothing of this request's left in the database.
+        let headAtStart = try await storage.head(zone: zone, owner: user)?.cursor.position ?? 0
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             try await writer.write(Self.buffer(.listening))
             var last = since
-            var head = try await storage.head(zone: zone, owner: user)?.cursor.position ?? 0
+            var head = headAtStart
             if head > last {
                 last = head
                 try await writer.write(Self.buffer(.changes(LiveEvent(cursor: FeedCursor(position: head)))))
