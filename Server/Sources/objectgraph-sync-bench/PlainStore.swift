@@ -5,8 +5,10 @@ import ObjectGraphSyncProtocol
 import PostgresNIO
 
 /// The baseline: the same records written and read as plain SQL through the same driver, with no
-/// sync bookkeeping (no versions, no ledger, no feed positions, no conflict checks). An upsert
-/// merges the fields it carries into the stored ones, as the server's field-wise update does.
+/// sync bookkeeping (no versions, no ledger, no conflict checks, no log of past states). An upsert
+/// merges the fields it carries into the stored ones, as the server's field-wise update does, and
+/// moves the row to the end of the sequence, so that reading after a sequence number sees every
+/// change: the least a store must do to hand out changes since a point.
 protocol PlainStore: Sendable {
     /// Writes a batch of upserts in one transaction.
     func upsert(zone: String, _ mutations: [Mutation]) async throws
@@ -35,7 +37,8 @@ struct PlainSQLite: PlainStore {
         try await pool.write { db in
             let statement = try db.cachedStatement(sql: """
                 INSERT INTO records (zone, id, entity, fields) VALUES (?, ?, ?, ?)
-                ON CONFLICT (zone, id) DO UPDATE SET fields = json_patch(fields, excluded.fields)
+                ON CONFLICT (zone, id) DO UPDATE SET
+                    fields = json_patch(fields, excluded.fields), seq = (SELECT MAX(seq) + 1 FROM records)
                 """)
             for (id, entity, fields) in rows {
                 try statement.execute(arguments: [zone, id, entity, String(decoding: fields, as: UTF8.self)])
@@ -80,7 +83,7 @@ struct PlainPostgres: PlainStore {
             INSERT INTO plain_records (zone, id, entity, fields)
             SELECT \(zone), id, entity, fields::jsonb FROM UNNEST(\(ids)::uuid[], \(entities)::text[], \(fields)::text[])
                 AS batch(id, entity, fields)
-            ON CONFLICT (zone, id) DO UPDATE SET fields = plain_records.fields || excluded.fields
+            ON CONFLICT (zone, id) DO UPDATE SET fields = plain_records.fields || excluded.fields, seq = DEFAULT
             """, logger: logger)
     }
 
