@@ -6,7 +6,7 @@ import Synchronization
 
 /// The server's storage in PostgreSQL, through PostgresNIO: for several server instances.
 ///
-/// A push locks its zone's row (`SELECT … FOR UPDATE`) before it takes feed positions, so pushes
+/// A push locks its zone's row (an upsert of it) before it takes feed positions, so pushes
 /// to one zone commit in position order whichever instance runs them; a feed read runs in one
 /// repeatable-read snapshot. Every push also sends `NOTIFY objectgraph_feed` in its transaction,
 /// which PostgreSQL delivers at commit to every instance's `PostgresFeedListener`.
