@@ -49,6 +49,11 @@ final class ServerProcess {
         let output = OutputLog()
         let process = try launch(arguments, output: output)
         while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+        // The process may end before the handler was given its last output: read the rest here.
+        if let pipe = process.standardOutput as? Pipe {
+            pipe.fileHandleForReading.readabilityHandler = nil
+            output.append(pipe.fileHandleForReading.readDataToEndOfFile())
+        }
         guard process.terminationStatus == 0 else {
             throw TestFailure("objectgraph-sync-server \(arguments.joined(separator: " ")) failed:\n\(output.text)")
         }
@@ -128,6 +133,8 @@ struct HTTPSyncClient: Sendable {
     struct Answer: Sendable {
         var status: HTTPResponseStatus
         var body: Data
+        /// The push was a replay of one applied before (`ObjectGraph-Replayed: true`).
+        var isReplay = false
 
         func decoded<Value: Decodable>(_ type: Value.Type) throws -> Value {
             try JSONDecoder().decode(type, from: body)
@@ -176,6 +183,8 @@ struct HTTPSyncClient: Sendable {
     private func execute(_ request: HTTPClientRequest) async throws -> Answer {
         let response = try await HTTPClient.tests.execute(request, timeout: .seconds(30))
         let body = try await response.body.collect(upTo: 64 << 20)
-        return Answer(status: response.status, body: Data(body.readableBytesView))
+        return Answer(
+            status: response.status, body: Data(body.readableBytesView),
+            isReplay: response.headers.first(name: "ObjectGraph-Replayed") == "true")
     }
 }

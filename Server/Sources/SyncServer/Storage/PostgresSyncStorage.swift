@@ -144,44 +144,52 @@ final class PostgresSyncStorage: SyncStorage {
 
     func push(_ planner: PushPlanner, zone: String, owner: SyncUser, now: Int64) async throws -> PushOutcome {
         let logger = logger
-        // Four round trips between BEGIN and COMMIT: on PostgreSQL a push's time is mostly waiting
-        // for answers, so the zone's lock and the ledger come in one statement, and everything a
-        // push writes in another.
+        // Three round trips between BEGIN and COMMIT: on PostgreSQL a push's time is mostly
+        // waiting for answers. The ledger and the records' states are read in the statement after
+        // the one that takes the zone's lock: a statement that waited for the lock still reads
+        // with the snapshot it started with, and would miss the push it waited for (a batch sent
+        // again would then conflict with itself instead of being a replay).
         return try await transaction { connection in
             let clientID = planner.request.clientID
             // `DO UPDATE` locks the zone's row, as `SELECT … FOR UPDATE` would, until commit.
-            var locked: (zoneID: Int64, lastPosition: Int64, ledger: LedgerEntry?)?
-            for try await (zoneID, lastPosition, first, last, digest, result) in try await connection.query(
+            var locked: (zoneID: Int64, lastPosition: Int64)?
+            for try await row in try await connection.query(
                 """
-                WITH zone AS (
-                    INSERT INTO zones (owner_id, name) VALUES (\(owner.id), \(zone))
-                    ON CONFLICT (owner_id, name) DO UPDATE SET name = excluded.name
-                    RETURNING id, last_position)
-                SELECT zone.id, zone.last_position, l.first_number, l.last_number, l.digest, l.result
-                FROM zone LEFT JOIN client_ledger AS l ON l.zone_id = zone.id AND l.client_id = \(clientID)
+                INSERT INTO zones (owner_id, name) VALUES (\(owner.id), \(zone))
+                ON CONFLICT (owner_id, name) DO UPDATE SET name = excluded.name
+                RETURNING id, last_position
                 """, logger: logger
-            ).decode((Int64, Int64, Int64?, Int64?, String?, String?).self) {
-                var ledger: LedgerEntry?
+            ).decode((Int64, Int64).self) {
+                locked = row
+            }
+            guard let (zoneID, lastPosition) = locked else { throw StorageFailure.missingZone(zone) }
+
+            // One row per record the zone holds (at least one), each with the client's ledger.
+            var ledger: LedgerEntry?
+            var current: [UUID: RecordState] = [:]
+            let ids = planner.recordIDs
+            for try await (first, last, digest, result, position, txn, committedAt, id, entity, version, deleted, fields, versions)
+                in try await connection.query(
+                    """
+                    SELECT l.first_number, l.last_number, l.digest, l.result, \(unescaped: Self.entryColumns)
+                    FROM (SELECT 1) AS one
+                    LEFT JOIN client_ledger AS l ON l.zone_id = \(zoneID) AND l.client_id = \(clientID)
+                    LEFT JOIN LATERAL (
+                        SELECT DISTINCT ON (record_id) \(unescaped: Self.entryColumns) FROM changes
+                        WHERE zone_id = \(zoneID) AND record_id = ANY(\(ids))
+                        ORDER BY record_id, position DESC) AS latest ON true
+                    """, logger: logger
+                ).decode((Int64?, Int64?, String?, String?, Int64?, Int64?, Int64?, UUID?, String?, Int64?, Bool?, String?, String?).self)
+            {
                 if let first, let last, let digest, let result {
                     ledger = LedgerEntry(firstNumber: first, lastNumber: last, digest: digest, result: result)
                 }
-                locked = (zoneID, lastPosition, ledger)
+                if let position, let txn, let committedAt, let id, let entity, let version, let deleted, let fields, let versions {
+                    let entry = try Self.entry((position, txn, committedAt, id, entity, version, deleted, fields, versions))
+                    current[entry.state.id] = entry.state
+                }
             }
-            guard let (zoneID, lastPosition, ledger) = locked else { throw StorageFailure.missingZone(zone) }
             if let decided = try planner.checkLedger(ledger) { return decided }
-
-            var current: [UUID: RecordState] = [:]
-            let ids = planner.recordIDs
-            for try await row in try await connection.query(
-                """
-                SELECT DISTINCT ON (record_id) \(unescaped: Self.entryColumns) FROM changes
-                WHERE zone_id = \(zoneID) AND record_id = ANY(\(ids))
-                ORDER BY record_id, position DESC
-                """, logger: logger
-            ).decode(EntryRow.self) {
-                let entry = try Self.entry(row)
-                current[entry.state.id] = entry.state
-            }
             let outcome = try planner.plan(current: current, lastPosition: lastPosition, now: now)
             guard case .apply(let plan) = outcome else { return outcome }
 
