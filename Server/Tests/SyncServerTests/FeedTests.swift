@@ -53,11 +53,13 @@ struct FeedTests {
         let token = try await server.addUser("alice")
         let pushers = 12, batches = 15, batchSize = 4
         try await server.run { client in
+            // Over connections of their own, so that the pushes really overlap.
+            let http = HTTPSyncClient(port: client.port)
             let seen = try await withThrowingTaskGroup(of: [FeedChange].self) { group in
                 for _ in 0..<pushers {
                     group.addTask {
                         try await Self.pushBatches(count: batches, size: batchSize) {
-                            try await client.pushApplied("moods", $0, token: token)
+                            try await http.pushApplied("moods", $0, token: token)
                         }
                         return []
                     }
@@ -65,7 +67,7 @@ struct FeedTests {
                 // The reader follows the feed while the pushes land.
                 group.addTask {
                     try await Self.follow(until: pushers * batches * batchSize) { cursor in
-                        try await client.changes("moods", since: cursor, limit: 7, token: token).decoded(ChangesPage.self)
+                        try await http.changes("moods", since: cursor, limit: 7, token: token)
                     }
                 }
                 var seen: [FeedChange] = []

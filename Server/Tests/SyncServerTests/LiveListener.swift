@@ -52,6 +52,14 @@ final class LiveListener: Sendable {
     /// Whether the stream ended.
     var isFinished: Bool { finished.withLock { $0 } }
 
+    /// Whether the stream ends within `timeout` (its end reaches the reader a moment after the
+    /// server closed it).
+    func finishes(within timeout: Duration) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while !isFinished, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        return isFinished
+    }
+
     /// The events received so far.
     var received: [Arrival] { arrivals.withLock { $0 } }
 

@@ -24,7 +24,7 @@ struct ProcessTests {
 
         let live = try await LiveListener(port: server.port, zone: "moods", since: FeedCursor(position: 1), token: token)
         #expect(try await server.terminate() == 0, "\(server.log)")
-        #expect(live.isFinished, "the live stream ended with the server")
+        #expect(try await live.finishes(within: .seconds(5)), "the live stream ended with the server")
         #expect(!server.log.contains("Error"), "\(server.log)")
     }
 
