@@ -164,20 +164,21 @@ final class PostgresSyncStorage: SyncStorage {
             }
             guard let (zoneID, lastPosition) = locked else { throw StorageFailure.missingZone(zone) }
 
-            // One row per record the zone holds (at least one), each with the client's ledger.
+            // The client's ledger (a row, if any), then the latest entry of each record the zone holds.
             var ledger: LedgerEntry?
             var current: [UUID: RecordState] = [:]
             let ids = planner.recordIDs
             for try await (first, last, digest, result, position, txn, committedAt, id, entity, version, deleted, fields, versions)
                 in try await connection.query(
                     """
-                    SELECT l.first_number, l.last_number, l.digest, l.result, \(unescaped: Self.entryColumns)
-                    FROM (SELECT 1) AS one
-                    LEFT JOIN client_ledger AS l ON l.zone_id = \(zoneID) AND l.client_id = \(clientID)
-                    LEFT JOIN LATERAL (
-                        SELECT DISTINCT ON (record_id) \(unescaped: Self.entryColumns) FROM changes
-                        WHERE zone_id = \(zoneID) AND record_id = ANY(\(ids))
-                        ORDER BY record_id, position DESC) AS latest ON true
+                    SELECT first_number, last_number, digest, result, NULL::bigint, NULL::bigint, NULL::bigint,
+                           NULL::uuid, NULL::text, NULL::bigint, NULL::bool, NULL::text, NULL::text
+                    FROM client_ledger WHERE zone_id = \(zoneID) AND client_id = \(clientID)
+                    UNION ALL
+                    (SELECT DISTINCT ON (record_id) NULL::bigint, NULL::bigint, NULL::text, NULL::text,
+                            \(unescaped: Self.entryColumns)
+                     FROM changes WHERE zone_id = \(zoneID) AND record_id = ANY(\(ids))
+                     ORDER BY record_id, position DESC)
                     """, logger: logger
                 ).decode((Int64?, Int64?, String?, String?, Int64?, Int64?, Int64?, UUID?, String?, Int64?, Bool?, String?, String?).self)
             {
