@@ -175,10 +175,11 @@ final class PostgresSyncStorage: SyncStorage {
                            NULL::uuid, NULL::text, NULL::bigint, NULL::bool, NULL::text, NULL::text
                     FROM client_ledger WHERE zone_id = \(zoneID) AND client_id = \(clientID)
                     UNION ALL
-                    (SELECT DISTINCT ON (record_id) NULL::bigint, NULL::bigint, NULL::text, NULL::text,
-                            \(unescaped: Self.entryColumns)
-                     FROM changes WHERE zone_id = \(zoneID) AND record_id = ANY(\(ids))
-                     ORDER BY record_id, position DESC)
+                    SELECT NULL::bigint, NULL::bigint, NULL::text, NULL::text, latest.*
+                    FROM UNNEST(\(ids)::uuid[]) AS ids(id)
+                    CROSS JOIN LATERAL (
+                        SELECT \(unescaped: Self.entryColumns) FROM changes
+                        WHERE zone_id = \(zoneID) AND record_id = ids.id ORDER BY position DESC LIMIT 1) AS latest
                     """, logger: logger
                 ).decode((Int64?, Int64?, String?, String?, Int64?, Int64?, Int64?, UUID?, String?, Int64?, Bool?, String?, String?).self)
             {
