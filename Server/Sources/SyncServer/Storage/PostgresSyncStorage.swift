@@ -144,44 +144,26 @@ final class PostgresSyncStorage: SyncStorage {
 
     func push(_ planner: PushPlanner, zone: String, owner: SyncUser, now: Int64) async throws -> PushOutcome {
         let logger = logger
-        // Three round trips between BEGIN and COMMIT: on PostgreSQL a push's time is mostly
-        // waiting for answers. The ledger and the records' states are read in the statement after
-        // the one that takes the zone's lock: a statement that waited for the lock still reads
-        // with the snapshot it started with, and would miss the push it waited for (a batch sent
-        // again would then conflict with itself instead of being a replay).
+        // Three round trips between BEGIN and COMMIT (the statements are in
+        // `PostgresPushStatements.swift`). The ledger and the records' states are read in the
+        // statement after the one that takes the zone's lock: a statement that waited for the lock
+        // still reads with the snapshot it started with, and would miss the push it waited for (a
+        // batch sent again would then conflict with itself instead of being a replay).
         return try await transaction { connection in
             let clientID = planner.request.clientID
-            // `DO UPDATE` locks the zone's row, as `SELECT … FOR UPDATE` would, until commit.
             var locked: (zoneID: Int64, lastPosition: Int64)?
-            for try await row in try await connection.query(
-                """
-                INSERT INTO zones (owner_id, name) VALUES (\(owner.id), \(zone))
-                ON CONFLICT (owner_id, name) DO UPDATE SET name = excluded.name
-                RETURNING id, last_position
-                """, logger: logger
-            ).decode((Int64, Int64).self) {
+            for try await row in try await connection.execute(
+                LockZoneStatement(ownerID: owner.id, zone: zone), logger: logger)
+            {
                 locked = row
             }
             guard let (zoneID, lastPosition) = locked else { throw StorageFailure.missingZone(zone) }
 
-            // The client's ledger (a row, if any), then the latest entry of each record the zone holds.
             var ledger: LedgerEntry?
             var current: [UUID: RecordState] = [:]
-            let ids = planner.recordIDs
             for try await (first, last, digest, result, position, txn, committedAt, id, entity, version, deleted, fields, versions)
-                in try await connection.query(
-                    """
-                    SELECT first_number, last_number, digest, result, NULL::bigint, NULL::bigint, NULL::bigint,
-                           NULL::uuid, NULL::text, NULL::bigint, NULL::bool, NULL::text, NULL::text
-                    FROM client_ledger WHERE zone_id = \(zoneID) AND client_id = \(clientID)
-                    UNION ALL
-                    SELECT NULL::bigint, NULL::bigint, NULL::text, NULL::text, latest.*
-                    FROM UNNEST(\(ids)::uuid[]) AS ids(id)
-                    CROSS JOIN LATERAL (
-                        SELECT \(unescaped: Self.entryColumns) FROM changes
-                        WHERE zone_id = \(zoneID) AND record_id = ids.id ORDER BY position DESC LIMIT 1) AS latest
-                    """, logger: logger
-                ).decode((Int64?, Int64?, String?, String?, Int64?, Int64?, Int64?, UUID?, String?, Int64?, Bool?, String?, String?).self)
+                in try await connection.execute(
+                    ReadLockedStatement(zoneID: zoneID, clientID: clientID, recordIDs: planner.recordIDs), logger: logger)
             {
                 if let first, let last, let digest, let result {
                     ledger = LedgerEntry(firstNumber: first, lastNumber: last, digest: digest, result: result)
@@ -195,31 +177,11 @@ final class PostgresSyncStorage: SyncStorage {
             let outcome = try planner.plan(current: current, lastPosition: lastPosition, now: now)
             guard case .apply(let plan) = outcome else { return outcome }
 
-            // A push may append nothing (a deletion of what is already deleted): then only the
-            // ledger changes, and no one is notified. A notification is delivered to every
-            // listening instance when (and only if) the transaction commits.
-            let entries = plan.entries
             let payload = PostgresFeedListener.payload(ZoneKey(ownerID: owner.id, name: zone), position: plan.lastPosition)
-            try await connection.query(
-                """
-                WITH appended AS (
-                    INSERT INTO changes (zone_id, position, txn, record_id, entity, version, deleted, fields,
-                                         field_versions, committed_at)
-                    SELECT \(zoneID), p, \(entries.first?.transaction ?? 0), r, e, v, d, f, fv, \(now)
-                    FROM UNNEST(\(entries.map(\.position))::bigint[], \(entries.map(\.state.id))::uuid[],
-                                \(entries.map(\.state.entity))::text[], \(entries.map(\.state.version))::bigint[],
-                                \(entries.map(\.state.deleted))::bool[], \(entries.map(\.fieldsJSON))::text[],
-                                \(entries.map(\.fieldVersionsJSON))::text[]) AS t(p, r, e, v, d, f, fv)),
-                moved AS (UPDATE zones SET last_position = \(plan.lastPosition) WHERE id = \(zoneID)),
-                ledger AS (
-                    INSERT INTO client_ledger (zone_id, client_id, first_number, last_number, digest, result)
-                    VALUES (\(zoneID), \(clientID), \(plan.ledger.firstNumber), \(plan.ledger.lastNumber),
-                            \(plan.ledger.digest), \(plan.ledger.result))
-                    ON CONFLICT (zone_id, client_id) DO UPDATE SET
-                        first_number = excluded.first_number, last_number = excluded.last_number,
-                        digest = excluded.digest, result = excluded.result)
-                SELECT pg_notify(\(Self.channel), \(payload)) WHERE \(!entries.isEmpty)
-                """, logger: logger)
+            _ = try await connection.execute(
+                WritePushStatement(
+                    zoneID: zoneID, clientID: clientID, plan: plan, now: now, channel: Self.channel, payload: payload),
+                logger: logger)
             return outcome
         }
     }
