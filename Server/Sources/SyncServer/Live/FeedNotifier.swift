@@ -55,9 +55,4 @@ final class FeedNotifier: Sendable {
         let continuations = subscribers.withLock { $0[zone].map { Array($0.values) } ?? [] }
         for continuation in continuations { continuation.yield(.moved(position)) }
     }
-
-    /// How many live requests wait on a zone (for tests).
-    func subscriberCount(of zone: ZoneKey) -> Int {
-        subscribers.withLock { $0[zone]?.count ?? 0 }
-    }
 }

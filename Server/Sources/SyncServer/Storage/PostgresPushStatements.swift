@@ -41,7 +41,7 @@ struct ReadLockedStatement: PostgresPreparedStatement {
         SELECT NULL::bigint, NULL::bigint, NULL::text, NULL::text, latest.*
         FROM UNNEST($3::uuid[]) AS ids(id)
         CROSS JOIN LATERAL (
-            SELECT position, txn, committed_at, record_id, entity, version, deleted, fields, field_versions
+            SELECT \(PostgresSyncStorage.entryColumns)
             FROM changes WHERE zone_id = $1 AND record_id = ids.id ORDER BY position DESC LIMIT 1) AS latest
         """
     typealias Row = (Int64?, Int64?, String?, String?, Int64?, Int64?, Int64?, UUID?, String?, Int64?, Bool?, String?, String?)

@@ -296,7 +296,8 @@ final class PostgresSyncStorage: SyncStorage {
 
     private typealias EntryRow = (Int64, Int64, Int64, UUID, String, Int64, Bool, String, String)
 
-    private static let entryColumns =
+    /// The columns `entry(_:)` reads, in its order.
+    static let entryColumns =
         "position, txn, committed_at, record_id, entity, version, deleted, fields, field_versions"
 
     private static func entry(_ row: EntryRow) throws -> FeedEntry {
