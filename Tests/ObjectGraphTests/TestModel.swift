@@ -68,6 +68,21 @@ struct Location: CodableAttribute, Equatable {
     init(title: String) { self.title = title }
 }
 
+/// An ordered many-to-many relationship without counts.
+@Entity final class Mixtape {
+    var name: String
+    @Relationship(inverse: \Tune.mixtapes) var tunes: [Tune] = []
+
+    init(name: String) { self.name = name }
+}
+
+@Entity final class Tune {
+    var title: String
+    var mixtapes: Set<Mixtape> = []
+
+    init(title: String) { self.title = title }
+}
+
 /// Validation and save hooks.
 @Entity final class Account {
     var owner: String

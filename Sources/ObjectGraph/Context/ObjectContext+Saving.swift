@@ -226,9 +226,6 @@ extension ObjectContext {
                     }
                 }
                 if !conflicts.isEmpty { throw ObjectGraphError.conflict(conflicts) }
-                let unwritten = try writeToMany(
-                    plan.relationshipChanges, resolutions: RelationshipResolutions(policy: mergePolicy, resolved: resolutions),
-                    writer)
                 var written = updatedKeys
                 for resolution in resolutions { resolution.removeUnwrittenKeys(from: &written) }
                 try recordUpdates(written, writer)
@@ -236,6 +233,11 @@ extension ObjectContext {
                     guard let mapping = state.mapping else { continue }
                     try writer.insert(state, id: state.id, globalID: state.globalID ?? GlobalIDs.next(), mapping: mapping)
                 }
+                // Links and positions once every row exists: an ordered member inserted by this
+                // save gets its position (an UPDATE of a row not written yet changes nothing).
+                let unwritten = try writeToMany(
+                    plan.relationshipChanges, resolutions: RelationshipResolutions(policy: mergePolicy, resolved: resolutions),
+                    writer)
                 for (mapping, group) in inserts {
                     try writer.recordChanges(.insert, keys: KeySelection(group.compactMap { writer.permanentKey($0.id.key) }),
                                              mapping: mapping)
