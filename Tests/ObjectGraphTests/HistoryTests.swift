@@ -37,7 +37,7 @@ import Testing
         #expect(Set(deletion.changes.filter { $0.kind == .delete }.map(\.objectID)) == [id, france.objectID])
         let tombstone = try #require(deletion.changes.first { $0.objectID == id })
         #expect(tombstone.globalID == globalID)
-        #expect(tombstone.tombstone?.value("remoteIdentifier", as: String.self) == "remote-1")
+        #expect(try tombstone.tombstone?.value("remoteIdentifier", as: String.self) == "remote-1")
         #expect(tombstone.tombstone?.values["text"] == nil)  // not preserved
     }
 
@@ -56,7 +56,7 @@ import Testing
         #expect(transactions.allSatisfy { $0.changes.map(\.objectID) == ids })
         #expect(transactions[1].changes.first?.changedKeys == ["rating"])
         let tombstones = transactions[2].changes.map(\.tombstone)
-        #expect(tombstones.first??.value("remoteIdentifier", as: String.self) == "r-a")
+        #expect(try tombstones.first??.value("remoteIdentifier", as: String.self) == "r-a")
         // A preserved value that was nil is there, as nil.
         #expect(tombstones.last??.values == ["remoteIdentifier": .null])
     }

@@ -14,6 +14,50 @@ struct Location: CodableAttribute, Equatable {
     static let defaultValue = Location(latitude: 0, longitude: 0)
 }
 
+/// A `Codable` value whose encoding can fail, as a value holding something its encoder refuses
+/// (a non-finite number, say) does.
+struct Coordinates: CodableAttribute, Equatable {
+    var x: Double
+    /// When true, `encode(to:)` throws.
+    var refusesEncoding = false
+    static let defaultValue = Coordinates(x: 0)
+
+    private enum CodingKeys: String, CodingKey { case x }
+
+    init(x: Double, refusesEncoding: Bool = false) {
+        self.x = x
+        self.refusesEncoding = refusesEncoding
+    }
+
+    init(from decoder: any Decoder) throws {
+        x = try decoder.container(keyedBy: CodingKeys.self).decode(Double.self, forKey: .x)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        if refusesEncoding {
+            throw EncodingError.invalidValue(x, EncodingError.Context(codingPath: [], debugDescription: "refuses to be encoded"))
+        }
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(x, forKey: .x)
+    }
+}
+
+/// `Codable` attributes, optional and required, whose values may refuse to be encoded.
+@Entity final class Waypoint {
+    var name: String
+    var position = Coordinates.defaultValue
+    var target: Coordinates?
+    @Attribute(.preserveValueOnDeletion) var code: Int?
+
+    init(name: String) { self.name = name }
+}
+
+/// A declared default that cannot be encoded: refused when a container opens.
+@Entity final class UnstorableDefault {
+    var position = Coordinates(x: 1, refusesEncoding: true)
+    init() {}
+}
+
 /// One attribute of every supported kind.
 @Entity final class Sample {
     var string = ""

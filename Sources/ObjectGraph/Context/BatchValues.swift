@@ -7,12 +7,13 @@
 public struct BatchAssignment<Root: Entity>: Sendable {
     let propertyIndex: Int?
     let keyPathDescription: String
-    let value: StoredValue
+    /// The value's stored form, or why it could not be encoded (the update is then refused).
+    let value: Result<StoredValue, UnstorableValue>
 
     /// Sets the attribute at `keyPath` to `value`.
     public static func set<Value: AttributeValue>(_ keyPath: KeyPath<Root, Value>, to value: Value) -> Self {
-        BatchAssignment(propertyIndex: Root._$entity.propertyIndex(for: keyPath),
-                        keyPathDescription: "\(keyPath)", value: value.storedValue)
+        BatchAssignment(propertyIndex: Root._$entity.propertyIndex(for: keyPath), keyPathDescription: "\(keyPath)",
+                        value: Result { try value.checkedStoredValue() }.mapError { UnstorableValue(reason: "\($0)") })
     }
 
     /// The column written, checked against the entity's mapping.
@@ -23,6 +24,13 @@ public struct BatchAssignment<Root: Entity>: Sendable {
                 reason: "only stored attributes can be set by a batch update")
         }
         let attribute = mapping.description.attributes[slot]
+        let value: StoredValue
+        switch self.value {
+        case .success(let stored): value = stored
+        case .failure(let failure):
+            throw ObjectGraphError.invalidBatchOperation(
+                entity: mapping.name, property: attribute.name, reason: "the value cannot be stored: \(failure.reason)")
+        }
         if value.isNull && !attribute.isOptional {
             throw ObjectGraphError.invalidBatchOperation(
                 entity: mapping.name, property: attribute.name, reason: "the attribute is required and cannot be set to nil")
@@ -55,7 +63,12 @@ struct BatchRow: RowValues {
             guard type.attributeType == attribute.type else {
                 throw refuse(attribute.name, "a \(type) is not a value of a \(attribute.type) attribute")
             }
-            let stored = value.storedValue
+            let stored: StoredValue
+            do {
+                stored = try value.checkedStoredValue()
+            } catch {
+                throw refuse(attribute.name, "the value cannot be stored: \(error)")
+            }
             if stored.isNull && !attribute.isOptional { throw refuse(attribute.name, "a required attribute has no value") }
             return stored
         }
@@ -73,6 +86,9 @@ struct BatchRow: RowValues {
         if let index = state.detachedRelatives.first(where: { !$0.value.isEmpty })?.key {
             throw refuse(state.entity.properties[index].name, "relationships are not set by a batch insert")
         }
+        if let (index, reason) = state.unstorableValues.min(by: { $0.key < $1.key }) {
+            throw refuse(state.entity.propertyNames[index], "the value cannot be stored: \(reason)")
+        }
         let attributes = mapping.description.attributes
         values = (0..<attributes.count).map { state.value(atPosition: $0) }
         for (slot, attribute) in attributes.enumerated() where values[slot].isNull && !attribute.isOptional {
@@ -85,4 +101,10 @@ struct BatchRow: RowValues {
     }
 
     func relatedKey(at slot: Int) -> Int64? { nil }
+}
+
+/// Why a value could not be encoded for storage: its encoder's error, as text (an error value need
+/// not be `Sendable`).
+struct UnstorableValue: Error, Sendable {
+    let reason: String
 }

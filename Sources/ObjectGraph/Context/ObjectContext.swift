@@ -388,6 +388,7 @@ public final class ObjectContext {
             guard !state.isInserted else { continue }
             if let committed = state.committedValues { state.replaceValues(with: committed) }
             state.committedValues = nil
+            state.unstorableValues = [:]
             for slot in state.changedToMany.keys { state.toMany[slot] = .fault }
             state.changedToMany = [:]
             state.isUpdated = false
@@ -449,6 +450,7 @@ public final class ObjectContext {
         if !keepingChanges || !state.isUpdated {
             updated[StateKey(state)] = nil
             state.isUpdated = false
+            state.unstorableValues = [:]
             state.isFault = true
             state.replaceValues(with: ContiguousArray(repeating: .null, count: state.valueCount))
             state.committedValues = nil

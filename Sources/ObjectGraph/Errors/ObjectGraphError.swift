@@ -35,6 +35,12 @@ public enum ObjectGraphError: Error, Sendable, Equatable {
     /// (`property`). Nothing is taken for missing: the object stays as it was (a fault stays a
     /// fault) and is read again when next used.
     case readFailed(ObjectID, property: String?, StoreError)
+    /// A stored value does not convert to its attribute's type: JSON that the app's `Codable` type
+    /// no longer decodes, a column holding text where a number belongs, NULL in a required
+    /// attribute, a raw value no case of an enum has. `reason` says what was stored and why it does
+    /// not fit. The stored data is left as it is; the accessor, which cannot throw, reads the
+    /// attribute's default until the object is given a new value.
+    case unreadableValue(ObjectID, property: String, reason: String)
     /// A batch operation was refused before anything was written: `reason` says what is wrong with
     /// its input (the row, for a batch insert) and `property` names the property involved.
     case invalidBatchOperation(entity: String, property: String?, reason: String)
@@ -57,8 +63,10 @@ public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
         case tooManyObjects(count: Int, maximum: Int)
         /// A `.deny` relationship still holds objects of an object being deleted.
         case deleteDenied(count: Int)
-        /// A value that cannot be stored (for example a `Codable` value that fails to encode).
-        case unstorableValue
+        /// A value that cannot be stored: a `Codable` value whose encoding throws (`reason` is the
+        /// encoder's error). The object keeps its previous value until it is given one that can be
+        /// stored.
+        case unstorableValue(reason: String)
         /// A to-one relationship points to an object deleted in the same context, whose row goes
         /// with the save: relate it to another object, or to none.
         case relatedObjectDeleted(ObjectID)
@@ -94,7 +102,7 @@ public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
             return "\(subject) holds \(count) objects, more than its maximum of \(maximum)"
         case .deleteDenied(let count):
             return "\(objectID) cannot be deleted: its relationship '\(property ?? "?")' (delete rule deny) still holds \(count) object\(count == 1 ? "" : "s")"
-        case .unstorableValue: return "\(subject) has a value that cannot be stored"
+        case .unstorableValue(let reason): return "\(subject) has a value that cannot be stored: \(reason)"
         case .relatedObjectDeleted(let id): return "\(subject) points to \(id), which is deleted"
         case .custom(let message): return "\(subject) is invalid: \(message)"
         }
@@ -153,6 +161,8 @@ extension ObjectGraphError: CustomStringConvertible, LocalizedError {
         case .store(let error): return "Store error: \(error)"
         case let .readFailed(id, property, error):
             return "Could not read \(property.map { "\($0) of " } ?? "")\(id): \(error)"
+        case let .unreadableValue(id, property, reason):
+            return "\(id.entityName).\(property) of \(id) holds a value that cannot be read: \(reason)"
         case let .invalidBatchOperation(entity, property, reason):
             return "Batch operation on \(entity)\(property.map { ".\($0)" } ?? "") refused: \(reason)"
         case let .invalidListMonitor(entity, reason):

@@ -59,16 +59,27 @@ public struct HistoryChange: Sendable {
 /// What the history keeps of a deleted object: the attributes declared with
 /// `@Attribute(.preserveValueOnDeletion)`, as they were when the row went.
 public struct Tombstone: Sendable, Hashable {
+    /// The deleted object.
+    public let objectID: ObjectID
     /// The preserved values, by attribute name.
     public let values: [String: StoredValue]
 
-    /// A preserved value, typed; nil if the attribute was not preserved or the value does not fit.
+    /// A preserved value, typed; nil if the attribute was not preserved, or was nil.
     ///
     /// ```swift
-    /// let remoteID = change.tombstone?.value("remoteIdentifier", as: String.self)
+    /// let remoteID = try change.tombstone?.value("remoteIdentifier", as: String.self)
     /// ```
-    public func value<Value: AttributeValue>(_ name: String, as type: Value.Type = Value.self) -> Value? {
-        values[name].flatMap { Value(storedValue: $0) }
+    ///
+    /// - Throws: ``ObjectGraphError/unreadableValue(_:property:reason:)`` when the preserved value
+    ///   does not convert to `Value`.
+    public func value<Value: AttributeValue>(_ name: String, as type: Value.Type = Value.self) throws -> Value? {
+        guard let stored = values[name], !stored.isNull else { return nil }
+        if let value = Value(storedValue: stored) { return value }
+        do {
+            return try Value(checkedStoredValue: stored)
+        } catch {
+            throw ObjectGraphError.unreadableValue(objectID, property: name, reason: "\(error)")
+        }
     }
 }
 

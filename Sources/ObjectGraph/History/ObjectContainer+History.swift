@@ -92,12 +92,14 @@ extension ObjectContainer {
         guard let globalID = change.globalID else {
             throw Self.corruptHistory("change of \(change.entity) \(change.key) in transaction \(transaction.sequence) has no global ID")
         }
+        let objectID = ObjectID(entity: mapping.declaration, key: change.key, store: store.identity)
         var tombstone: Tombstone?
         if change.kind == .delete {
-            guard let decoded = Tombstone(json: change.tombstone, mapping: mapping) else {
-                throw Self.corruptHistory("tombstone of \(change.entity) \(change.key) in transaction \(transaction.sequence) is not a JSON object")
+            do {
+                tombstone = try Tombstone(json: change.tombstone, mapping: mapping, objectID: objectID)
+            } catch {
+                throw Self.corruptHistory("tombstone of \(change.entity) \(change.key) in transaction \(transaction.sequence): \(error)")
             }
-            tombstone = decoded
         }
         let kind: HistoryChange.Kind = switch change.kind {
         case .insert: .insert
@@ -105,7 +107,7 @@ extension ObjectContainer {
         case .delete: .delete
         }
         return HistoryChange(
-            kind: kind, objectID: ObjectID(entity: mapping.declaration, key: change.key, store: store.identity),
+            kind: kind, objectID: objectID,
             globalID: globalID, changedKeys: Set(change.changedKeys?.split(separator: ",").map(String.init) ?? []),
             tombstone: tombstone)
     }
@@ -117,38 +119,61 @@ extension ObjectContainer {
 }
 
 extension Tombstone {
-    /// The preserved values, from the JSON object the store wrote (blobs as hexadecimal text); nil
-    /// if the text is not a JSON object.
-    init?(json: String?, mapping: EntityMapping) {
+    /// The preserved values, from the JSON object the store wrote (blobs as hexadecimal text), each
+    /// as SQLite stored it: a number keeps its kind (an integer column holding 2.5 gives 2.5, which
+    /// the typed read then refuses, instead of 2), and a value of an unexpected kind stays as it is.
+    ///
+    /// - Throws: When the text is not a JSON object of such values, or a blob is not hexadecimal.
+    init(json: String?, mapping: EntityMapping, objectID: ObjectID) throws {
+        self.objectID = objectID
         guard let json else {
             // The entity preserves nothing, or every preserved value was nil.
-            self.init(values: Dictionary(uniqueKeysWithValues: mapping.preservedAttributes.map {
+            values = Dictionary(uniqueKeysWithValues: mapping.preservedAttributes.map {
                 (mapping.description.attributes[$0].name, StoredValue.null)
-            }))
+            })
             return
         }
-        let object: [String: Any]
-        do {
-            guard let decoded = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else { return nil }
-            object = decoded
-        } catch {
-            return nil
-        }
+        let object = try JSONDecoder().decode([String: PreservedValue].self, from: Data(json.utf8))
         var values: [String: StoredValue] = [:]
         for attribute in mapping.description.attributes {
             guard let value = object[attribute.name] else { continue }
-            values[attribute.name] = Self.storedValue(value, as: StorageClass(attribute.type))
+            values[attribute.name] = try value.storedValue(as: StorageClass(attribute.type), attribute: attribute.name)
         }
-        self.init(values: values)
+        self.values = values
+    }
+}
+
+/// A value of a tombstone's JSON object, of the JSON kind SQLite's `json_object` gave it.
+private enum PreservedValue: Decodable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let integer = try? container.decode(Int64.self) {  // a number with a fraction is tried next
+            self = .integer(integer)
+        } else if let real = try? container.decode(Double.self) {  // a string is tried next
+            self = .real(real)
+        } else {
+            self = .text(try container.decode(String.self))
+        }
     }
 
-    private static func storedValue(_ value: Any, as storage: StorageClass) -> StoredValue {
-        if value is NSNull { return .null }
-        switch storage {
-        case .integer: return (value as? NSNumber).map { .integer($0.int64Value) } ?? .null
-        case .real: return (value as? NSNumber).map { .real($0.doubleValue) } ?? .null
-        case .text: return (value as? String).map(StoredValue.text) ?? .null
-        case .blob: return (value as? String).flatMap(Data.init(hexadecimal:)).map(StoredValue.blob) ?? .null
+    func storedValue(as storage: StorageClass, attribute: String) throws -> StoredValue {
+        switch self {
+        case .null: return .null
+        case .integer(let integer): return .integer(integer)
+        case .real(let real): return .real(real)
+        case .text(let text) where storage == .blob:
+            guard let data = Data(hexadecimal: text) else {
+                throw StoredValueMismatch(stored: .text(text), typeName: "hexadecimal text of \(attribute)'s bytes")
+            }
+            return .blob(data)
+        case .text(let text): return .text(text)
         }
     }
 }

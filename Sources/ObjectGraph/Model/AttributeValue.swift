@@ -52,11 +52,43 @@ public protocol AttributeValue: Sendable {
     init?(storedValue: StoredValue)
     /// The stored form of the value.
     var storedValue: StoredValue { get }
+    /// Creates the value from its stored form, or throws why the stored form does not fit.
+    ///
+    /// ObjectGraph calls it only once ``init(storedValue:)`` returned nil, to name the reason in
+    /// ``ObjectGraphError/unreadableValue(_:property:reason:)``. The default throws an error that
+    /// shows the stored value and the type; ``CodableAttribute`` throws its decoder's error.
+    init(checkedStoredValue: StoredValue) throws
+    /// The stored form of the value, or the error that keeps it from being stored: what ObjectGraph
+    /// writes, and what predicates and batch operations compare and set.
+    ///
+    /// The default returns ``storedValue``; ``CodableAttribute`` throws its encoder's error, which
+    /// a save reports as ``ValidationFailure/Reason/unstorableValue(reason:)``.
+    func checkedStoredValue() throws -> StoredValue
 }
 
 extension AttributeValue {
     public static var isOptionalAttribute: Bool { false }
     public static var isInhabited: Bool { true }
+
+    public init(checkedStoredValue: StoredValue) throws {
+        guard let value = Self(storedValue: checkedStoredValue) else {
+            throw StoredValueMismatch(stored: checkedStoredValue, typeName: "\(Self.self)")
+        }
+        self = value
+    }
+
+    @inlinable
+    public func checkedStoredValue() throws -> StoredValue { storedValue }
+}
+
+/// A stored value that does not convert to the type asked for.
+struct StoredValueMismatch: Error, CustomStringConvertible {
+    let stored: StoredValue
+    let typeName: String
+
+    var description: String {
+        stored.isNull ? "NULL is stored, and \(typeName) has no nil" : "\(stored) is not a \(typeName)"
+    }
 }
 
 extension String: AttributeValue {
@@ -99,7 +131,7 @@ extension Double: AttributeValue {
     public init?(storedValue: StoredValue) {
         switch storedValue {
         case .real(let value): self = value
-        case .integer(let value): self = Double(value)
+        case .integer(let value): self.init(exactly: value)  // nil for an integer a Double would round
         default: return nil
         }
     }
@@ -171,13 +203,41 @@ extension Decimal: AttributeValue {
     public static var defaultValue: Decimal { 0 }
     public init?(storedValue: StoredValue) {
         switch storedValue {
-        case .text(let string): self.init(string: string, locale: Locale(identifier: "en_US_POSIX"))
+        case .text(let string):
+            // `Decimal(string:)` reads the number a text starts with ("12abc" gives 12): only a text
+            // that is a number as a whole is one.
+            guard Self.isNumber(string) else { return nil }
+            self.init(string: string, locale: Locale(identifier: "en_US_POSIX"))
         case .integer(let value): self.init(value)
         case .real(let value): self.init(value)
         default: return nil
         }
     }
     public var storedValue: StoredValue { .text(description) }
+
+    /// Whether `text` is a decimal number and nothing else: a sign, digits with at most one point
+    /// among them, and an exponent.
+    private static func isNumber(_ text: String) -> Bool {
+        var bytes = Substring(text).utf8[...]
+        func skipDigits() -> Int {
+            let count = bytes.prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }.count
+            bytes = bytes.dropFirst(count)
+            return count
+        }
+        if bytes.first == UInt8(ascii: "-") || bytes.first == UInt8(ascii: "+") { bytes = bytes.dropFirst() }
+        var digits = skipDigits()
+        if bytes.first == UInt8(ascii: ".") {
+            bytes = bytes.dropFirst()
+            digits += skipDigits()
+        }
+        guard digits > 0 else { return false }
+        if bytes.first == UInt8(ascii: "e") || bytes.first == UInt8(ascii: "E") {
+            bytes = bytes.dropFirst()
+            if bytes.first == UInt8(ascii: "-") || bytes.first == UInt8(ascii: "+") { bytes = bytes.dropFirst() }
+            guard skipDigits() > 0 else { return false }
+        }
+        return bytes.isEmpty
+    }
 }
 
 extension Optional: AttributeValue where Wrapped: AttributeValue {
@@ -196,6 +256,11 @@ extension Optional: AttributeValue where Wrapped: AttributeValue {
     }
     @inlinable
     public var storedValue: StoredValue { self?.storedValue ?? .null }
+    public init(checkedStoredValue: StoredValue) throws {
+        self = checkedStoredValue.isNull ? nil : try Wrapped(checkedStoredValue: checkedStoredValue)
+    }
+    @inlinable
+    public func checkedStoredValue() throws -> StoredValue { try self?.checkedStoredValue() ?? .null }
 }
 
 // MARK: - Enums
@@ -239,20 +304,34 @@ public protocol CodableAttribute: AttributeValue, Codable {}
 
 extension CodableAttribute {
     public static var attributeType: AttributeType { .json }
+
+    /// The value the JSON decodes to; nil when it does not decode (ObjectGraph then calls
+    /// ``init(checkedStoredValue:)`` for the decoder's error, and reports it).
     public init?(storedValue: StoredValue) {
-        let data: Data
-        switch storedValue {
-        case .blob(let blob): data = blob
-        case .text(let text): data = Data(text.utf8)
-        default: return nil
-        }
-        guard let value = try? JSONDecoder().decode(Self.self, from: data) else { return nil }
+        // Optional by contract: the reason is asked for separately, on the rare failure.
+        guard let value = try? Self(checkedStoredValue: storedValue) else { return nil }
         self = value
     }
+
+    public init(checkedStoredValue: StoredValue) throws {
+        let data: Data
+        switch checkedStoredValue {
+        case .blob(let blob): data = blob
+        case .text(let text): data = Data(text.utf8)
+        default: throw StoredValueMismatch(stored: checkedStoredValue, typeName: "JSON of \(Self.self)")
+        }
+        self = try JSONDecoder().decode(Self.self, from: data)
+    }
+
+    /// The JSON, keys sorted; NULL for a value whose encoding throws. ObjectGraph never stores
+    /// this NULL: it writes through ``checkedStoredValue()``, which throws the encoder's error.
     public var storedValue: StoredValue {
+        (try? checkedStoredValue()) ?? .null
+    }
+
+    public func checkedStoredValue() throws -> StoredValue {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        // Encoding a value whose own `encode(to:)` throws stores NULL: validation then names it.
-        return (try? encoder.encode(self)).map(StoredValue.blob) ?? .null
+        return .blob(try encoder.encode(self))
     }
 }

@@ -73,6 +73,8 @@ struct AttributeDeclaration: Sendable {
     let isInhabited: Bool
     let isOptional: Bool
     let defaultValue: StoredValue?
+    /// Why the declared default could not be encoded; the schema refuses the model then.
+    let defaultValueFailure: String?
     let options: Set<AttributeOption>
     /// The attribute's name before it was renamed, from `@Attribute(originalName:)`.
     let originalName: String?
@@ -112,11 +114,17 @@ extension PropertyDeclaration {
         _ name: String, _ keyPath: any KeyPath<Root, Value> & Sendable, chained: any AnyKeyPath & Sendable,
         options: [AttributeOption] = [], originalName: String? = nil, default value: Value? = nil
     ) -> PropertyDeclaration {
-        let declared = value.map(\.storedValue).flatMap { $0.isNull ? nil : $0 }
+        var declared: StoredValue?
+        var failure: String?
+        do {
+            declared = try value.map { try $0.checkedStoredValue() }.flatMap { $0.isNull ? nil : $0 }
+        } catch {
+            failure = "\(error)"
+        }
         return PropertyDeclaration(name: name, keyPath: keyPath, chainedKeyPath: chained, observation: PropertyObservation(keyPath), kind: .attribute(AttributeDeclaration(
             type: Value.attributeType, typeName: "\(Value.self)", isInhabited: Value.isInhabited,
-            isOptional: Value.isOptionalAttribute,
-            defaultValue: declared, options: Set(options), originalName: originalName)))
+            isOptional: Value.isOptionalAttribute, defaultValue: declared, defaultValueFailure: failure,
+            options: Set(options), originalName: originalName)))
     }
 
     /// A to-one relationship.

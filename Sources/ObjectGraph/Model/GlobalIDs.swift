@@ -71,6 +71,7 @@ private struct RandomPool {
 
     private mutating func refill() {
         offset = 0
+        // Random bytes, not data: a source that cannot be read is replaced by the system's generator.
         if let data = try? source?.read(upToCount: Self.size), data.count == Self.size {
             bytes = [UInt8](data)
             return

@@ -307,25 +307,76 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         // Checked here, before converting the value: a materialized object's initializer assigns
         // every property, and none of those assignments must cost anything.
         guard acceptsInitialValues else { return }
-        initializeStoredAttribute(value.storedValue, at: index)
+        do {
+            initializeStoredAttribute(try value.checkedStoredValue(), at: index)
+        } catch {
+            noteUnstorableValue(error, at: index)
+        }
     }
 
     /// Reads an attribute. Loads the object first if it is a fault.
     @inlinable
     public func value<Value: AttributeValue>(at index: Int) -> Value {
-        Value(storedValue: storedAttribute(at: index)) ?? fallbackValue(at: index)
+        let stored = storedAttribute(at: index)
+        return Value(storedValue: stored) ?? unconvertedValue(stored, at: index)
     }
 
-    /// Writes an attribute and records the change.
+    /// Writes an attribute and records the change. A value that cannot be encoded is not written:
+    /// the failure is recorded, and the next save reports it.
     @inlinable
     public func setValue<Value: AttributeValue>(_ value: Value, at index: Int) {
-        setStoredAttribute(value.storedValue, at: index)
+        do {
+            setStoredAttribute(try value.checkedStoredValue(), at: index)
+        } catch {
+            noteUnstorableValue(error, at: index)
+        }
     }
 
     @usableFromInline
     func initializeStoredAttribute(_ value: StoredValue, at index: Int) {
         guard acceptsInitialValues else { return }
+        if !fields.pointee.unstorableValues.isEmpty { fields.pointee.unstorableValues[index] = nil }
         withUnsafeMutablePointerToElements { $0[slot(of: index)] = value }
+    }
+
+    /// Records that a value assigned to attribute `index` could not be encoded: the attribute keeps
+    /// its previous value, and the object counts as changed, so that the next save names the
+    /// failure (see ``ValidationFailure/Reason/unstorableValue(reason:)``) and writes nothing.
+    @usableFromInline
+    func noteUnstorableValue(_ error: any Error, at index: Int) {
+        guard !isMaterializing else { return }
+        if let context, !context.willChange(self, property: index) { return }
+        fields.pointee.unstorableValues[index] = "\(error)"
+    }
+
+    /// The attributes whose last assigned value could not be encoded, with why.
+    var unstorableValues: [Int: String] {
+        get { fields.pointee.unstorableValues }
+        set { fields.pointee.unstorableValues = newValue }
+    }
+
+    /// What an attribute reads when its stored value does not convert to its type.
+    ///
+    /// An object that has no row read (a new object not given a value yet, a fault whose row is
+    /// gone, or whose read failed and is recorded already) reads the attribute's default; a save
+    /// names what is missing. Anything else came from the store and does not fit: the
+    /// failure is recorded for the context (``Entity/checkedValue(_:)`` throws it, and so does the
+    /// next save), the stored value stays as it is, and the accessor, which cannot throw, reads the
+    /// default.
+    @usableFromInline
+    func unconvertedValue<Value: AttributeValue>(_ stored: StoredValue, at index: Int) -> Value {
+        guard let context, !isFault, !isInserted, !isInaccessible else {
+            return fallbackValue(at: index)
+        }
+        do {
+            // A type whose optional conversion is stricter than its throwing one reads that value.
+            return try Value(checkedStoredValue: stored)
+        } catch {
+            let name = entity.propertyNames[index]
+            context.recordReadFailure(ObjectGraphError.unreadableValue(id, property: name, reason: "\(error)"),
+                                      of: self, property: name)
+            return fallbackValue(at: index)
+        }
     }
 
     @usableFromInline
@@ -353,6 +404,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         defer { use?.end() }
         let slot = slot(of: index)
         if let context, !context.willChange(self, property: index) { return }
+        if !fields.pointee.unstorableValues.isEmpty { fields.pointee.unstorableValues[index] = nil }
         write(value, atPosition: slot)
         if slot == mapping?.markedForDeletionSlot, let context, let mapping {
             context.noteUnsavedMark(of: self, mapping: mapping)
@@ -650,6 +702,9 @@ public struct _ObjectStateHeader {
     var changedToMany: [Int: MemberChanges] = [:]
     var detachedRelatives = [Int: [any Entity]]()
     var observesReads = false
+    /// Attributes whose last assigned value could not be encoded, by property index, with the
+    /// encoder's error: the value was not written, and a save is refused while any is left.
+    var unstorableValues: [Int: String] = [:]
 
     init(entity: EntityDeclaration, id: ObjectID, globalID: UUID?, valueCount: Int, acceptsInitialValues: Bool,
          toMany: ContiguousArray<ToManyValue>) {

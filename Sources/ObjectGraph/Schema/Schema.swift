@@ -40,7 +40,7 @@ public struct Schema: Sendable {
         }
         declarations = found.values.sorted { $0.name < $1.name }
         entities = try declarations.map(Schema.describe)
-        versionHash = Schema.hash(of: entities)
+        versionHash = try Schema.hash(of: entities)
     }
 
     /// The entity named `name`.
@@ -61,6 +61,9 @@ public struct Schema: Sendable {
                 if !attribute.isInhabited, !attribute.isOptional {
                     throw ObjectGraphError.invalidModel(
                         "\(location): \(attribute.typeName) has no case, so no value of it can be stored")
+                }
+                if let failure = attribute.defaultValueFailure {
+                    throw ObjectGraphError.invalidModel("\(location): the default value cannot be stored: \(failure)")
                 }
                 if case .real(let value)? = attribute.defaultValue, !value.isFinite {
                     throw ObjectGraphError.invalidModel(
@@ -130,10 +133,16 @@ public struct Schema: Sendable {
     }
 
     /// FNV-1a over a canonical JSON encoding: stable across runs and platforms.
-    private static func hash(of entities: [EntityDescription]) -> String {
+    private static func hash(of entities: [EntityDescription]) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        let data = (try? encoder.encode(entities)) ?? Data()
+        let data: Data
+        do {
+            data = try encoder.encode(entities)
+        } catch {
+            // Hashing nothing would make every model look alike, and skip a migration.
+            throw ObjectGraphError.invalidModel("the model's description cannot be encoded for its version hash: \(error)")
+        }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in data {
             hash ^= UInt64(byte)

@@ -116,7 +116,7 @@ extension RowWriter {
         } else if let date {
             last = try Int64.fetchOne(db, sql: """
                 SELECT MAX(Z_SEQUENCE) FROM \(HistoryTables.transactions) WHERE Z_TIMESTAMP < ?
-                """, arguments: [date.timeIntervalSince1970]) ?? 0
+                """, arguments: [date.timeIntervalSince1970]) ?? 0  // NULL: no transaction is older
         } else {
             return 0
         }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// The row a statement is positioned on, selected with ``EntityMapping/selectList``: its parts are
 /// read from the statement's columns when asked for. Valid only while the statement stays on the row.
@@ -28,15 +29,18 @@ struct CurrentRow {
         }
     }
 
-    /// A column's value, read with the accessor of the storage class its attribute is written with
-    /// (SQLite converts a value stored otherwise, as it does for any typed read).
+    /// A column's value as SQLite stored it. The usual case, a value of the storage class its
+    /// attribute is written with, is read with that class's accessor; a value of another class (text
+    /// where a number belongs, written by another program) is read as it is, never converted by
+    /// SQLite (which would turn `'twelve'` into 0): the attribute's typed read then refuses it.
     @inline(__always)
     private static func storedValue(_ statement: SQLiteStatement, _ index: CInt, _ storageClass: StorageClass) -> StoredValue {
-        switch storageClass {
-        case .integer: Int64.fromStatement(statement, atUncheckedIndex: index).map(StoredValue.integer) ?? .null
-        case .real: Double.fromStatement(statement, atUncheckedIndex: index).map(StoredValue.real) ?? .null
-        case .text: String.fromStatement(statement, atUncheckedIndex: index).map(StoredValue.text) ?? .null
-        case .blob: StoredValue(DatabaseValue(sqliteStatement: statement, index: index))
+        switch (storageClass, sqlite3_column_type(statement, index)) {
+        case (_, SQLITE_NULL): .null
+        case (.integer, SQLITE_INTEGER): .integer(Int64(sqliteStatement: statement, index: index))
+        case (.real, SQLITE_FLOAT): .real(Double(sqliteStatement: statement, index: index))
+        case (.text, SQLITE_TEXT): .text(String(sqliteStatement: statement, index: index))
+        default: StoredValue(DatabaseValue(sqliteStatement: statement, index: index))
         }
     }
 }

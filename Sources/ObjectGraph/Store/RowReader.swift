@@ -89,7 +89,7 @@ struct RowReader {
         try read { db in
             let statement = try db.cachedStatement(sql: query.sql)
             try statement.bind(query.arguments)
-            return try Int.fetchOne(statement) ?? 0
+            return try Int.fetchOne(statement) ?? 0  // COUNT(*) always gives one row: never taken
         }
     }
 

@@ -256,10 +256,20 @@ struct PredicateTranslator {
         return check(type)
     }
 
+    /// A constant's stored form; one that cannot be encoded refuses the predicate (compared as NULL,
+    /// it would match nothing without a word).
+    private func storedValue(of value: any AttributeValue) throws -> StoredValue {
+        do {
+            return try value.checkedStoredValue()
+        } catch {
+            throw unsupported("a constant of type \(Swift.type(of: value)) that cannot be encoded: \(error)")
+        }
+    }
+
     /// A constant of a predicate as a value the store compares.
     func constant(_ value: Any) throws -> Operand {
         if let value = value as? any AttributeValue {
-            return .scalar(SQLFragment("?", arguments: [value.storedValue.databaseValue]), Swift.type(of: value).attributeType)
+            return .scalar(SQLFragment("?", arguments: [try storedValue(of: value).databaseValue]), Swift.type(of: value).attributeType)
         }
         if let result = value as? ComparisonResult {
             return .scalar(SQLFragment("?", arguments: [result.rawValue.databaseValue]), .integer)
@@ -279,7 +289,7 @@ struct PredicateTranslator {
                 guard let element = element as? any AttributeValue else {
                     throw unsupported("a collection of \(Swift.type(of: element))")
                 }
-                values.append(element.storedValue)
+                values.append(try storedValue(of: element))
             }
             return .constants(values)
         }
