@@ -133,6 +133,31 @@ import Testing
         #expect(try reader.fetchCount(FetchDescriptor<DeniedCountry>()) == 0)
     }
 
+    /// The deny is the cause: a related object changed in the same save, which still points to the
+    /// refused deletion, is not reported before it (issue 26, point 4).
+    @Test func aDenyIsReportedAsTheCauseNotAfterItsConsequences() throws {
+        let container = try container()
+        let context = container.newBackgroundContext()
+        let europe = DenyingContinent(name: "Europe")
+        let france = DeniedCountry(name: "France", continent: europe)
+        context.insert(france)
+        try context.save()
+
+        france.name = "République française"  // a change of the related object, in the same save
+        context.delete(europe)
+        let error = #expect(throws: ObjectGraphError.self) { try context.save() }
+        guard case .validationFailed(let failures)? = error else {
+            Issue.record("expected validationFailed, got \(String(describing: error))")
+            return
+        }
+        #expect(failures.count == 1, "\(failures)")
+        guard case .deleteDenied(let count)? = failures.first?.reason else {
+            Issue.record("expected the deny first, got \(failures)")
+            return
+        }
+        #expect(count == 1 && failures.first?.objectID == europe.objectID)
+    }
+
     @Test func denyCountsOnlyTheRelatedObjectsThatStay() throws {
         let container = try container()
         let context = container.newBackgroundContext()

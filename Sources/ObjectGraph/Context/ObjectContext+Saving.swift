@@ -153,7 +153,23 @@ extension ObjectContext {
                 fail(nil, .custom("\(error)"))
             }
         }
-        if !failures.isEmpty { throw ObjectGraphError.validationFailed(failures) }
+        if !failures.isEmpty { throw ObjectGraphError.validationFailed(causesFirst(failures)) }
+    }
+
+    /// The failures with refused deletions first, as the cause: an object of the save that still
+    /// points to an object whose deletion a deny rule refused is a consequence of that deletion, not
+    /// reported apart.
+    private func causesFirst(_ failures: [ValidationFailure]) -> [ValidationFailure] {
+        func isDenial(_ failure: ValidationFailure) -> Bool {
+            if case .deleteDenied = failure.reason { true } else { false }
+        }
+        let denied = Set(failures.lazy.filter(isDenial).map(\.objectID))
+        guard !denied.isEmpty else { return failures }
+        let others = failures.filter { failure in
+            if case .relatedObjectDeleted(let id) = failure.reason { return !denied.contains(id) }
+            return !isDenial(failure)
+        }
+        return failures.filter(isDenial) + others
     }
 
 
