@@ -123,6 +123,29 @@ private final class RecordingListObserver: ListSectionObserver {
         withExtendedLifetime(token) {}
     }
 
+    /// A reset is reported as a whole: the unsaved changes it discards are not reported one by one
+    /// first (issue 26, point 4).
+    @Test func aResetIsReportedAsARefetchOnly() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let late = Self.cutoff.addingTimeInterval(10)
+        let first = Mood(text: "a", rating: 1, date: late), second = Mood(text: "b", rating: 2, date: late)
+        context.insert(first)
+        context.insert(second)
+        try context.save()
+        let monitor = try Self.monitor(in: context)
+        let observer = RecordingListObserver()
+        monitor.addObserver(observer)
+
+        first.rating = 3  // unsaved: "a" moves after "b"
+        context.processPendingChanges()
+        #expect(observer.calls.contains { $0.hasPrefix("move a") })
+        observer.calls = []
+        context.reset()
+        #expect(observer.calls == ["willRefetch", "didRefetch"])
+        #expect(monitor.objects.map(\.text) == ["a", "b"])  // the edit was not saved
+    }
+
     @Test func aWindowKeepsTheFirstObjectsAndRefillsFromBeyondIt() throws {
         let container = try makeContainer()
         let context = container.newBackgroundContext()

@@ -370,6 +370,13 @@ public final class ObjectContext {
     public func rollback() {
         let use = beginUse()
         defer { use.end() }
+        discardUnsavedChanges()
+        postObjectsDidChange()
+    }
+
+    /// Takes back every unsaved change, leaving ``pendingChange`` to say what that did (posted by a
+    /// rollback; a reset reports itself as a whole instead).
+    private func discardUnsavedChanges() {
         // Posted for what the rollback does, not for the changes it takes back.
         var change = PendingObjectsChange()
         for (key, object) in inserted { change.invalidated[key] = object }
@@ -402,15 +409,15 @@ public final class ObjectContext {
         pendingDeletions = []
         rulesAwaitingRetry = []
         deferredErrors = []
-        postObjectsDidChange()
     }
 
     /// Forgets every object: unsaved changes are discarded and the objects callers still hold become
-    /// detached from the context.
+    /// detached from the context. Observers hear of it once, as every object invalidated
+    /// (``ObjectsDidChange/invalidatedAllObjects``), not of each change it discards.
     public func reset() {
         let use = beginUse()
         defer { use.end() }
-        rollback()
+        discardUnsavedChanges()
         for state in registry.states {
             state.attach(to: nil, mapping: nil)
             state.isFault = false
