@@ -60,6 +60,8 @@ import Testing
         #expect(conflict.objectID == editors.secondCopy.objectID)
         #expect(conflict.staleVersion == 1 && conflict.currentVersion == 2)
         #expect(conflict.description == "\(conflict.objectID) was read at version 1 but the store has version 2")
+        // A conflict can be built, to compare with in a test (issue 26, point 5).
+        #expect(conflict == SaveConflict(objectID: editors.secondCopy.objectID, staleVersion: 1, currentVersion: 2))
 
         let stored = try editors.stored()
         #expect(stored.text == "From the first" && stored.rating == 1 && stored.date == Self.early)

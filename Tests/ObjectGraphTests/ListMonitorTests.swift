@@ -86,6 +86,53 @@ private final class RecordingListObserver: ListSectionObserver {
         #expect(monitor.objects.map(\.text) == ["d", "z", "c"])
     }
 
+    /// A Bool attribute sections and sorts a list, as CoreStore's examples do (issue 26, point 5).
+    @Test func aBoolAttributeSectionsAndSortsAList() throws {
+        let container = try ObjectContainer(for: Word.self, configuration: .inMemory)
+        let context = container.newBackgroundContext()
+        let words = (0..<4).map { Word(serial: $0, text: "w\($0)", note: nil, rank: 0) }  // w0 and w3 starred
+        for word in words { context.insert(word) }
+        try context.save()
+        let monitor = try context.monitorSectionedList(
+            Word.self, sectionBy: SectionBy(\.starred) { $0 == "true" ? "Starred" : "Others" },
+            sortBy: [SortDescriptor(\.starred, order: .reverse), SortDescriptor(\.text)])
+        #expect(monitor.sections.map(\.name) == ["Starred", "Others"])
+        #expect(monitor.objects.map(\.text) == ["w0", "w3", "w1", "w2"])
+        var changesets: [ListChangeset<Word>] = []
+        let token = monitor.observeChanges { changesets.append($0) }
+
+        words[2].starred = true
+        context.processPendingChanges()
+        #expect(monitor.objects.map(\.text) == ["w0", "w2", "w3", "w1"])
+        let expected: [ListChangeset<Word>.Change] = [
+            .moveObject(words[2], from: IndexPath(indexes: [1, 1]), to: IndexPath(indexes: [0, 1])),
+        ]
+        #expect(changesets.map(\.changes) == [expected])
+        withExtendedLifetime(token) {}
+    }
+
+    /// Changes compare and print as a test or a log wants them (issue 26, point 5).
+    @Test func changesAreEquatableAndReadable() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let mood = Mood(text: "a", rating: 1)
+        context.insert(mood)
+        try context.save()
+        let other = Mood(text: "b")
+        let path = IndexPath(indexes: [0, 2])
+        typealias Change = ListChangeset<Mood>.Change
+        #expect(Change.insertObject(mood, at: path) == .insertObject(mood, at: path))
+        #expect(Change.insertObject(mood, at: path) != .insertObject(other, at: path), "objects compare by identity")
+        #expect(Change.insertObject(mood, at: path) != .updateObject(mood, at: path))
+        #expect(Change.moveObject(mood, from: path, to: IndexPath(indexes: [1, 0])).description
+                == "move \(mood.objectID) from [0, 2] to [1, 0]")
+        #expect(Change.deleteObject(mood, from: path).description == "delete \(mood.objectID) from [0, 2]")
+        let monitor = try context.monitorSectionedList(Mood.self, sectionBy: SectionBy(\.rating), sortBy: [SortDescriptor(\.rating)])
+        let section = monitor.section(at: 0)
+        #expect(Change.insertSection(section, at: 0) == .insertSection(monitor.section(at: 0), at: 0))
+        #expect(Change.insertSection(section, at: 0).description == "insert section 1 at 0")
+    }
+
     @Test func theRulesOfTheListAreCheckedWhenItIsMade() throws {
         let container = try makeContainer()
         let context = container.newBackgroundContext()

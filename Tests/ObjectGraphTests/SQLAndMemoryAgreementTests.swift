@@ -14,7 +14,7 @@ import Testing
 
 
     struct Row: Equatable {
-        let serial: Int, text: String, note: String?, rank: Int
+        let serial: Int, text: String, note: String?, rank: Int, starred: Bool, pinned: Bool?
     }
 
     static func predicates(_ needle: String, _ rank: Int) -> [(String, Predicate<Word>)] {
@@ -43,6 +43,9 @@ import Testing
         ("text lexical", [SortDescriptor(\.text, comparator: .lexical)]),
         ("note then text", [SortDescriptor(\.note), SortDescriptor(\.text, comparator: .lexical)]),
         ("rank reverse then note", [SortDescriptor(\.rank, order: .reverse), SortDescriptor(\.note, order: .reverse)]),
+        // Foundation's SortDescriptor has no Bool sort; ObjectGraph's, false first (issue 26, point 5).
+        ("starred then text", [SortDescriptor(\.starred), SortDescriptor(\.text, comparator: .lexical)]),
+        ("pinned reverse then serial", [SortDescriptor(\.pinned, order: .reverse), SortDescriptor(\.serial)]),
     ]
 
     /// The sort keys of each row, to compare orders where equal keys may come in any order.
@@ -51,13 +54,15 @@ import Testing
             switch sort {
             case "note then text": "\(row.note ?? "∅")|\(row.text)"
             case "rank reverse then note": "\(row.rank)|\(row.note ?? "∅")"
+            case "starred then text": "\(row.starred)|\(row.text)"
+            case "pinned reverse then serial": "\(row.pinned.map { "\($0)" } ?? "∅")|\(row.serial)"
             default: row.text
             }
         }
     }
 
     static func rows(_ words: some Sequence<Word>) -> [Row] {
-        words.map { Row(serial: $0.serial, text: $0.text, note: $0.note, rank: $0.rank) }
+        words.map { Row(serial: $0.serial, text: $0.text, note: $0.note, rank: $0.rank, starred: $0.starred, pinned: $0.pinned) }
     }
 
     @Test(arguments: 0..<24)

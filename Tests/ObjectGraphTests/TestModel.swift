@@ -260,11 +260,16 @@ final class Impossible: Entity {
     var text: String
     var note: String?
     var rank: Int
+    /// Bool attributes, sorted and sectioned by (issue 26, point 5).
+    var starred = false
+    var pinned: Bool?
     init(serial: Int, text: String, note: String?, rank: Int) {
         self.serial = serial
         self.text = text
         self.note = note
         self.rank = rank
+        starred = serial % 3 == 0
+        pinned = [nil, true, false][serial % 3 == 1 ? 0 : serial % 2 + 1]
     }
 }
 

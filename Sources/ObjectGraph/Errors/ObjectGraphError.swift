@@ -118,6 +118,13 @@ public struct SaveConflict: Sendable, Equatable, CustomStringConvertible {
     /// The row version now in the store; nil when the row was deleted.
     public var currentVersion: Int64?
 
+    /// A conflict of `objectID`'s row, read at `staleVersion`, now at `currentVersion` (nil: deleted).
+    public init(objectID: ObjectID, staleVersion: Int64, currentVersion: Int64?) {
+        self.objectID = objectID
+        self.staleVersion = staleVersion
+        self.currentVersion = currentVersion
+    }
+
     public var description: String {
         let now = currentVersion.map { "version \($0)" } ?? "deleted it"
         return "\(objectID) was read at version \(staleVersion) but the store has \(now)"

@@ -234,7 +234,7 @@ public final class ListMonitor<Object: Entity>: Observable {
                 entity: entity, reason: "a list monitor needs at least one sort descriptor, for a deterministic order")
         }
         if let sectionBy {
-            guard let keyPath = first.keyPath, keyPath.namesSameProperties(as: sectionBy.keyPath) else {
+            guard let keyPath = first.attributeKeyPath, keyPath.namesSameProperties(as: sectionBy.keyPath) else {
                 throw ObjectGraphError.invalidListMonitor(
                     entity: entity,
                     reason: "the first sort descriptor must sort by the section key path \(sectionBy.keyPath), "

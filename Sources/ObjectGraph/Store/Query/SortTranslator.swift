@@ -10,7 +10,7 @@ enum SortTranslator {
     static func orderBy<T>(_ descriptors: [SortDescriptor<T>], mapping: EntityMapping, store: SQLiteStore,
                            reads: inout PropertyReads) throws -> [String] {
         try descriptors.map { descriptor in
-            guard let keyPath = descriptor.keyPath,
+            guard let keyPath = descriptor.attributeKeyPath,
                   let expression = expression(for: keyPath, mapping: mapping, store: store, reads: &reads) else {
                 throw ObjectGraphError.unsupportedPredicate(
                     entity: mapping.name,
