@@ -160,8 +160,8 @@ private final class RecordingObjectObserver: ObjectMonitorObserver {
 
         europe.name = "Eurasia"  // two relationships away
         context.processPendingChanges()
-        let continentKeys: Set<String> = ["\(\Mood.country?.continent).name"]
-        #expect(screen.events.last == .didUpdate(text: "Sunny", keys: continentKeys))
+        // Keys through a chain name its relationships (issue 26, point 5).
+        #expect(screen.events.last == .didUpdate(text: "Sunny", keys: ["country.continent.name"]))
 
         // Another country changing is not this mood's news; the mood moving to it is its own change.
         spain.name = "España"
@@ -172,6 +172,54 @@ private final class RecordingObjectObserver: ObjectMonitorObserver {
         // (The new country's moods changed too, as the monitor of its changes says.)
         #expect(screen.events.last == .didUpdate(text: "Sunny", keys: ["country", "country.moods"]))
         #expect(plainScreen.events.last == .didUpdate(text: "Sunny", keys: ["country"]))
+    }
+
+    /// The related objects a monitor follows are heard changing in another context even when
+    /// nothing else holds them (issue 26, point 1): the monitor keeps them, and follows the chain
+    /// again when a link of it changes.
+    @Test func aMonitorHearsRelatedObjectsNobodyHoldsChangeElsewhere() throws {
+        let container = try makeContainer()
+        let writer = container.newBackgroundContext()
+        let (europe, france, _) = try makeEurope(in: writer)
+        let asia = Continent(name: "Asia")
+        writer.insert(asia)
+        let written = Mood(text: "Sunny", country: france)
+        writer.insert(written)
+        try writer.save()
+
+        // The screen's context holds the mood alone: no country, no continent.
+        let context = container.newBackgroundContext()
+        let mood = try context.existingObject(with: written.objectID, as: Mood.self)
+        let monitor = try #require(context.monitorObject(
+            mood, includingChangesOf: [.through(\.country), .through(\.country?.continent)]))
+        let screen = RecordingObjectObserver()
+        monitor.addObserver(screen)
+        #expect(context.registeredObjects.count >= 1)
+
+        france.name = "Francia"
+        try writer.save()
+        context.processPendingChanges()
+        #expect(screen.events.last == .didUpdate(text: "Sunny", keys: ["country.name"]))
+
+        europe.name = "Eurasia"
+        try writer.save()
+        context.processPendingChanges()
+        #expect(screen.events.last == .didUpdate(text: "Sunny", keys: ["country.continent.name"]))
+
+        // The middle link changes: the chain now leads to Asia, whose changes are heard from then on.
+        france.continent = asia
+        try writer.save()
+        context.processPendingChanges()
+        // (Europe, the continent until then, lost the country: its change is reported too.)
+        #expect(screen.events.last == .didUpdate(text: "Sunny", keys: ["country.continent", "country.continent.countries"]))
+        asia.name = "Asie"
+        try writer.save()
+        context.processPendingChanges()
+        #expect(screen.events.last == .didUpdate(text: "Sunny", keys: ["country.continent.name"]))
+        europe.name = "Europe"  // no longer on the chain
+        try writer.save()
+        context.processPendingChanges()
+        #expect(screen.events.count == 8)
     }
 
     @Test func aCountrysMonitorCanHearItsMoodsChange() throws {

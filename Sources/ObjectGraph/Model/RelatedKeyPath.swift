@@ -1,7 +1,9 @@
 import Foundation
 
 /// Which to-one relationship, and which attribute of its destination, a key path such as
-/// `\Mood.country?.name` reads: what a sort by a related object's attribute needs to know.
+/// `\Mood.country?.name` reads: what a sort by a related object's attribute needs to know; and which
+/// relationships a key path such as `\Mood.country?.continent` follows: what a monitor of related
+/// objects needs to know.
 ///
 /// Comparing the key path with the relationship's key path appended with the attribute's works
 /// within one module, but a key path written in another module can name the same accessors through
@@ -82,6 +84,57 @@ extension EntityDeclaration {
     }
 }
 
+extension EntityDeclaration {
+    /// The relationships `keyPath` follows, in order, each by its property index in the entity it
+    /// starts from: `[country]` for `\Mood.country`, `[country, continent]` for
+    /// `\Mood.country?.continent`; nil for a key path that is not a chain of relationships (a
+    /// computed property).
+    ///
+    /// A single relationship is found by its key path. A chain (to-one relationships only: a chain
+    /// cannot continue past a set) is found on a probe, as a related attribute is: a tree of
+    /// detached objects in which each to-one relationship of each one leads to an object of its
+    /// own, down to `maximumChainLength` links; the object the key path reads names the chain.
+    func relationshipPath(at keyPath: AnyKeyPath) -> [Int]? {
+        if let index = propertyIndex(for: keyPath) {
+            return properties[index].isRelationship ? [index] : nil
+        }
+        let key = AnswerKey(entity: ObjectIdentifier(self), keyPath: keyPath)
+        if let known = keptPaths.withLock({ $0[key] }) { return known }
+        let found = probedPath(keyPath)
+        keptPaths.withLock { $0[key] = found }
+        return found
+    }
+
+    /// The longest chain a probe looks for, and the most objects it makes.
+    private static let maximumChainLength = 4
+    private static let maximumProbes = 4_096
+
+    private func probedPath(_ keyPath: AnyKeyPath) -> [Int]? {
+        var paths: [ObjectIdentifier: [Int]] = [:]
+        var made = 0
+        func probe(of entity: EntityDeclaration, path: [Int]) -> any Entity {
+            let object = MaterializationSlot.materialize(entity.type, with: ObjectState.makeNew(of: entity))
+            paths[ObjectIdentifier(object)] = path
+            made += 1
+            guard path.count < Self.maximumChainLength else { return object }
+            for index in entity.layout.toOneProperties where made < Self.maximumProbes {
+                guard case .relationship(let relationship) = entity.properties[index].kind else { continue }
+                object._$state.detachedRelatives[index] = [probe(of: relationship.destination(), path: path + [index])]
+            }
+            return object
+        }
+        let root = probe(of: self, path: [])
+        func read<Root: Entity>(_ root: Root) -> Any? {
+            (keyPath as? PartialKeyPath<Root>).map { root[keyPath: $0] }
+        }
+        // The probes are alive (the root holds the tree), so an identifier names one of them.
+        guard let reached = read(root) as? any Entity, let path = paths[ObjectIdentifier(reached)], !path.isEmpty else {
+            return nil
+        }
+        return path
+    }
+}
+
 /// An entity and a key path, the key of the answers kept across calls.
 private struct AnswerKey: Hashable, @unchecked Sendable {
     // Safety: key paths are immutable once made.
@@ -91,3 +144,6 @@ private struct AnswerKey: Hashable, @unchecked Sendable {
 
 /// The answers of ``EntityDeclaration/relatedAttribute(at:)``, nil ones too.
 private let keptAnswers = Locked<[AnswerKey: EntityDeclaration.RelatedAttribute?]>([:])
+
+/// The answers of ``EntityDeclaration/relationshipPath(at:)`` for chains, nil ones too.
+private let keptPaths = Locked<[AnswerKey: [Int]?]>([:])

@@ -56,6 +56,11 @@ public final class ObjectMonitor<Object: Entity>: Observable {
     private let objectKeyPath: KeyPath<ObjectMonitor, Object?> = \.object
     /// The relationships whose objects' changes are reported as the object's own.
     private let related: [RelatedObjects<Object>]
+    /// For each of `related`, the objects each of its links reaches, kept alive: a context merges
+    /// other contexts' changes only into the objects it holds, so a related object nobody else
+    /// holds (a country the screen shows only through its mood) would change elsewhere unheard.
+    /// Walked again when a link changes (`mood.country`, or a country's `continent` on the way).
+    private var reached: [[[any Entity]]] = []
     private var observers = WeakObservers<Event>()
     private var token: ObservationToken?
 
@@ -69,6 +74,7 @@ public final class ObjectMonitor<Object: Entity>: Observable {
         guard let context = object.objectContext, !object.isDeleted else { return nil }
         self.monitored = object
         self.related = related
+        reached = related.map { $0.reach(from: object) }
         token = context.observeObjectsDidChange { [weak self] change in self?.process(change) }
     }
 
@@ -98,32 +104,50 @@ public final class ObjectMonitor<Object: Entity>: Observable {
         guard let object = monitored else { return }
         switch change.kind(for: object) {
         case .update(let keys)?:
-            observers.post(.update(object, changedKeys: keys.union(relatedChangedKeys(in: change))))
+            observers.post(.update(object, changedKeys: keys.union(relatedChangedKeys(in: change, objectKeys: keys))))
         case .delete?:
             registrar.withMutation(of: self, keyPath: objectKeyPath) { monitored = nil }
             token = nil
+            reached = []
             observers.post(.delete(object))
         case nil:
-            let keys = relatedChangedKeys(in: change)
+            let keys = relatedChangedKeys(in: change, objectKeys: [])
             if !keys.isEmpty { observers.post(.update(object, changedKeys: keys)) }
         }
     }
 
-    /// The changed keys of the related objects the monitor reports, each prefixed with the
-    /// relationship's name (`country.name`).
-    private func relatedChangedKeys(in change: ObjectsDidChange) -> Set<String> {
+    /// The changes of the related objects the monitor follows, each key prefixed with the links
+    /// that lead to it (`country.name`, `country.continent.name`); a link that changed on the way
+    /// (a country's `continent`) is reported as itself (`country.continent`), and the path is
+    /// walked again.
+    private func relatedChangedKeys(in change: ObjectsDidChange, objectKeys: Set<String>) -> Set<String> {
         guard let object = monitored, !related.isEmpty else { return [] }
         var changed: [ObjectIdentifier: Set<String>] = [:]
         for update in [change.updatedObjects, change.refreshedObjects].joined() where update.object !== object {
             changed[ObjectIdentifier(update.object), default: []].formUnion(update.changedKeys)
         }
-        guard !changed.isEmpty else { return [] }
+        for deleted in change.deletedObjects where deleted !== object {
+            changed[ObjectIdentifier(deleted), default: []] = []
+        }
         var keys = Set<String>()
-        for relationship in related {
-            for relatedObject in relationship.objects(object) {
-                guard let relatedKeys = changed[ObjectIdentifier(relatedObject)] else { continue }
-                keys.formUnion(relatedKeys.map { "\(relationship.name).\($0)" })
+        for (index, path) in related.enumerated() {
+            var walksAgain = objectKeys.contains(path.links[0].name) || !path.isChainOfRelationships
+            for (level, objects) in reached[index].enumerated() where !changed.isEmpty {
+                let prefix = path.name(through: level)
+                let next = level + 1 < path.links.count ? path.links[level + 1].name : nil
+                for related in objects {
+                    guard let relatedKeys = changed[ObjectIdentifier(related)] else { continue }
+                    if let next {
+                        if relatedKeys.contains(next) || related.isDeleted {
+                            keys.insert("\(prefix).\(next)")
+                            walksAgain = true
+                        }
+                    } else {
+                        keys.formUnion(relatedKeys.map { "\(prefix).\($0)" })
+                    }
+                }
             }
+            if walksAgain { reached[index] = path.reach(from: object) }
         }
         return keys
     }
@@ -140,8 +164,12 @@ extension ObjectContext {
     /// - Parameters:
     ///   - object: An object of this context.
     ///   - related: Relationships whose objects' changes are reported as updates of `object`, with
-    ///     keys prefixed by the relationship's name (`country.name`). A change of which objects are
-    ///     related (`mood.country = spain`) is a change of `object` itself.
+    ///     keys prefixed by the relationship's name (`country.name`; through a chain, each link's:
+    ///     `country.continent.name`). A change of which objects are related (`mood.country = spain`)
+    ///     is a change of `object` itself; a link changing on the way is reported as such
+    ///     (`country.continent`). The monitor keeps the related objects (and those on the way)
+    ///     alive, and reads the chain again when a link changes, so their changes saved by other
+    ///     contexts or processes are heard even when nothing else holds them.
     /// - Returns: The monitor; nil when `object` is not in this context or is deleted.
     public func monitorObject<Object: Entity>(
         _ object: Object, includingChangesOf related: [RelatedObjects<Object>] = []
@@ -153,29 +181,78 @@ extension ObjectContext {
 
 /// A relationship whose objects' changes an ``ObjectMonitor`` reports as changes of its object.
 public struct RelatedObjects<Object: Entity> {
-    /// The relationship's property name, the prefix of the reported keys.
-    let name: String
-    /// The related objects, read when a change names some object other than the monitored one.
-    let objects: (Object) -> [any Entity]
+    /// One relationship of the path, and how to read the objects it leads to.
+    struct Link {
+        /// The relationship's property name; for a key path that is not a chain of relationships,
+        /// the key path as Swift spells it.
+        let name: String
+        let read: (any Entity) -> [any Entity]
+    }
+
+    let links: [Link]
+    /// Whether every link is a declared relationship, whose change the objects before it report
+    /// (otherwise the path is read again at every change).
+    let isChainOfRelationships: Bool
 
     /// The object a to-one relationship (or a chain of them, `\.country?.continent`) leads to.
     public static func through<Destination: Entity>(_ keyPath: KeyPath<Object, Destination?>) -> Self {
-        Self(name: name(of: keyPath)) { object in object[keyPath: keyPath].map { [$0] } ?? [] }
+        Self(keyPath)
     }
 
     /// The members of a to-many relationship.
     public static func through<Destination: Entity>(_ keyPath: KeyPath<Object, Set<Destination>>) -> Self {
-        Self(name: name(of: keyPath)) { object in Array(object[keyPath: keyPath]) }
+        Self(keyPath)
     }
 
     /// The members of an ordered to-many relationship.
     public static func through<Destination: Entity>(_ keyPath: KeyPath<Object, [Destination]>) -> Self {
-        Self(name: name(of: keyPath)) { object in object[keyPath: keyPath] }
+        Self(keyPath)
     }
 
-    /// The declared property's name; for a chain, the key path as Swift spells it.
-    private static func name(of keyPath: AnyKeyPath) -> String {
-        let entity = Object._$entity
-        return entity.propertyIndex(for: keyPath).map { entity.propertyNames[$0] } ?? "\(keyPath)"
+    private init(_ keyPath: AnyKeyPath) {
+        guard let path = Object._$entity.relationshipPath(at: keyPath) else {
+            // A computed property, say: read whole, named as Swift spells it.
+            links = [Link(name: "\(keyPath)") { Self.objects(at: keyPath, of: $0) }]
+            isChainOfRelationships = false
+            return
+        }
+        var entity = Object._$entity
+        var links: [Link] = []
+        for index in path {
+            let property = entity.properties[index]
+            let step = property.keyPath as AnyKeyPath
+            links.append(Link(name: property.name) { Self.objects(at: step, of: $0) })
+            if case .relationship(let relationship) = property.kind { entity = relationship.destination() }
+        }
+        self.links = links
+        isChainOfRelationships = true
+    }
+
+    /// The names of the links up to `level`, joined: `country.continent`.
+    func name(through level: Int) -> String {
+        links[...level].map(\.name).joined(separator: ".")
+    }
+
+    /// The objects each link reaches from `object`, link by link.
+    func reach(from object: Object) -> [[any Entity]] {
+        var levels: [[any Entity]] = []
+        var current: [any Entity] = [object]
+        for link in links {
+            current = current.flatMap(link.read)
+            levels.append(current)
+        }
+        return levels
+    }
+
+    /// What `keyPath` reads on `object`, as objects: the one a to-one leads to, the members of a
+    /// to-many.
+    private static func objects(at keyPath: AnyKeyPath, of object: any Entity) -> [any Entity] {
+        func read<Root: Entity>(_ root: Root) -> Any? {
+            (keyPath as? PartialKeyPath<Root>).map { root[keyPath: $0] }
+        }
+        guard let value = read(object) else { return [] }
+        if let one = value as? any Entity { return [one] }
+        if let many = value as? any Collection { return many.compactMap { $0 as? any Entity } }
+        return []
     }
 }
