@@ -12,6 +12,7 @@ enum MonitorWorkloads {
     /// The workloads on `stores`, whose dataset has ten countries: the list's ten sections.
     static func make(stores: MonitorStores) -> [Workload] {
         [open(stores)] + SingleChange.allCases.map { oneChange($0, stores) } + [liveMonitors(stores)]
+            + [unheldRowsMatch(stores), unreadRowsSaved(stores)]
     }
 
     /// Opening the monitored list: fetching it and building its sections.
@@ -175,6 +176,160 @@ enum MonitorWorkloads {
             }))
     }
 
+    /// The list of issue 26's workloads: the moods rated 5, by date (a fifth of the store), monitored
+    /// in a context that holds nothing else.
+    private static let topRated = FetchDescriptor<Mood>(
+        predicate: #Predicate { $0.rating == 5 }, sortBy: [SortDescriptor(\.date)], includesMarkedForDeletion: true)
+
+    /// Another context rates 1,000 moods 5 and saves: rows the monitor's context never held start to
+    /// match, and the monitor must find them (loaded set-wise by ID) and insert them. Between runs
+    /// (untimed) they go back to 4 and leave the list. The baseline writes the same ratings, fetches
+    /// the list again and diffs it.
+    static func unheldRowsMatch(_ stores: MonitorStores) -> Workload {
+        let count = 1_000
+        var monitor: ListMonitor<Mood>?
+        var screen: ObjectContext?
+        var writer: ObjectContext?
+        var rated: [Mood] = []
+        var inserted = 0
+        var token: ObservationToken?
+        var plainList: [ListRow] = []
+        var recordList: [MoodRecord] = []
+        var plainIDs: [Int64] = []
+        func rate(_ rating: Int) throws {
+            for mood in rated { mood.rating = rating }
+            try writer?.save()
+            screen?.processPendingChanges()
+        }
+        return Workload(
+            name: "monitor: another context's save makes \(count) unheld rows match",
+            setUp: {
+                try stores.fill()
+                let container = try stores.graph()
+                let context = container.newBackgroundContext()
+                monitor = try context.monitorList(topRated)
+                token = monitor?.observeChanges { changeset in
+                    inserted += changeset.changes.count { if case .insertObject = $0 { true } else { false } }
+                }
+                screen = context
+                let other = container.newBackgroundContext()
+                var fourStars = FetchDescriptor<Mood>(predicate: #Predicate { $0.rating == 4 }, sortBy: [SortDescriptor(\.date)])
+                fourStars.fetchLimit = count
+                rated = try other.fetch(fourStars).map { $0 }
+                writer = other
+                plainIDs = try stores.plain().read { db in
+                    try Int64.fetchAll(db, sql: "SELECT id FROM mood WHERE rating = 4 ORDER BY date, id LIMIT ?", arguments: [count])
+                }
+            },
+            objectGraph: Contender(
+                prepare: {
+                    try rate(4)
+                    inserted = 0
+                },
+                run: { try rate(5) },
+                verify: {
+                    try WorkloadError.check("inserted", inserted, count)
+                    try WorkloadError.check("listed", monitor?.count, try writer?.fetchCount(topRated))
+                    withExtendedLifetime(token) {}
+                }),
+            baseline: Contender(
+                prepare: { plainList = try setRatings(plainIDs, to: 4, in: stores.plain(), fetch: ListRow.fetchTopRated) },
+                run: {
+                    let list = try setRatings(plainIDs, to: 5, in: stores.plain(), fetch: ListRow.fetchTopRated)
+                    Sink.checksum &+= list.difference(from: plainList).count
+                }),
+            peer: Contender(
+                prepare: { recordList = try setRatings(plainIDs, to: 4, in: stores.plain(), fetch: MoodRecord.fetchTopRated) },
+                run: {
+                    let list = try setRatings(plainIDs, to: 5, in: stores.plain(), fetch: MoodRecord.fetchTopRated)
+                    Sink.checksum &+= list.difference(from: recordList).count
+                }))
+    }
+
+    /// Another context changes the text of 10,000 moods the monitored list does not show and saves:
+    /// the list reads no text, so its cost is a look at each ID, no query. The baseline, which cannot
+    /// know that, writes the same texts and fetches the list again.
+    static func unreadRowsSaved(_ stores: MonitorStores) -> Workload {
+        let count = 10_000
+        var monitor: ListMonitor<Mood>?
+        var screen: ObjectContext?
+        var writer: ObjectContext?
+        var edited: [Mood] = []
+        var changesets = 0
+        var token: ObservationToken?
+        var step = 0
+        var plainList: [ListRow] = []
+        var recordList: [MoodRecord] = []
+        var plainIDs: [Int64] = []
+        func writeTexts(_ ids: [Int64], _ pool: DatabasePool) throws {
+            try pool.write { db in
+                let statement = try db.cachedStatement(sql: "UPDATE mood SET text = ? WHERE id = ?")
+                for id in ids { try statement.execute(arguments: ["Edited \(step) \(id)", id]) }
+            }
+        }
+        return Workload(
+            name: "monitor: another context saves \(count) unheld rows the list does not read",
+            setUp: {
+                try stores.fill()
+                let container = try stores.graph()
+                let context = container.newBackgroundContext()
+                monitor = try context.monitorList(topRated)
+                token = monitor?.observeChanges { _ in changesets += 1 }
+                screen = context
+                let other = container.newBackgroundContext()
+                var others = FetchDescriptor<Mood>(predicate: #Predicate { $0.rating < 5 }, sortBy: [SortDescriptor(\.date)])
+                others.fetchLimit = count
+                edited = try other.fetch(others).map { $0 }
+                writer = other
+                plainIDs = try stores.plain().read { db in
+                    try Int64.fetchAll(db, sql: "SELECT id FROM mood WHERE rating < 5 ORDER BY date, id LIMIT ?", arguments: [count])
+                }
+                plainList = try stores.plain().read(ListRow.fetchTopRated)
+                recordList = try stores.plain().read(MoodRecord.fetchTopRated)
+            },
+            objectGraph: Contender(
+                prepare: {
+                    step += 1
+                    changesets = 0
+                },
+                run: {
+                    for mood in edited { mood.text = "Edited \(step) \(mood.objectID)" }
+                    try writer?.save()
+                    screen?.processPendingChanges()
+                },
+                verify: {
+                    try WorkloadError.check("changesets", changesets, 0)
+                    try WorkloadError.check("listed", monitor?.count, try writer?.fetchCount(topRated))
+                    withExtendedLifetime(token) {}
+                }),
+            baseline: Contender(
+                prepare: { step += 1 },
+                run: {
+                    try writeTexts(plainIDs, stores.plain())
+                    let list = try stores.plain().read(ListRow.fetchTopRated)
+                    Sink.checksum &+= list.difference(from: plainList).count
+                    plainList = list
+                }),
+            peer: Contender(
+                prepare: { step += 1 },
+                run: {
+                    try writeTexts(plainIDs, stores.plain())
+                    let list = try stores.plain().read(MoodRecord.fetchTopRated)
+                    Sink.checksum &+= list.difference(from: recordList).count
+                    recordList = list
+                }))
+    }
+
+    /// The baseline's version of a rating change: the rows' ratings written, then the list fetched.
+    private static func setRatings<Row>(_ ids: [Int64], to rating: Int, in pool: DatabasePool,
+                                        fetch: (Database) throws -> [Row]) throws -> [Row] {
+        try pool.write { db in
+            let statement = try db.cachedStatement(sql: "UPDATE mood SET rating = ? WHERE id = ?")
+            for id in ids { try statement.execute(arguments: [rating, id]) }
+        }
+        return try pool.read(fetch)
+    }
+
     /// The baseline's screens after a save: the ratings of the moods at `positions` change, then each
     /// country's list is fetched again and diffed with the one shown.
     private static func saveAndFetchAgain<Row: Equatable>(
@@ -318,6 +473,13 @@ struct ListRow: Equatable, FetchableRecord {
             """))
     }
 
+    /// The moods rated 5, by date.
+    static func fetchTopRated(_ db: Database) throws -> [ListRow] {
+        try fetchAll(db.cachedStatement(sql: """
+            SELECT mood.id, mood.text, mood.rating, mood.date, NULL FROM mood WHERE rating = 5 ORDER BY date, id
+            """))
+    }
+
     /// One country's moods by date.
     static func fetchCountry(_ countryID: Int, _ db: Database) throws -> [ListRow] {
         try fetchAll(db.cachedStatement(sql: """
@@ -337,5 +499,9 @@ extension MoodRecord {
 
     static func fetchCountry(_ countryID: Int, _ db: Database) throws -> [MoodRecord] {
         try fetchAll(db, sql: "SELECT * FROM mood WHERE countryId = ? ORDER BY date, id", arguments: [countryID])
+    }
+
+    static func fetchTopRated(_ db: Database) throws -> [MoodRecord] {
+        try fetchAll(db, sql: "SELECT * FROM mood WHERE rating = 5 ORDER BY date, id")
     }
 }

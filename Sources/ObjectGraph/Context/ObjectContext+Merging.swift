@@ -37,8 +37,15 @@ extension ObjectContext {
 
     private func apply(_ save: DidSave) {
         markedKeysCache = [:]
+        // Rows not held here are noted for list monitors (observers of ObjectsDidChange), which may
+        // have to show them now.
+        let notesUnheld = objectsDidChangeObservers.isObserved
         for (id, keys) in save.updatedObjectIDs {
-            guard let state = registry.state(for: id), let object = state.object, !state.isDeleted else { continue }
+            guard let state = registry.state(for: id), let object = state.object else {
+                if notesUnheld { pendingChange.unheldUpdates.append(id, changedKeys: keys) }
+                continue
+            }
+            guard !state.isDeleted else { continue }
             reload(state, keepingChanges: true)
             recordRefresh(of: state, object, keys: keys)
         }

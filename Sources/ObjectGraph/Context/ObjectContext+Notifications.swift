@@ -9,11 +9,22 @@ extension ObjectContext {
     /// - Parameter handler: Called on the context's isolation.
     /// - Returns: A token: the handler is called while it lives.
     public func observeObjectsDidChange(_ handler: @escaping (ObjectsDidChange) -> Void) -> ObservationToken {
-        objectsDidChangeObservers.add(handler)
+        objectsDidChangeObservers.add { change in
+            if change.namesObjects { handler(change) }
+        }
     }
 
     /// The ``ObjectsDidChange`` the context posts from now on. Iterate it on the context's isolation.
-    public var objectsDidChangeNotifications: AsyncStream<ObjectsDidChange> { objectsDidChangeObservers.stream() }
+    public var objectsDidChangeNotifications: AsyncStream<ObjectsDidChange> {
+        objectsDidChangeObservers.stream(where: \.namesObjects)
+    }
+
+    /// Calls `handler` with every ``ObjectsDidChange``, those that name no object but only rows
+    /// updated elsewhere that this context does not hold (``ObjectsDidChange/unheldUpdates``) too:
+    /// what a list monitor needs.
+    func observeEveryObjectsDidChange(_ handler: @escaping (ObjectsDidChange) -> Void) -> ObservationToken {
+        objectsDidChangeObservers.add(handler)
+    }
 
     /// Calls `handler` when a save of this context begins, before validation.
     ///

@@ -61,7 +61,7 @@ public final class ListMonitor<Object: Entity>: Observable {
         self.sectionBy = sectionBy
         self.list = OrderedObjects(sorted: [])
         try load()
-        token = context.observeObjectsDidChange { [weak self] change in self?.process(change) }
+        token = context.observeEveryObjectsDidChange { [weak self] change in self?.process(change) }
     }
 
     // MARK: Reading
@@ -272,11 +272,22 @@ public final class ListMonitor<Object: Entity>: Observable {
         for update in change.refreshedObjects { consider(update.object) }
         for object in change.deletedObjects { consider(object) }
         for object in change.invalidatedObjects { consider(object) }
+        // Rows updated elsewhere that the context holds no object for (none is in the list, which
+        // holds its objects) may belong in it now: those whose changes the request reads.
+        for case let object as Object in unheldObjects(of: Object._$entity, in: change.unheldUpdates).map(\.object) {
+            consider(object)
+        }
         if reads.followsRelationships {
             do {
-                // Objects whose related objects changed what the request reads of them.
-                let changed = [change.updatedObjects, change.refreshedObjects].joined().map { ($0.object, $0.changedKeys) }
+                // Objects whose related objects changed what the request reads of them, the related
+                // objects being held or not.
+                var changed = [change.updatedObjects, change.refreshedObjects].joined().map { ($0.object, $0.changedKeys) }
                     + change.deletedObjects.map { ($0, Set<String>()) }
+                if !change.unheldUpdates.isEmpty {
+                    for entity in reads.followedDestinations {
+                        changed += unheldObjects(of: entity, in: change.unheldUpdates)
+                    }
+                }
                 for case let object as Object in try context.objects(
                     readingChangesOf: changed, reads: reads, root: Object._$entity) { consider(object) }
             } catch {
@@ -314,6 +325,27 @@ public final class ListMonitor<Object: Entity>: Observable {
         }
         guard !leaving.isEmpty || !entering.isEmpty else { return }
         apply(leaving: leaving, entering: entering)
+    }
+
+    /// The rows of `entity` updated elsewhere and held by no object of the context whose changed
+    /// properties the request reads, as faults made together (loaded set-wise by the caller), with
+    /// their changed keys. A save of rows the request does not read costs a look at each ID, no
+    /// query.
+    private func unheldObjects(of entity: EntityDeclaration, in updates: UnheldUpdates) -> [(object: any Entity, changedKeys: Set<String>)] {
+        // Decided once per set of changed properties: the rows of a save mostly share one.
+        var decided: (keys: Set<String>, isAffected: Bool)?
+        let rows = updates.rows(of: entity).filter { row in
+            if let decided, decided.keys == row.changedKeys { return decided.isAffected }
+            let isAffected = reads.isAffected(by: row.changedKeys, of: entity)
+            decided = (row.changedKeys, isAffected)
+            return isAffected
+        }
+        guard !rows.isEmpty else { return [] }
+        let keys = Dictionary(rows.map { ($0.id, $0.changedKeys) }, uniquingKeysWith: { $0.union($1) })
+        return context.objects(with: Array(keys.keys), of: entity).compactMap { object in
+            guard let entity = object as? any Entity, let changed = keys[entity.objectID] else { return nil }
+            return (entity, changed)
+        }
     }
 
     /// Keeps alive, and loads set-wise, the objects that `objects` reach through the to-one

@@ -33,6 +33,16 @@ public struct ObjectsDidChange {
     public let invalidatedObjects: [any Entity]
     /// Whether the context forgot every object (``ObjectContext/reset()``).
     public let invalidatedAllObjects: Bool
+    /// The rows merged saves updated that no object of the context stands for: a list monitor
+    /// looks at them (a row that starts matching its filter elsewhere), observers cannot.
+    let unheldUpdates: UnheldUpdates
+
+    /// Whether the notification names any object, or every object: one that does not carries only
+    /// ``unheldUpdates`` and is posted to list monitors alone.
+    var namesObjects: Bool {
+        !insertedObjects.isEmpty || !updatedObjects.isEmpty || !deletedObjects.isEmpty || !refreshedObjects.isEmpty
+            || !invalidatedObjects.isEmpty || invalidatedAllObjects
+    }
 
     /// Whether `object` was deleted or invalidated, or every object was.
     public func isGone(_ object: some Entity) -> Bool {
@@ -48,10 +58,11 @@ struct PendingObjectsChange {
     var refreshed: OrderedDictionary<StateKey, (object: any Entity, keys: Set<String>)> = [:]
     var invalidated: OrderedDictionary<StateKey, any Entity> = [:]
     var invalidatedAll = false
+    var unheldUpdates = UnheldUpdates()
 
     var isEmpty: Bool {
         inserted.isEmpty && updated.isEmpty && deleted.isEmpty && refreshed.isEmpty && invalidated.isEmpty
-            && !invalidatedAll
+            && !invalidatedAll && unheldUpdates.isEmpty
     }
 
     /// Records a change to property `index` of an object. A change to an object whose insertion or
@@ -75,7 +86,8 @@ struct PendingObjectsChange {
             deletedObjects: Array(deleted.values),
             refreshedObjects: refreshed.values.map { ObjectsDidChange.Update(object: $0.object, changedKeys: $0.keys) },
             invalidatedObjects: Array(invalidated.values),
-            invalidatedAllObjects: invalidatedAll)
+            invalidatedAllObjects: invalidatedAll,
+            unheldUpdates: unheldUpdates)
     }
 }
 

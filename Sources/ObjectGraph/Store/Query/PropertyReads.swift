@@ -19,6 +19,12 @@ struct PropertyReads {
     /// Whether another row than the queried one is read (a relationship's key counts).
     var followsRelationships: Bool { !followed.isEmpty }
 
+    /// The entities the followed relationships lead to, each once.
+    var followedDestinations: [EntityDeclaration] {
+        var seen = Set<ObjectIdentifier>()
+        return followed.map(\.relationship.destinationDeclaration).filter { seen.insert(ObjectIdentifier($0)).inserted }
+    }
+
     mutating func read(_ propertyIndex: Int, of mapping: EntityMapping) {
         properties[mapping.name, default: []].insert(mapping.declaration.propertyNames[propertyIndex])
     }

@@ -26,6 +26,8 @@ struct SelectQuery {
         var reads = translated?.reads ?? PropertyReads()
         readsOnlyOwnColumns = !reads.followsRelationships
         if !descriptor.includesMarkedForDeletion, let slot = mapping.markedForDeletionSlot {
+            // Read like any filtered attribute: a row unmarked elsewhere belongs in the results again.
+            reads.read(mapping.declaration.layout.attributeProperties[slot], of: mapping)
             let unmarked = SQLFragment("t0.\(mapping.quotedAttributeColumns[slot]) IS NULL")
             condition = condition.map { unmarked + " AND (" + $0 + ")" } ?? unmarked
         }
