@@ -15,6 +15,10 @@ enum ListMonitorDemo {
         for (text, rating, country) in [("Croissant", 4, france), ("Rainy commute", 2, france), ("Tapas", 5, spain)] {
             viewContext.insert(Mood(text: text, rating: rating, country: country))
         }
+        // Deleted in two steps (seed 001), so hidden from the list: the view context lets it go.
+        let snow = Mood(text: "Snow day", rating: 3, country: spain)
+        snow.markedForDeletionDate = Date()
+        viewContext.insert(snow)
         try viewContext.save()
         let screen = MoodListScreen(try MoodListScreen.monitor(in: viewContext), style: .changes)
         screen.draw(clearsScreen: false, footer: [])
@@ -27,6 +31,10 @@ enum ListMonitorDemo {
             ("inserts 'Beach' in Spain", { sync in
                 let spain = try sync.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.name == "Spain" }))[0]
                 sync.insert(Mood(text: "Beach", rating: 5, country: spain))
+            }),
+            ("restores 'Snow day', marked for deletion, which the view context does not hold (it enters the list)", { sync in
+                try sync.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.text == "Snow day" },
+                                                     includesMarkedForDeletion: true))[0].markedForDeletionDate = nil
             }),
             ("renames 'Rainy commute' to 'Commute in the rain' (a sort key: a move)", { sync in
                 try sync.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.text == "Rainy commute" }))[0].text =

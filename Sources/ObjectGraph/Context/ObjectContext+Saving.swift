@@ -123,12 +123,14 @@ extension ObjectContext {
             }
             // A value that could not be encoded was not written: named as such, not as missing.
             let unstorable = state.unstorableValues
-            for (index, reason) in unstorable.sorted(by: { $0.key < $1.key }) {
-                fail(state.entity.propertyNames[index], .unstorableValue(reason: reason))
+            if !unstorable.isEmpty {
+                for (index, reason) in unstorable.sorted(by: { $0.key < $1.key }) {
+                    fail(state.entity.propertyNames[index], .unstorableValue(reason: reason))
+                }
             }
             for (slot, attribute) in mapping.description.attributes.enumerated()
             where !attribute.isOptional && state.value(atPosition: slot).isNull
-                && unstorable[state.entity.layout.attributeProperties[slot]] == nil {
+                && (unstorable.isEmpty || unstorable[state.entity.layout.attributeProperties[slot]] == nil) {
                 fail(attribute.name, .missingValue)
             }
             // A link to an object deleted here would outlive its row.
