@@ -95,8 +95,11 @@ extension ObjectContext {
         let change = pendingChange
         pendingChange = PendingObjectsChange()
         for object in change.inserted.values { object._$state.insertionIsPosted = true }
-        guard objectsDidChangeObservers.isObserved else { return }
-        objectsDidChangeObservers.post(change.notification)
+        let toMonitors = listMonitorObservers.isObserved, toObservers = objectsDidChangeObservers.isObserved
+        guard toMonitors || toObservers else { return }
+        let notification = change.notification
+        if toMonitors { listMonitorObservers.post(notification) }
+        if toObservers && notification.namesObjects { objectsDidChangeObservers.post(notification) }
     }
 
     private func propagateDeletions() {

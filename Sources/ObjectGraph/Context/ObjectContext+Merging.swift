@@ -37,9 +37,8 @@ extension ObjectContext {
 
     private func apply(_ save: DidSave) {
         markedKeysCache = [:]
-        // Rows not held here are noted for list monitors (observers of ObjectsDidChange), which may
-        // have to show them now.
-        let notesUnheld = objectsDidChangeObservers.isObserved
+        // Rows not held here are noted for list monitors, which may have to show them now.
+        let notesUnheld = listMonitorObservers.isObserved
         for (id, keys) in save.updatedObjectIDs {
             guard let state = registry.state(for: id), let object = state.object else {
                 if notesUnheld { pendingChange.unheldUpdates.append(id, changedKeys: keys) }
@@ -56,7 +55,7 @@ extension ObjectContext {
         }
         // New objects matter only to observers (a list that shows them, say); without any, making
         // faults for them would be work for nobody.
-        guard objectsDidChangeObservers.isObserved else { return }
+        guard objectsDidChangeObservers.isObserved || listMonitorObservers.isObserved else { return }
         for id in save.insertedObjectIDs where registry.state(for: id) == nil {
             guard let object = object(with: id) else { continue }
             pendingChange.inserted[StateKey(object._$state)] = object

@@ -9,21 +9,17 @@ extension ObjectContext {
     /// - Parameter handler: Called on the context's isolation.
     /// - Returns: A token: the handler is called while it lives.
     public func observeObjectsDidChange(_ handler: @escaping (ObjectsDidChange) -> Void) -> ObservationToken {
-        objectsDidChangeObservers.add { change in
-            if change.namesObjects { handler(change) }
-        }
+        objectsDidChangeObservers.add(handler)
     }
 
     /// The ``ObjectsDidChange`` the context posts from now on. Iterate it on the context's isolation.
-    public var objectsDidChangeNotifications: AsyncStream<ObjectsDidChange> {
-        objectsDidChangeObservers.stream(where: \.namesObjects)
-    }
+    public var objectsDidChangeNotifications: AsyncStream<ObjectsDidChange> { objectsDidChangeObservers.stream() }
 
-    /// Calls `handler` with every ``ObjectsDidChange``, those that name no object but only rows
-    /// updated elsewhere that this context does not hold (``ObjectsDidChange/unheldUpdates``) too:
-    /// what a list monitor needs.
-    func observeEveryObjectsDidChange(_ handler: @escaping (ObjectsDidChange) -> Void) -> ObservationToken {
-        objectsDidChangeObservers.add(handler)
+    /// Calls a list monitor's `handler` with every ``ObjectsDidChange``, those that name no object
+    /// but only rows updated elsewhere that this context does not hold
+    /// (``ObjectsDidChange/unheldUpdates``) too, before the other observers.
+    func observeAsListMonitor(_ handler: @escaping (ObjectsDidChange) -> Void) -> ObservationToken {
+        listMonitorObservers.add(handler)
     }
 
     /// Calls `handler` when a save of this context begins, before validation.

@@ -91,6 +91,10 @@ public final class ObjectContext {
     /// Changes not posted yet in ``ObjectsDidChange``.
     @exclusivity(unchecked) var pendingChange = PendingObjectsChange()
     let objectsDidChangeObservers = Observers<ObjectsDidChange>()
+    /// List monitors: they hear every ``ObjectsDidChange``, those naming only rows nobody holds
+    /// (``ObjectsDidChange/unheldUpdates``) too, before anyone else, so that a handler that reads a
+    /// list reads it up to date. Merges note rows nobody holds only while one listens.
+    let listMonitorObservers = Observers<ObjectsDidChange>()
     let willSaveObservers = Observers<WillSave>()
     let didSaveObservers = Observers<DidSave>()
     /// Problems found outside a throwing call (such as inserting an object of an unknown entity),

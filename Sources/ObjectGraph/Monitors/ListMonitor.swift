@@ -61,7 +61,7 @@ public final class ListMonitor<Object: Entity>: Observable {
         self.sectionBy = sectionBy
         self.list = OrderedObjects(sorted: [])
         try load()
-        token = context.observeEveryObjectsDidChange { [weak self] change in self?.process(change) }
+        token = context.observeAsListMonitor { [weak self] change in self?.process(change) }
     }
 
     // MARK: Reading

@@ -38,7 +38,7 @@ public struct ObjectsDidChange {
     let unheldUpdates: UnheldUpdates
 
     /// Whether the notification names any object, or every object: one that does not carries only
-    /// ``unheldUpdates`` and is posted to list monitors alone.
+    /// ``unheldUpdates``, and is posted to list monitors alone.
     var namesObjects: Bool {
         !insertedObjects.isEmpty || !updatedObjects.isEmpty || !deletedObjects.isEmpty || !refreshedObjects.isEmpty
             || !invalidatedObjects.isEmpty || invalidatedAllObjects

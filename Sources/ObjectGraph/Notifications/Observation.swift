@@ -37,17 +37,15 @@ final class Observers<Value>: @unchecked Sendable {
         return ObservationToken { [weak self] in self?.remove(id) }
     }
 
-    /// A stream of the values posted from now on that pass `isIncluded`; it ends when its consumer
-    /// stops iterating.
+    /// A stream of the values posted from now on; it ends when its consumer stops iterating.
     ///
     /// A value that is not `Sendable` (``ObjectsDidChange`` holds the context's objects) makes the
     /// stream not `Sendable` either: it is iterated in the isolation that asked for it, the context's,
     /// where the values belong. The compiler cannot see that the value reaches the same isolation
     /// through the continuation, hence the unchecked hand-over.
-    func stream(where isIncluded: @escaping (Value) -> Bool = { _ in true }) -> AsyncStream<Value> {
+    func stream() -> AsyncStream<Value> {
         let (stream, continuation) = AsyncStream<Value>.makeStream()
         let token = add { value in
-            guard isIncluded(value) else { return }
             nonisolated(unsafe) let value = value
             continuation.yield(value)
         }
