@@ -131,7 +131,9 @@ extension Double: AttributeValue {
     public init?(storedValue: StoredValue) {
         switch storedValue {
         case .real(let value): self = value
-        case .integer(let value): self.init(exactly: value)  // nil for an integer a Double would round
+        // Read from a REAL column an integer never comes back (SQLite's affinity made it a real when
+        // it was written), so no stored value is rounded here.
+        case .integer(let value): self = Double(value)
         default: return nil
         }
     }

@@ -317,8 +317,8 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     /// Reads an attribute. Loads the object first if it is a fault.
     @inlinable
     public func value<Value: AttributeValue>(at index: Int) -> Value {
-        let stored = storedAttribute(at: index)
-        return Value(storedValue: stored) ?? unconvertedValue(stored, at: index)
+        // The rare failure reads the stored value again: keeping it for that costs every read a copy.
+        Value(storedValue: storedAttribute(at: index)) ?? unconvertedValue(at: index)
     }
 
     /// Writes an attribute and records the change. A value that cannot be encoded is not written:
@@ -335,7 +335,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     @usableFromInline
     func initializeStoredAttribute(_ value: StoredValue, at index: Int) {
         guard acceptsInitialValues else { return }
-        if !fields.pointee.unstorableValues.isEmpty { fields.pointee.unstorableValues[index] = nil }
+        if fields.pointee.unstorableValues != nil { forgetUnstorableValue(at: index) }
         withUnsafeMutablePointerToElements { $0[slot(of: index)] = value }
     }
 
@@ -346,13 +346,20 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     func noteUnstorableValue(_ error: any Error, at index: Int) {
         guard !isMaterializing else { return }
         if let context, !context.willChange(self, property: index) { return }
-        fields.pointee.unstorableValues[index] = "\(error)"
+        fields.pointee.unstorableValues = fields.pointee.unstorableValues ?? [:]
+        fields.pointee.unstorableValues?[index] = "\(error)"
+    }
+
+    /// A value that can be stored replaces one that could not.
+    private func forgetUnstorableValue(at index: Int) {
+        fields.pointee.unstorableValues?[index] = nil
+        if fields.pointee.unstorableValues?.isEmpty == true { fields.pointee.unstorableValues = nil }
     }
 
     /// The attributes whose last assigned value could not be encoded, with why.
     var unstorableValues: [Int: String] {
-        get { fields.pointee.unstorableValues }
-        set { fields.pointee.unstorableValues = newValue }
+        get { fields.pointee.unstorableValues ?? [:] }
+        set { fields.pointee.unstorableValues = newValue.isEmpty ? nil : newValue }
     }
 
     /// What an attribute reads when its stored value does not convert to its type.
@@ -364,10 +371,11 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     /// next save), the stored value stays as it is, and the accessor, which cannot throw, reads the
     /// default.
     @usableFromInline
-    func unconvertedValue<Value: AttributeValue>(_ stored: StoredValue, at index: Int) -> Value {
+    func unconvertedValue<Value: AttributeValue>(at index: Int) -> Value {
         guard let context, !isFault, !isInserted, !isInaccessible else {
             return fallbackValue(at: index)
         }
+        let stored = value(atPosition: slot(of: index))
         do {
             // A type whose optional conversion is stricter than its throwing one reads that value.
             return try Value(checkedStoredValue: stored)
@@ -404,7 +412,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         defer { use?.end() }
         let slot = slot(of: index)
         if let context, !context.willChange(self, property: index) { return }
-        if !fields.pointee.unstorableValues.isEmpty { fields.pointee.unstorableValues[index] = nil }
+        if fields.pointee.unstorableValues != nil { forgetUnstorableValue(at: index) }
         write(value, atPosition: slot)
         if slot == mapping?.markedForDeletionSlot, let context, let mapping {
             context.noteUnsavedMark(of: self, mapping: mapping)
@@ -703,8 +711,9 @@ public struct _ObjectStateHeader {
     var detachedRelatives = [Int: [any Entity]]()
     var observesReads = false
     /// Attributes whose last assigned value could not be encoded, by property index, with the
-    /// encoder's error: the value was not written, and a save is refused while any is left.
-    var unstorableValues: [Int: String] = [:]
+    /// encoder's error: the value was not written, and a save is refused while any is left. Nil
+    /// when there is none (almost always): no dictionary to make and release per object.
+    var unstorableValues: [Int: String]?
 
     init(entity: EntityDeclaration, id: ObjectID, globalID: UUID?, valueCount: Int, acceptsInitialValues: Bool,
          toMany: ContiguousArray<ToManyValue>) {

@@ -35,12 +35,15 @@ struct CurrentRow {
     /// SQLite (which would turn `'twelve'` into 0): the attribute's typed read then refuses it.
     @inline(__always)
     private static func storedValue(_ statement: SQLiteStatement, _ index: CInt, _ storageClass: StorageClass) -> StoredValue {
-        switch (storageClass, sqlite3_column_type(statement, index)) {
-        case (_, SQLITE_NULL): .null
-        case (.integer, SQLITE_INTEGER): .integer(Int64(sqliteStatement: statement, index: index))
-        case (.real, SQLITE_FLOAT): .real(Double(sqliteStatement: statement, index: index))
-        case (.text, SQLITE_TEXT): .text(String(sqliteStatement: statement, index: index))
-        default: StoredValue(DatabaseValue(sqliteStatement: statement, index: index))
+        let type = sqlite3_column_type(statement, index)
+        guard type == storageClass.rawValue else {
+            return type == SQLITE_NULL ? .null : StoredValue(DatabaseValue(sqliteStatement: statement, index: index))
+        }
+        return switch storageClass {
+        case .integer: .integer(Int64(sqliteStatement: statement, index: index))
+        case .real: .real(Double(sqliteStatement: statement, index: index))
+        case .text: .text(String(sqliteStatement: statement, index: index))
+        case .blob: .blob(Data(sqliteStatement: statement, index: index))
         }
     }
 }

@@ -1,8 +1,13 @@
 import GRDB
+import GRDBSQLite
 
-/// SQLite's storage classes, as attributes are written.
-enum StorageClass: Sendable {
-    case integer, real, text, blob
+/// SQLite's storage classes, as attributes are written; each one's raw value is SQLite's code for
+/// its datatype (`sqlite3_column_type`), so that a column read checks its value's class at once.
+enum StorageClass: CInt, Sendable {
+    case integer = 1  // SQLITE_INTEGER
+    case real = 2     // SQLITE_FLOAT
+    case text = 3     // SQLITE_TEXT
+    case blob = 4     // SQLITE_BLOB
 
     init(_ type: AttributeType) {
         switch type {
