@@ -182,6 +182,17 @@ import Testing
         Self.expectUnreadable(sampleID, property) { try context.save() }
     }
 
+    @Test func aDecimalNaNReadsBackAsNaN() throws {
+        let container = try ObjectContainer(for: Sample.self, configuration: .inMemory)
+        let context = container.newBackgroundContext()
+        let sample = Sample()
+        sample.decimal = .nan
+        context.insert(sample)
+        try context.save()
+        let copy = try container.newBackgroundContext().existingObject(with: sample.objectID, as: Sample.self)
+        #expect(try copy.checkedValue(\.decimal).isNaN)
+    }
+
     @Test func aPreservedValueThatDoesNotFitItsTypeThrows() throws {
         let container = try ObjectContainer(for: Waypoint.self, configuration: .inMemory)
         let context = container.newBackgroundContext()

@@ -205,6 +205,7 @@ extension Decimal: AttributeValue {
     public static var defaultValue: Decimal { 0 }
     public init?(storedValue: StoredValue) {
         switch storedValue {
+        case .text("NaN"): self = .nan  // how `description` writes it, which `Decimal(string:)` does not read
         case .text(let string):
             // `Decimal(string:)` reads the number a text starts with ("12abc" gives 12): only a text
             // that is a number as a whole is one.
