@@ -32,7 +32,7 @@ private final class RecordingListObserver: ListSectionObserver {
 
 /// ListMonitor (issue 13, points 2 to 6).
 @Suite struct ListMonitorTests {
-    private static let cutoff = Date(timeIntervalSince1970: 1_000)
+    private static let cutoff = MonitoredListShape.cutoff
 
     private static func monitor(in context: ObjectContext) throws -> ListMonitor<Mood> {
         let cutoff = Self.cutoff
@@ -257,56 +257,19 @@ private final class RecordingListObserver: ListSectionObserver {
         #expect(throws: ObjectGraphError.self) { try context.monitorList(request) }
     }
 
-    /// The lists the randomized test monitors: sections by an attribute, sections by a related
-    /// object's attribute with a filter two relationships away, and one unsectioned list.
-    enum Shape: CaseIterable, Sendable {
-        case byRating, byCountry, unsectioned
-
-        var request: FetchDescriptor<Mood> {
-            let cutoff = ListMonitorTests.cutoff
-            switch self {
-            case .byRating:
-                return FetchDescriptor(predicate: #Predicate { $0.date >= cutoff },
-                                       sortBy: [SortDescriptor(\.rating), SortDescriptor(\.text)])
-            case .byCountry:
-                return FetchDescriptor(predicate: #Predicate { ($0.country?.continent?.name ?? "none") != "Asia" },
-                                       sortBy: [SortDescriptor(\.country?.name), SortDescriptor(\.text)])
-            case .unsectioned:
-                return FetchDescriptor(predicate: #Predicate { $0.rating >= 2 },
-                                       sortBy: [SortDescriptor(\.date, order: .reverse), SortDescriptor(\.text)])
-            }
-        }
-
-        var sectionKey: ((Mood) -> String?)? {
-            switch self {
-            case .byRating: { String($0.rating) }
-            case .byCountry: { $0.country?.name }
-            case .unsectioned: nil
-            }
-        }
-
-        func monitor(in context: ObjectContext) throws -> ListMonitor<Mood> {
-            switch self {
-            case .byRating: try context.monitorSectionedList(request, sectionBy: SectionBy(\.rating))
-            case .byCountry: try context.monitorSectionedList(request, sectionBy: SectionBy(\.country?.name))
-            case .unsectioned: try context.monitorList(request)
-            }
-        }
-    }
-
     /// Random sequences of inserts, deletions and edits of the filter, sort and section keys and of
     /// the related countries and continents, in the monitor's context and in another whose saves are
     /// merged: after each step, the reported changes applied to the old list give the monitor's
     /// list, which is a fresh fetch's. 600 sequences of 20 steps.
-    @Test(arguments: Shape.allCases, 0..<8)
-    func randomChangesAreReportedExactly(shape: Shape, batch: Int) throws {
+    @Test(arguments: [MonitoredListShape.byRating, .byCountry, .unsectioned], 0..<8)
+    func randomChangesAreReportedExactly(shape: MonitoredListShape, batch: Int) throws {
         for sequence in 0..<25 {
             let seed = UInt64(batch * 1_000 + sequence)
             try runRandomSequence(shape, seed: seed)
         }
     }
 
-    private func runRandomSequence(_ shape: Shape, seed: UInt64) throws {
+    private func runRandomSequence(_ shape: MonitoredListShape, seed: UInt64) throws {
         var random = SeededGenerator(state: seed)
         let container = try makeContainer()
         let context = container.newBackgroundContext()

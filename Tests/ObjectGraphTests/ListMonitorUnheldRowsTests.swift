@@ -71,8 +71,6 @@ import Testing
         }
     }
 
-    static let cutoff = Date(timeIntervalSince1970: 1_000)
-
     /// Moods a (France, rating 1) and b (Spain, rating 5) saved by a writer; France has no continent.
     private static func twoMoods(in writer: ObjectContext) throws -> (a: Mood, b: Mood, france: Country, europe: Continent) {
         let europe = Continent(name: "Europe")
@@ -161,65 +159,17 @@ import Testing
         withExtendedLifetime(a) {}
     }
 
-    /// The monitored lists: sections by an attribute (filter, sort and section keys of the mood
-    /// itself), sections by a related object's attribute with a filter two relationships away, a
-    /// filter that a country joining Europe satisfies, a window, and batches of faults.
-    enum Shape: CaseIterable, Sendable {
-        case byRating, byCountry, inEurope, window, batched
-
-        var request: FetchDescriptor<Mood> {
-            let cutoff = ListMonitorUnheldRowsTests.cutoff
-            switch self {
-            case .byRating:
-                return FetchDescriptor(predicate: #Predicate { $0.date >= cutoff },
-                                       sortBy: [SortDescriptor(\.rating), SortDescriptor(\.text)])
-            case .byCountry:
-                return FetchDescriptor(predicate: #Predicate { ($0.country?.continent?.name ?? "none") != "Asia" },
-                                       sortBy: [SortDescriptor(\.country?.name), SortDescriptor(\.text)])
-            case .inEurope:
-                return FetchDescriptor(predicate: #Predicate { $0.country?.continent?.name == "Europe" },
-                                       sortBy: [SortDescriptor(\.date, order: .reverse), SortDescriptor(\.text)])
-            case .window:
-                var request = FetchDescriptor<Mood>(predicate: #Predicate { $0.rating >= 2 },
-                                                    sortBy: [SortDescriptor(\.text), SortDescriptor(\.rating)])
-                request.fetchLimit = 4
-                return request
-            case .batched:
-                var request = FetchDescriptor<Mood>(predicate: #Predicate { $0.rating <= 3 },
-                                                    sortBy: [SortDescriptor(\.date), SortDescriptor(\.text)])
-                request.fetchBatchSize = 3
-                return request
-            }
-        }
-
-        var sectionKey: ((Mood) -> String?)? {
-            switch self {
-            case .byRating: { String($0.rating) }
-            case .byCountry: { $0.country?.name }
-            case .inEurope, .window, .batched: nil
-            }
-        }
-
-        func monitor(in context: ObjectContext) throws -> ListMonitor<Mood> {
-            switch self {
-            case .byRating: try context.monitorSectionedList(request, sectionBy: SectionBy(\.rating))
-            case .byCountry: try context.monitorSectionedList(request, sectionBy: SectionBy(\.country?.name))
-            case .inEurope, .window, .batched: try context.monitorList(request)
-            }
-        }
-    }
-
     /// Random saves, batch operations and marks made by another context, of rows and related rows
     /// the monitored context does not hold: after each step the monitor is a fresh fetch's list, and
     /// the reported changes turn the old list into the new one. 400 sequences of 12 steps.
-    @Test(arguments: Shape.allCases, 0..<8)
-    func anotherContextsChangesOfRowsNobodyHoldsReachTheList(shape: Shape, batch: Int) throws {
+    @Test(arguments: [MonitoredListShape.byRating, .byCountry, .inEurope, .window, .batched], 0..<8)
+    func anotherContextsChangesOfRowsNobodyHoldsReachTheList(shape: MonitoredListShape, batch: Int) throws {
         for sequence in 0..<10 {
             try runRandomSequence(shape, seed: UInt64(batch * 1_000 + sequence))
         }
     }
 
-    private func runRandomSequence(_ shape: Shape, seed: UInt64) throws {
+    private func runRandomSequence(_ shape: MonitoredListShape, seed: UInt64) throws {
         var random = SeededGenerator(state: seed)
         let container = try makeContainer()
         let writer = container.newBackgroundContext()
@@ -232,7 +182,7 @@ import Testing
         for index in 0..<4 {
             writer.insert(Country(name: uniqueName(["A", "M", "Z"]), continent: continents[index % 3]))
         }
-        func randomDate() -> Date { Self.cutoff.addingTimeInterval(Double(Int.random(in: -2...4, using: &random))) }
+        func randomDate() -> Date { MonitoredListShape.cutoff.addingTimeInterval(Double(Int.random(in: -2...4, using: &random))) }
         func liveCountries() throws -> [Country] {
             Array(try writer.fetch(FetchDescriptor<Country>(sortBy: [SortDescriptor(\.name)])))
         }

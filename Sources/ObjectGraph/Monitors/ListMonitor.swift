@@ -19,10 +19,12 @@ import Algorithms
 /// of change reaches it: the context's own changes, cascades, merged saves of other contexts, batch
 /// operations, other processes' saves, a reset). Only the objects a notification names are looked
 /// at, with those whose related objects changed what the request reads of them (a list sorted by
-/// `\Mood.country?.name` places again the moods of a renamed country): each is taken out of the list
-/// and put back where its values now place it, a binary search (see ``ListChangeset`` for what is
-/// reported). Objects marked for deletion (``DelayedDeletable``)
-/// leave the list unless the request includes them.
+/// `\Mood.country?.name` places again the moods of a renamed country), and the rows a merged save
+/// changed that the context holds no object for, when the request reads what changed (a mood rated
+/// 5 elsewhere enters a list of 5-star moods; a country joining Europe elsewhere brings its moods):
+/// those are loaded set-wise. Each is taken out of the list and put back where its values now place
+/// it, a binary search (see ``ListChangeset`` for what is reported). Objects marked for deletion
+/// (``DelayedDeletable``) leave the list unless the request includes them.
 ///
 /// The monitor holds its objects and its context; it lives on the context's isolation and is not
 /// `Sendable`. Observers are held weakly. It is `Observable`: a SwiftUI view (or
