@@ -695,21 +695,14 @@ public struct _ObjectStateHeader {
     /// Unretained too: the context keeps the store, and the store its mappings, alive.
     unowned(unsafe) var mapping: EntityMapping?
     let valueCount: Int
-    var isFault = false
-    var isInserted = false
-    /// Whether an ``ObjectsDidChange`` reported the insertion: later changes are reported as updates.
-    var insertionIsPosted = false
-    var isUpdated = false
-    var isDeleted = false
-    var isInaccessible = false
-    @usableFromInline var acceptsInitialValues: Bool
-    var isMaterializing = false
+    /// The flags below, a bit each: nine `Bool` fields would take two words once padded, and every
+    /// word of the header is paid once per object.
+    @usableFromInline var flags: UInt16 = 0
     /// The values as last read or saved; nil until one of them changes.
     var committed: ContiguousArray<StoredValue>?
     var toMany: ContiguousArray<ToManyValue>
     var changedToMany: [Int: MemberChanges] = [:]
     var detachedRelatives = [Int: [any Entity]]()
-    var observesReads = false
     /// Attributes whose last assigned value could not be encoded, by property index, with the
     /// encoder's error: the value was not written, and a save is refused while any is left. Nil
     /// when there is none (almost always): no dictionary to make and release per object.
@@ -721,8 +714,66 @@ public struct _ObjectStateHeader {
         self.id = id
         self.globalID = globalID
         self.valueCount = valueCount
-        self.acceptsInitialValues = acceptsInitialValues
+        self.flags = acceptsInitialValues ? Self.acceptsInitialValuesFlag : 0
         self.toMany = toMany
+    }
+
+    // MARK: Flags
+
+    @usableFromInline static let isFaultFlag: UInt16 = 1 << 0
+    @usableFromInline static let isInsertedFlag: UInt16 = 1 << 1
+    @usableFromInline static let insertionIsPostedFlag: UInt16 = 1 << 2
+    @usableFromInline static let isUpdatedFlag: UInt16 = 1 << 3
+    @usableFromInline static let isDeletedFlag: UInt16 = 1 << 4
+    @usableFromInline static let isInaccessibleFlag: UInt16 = 1 << 5
+    @usableFromInline static let acceptsInitialValuesFlag: UInt16 = 1 << 6
+    @usableFromInline static let isMaterializingFlag: UInt16 = 1 << 7
+    @usableFromInline static let observesReadsFlag: UInt16 = 1 << 8
+
+    @inlinable @inline(__always)
+    func has(_ flag: UInt16) -> Bool { flags & flag != 0 }
+
+    @inlinable @inline(__always)
+    mutating func set(_ flag: UInt16, _ isOn: Bool) {
+        flags = isOn ? flags | flag : flags & ~flag
+    }
+
+    var isFault: Bool {
+        get { has(Self.isFaultFlag) }
+        set { set(Self.isFaultFlag, newValue) }
+    }
+    var isInserted: Bool {
+        get { has(Self.isInsertedFlag) }
+        set { set(Self.isInsertedFlag, newValue) }
+    }
+    /// Whether an ``ObjectsDidChange`` reported the insertion: later changes are reported as updates.
+    var insertionIsPosted: Bool {
+        get { has(Self.insertionIsPostedFlag) }
+        set { set(Self.insertionIsPostedFlag, newValue) }
+    }
+    var isUpdated: Bool {
+        get { has(Self.isUpdatedFlag) }
+        set { set(Self.isUpdatedFlag, newValue) }
+    }
+    var isDeleted: Bool {
+        get { has(Self.isDeletedFlag) }
+        set { set(Self.isDeletedFlag, newValue) }
+    }
+    var isInaccessible: Bool {
+        get { has(Self.isInaccessibleFlag) }
+        set { set(Self.isInaccessibleFlag, newValue) }
+    }
+    @inlinable var acceptsInitialValues: Bool {
+        get { has(Self.acceptsInitialValuesFlag) }
+        set { set(Self.acceptsInitialValuesFlag, newValue) }
+    }
+    var isMaterializing: Bool {
+        get { has(Self.isMaterializingFlag) }
+        set { set(Self.isMaterializingFlag, newValue) }
+    }
+    var observesReads: Bool {
+        get { has(Self.observesReadsFlag) }
+        set { set(Self.observesReadsFlag, newValue) }
     }
 }
 
