@@ -123,10 +123,8 @@ extension ObjectContext {
             }
             // A value that could not be encoded was not written: named as such, not as missing.
             let unstorable = state.unstorableValues
-            if !unstorable.isEmpty {
-                for (index, reason) in unstorable.sorted(by: { $0.key < $1.key }) {
-                    fail(state.entity.propertyNames[index], .unstorableValue(reason: reason))
-                }
+            for (index, reason) in unstorable.sorted(by: { $0.key < $1.key }) {
+                fail(state.entity.propertyNames[index], .unstorableValue(reason: reason))
             }
             for (slot, attribute) in mapping.description.attributes.enumerated()
             where !attribute.isOptional && state.value(atPosition: slot).isNull

@@ -14,8 +14,7 @@ extension SortDescriptor where Compared: Entity {
     /// ```
     ///
     /// - Parameters:
-    ///   - keyPath: A `Bool` attribute, of the entity or of an object it reaches through to-one
-    ///     relationships.
+    ///   - keyPath: A `Bool` attribute of the entity.
     ///   - order: `.forward` for `false` first.
     public init(_ keyPath: any KeyPath<Compared, Bool> & Sendable, order: SortOrder = .forward) {
         let standIn: KeyPath<Compared, Int> = keyPath.appending(path: \Bool.sortRank)
@@ -27,8 +26,7 @@ extension SortDescriptor where Compared: Entity {
     /// other way round), as the store orders NULL, 0 and 1.
     ///
     /// - Parameters:
-    ///   - keyPath: An optional `Bool` attribute, or a `Bool` attribute of a related object
-    ///     (`\Mood.country?.isVisited`).
+    ///   - keyPath: An optional `Bool` attribute of the entity.
     ///   - order: `.forward` for nil first.
     public init(_ keyPath: any KeyPath<Compared, Bool?> & Sendable, order: SortOrder = .forward) {
         let standIn: KeyPath<Compared, Int?> = keyPath.appending(path: \Bool?.?.sortRank)
