@@ -17,15 +17,11 @@ final class LiveEvents: Sendable {
         let response = try await target.http.execute(request, timeout: .seconds(3600))
         guard response.status == .ok else { throw BenchmarkError("live answered \(response.status)") }
         let task = Task { [self] in
-            var parser = LiveMessage.Parser()
-            for try await chunk in response.body {
-                let now = ContinuousClock.now
-                for message in try parser.append(chunk.readableBytesView) {
-                    switch message {
-                    case .listening: listening.withLock { $0 = true }
-                    case .changes: arrivals.withLock { $0.append(now) }
-                    case .keepAlive: break
-                    }
+            for try await message in LiveMessages(response.body.map(\.readableBytesView)) {
+                switch message {
+                case .listening: listening.withLock { $0 = true }
+                case .changes: arrivals.withLock { $0.append(ContinuousClock.now) }
+                case .keepAlive: break
                 }
             }
         }

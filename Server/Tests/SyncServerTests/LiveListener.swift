@@ -24,18 +24,15 @@ final class LiveListener: Sendable {
         let response = try await HTTPClient.tests.execute(request, timeout: .seconds(10))
         guard response.status == .ok else { throw TestFailure("live answered \(response.status)") }
         let task = Task { [self] in
-            var parser = LiveMessage.Parser()
             // The stream ends when the server or `close()` ends it; what it held was kept, and a
             // test waiting for more sees nothing come.
             do {
-                for try await chunk in response.body {
-                    let now = ContinuousClock.now
-                    for message in try parser.append(chunk.readableBytesView) {
-                        switch message {
-                        case .listening: self.listening.withLock { $0 = true }
-                        case .changes(let event): self.arrivals.withLock { $0.append(Arrival(cursor: event.cursor, at: now)) }
-                        case .keepAlive: break
-                        }
+                for try await message in LiveMessages(response.body.map(\.readableBytesView)) {
+                    switch message {
+                    case .listening: self.listening.withLock { $0 = true }
+                    case .changes(let event):
+                        self.arrivals.withLock { $0.append(Arrival(cursor: event.cursor, at: ContinuousClock.now)) }
+                    case .keepAlive: break
                     }
                 }
             } catch {}

@@ -21,6 +21,22 @@ struct LiveMessageTests {
         #expect(try bytes.flatMap { try parser.append([$0]) } == messages, "one byte at a time")
     }
 
+    @Test("The message sequence over a body gives each message once, in order, whatever its chunks")
+    func messageSequence() async throws {
+        let bytes = Array(try messages.map { try $0.text() }.joined().utf8)
+        for chunkSize in [1, 2, 5, 13, bytes.count] {
+            let chunks = AsyncStream<[UInt8]> { continuation in
+                for start in stride(from: 0, to: bytes.count, by: chunkSize) {
+                    continuation.yield(Array(bytes[start..<min(start + chunkSize, bytes.count)]))
+                }
+                continuation.finish()
+            }
+            var received: [LiveMessage] = []
+            for try await message in LiveMessages(chunks) { received.append(message) }
+            #expect(received == messages, "chunks of \(chunkSize) bytes")
+        }
+    }
+
     @Test("CRLF line ends, an `id` field and a multi-line comment are read as the format allows")
     func otherLineEnds() throws {
         var parser = LiveMessage.Parser()
