@@ -12,6 +12,8 @@ final class StoreCoordinator: Sendable {
     /// Names this coordinator's transactions in the history, to tell them from other processes'.
     let origin = UUID()
     private let liveContexts = LiveContexts()
+    /// Whoever observes every commit of the container (``ObjectContainer/observeCommits(_:)``).
+    let commitObservers = CommitObservers()
 
     private let historyWatcher: HistoryWatcher?
 
@@ -33,7 +35,7 @@ final class StoreCoordinator: Sendable {
     func mergeOtherWriters() throws {
         guard let historyWatcher else { return }
         for transaction in try historyWatcher.look(in: store, origin: origin) {
-            liveContexts.deliver(didSave(for: transaction), from: nil)
+            didCommit(didSave(for: transaction), from: nil)
         }
     }
 
@@ -69,6 +71,7 @@ final class StoreCoordinator: Sendable {
     /// none: every context merges it, the one that ran it included).
     func didCommit(_ save: DidSave, from author: MergeInbox?) {
         liveContexts.deliver(save, from: author)
+        commitObservers.post(save)
     }
 }
 
@@ -95,5 +98,26 @@ private final class LiveContexts: Sendable {
             return entries.compactMap(\.inbox)
         }
         for inbox in inboxes where inbox !== author { inbox.deliver(save) }
+    }
+}
+
+/// The handlers of every commit to a container's store, called on the committing thread.
+final class CommitObservers: Sendable {
+    private let handlers = Locked<(next: Int, entries: [(id: Int, handler: @Sendable (DidSave) -> Void)])>((0, []))
+
+    /// Adds a handler until the returned token goes.
+    func add(_ handler: @escaping @Sendable (DidSave) -> Void) -> ObservationToken {
+        let id = handlers.withLock { state in
+            state.next += 1
+            state.entries.append((state.next, handler))
+            return state.next
+        }
+        return ObservationToken { [weak self] in
+            self?.handlers.withLock { $0.entries.removeAll { $0.id == id } }
+        }
+    }
+
+    func post(_ save: DidSave) {
+        for entry in handlers.withLock({ $0.entries }) { entry.handler(save) }
     }
 }

@@ -47,6 +47,10 @@ public enum ObjectGraphError: Error, Sendable, Equatable {
     /// A list monitor was refused: `reason` says what its request lacks (an order, or an order that
     /// keeps each section's objects together).
     case invalidListMonitor(entity: String, reason: String)
+    /// A property named at run time (``Entity/storedValue(forKey:)`` and its kin) cannot be read or
+    /// written as asked: `reason` says why (no such property, a relationship where an attribute was
+    /// expected, a value of another kind, an object of another entity). Nothing was changed.
+    case invalidPropertyAccess(entity: String, property: String, reason: String)
 }
 
 /// One reason a save was refused.
@@ -174,6 +178,8 @@ extension ObjectGraphError: CustomStringConvertible, LocalizedError {
             return "Batch operation on \(entity)\(property.map { ".\($0)" } ?? "") refused: \(reason)"
         case let .invalidListMonitor(entity, reason):
             return "List monitor of \(entity) refused: \(reason)"
+        case let .invalidPropertyAccess(entity, property, reason):
+            return "Cannot access \(entity).\(property): \(reason)"
         }
     }
 

@@ -1,3 +1,4 @@
+import Algorithms
 import Foundation
 import GRDB
 
@@ -56,6 +57,28 @@ struct RowReader {
         let query = SQLFragment("SELECT \(mapping.selectList) FROM \(mapping.table) AS t0 WHERE ", condition,
                                 " ORDER BY t0.Z_PK")
         try forEachRow(query, mapping: mapping, including: including, body)
+    }
+
+    /// The rows of an entity whose global IDs are among `globalIDs`, with their keys; IDs of no row
+    /// are left out. A query per ``SQL/inlineListLimit`` IDs, through the global ID's unique index.
+    func keys(forGlobalIDs globalIDs: [UUID], mapping: EntityMapping) throws -> [(key: Int64, globalID: UUID)] {
+        try read { db in
+            var found: [(key: Int64, globalID: UUID)] = []
+            for chunk in globalIDs.chunks(ofCount: SQL.inlineListLimit) {
+                let ids = SQL.list(chunk.map(\.storedValue.databaseValue))
+                let statement = try db.cachedStatement(sql: "SELECT Z_PK, Z_UUID FROM \(mapping.table) WHERE Z_UUID IN " + ids.sql)
+                try statement.bind(ids.arguments)
+                let rows = try Row.fetchCursor(statement)
+                while let row = try rows.next() {
+                    let key: Int64 = row[0]
+                    guard let globalID = UUID(storedValue: StoredValue(row[1] as DatabaseValue)) else {
+                        throw StoreError(resultCode: 11 /* SQLITE_CORRUPT */, message: "\(mapping.name) row \(key) has no valid global ID")
+                    }
+                    found.append((key, globalID))
+                }
+            }
+            return found
+        }
     }
 
     /// A row's global ID; nil if the row does not exist.

@@ -59,7 +59,7 @@ struct RowWriter {
         for position in 0..<attributeCount { values.append(row.value(atPosition: position).databaseValue) }
         for foreignKey in mapping.foreignKeys { values.append(resolve(row.relatedKey(at: foreignKey.slot))) }
         try statement.bind(values)
-        try execute(statement, row: row, id: id, mapping: mapping)
+        try execute(statement, row: row, id: id, mapping: mapping, globalID: globalID)
     }
 
     /// Writes a row's values at some positions and increments its version; with `version`, only if
@@ -127,12 +127,18 @@ struct RowWriter {
         try RowReader.row(key: key, mapping: mapping, db, body)
     }
 
-    /// Runs a statement that writes one row; a uniqueness violation names the object and the value.
-    private func execute(_ statement: Statement, row: some RowValues, id: ObjectID, mapping: EntityMapping) throws {
+    /// Runs a statement that writes one row; a uniqueness violation names the object and the value
+    /// (a global ID given twice, see ``ObjectContext/insert(_:globalID:)``, as `objectGlobalID`).
+    private func execute(_ statement: Statement, row: some RowValues, id: ObjectID, mapping: EntityMapping,
+                         globalID: UUID? = nil) throws {
         do {
             try statement.execute()
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
             let column = error.message?.components(separatedBy: ".").last ?? ""
+            if column == "Z_UUID", let globalID {
+                throw ObjectGraphError.validationFailed([ValidationFailure(
+                    entity: mapping.name, objectID: id, property: "objectGlobalID", reason: .notUnique(globalID.storedValue))])
+            }
             let slot = mapping.attributeColumns.firstIndex(of: column)
             throw ObjectGraphError.validationFailed([ValidationFailure(
                 entity: mapping.name, objectID: id, property: slot.map { mapping.attributeColumns[$0] },

@@ -1,0 +1,70 @@
+public import Foundation
+
+/// Objects by their global IDs: the identity that holds across stores, processes and devices (what a
+/// sync layer, an importer or a deep link names an object by), where an ``ObjectID`` holds within
+/// one store.
+extension ObjectContext {
+    /// The objects of `type` whose global IDs are among `globalIDs`, by global ID.
+    ///
+    /// New objects of this context count (they are not in the store yet); objects deleted in this
+    /// context do not. The others are read set-wise, a query per 500 IDs through the global IDs'
+    /// unique index, and come back as the context's registered objects or as faults. IDs that name
+    /// no object of `type` are missing from the result.
+    ///
+    /// - Throws: ``ObjectGraphError/unknownEntity(_:)`` for an entity outside the container's schema,
+    ///   ``ObjectGraphError/store(_:)`` when the store cannot be read.
+    public func objects<T: Entity>(withGlobalIDs globalIDs: some Sequence<UUID>, as type: T.Type = T.self) throws -> [UUID: T] {
+        let use = beginUse()
+        defer { use.end() }
+        mergeIncomingChanges()
+        guard let mapping = store.mapping(for: T._$entity) else { throw ObjectGraphError.unknownEntity(T._$entity.name) }
+        var wanted = Set(globalIDs)
+        var found: [UUID: T] = [:]
+        for object in inserted.values where !object._$state.isDeleted {
+            guard let typed = object as? T, let globalID = object._$state.globalID, wanted.remove(globalID) != nil else { continue }
+            found[globalID] = typed
+        }
+        guard !wanted.isEmpty else { return found }
+        let rows: [(key: Int64, globalID: UUID)]
+        do {
+            rows = try store.reader.keys(forGlobalIDs: Array(wanted), mapping: mapping)
+        } catch {
+            throw ObjectGraphError.store(StoreError(error))
+        }
+        let globalIDsByKey = Dictionary(rows.map { ($0.key, $0.globalID) }, uniquingKeysWith: { first, _ in first })
+        let ids = rows.map { ObjectID(entity: mapping.declaration, key: $0.key, store: store.identity) }
+        for case let object as T in objects(with: ids, of: mapping.declaration) {
+            let state = object._$state
+            guard !state.isDeleted, let globalID = globalIDsByKey[state.id.key] else { continue }
+            if state.globalID == nil { state.globalID = globalID }  // read now: spares the object a query
+            found[globalID] = object
+        }
+        return found
+    }
+
+    /// The object of `type` whose global ID is `globalID`; nil when there is none (or it was
+    /// deleted in this context).
+    ///
+    /// - Throws: The errors of ``objects(withGlobalIDs:as:)``.
+    public func object<T: Entity>(withGlobalID globalID: UUID, as type: T.Type = T.self) throws -> T? {
+        try objects(withGlobalIDs: [globalID], as: type)[globalID]
+    }
+
+    /// Inserts a new object under a global ID of the caller's instead of a new one: an object made
+    /// elsewhere (another device, an export) keeps its identity here.
+    ///
+    /// The ID is unique in the store: a save that would give a second object the same one fails with
+    /// ``ObjectGraphError/validationFailed(_:)`` (``ValidationFailure/Reason/notUnique(_:)`` of
+    /// `objectGlobalID`) and writes nothing.
+    ///
+    /// - Throws: ``ObjectGraphError/wrongContext(_:action:)`` when `object` is not new (it was
+    ///   inserted before, here or in another context): its global ID cannot change.
+    public func insert<T: Entity>(_ object: T, globalID: UUID) throws {
+        let state = object._$state
+        guard state.context == nil, state.acceptsInitialValues else {
+            throw ObjectGraphError.wrongContext(state.id, action: "given a global ID (only a new object can be)")
+        }
+        state.globalID = globalID
+        insert(object)
+    }
+}
