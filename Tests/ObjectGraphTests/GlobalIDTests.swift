@@ -50,6 +50,25 @@ import Testing
         #expect(mood.objectGlobalID == globalID)
     }
 
+    @Test func anObjectOfATypeKnownAtRunTimeIsInsertedWithItsDefaultsAndFilledByName() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let globalID = UUID()
+        let type: any Entity.Type = Mood.self
+        func make<T: Entity>(_ type: T.Type) -> any Entity { context.insertNewObject(of: type, globalID: globalID) }
+        let object = make(type)
+        let mood = try #require(object as? Mood)
+        #expect(mood.isInserted && mood.objectGlobalID == globalID)
+        #expect(mood.rating == 3, "the declared default")
+        #expect(throws: ObjectGraphError.self) { try context.save() }  // `text` and `date` are required
+        try mood.setStoredValue(.text("made by name"), forKey: "text")
+        try mood.setStoredValue(.real(0), forKey: "date")
+        try context.save()
+        let reader = container.newBackgroundContext()
+        let copy = try #require(try reader.object(withGlobalID: globalID, as: Mood.self))
+        #expect(copy.text == "made by name" && copy.rating == 3)
+    }
+
     @Test func aGlobalIDGivenTwiceFailsTheSaveNamingIt() throws {
         let container = try makeContainer()
         let context = container.newBackgroundContext()

@@ -50,6 +50,33 @@ extension ObjectContext {
         try objects(withGlobalIDs: [globalID], as: type)[globalID]
     }
 
+    /// Inserts a new object of `type` made without its initializer, as Core Data's
+    /// `insertNewObject(forEntityName:into:)` does: its attributes hold their declared defaults (the
+    /// others nothing yet, so a required one must be set before the next save), its relationships
+    /// are empty. For code that makes objects of types it knows only at run time (an importer, a
+    /// sync layer), with ``Entity/setStoredValue(_:forKey:)`` to fill them.
+    ///
+    /// - Parameters:
+    ///   - type: The entity.
+    ///   - globalID: The object's global ID; nil for a new one.
+    /// - Returns: The object, inserted.
+    @discardableResult
+    public func insertNewObject<T: Entity>(of type: T.Type, globalID: UUID? = nil) -> T {
+        let use = beginUse()
+        defer { use.end() }
+        let state = ObjectState.makeNew(of: T._$entity)
+        if let globalID { state.globalID = globalID }
+        // The placeholders the materializing initializer assigns are not values: refused, as for a
+        // fetched object, then the new object takes values again.
+        state.acceptsInitialValues = false
+        let object = MaterializationSlot.materialize(type, with: state)
+        state.acceptsInitialValues = true
+        state.object = object
+        insertObject(object)
+        // `materialize` makes an object of the type it is given (and checks it claimed the state).
+        return unsafeDowncast(object as AnyObject, to: T.self)
+    }
+
     /// Inserts a new object under a global ID of the caller's instead of a new one: an object made
     /// elsewhere (another device, an export) keeps its identity here.
     ///

@@ -56,6 +56,9 @@ extension Entity {
 
     /// The object's ID: temporary until its first save, then permanent.
     public var objectID: ObjectID { _$state.id }
+    /// The entity's name in the schema (the class name, unless `@Entity("Name")` gives another):
+    /// what ``ObjectID/entityName`` and the schema's ``EntityDescription`` call it.
+    public static var entityName: String { _$entity.name }
     /// The object's global identifier, set at creation and kept forever (for sync and merging): a
     /// time-ordered (version 7) UUID. Fetches leave it out of the rows they read, so the first read on
     /// a fetched object queries it; an object whose row is gone has the all-zero UUID.
