@@ -15,6 +15,10 @@ let package = Package(
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
         // The sync server's wire format, shared by the server (Server/) and the sync client.
         .library(name: "ObjectGraphSyncProtocol", targets: ["ObjectGraphSyncProtocol"]),
+        // The sync client: keeps a store in step with the sync server of Server/.
+        .library(name: "ObjectGraphSync", targets: ["ObjectGraphSync"]),
+        // The seeds' example model (moods, countries, continents), for the demo and the sync tests.
+        .library(name: "MoodyModel", targets: ["MoodyModel"]),
         .executable(name: "moody", targets: ["moody"]),
         .executable(name: "objectgraph-bench", targets: ["objectgraph-bench"]),
     ],
@@ -51,9 +55,15 @@ let package = Package(
             name: "ObjectGraphSyncProtocol",
             swiftSettings: strictSettings
         ),
+        // Foundation's URLSession is its HTTP client: an app that syncs adds no dependency.
+        .target(
+            name: "ObjectGraphSync",
+            dependencies: ["ObjectGraph", "ObjectGraphSyncProtocol"],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "MoodyModel",
-            dependencies: ["ObjectGraph"],
+            dependencies: ["ObjectGraph", "ObjectGraphSync"],
             swiftSettings: strictSettings
         ),
         .executableTarget(

@@ -81,6 +81,10 @@ let package = Package(
             dependencies: [
                 "SyncServer",
                 .product(name: "ObjectGraphSyncProtocol", package: "ObjectGraph"),
+                // The sync client, tested against this package's server.
+                .product(name: "ObjectGraph", package: "ObjectGraph"),
+                .product(name: "ObjectGraphSync", package: "ObjectGraph"),
+                .product(name: "MoodyModel", package: "ObjectGraph"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

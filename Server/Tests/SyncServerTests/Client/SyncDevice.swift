@@ -1,0 +1,32 @@
+import Foundation
+import MoodyModel
+import ObjectGraph
+import ObjectGraphSync
+import Testing
+
+/// A device for the sync client's tests: a store file of its own, with Moody's model and a sync
+/// coordinator talking to a test server.
+struct SyncDevice {
+    static let types: [any Syncable.Type] = [Mood.self, Country.self, Continent.self]
+
+    let path: String
+    let container: ObjectContainer
+    let sync: SyncCoordinator
+
+    /// A device on `port` with `token`; a new store unless `path` names an existing one.
+    init(port: Int, token: String, path: String? = nil, processors: [any ChangeProcessor]? = nil) throws {
+        let path = path ?? Self.newStorePath()
+        self.path = path
+        container = try ObjectContainer(
+            schema: Schema([Mood.self, Country.self, Continent.self] + SyncCoordinator.entities), configuration: .file(path))
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
+        sync = try SyncCoordinator(container: container, remote: HTTPSyncRemote(url: url, token: token), zone: "moods",
+                                   syncing: Self.types, processors: processors)
+    }
+
+    static func newStorePath() -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("objectgraph-sync-client-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.appendingPathComponent("store.sqlite").path
+    }
+}

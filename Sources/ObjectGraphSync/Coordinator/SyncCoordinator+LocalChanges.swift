@@ -1,0 +1,125 @@
+import Foundation
+import ObjectGraph
+
+/// Local changes, read from the store's persistent history into the records' states.
+///
+/// The history is written in the transaction of every save (any context, any process), so it is the
+/// durable list of what changed. The coordinator reads it after the last transaction it recorded,
+/// leaves out its own, and saves the records' states with the new position in one transaction: a
+/// crash before that save reads the same transactions again, and recording them twice changes
+/// nothing that matters (a property already pending stays pending).
+extension SyncCoordinator {
+    /// Records the local changes committed since the last look: their records become pending.
+    func recordLocalChanges() throws {
+        let client = try clientState()
+        let head: Int64
+        do {
+            head = try container.lastHistoryToken()?.sequence ?? 0
+        } catch let error as ObjectGraphError {
+            throw SyncError.store(error)
+        }
+        guard head > client.historySequence else { return }
+        var request = HistoryRequest(after: HistoryToken(sequence: client.historySequence), entityNames: model.entityNames,
+                                     fetchLimit: batchSize)
+        while true {
+            let transactions: [HistoryTransaction]
+            do {
+                transactions = try container.fetchHistory(request)
+            } catch let error as ObjectGraphError {
+                throw SyncError.store(error)
+            }
+            try record(transactions.filter { $0.author != Self.author }.flatMap(\.changes))
+            if let last = transactions.last {
+                request.token = last.token
+                client.historySequence = last.token.sequence
+            }
+            if transactions.count < batchSize {
+                // The transactions after the last one read touched no entity that syncs.
+                client.historySequence = max(client.historySequence, head)
+                try save()
+                return
+            }
+            try save()
+        }
+    }
+
+    private func record(_ changes: [HistoryChange]) throws {
+        guard !changes.isEmpty else { return }
+        var states = try recordStates(for: changes.map(\.globalID))
+        for change in changes {
+            guard let shape = model.shape(forEntity: change.entityName) else { continue }
+            let state: SyncRecordState
+            switch change.kind {
+            case .insert, .update:
+                let properties = change.kind == .insert
+                    ? shape.fields.map(\.property) : change.changedKeys.filter { shape.field(forProperty: $0) != nil }
+                guard !properties.isEmpty else { continue }
+                state = states[change.globalID] ?? newState(change.globalID, entity: shape.entityName, into: &states)
+                state.pendingProperties = Self.joined(Self.split(state.pendingProperties).union(properties))
+                if let object = context.object(with: change.objectID) { changedObjects.append(object) }
+            case .delete:
+                // An object the server never heard of needs no word; its state goes when pushed.
+                guard let existing = states[change.globalID] else { continue }
+                state = existing
+                state.isDeletedLocally = true
+            }
+            state.localRevision += 1
+            state.isPending = true
+            changedObjects.append(state)
+        }
+    }
+
+    /// Gives every object of the entities that sync a pending state, when the client first syncs a
+    /// store that already holds objects (whose history may have been purged).
+    func adoptExistingObjects() throws {
+        for shape in model.shapes {
+            let objects: [any Entity]
+            do {
+                objects = try shape.type.allObjects(in: context, batchSize: batchSize)
+            } catch let error as ObjectGraphError {
+                throw SyncError.store(error)
+            }
+            var states = try recordStates(for: objects.map(\.objectGlobalID))
+            for object in objects where states[object.objectGlobalID] == nil {
+                let state = newState(object.objectGlobalID, entity: shape.entityName, into: &states)
+                state.pendingProperties = Self.joined(shape.fields.map(\.property))
+                state.localRevision = 1
+                state.isPending = true
+            }
+        }
+    }
+
+    // MARK: Records' states
+
+    /// The states of these records, by record ID, read set-wise.
+    func recordStates(for recordIDs: some Sequence<UUID>) throws -> [UUID: SyncRecordState] {
+        var states: [UUID: SyncRecordState] = [:]
+        let ids = Array(Set(recordIDs))
+        do {
+            for start in stride(from: 0, to: ids.count, by: 500) {
+                let chunk = Array(ids[start..<min(start + 500, ids.count)])
+                for state in try context.fetch(FetchDescriptor<SyncRecordState>(predicate: #Predicate { chunk.contains($0.recordID) })) {
+                    states[state.recordID] = state
+                }
+            }
+        } catch let error as ObjectGraphError {
+            throw SyncError.store(error)
+        }
+        return states
+    }
+
+    func newState(_ recordID: UUID, entity: String, into states: inout [UUID: SyncRecordState]) -> SyncRecordState {
+        let state = SyncRecordState(recordID: recordID, entityName: entity)
+        context.insert(state)
+        states[recordID] = state
+        return state
+    }
+
+    static func split(_ properties: String) -> Set<String> {
+        Set(properties.split(separator: ",").map(String.init))
+    }
+
+    static func joined(_ properties: some Sequence<String>) -> String {
+        properties.sorted().joined(separator: ",")
+    }
+}

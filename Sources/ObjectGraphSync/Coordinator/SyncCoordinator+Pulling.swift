@@ -1,0 +1,156 @@
+import Foundation
+import ObjectGraph
+import ObjectGraphSyncProtocol
+
+/// Reading the server's feed and applying it.
+///
+/// The feed is read page after page from the client's cursor. Each page (whole server transactions)
+/// goes to the processors' ``ChangeProcessor/processRemoteChanges(_:in:)`` (the ``Downloader``
+/// applies it) and is saved in one transaction with the new cursor, as the sync's: the app's
+/// contexts merge it like any save, their observers and monitors hear it, and nothing of it is
+/// uploaded again.
+extension SyncCoordinator {
+    /// Reads the feed to its end.
+    func pull() async throws {
+        while true {
+            let client = try clientState()
+            let page: ChangesPage
+            do {
+                page = try await remote.changes(zone: zone, since: FeedCursor(position: client.feedCursor), limit: batchSize)
+            } catch SyncError.server(.mustRefetch, _) {
+                // Behind the server's horizon for deletions: read the zone again from its start;
+                // local changes not pushed stay pending.
+                client.feedCursor = 0
+                try save()
+                continue
+            }
+            for processor in processors {
+                try await processor.processRemoteChanges(page.changes, in: self)
+            }
+            client.feedCursor = page.cursor.position
+            try save()
+            if !page.hasMore { return }
+        }
+    }
+
+    /// Applies a page of the feed to the local objects, in the sync context (saved by the caller).
+    ///
+    /// A record the device does not have is inserted under its global ID; one it has gets the
+    /// server's fields, except those with local changes not pushed yet (kept, and settled by the
+    /// entity's conflict policy when pushed). A tombstone deletes the object, unless the entity
+    /// lets an edit here win. Changes older than what was applied are skipped, as are records of
+    /// types this model does not sync (a newer app version's).
+    func apply(_ changes: [FeedChange]) throws {
+        guard !changes.isEmpty else { return }
+        var states = try recordStates(for: changes.map(\.record.id))
+        var objects: [UUID: any Entity] = [:]
+        for (recordType, group) in Dictionary(grouping: changes, by: \.record.entity) {
+            guard let shape = model.shape(forRecordType: recordType) else { continue }
+            try objects.merge(shape.objects(withGlobalIDs: group.map(\.record.id), in: context)) { first, _ in first }
+        }
+        for change in changes {
+            let record = change.record
+            guard let shape = model.shape(forRecordType: record.entity) else { continue }
+            let state = states[record.id]
+            if let state, record.version <= state.feedVersion { continue }
+            if let state, state.isDeletedLocally {
+                // Deleted here, not told yet: the push meets the server's change and settles it.
+                state.feedVersion = record.version
+                continue
+            }
+            if record.deleted {
+                if let state, state.isPending, shape.configuration.deletionRule == .editWins {
+                    state.feedVersion = record.version
+                    state.baseVersion = record.version  // the edit is sent again, bringing the record back
+                    state.pendingProperties = Self.joined(shape.fields.map(\.property))
+                    continue
+                }
+                if let object = objects.removeValue(forKey: record.id) { context.delete(object) }
+                if let state { context.delete(state) }
+                states[record.id] = nil
+                try dropPendingLinks(from: record.id)
+                continue
+            }
+            let object = objects[record.id] ?? shape.insertObject(globalID: record.id, in: context)
+            objects[record.id] = object
+            let recordState = state ?? newState(record.id, entity: shape.entityName, into: &states)
+            let pending = Self.split(recordState.pendingProperties)
+            try write(record.fields, into: object, shape: shape, recordID: record.id, skipping: pending)
+            var shadow = try Self.fields(recordState.shadow)
+            for field in shape.fields where !pending.contains(field.property) {
+                if let value = record.fields[field.name] { shadow[field.name] = value }
+            }
+            recordState.shadow = try Self.data(shadow)
+            recordState.feedVersion = record.version
+            if !recordState.isPending { recordState.baseVersion = record.version }
+            try resolvePendingLinks(to: record.id, object: object)
+        }
+    }
+
+    /// Writes fields into an object, but those of the properties in `skipped`: attributes in their
+    /// stored form, references to the objects they name (kept as pending links when the target is
+    /// not here yet, the relationship nil meanwhile). Fields the record does not carry are left.
+    func write(_ fields: [String: JSONValue], into object: any Entity, shape: RecordShape, recordID: UUID,
+               skipping skipped: Set<String>) throws {
+        for field in shape.fields where !skipped.contains(field.property) {
+            guard let value = fields[field.name] else { continue }
+            switch field.kind {
+            case .attribute:
+                try shape.write(value, to: field, of: object, recordID: recordID)
+            case .reference(let destinationEntity):
+                try dropPendingLink(from: recordID, property: field.property)
+                guard case .string(let text) = value else {
+                    guard value == .null else {
+                        throw SyncError.invalidRecord(recordType: shape.recordType, recordID: recordID, field: field.name,
+                                                      reason: "\(value) is not a record's ID")
+                    }
+                    try shape.link(object, field, to: nil)
+                    continue
+                }
+                guard let targetID = UUID(uuidString: text), let destination = model.shape(forEntity: destinationEntity) else {
+                    throw SyncError.invalidRecord(recordType: shape.recordType, recordID: recordID, field: field.name,
+                                                  reason: "'\(text)' is not a record's ID")
+                }
+                if let target = try destination.objects(withGlobalIDs: [targetID], in: context)[targetID] {
+                    try shape.link(object, field, to: target)
+                } else {
+                    // A child before its parent: linked when the parent arrives.
+                    try shape.link(object, field, to: nil)
+                    context.insert(PendingLink(sourceID: recordID, sourceEntity: shape.entityName, property: field.property,
+                                               targetID: targetID))
+                }
+            }
+        }
+    }
+
+    // MARK: Pending links
+
+    /// Links the objects that were waiting for `targetID` to `object`, now here.
+    private func resolvePendingLinks(to targetID: UUID, object: any Entity) throws {
+        for link in try pendingLinks(#Predicate { $0.targetID == targetID }) {
+            if let shape = model.shape(forEntity: link.sourceEntity), let field = shape.field(forProperty: link.property),
+               let source = try shape.objects(withGlobalIDs: [link.sourceID], in: context)[link.sourceID] {
+                try shape.link(source, field, to: object)
+            }
+            context.delete(link)
+        }
+    }
+
+    private func dropPendingLink(from sourceID: UUID, property: String) throws {
+        for link in try pendingLinks(#Predicate { $0.sourceID == sourceID && $0.property == property }) {
+            context.delete(link)
+        }
+    }
+
+    private func dropPendingLinks(from sourceID: UUID) throws {
+        for link in try pendingLinks(#Predicate { $0.sourceID == sourceID }) { context.delete(link) }
+    }
+
+    private func pendingLinks(_ predicate: Predicate<PendingLink>) throws -> [PendingLink] {
+        do {
+            return Array(try context.fetch(FetchDescriptor(predicate: predicate)))
+        } catch let error as ObjectGraphError {
+            throw SyncError.store(error)
+        }
+    }
+}

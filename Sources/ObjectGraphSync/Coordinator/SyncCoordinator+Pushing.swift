@@ -1,0 +1,308 @@
+import Foundation
+public import ObjectGraph
+import ObjectGraphSyncProtocol
+
+/// Pushing local changes, exactly once.
+///
+/// A batch is built from pending records' states, given the next mutation numbers, and saved as an
+/// outbox batch (with the advanced counter) before it is sent. Sent, it is acknowledged in one save
+/// that gives each record its new version, clears what the batch carried, and deletes the batch.
+/// A crash or a lost answer in between leaves the batch in the outbox, sent again unchanged at the
+/// next attempt: the server recognizes the same client and numbers and answers as the first time,
+/// without applying anything twice. One batch is in flight at a time.
+extension SyncCoordinator {
+    /// Sends every pending local change, batch after batch, and returns when none is left.
+    ///
+    /// For a change processor (the ``Uploader`` calls it); it runs within the coordinator's cycle.
+    public func uploadPendingChanges() async throws {
+        try await push(selecting: nil)
+    }
+
+    /// Sends the pending local changes of `objects` only (a processor that uploads some objects and
+    /// not others calls it); the other pending changes wait.
+    public func upload(_ objects: [any Entity]) async throws {
+        guard !objects.isEmpty else { return }
+        try await push(selecting: Set(objects.map(\.objectGlobalID)))
+    }
+
+    /// Tells the server that `objects` are deleted, then deletes them here, the two-step way: an
+    /// object marked for deletion stays (hidden) until the server acknowledged, so that nothing is
+    /// lost if the app stops in between. Objects the server never had are deleted at once.
+    public func deleteRemotely(_ objects: [any Entity]) async throws {
+        guard !objects.isEmpty else { return }
+        var states = try recordStates(for: objects.map(\.objectGlobalID))
+        for object in objects {
+            guard let shape = model.shape(forEntity: object.objectID.entityName) else { continue }
+            let state = states[object.objectGlobalID] ?? newState(object.objectGlobalID, entity: shape.entityName, into: &states)
+            let isInFlight = try outboxEntries().contains { $0.recordID == state.recordID }
+            if state.baseVersion == nil && !isInFlight {
+                context.delete(object)
+                context.delete(state)
+                continue
+            }
+            state.isDeletedLocally = true
+            state.isPending = true
+            state.localRevision += 1
+        }
+        try save()
+        try await push(selecting: Set(objects.map(\.objectGlobalID)))
+    }
+
+    // MARK: Batches
+
+    private func push(selecting recordIDs: Set<UUID>?) async throws {
+        if let batch = try pendingBatch() { try await send(batch) }
+        while let batch = try makeBatch(selecting: recordIDs) {
+            try await send(batch)
+        }
+    }
+
+    /// The batch sent earlier and not acknowledged, if any.
+    private func pendingBatch() throws -> OutboxBatch? {
+        let zone = self.zone
+        do {
+            return try context.fetch(FetchDescriptor<OutboxBatch>(predicate: #Predicate { $0.zone == zone })).first
+        } catch let error as ObjectGraphError {
+            throw SyncError.store(error)
+        }
+    }
+
+    /// What the batch in the outbox carries, if there is one.
+    private func outboxEntries() throws -> [OutboxEntry] {
+        guard let batch = try pendingBatch() else { return [] }
+        return try JSONDecoder().decode([OutboxEntry].self, from: batch.entries)
+    }
+
+    /// The next batch of pending changes, saved in the outbox with the numbers it uses; nil when
+    /// nothing is pending (among `recordIDs`, when given).
+    private func makeBatch(selecting recordIDs: Set<UUID>?) throws -> OutboxBatch? {
+        while true {
+            var request = FetchDescriptor<SyncRecordState>(
+                predicate: #Predicate { $0.isPending }, sortBy: [SortDescriptor(\.localRevision)])
+            if let recordIDs {
+                let ids = Array(recordIDs)
+                request.predicate = #Predicate { $0.isPending && ids.contains($0.recordID) }
+            }
+            request.fetchLimit = batchSize
+            let states: [SyncRecordState]
+            do {
+                states = Array(try context.fetch(request))
+            } catch let error as ObjectGraphError {
+                throw SyncError.store(error)
+            }
+            guard !states.isEmpty else { return nil }
+            let client = try clientState()
+            var mutations: [Mutation] = []
+            var entries: [OutboxEntry] = []
+            for (shape, group) in try objectsByShape(of: states) {
+                for (state, object) in group {
+                    let number = client.nextMutationNumber + Int64(mutations.count)
+                    if state.isDeletedLocally || object == nil {
+                        guard let baseVersion = state.baseVersion else {
+                            context.delete(state)  // the server never had it: nothing to tell
+                            continue
+                        }
+                        mutations.append(.delete(number, entity: shape.recordType, id: state.recordID, baseVersion: baseVersion))
+                        entries.append(OutboxEntry(recordID: state.recordID, revision: state.localRevision, properties: []))
+                    } else if let object {
+                        let properties = state.baseVersion == nil ? shape.fields.map(\.property) : Array(Self.split(state.pendingProperties))
+                        let fields = try shape.fields(of: object, properties: properties)
+                        mutations.append(.upsert(number, entity: shape.recordType, id: state.recordID,
+                                                 baseVersion: state.baseVersion, fields: fields))
+                        entries.append(OutboxEntry(recordID: state.recordID, revision: state.localRevision, properties: properties))
+                    }
+                }
+            }
+            guard !mutations.isEmpty else {
+                try save()  // states of records the server never had, gone
+                continue
+            }
+            client.nextMutationNumber += Int64(mutations.count)
+            let batch = OutboxBatch(
+                zone: zone, request: try JSONEncoder().encode(PushRequest(clientID: client.clientID, mutations: mutations)),
+                entries: try JSONEncoder().encode(entries))
+            context.insert(batch)
+            try save()
+            return batch
+        }
+    }
+
+    /// The objects of pending records' states, grouped by entity (nil for an object that is gone).
+    private func objectsByShape(of states: [SyncRecordState]) throws -> [(RecordShape, [(SyncRecordState, (any Entity)?)])] {
+        var groups: [(RecordShape, [(SyncRecordState, (any Entity)?)])] = []
+        for (entity, group) in Dictionary(grouping: states, by: \.entityName) {
+            guard let shape = model.shape(forEntity: entity) else { continue }
+            let objects = try shape.objects(withGlobalIDs: group.map(\.recordID), in: context)
+            groups.append((shape, group.map { ($0, objects[$0.recordID]) }))
+        }
+        return groups.sorted { $0.0.entityName < $1.0.entityName }
+    }
+
+    // MARK: Sending
+
+    /// Sends a batch and records what the server did with it.
+    private func send(_ batch: OutboxBatch) async throws {
+        let request: PushRequest
+        let entries: [OutboxEntry]
+        do {
+            request = try JSONDecoder().decode(PushRequest.self, from: batch.request)
+            entries = try JSONDecoder().decode([OutboxEntry].self, from: batch.entries)
+        } catch {
+            throw SyncError.store(.invalidBatchOperation(entity: OutboxBatch.entityName, property: nil,
+                                                         reason: "a saved push does not decode: \(error)"))
+        }
+        let outcome: PushOutcome
+        do {
+            outcome = try await remote.push(request, zone: zone)
+        } catch SyncError.server(.mutationNumberUsed, _) {
+            // The server applied later numbers than this client's state knows (a store restored
+            // from a backup): the batch is built again with fresh numbers.
+            context.delete(batch)
+            try save()
+            throw SyncError.server(.mutationNumberUsed, "mutation numbers were already used; the changes are sent again")
+        }
+        switch outcome {
+        case .applied(let result):
+            try acknowledge(batch, request: request, entries: entries, result: result)
+        case .conflicts(let conflicts):
+            try resolve(conflicts, of: batch, request: request, entries: entries)
+        }
+    }
+
+    /// Records an applied batch: versions, what each record's server state now holds, and which
+    /// changes are no longer pending; deletes the batch. One save.
+    private func acknowledge(_ batch: OutboxBatch, request: PushRequest, entries: [OutboxEntry], result: PushResult) throws {
+        let states = try recordStates(for: entries.map(\.recordID))
+        let versions = Dictionary(result.applied.map { ($0.number, $0.version) }, uniquingKeysWith: { $1 })
+        for (mutation, entry) in zip(request.mutations, entries) {
+            guard let state = states[entry.recordID] else { continue }
+            switch mutation.operation {
+            case .delete:
+                if let shape = model.shape(forEntity: state.entityName),
+                   let object = try shape.objects(withGlobalIDs: [entry.recordID], in: context)[entry.recordID] {
+                    context.delete(object)  // marked for deletion, and now deleted on the server
+                }
+                context.delete(state)
+            case .upsert:
+                state.baseVersion = versions[mutation.number] ?? state.baseVersion
+                var shadow = try Self.fields(state.shadow)
+                shadow.merge(mutation.fields) { $1 }
+                state.shadow = try Self.data(shadow)
+                state.acknowledgedRevision = max(state.acknowledgedRevision, entry.revision)
+                if state.localRevision <= entry.revision {
+                    state.pendingProperties = ""
+                    state.isPending = false
+                }
+            }
+        }
+        context.delete(batch)
+        try save()
+    }
+
+    // MARK: Conflicts
+
+    /// Settles a refused batch: each conflicting record by its entity's policy, against the
+    /// server's record the answer carries. Nothing of the batch was applied, so its other records
+    /// stay pending and go in the next batch, as do the settled ones that keep local values.
+    private func resolve(_ conflicts: [SyncErrorBody.Conflict], of batch: OutboxBatch, request: PushRequest,
+                         entries: [OutboxEntry]) throws {
+        let entriesByNumber = Dictionary(zip(request.mutations.map(\.number), zip(request.mutations, entries)),
+                                         uniquingKeysWith: { first, _ in first })
+        var states = try recordStates(for: entries.map(\.recordID))
+        for conflict in conflicts {
+            guard let (mutation, entry) = entriesByNumber[conflict.number], let state = states[entry.recordID],
+                  let shape = model.shape(forEntity: state.entityName) else { continue }
+            let object = try shape.objects(withGlobalIDs: [entry.recordID], in: context)[entry.recordID]
+            try settle(mutation, state: state, object: object, shape: shape, server: conflict.server, states: &states)
+        }
+        context.delete(batch)
+        try save()
+    }
+
+    private func settle(_ mutation: Mutation, state: SyncRecordState, object: (any Entity)?, shape: RecordShape,
+                        server: ObjectGraphSyncProtocol.SyncedRecord, states: inout [UUID: SyncRecordState]) throws {
+        let rule = shape.configuration.deletionRule
+        if server.deleted {
+            // The server deleted what this device edited.
+            switch rule {
+            case .deletionWins:
+                if let object { context.delete(object) }
+                context.delete(state)
+            case .editWins:
+                state.baseVersion = server.version  // an upsert based on the tombstone brings the record back
+                state.pendingProperties = Self.joined(shape.fields.map(\.property))
+            }
+            return
+        }
+        if mutation.operation == .delete {
+            // This device deleted what another edited.
+            switch rule {
+            case .deletionWins:
+                state.baseVersion = server.version  // the deletion is sent again, based on the edit
+            case .editWins:
+                let restored = object ?? shape.insertObject(globalID: state.recordID, in: context)
+                try write(server.fields, into: restored, shape: shape, recordID: state.recordID, skipping: [])
+                state.isDeletedLocally = false
+                state.isPending = false
+                state.pendingProperties = ""
+                state.acknowledgedRevision = state.localRevision
+                state.baseVersion = server.version
+                state.shadow = try Self.data(server.fields)
+            }
+            return
+        }
+        guard let object else { return }
+        var pending = Self.split(state.pendingProperties)
+        let base = try Self.fields(state.shadow)
+        for field in shape.fields where pending.contains(field.property) {
+            guard let serverValue = server.fields[field.name] else { continue }
+            let local = try shape.value(of: field, in: object)
+            guard serverValue != base[field.name], serverValue != local else {
+                if serverValue == local { pending.remove(field.property) }  // nothing to send
+                continue
+            }
+            let kept: JSONValue
+            switch shape.configuration.conflictPolicy {
+            case .serverWins: kept = serverValue
+            case .clientWins: kept = local
+            case .merge(let merge):
+                kept = merge(FieldConflict(recordType: shape.recordType, recordID: state.recordID, field: field.name,
+                                           base: base[field.name], local: local, server: serverValue))
+            }
+            if kept != local { try write([field.name: kept], into: object, shape: shape, recordID: state.recordID, skipping: []) }
+            if kept == serverValue { pending.remove(field.property) }
+        }
+        // The server's other fields, newer than what this device had.
+        try write(server.fields, into: object, shape: shape, recordID: state.recordID, skipping: pending)
+        state.pendingProperties = Self.joined(pending)
+        state.isPending = !pending.isEmpty
+        if pending.isEmpty { state.acknowledgedRevision = state.localRevision }
+        state.baseVersion = server.version
+        state.feedVersion = max(state.feedVersion, server.version)
+        state.shadow = try Self.data(server.fields)
+    }
+
+    // MARK: Shadows
+
+    /// Fields as a record's state keeps them (none for a record the server never had).
+    static func fields(_ data: Data?) throws -> [String: JSONValue] {
+        guard let data else { return [:] }
+        do {
+            return try JSONDecoder().decode([String: JSONValue].self, from: data)
+        } catch {
+            throw SyncError.store(.invalidBatchOperation(entity: SyncRecordState.entityName, property: "shadow",
+                                                         reason: "a record's saved fields do not decode: \(error)"))
+        }
+    }
+
+    static func data(_ fields: [String: JSONValue]) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        do {
+            return try encoder.encode(fields)
+        } catch {
+            throw SyncError.store(.invalidBatchOperation(entity: SyncRecordState.entityName, property: "shadow",
+                                                         reason: "a record's fields do not encode: \(error)"))
+        }
+    }
+}

@@ -1,0 +1,310 @@
+import Foundation
+public import ObjectGraph
+import ObjectGraphSyncProtocol
+
+/// Keeps a container's store in step with a sync server: seed 003's sync coordinator.
+///
+/// ```swift
+/// let container = try ObjectContainer(schema: Schema([Mood.self, Country.self] + SyncCoordinator.entities))
+/// let sync = try SyncCoordinator(container: container, remote: HTTPSyncRemote(url: server, token: token),
+///                                syncing: [Mood.self, Country.self])
+/// await sync.start()
+/// ```
+///
+/// The coordinator works in a background context of its own (named ``author``, so that its saves
+/// are known as the sync's). Its change processors (``ChangeProcessor``) select the objects they act
+/// on by predicates; by default the ``Uploader`` sends local changes and the ``Downloader`` applies
+/// the server's feed.
+///
+/// What makes it crash-proof:
+/// - Local changes are read from the store's persistent history, which every save writes in its own
+///   transaction: the coordinator records them in its per-record states (``SyncRecordState``) and
+///   saves, with them, how far it read. A crash between an app's save and that bookkeeping loses
+///   nothing; a commit of any context or process only wakes the coordinator up.
+/// - A push is saved before it is sent (with the mutation numbers it uses), sent again unchanged
+///   after a crash or a lost answer (the server applies a batch once), and forgotten in the
+///   transaction that records its acknowledgment.
+/// - Each page of the feed is applied in one save, with the feed's new cursor.
+///
+/// When the server cannot be reached, the app works as before: changes wait, and the coordinator
+/// tries again after a delay that doubles up to a minute, with jitter. A refused token stops it
+/// (``SyncStatus/Activity/unauthorized``) until ``start()`` is called again.
+public actor SyncCoordinator {
+    /// The sync's own entities, which the container's schema must include: the records' states, the
+    /// client's state, the pushes in flight and the links waiting for their target.
+    public static let entities: [any Entity.Type] = [
+        SyncRecordState.self, ClientState.self, OutboxBatch.self, PendingLink.self,
+    ]
+
+    /// The name of the coordinator's context: the author of its saves in the history and in every
+    /// ``DidSave``. Its saves are never uploaded.
+    public static let author = "ObjectGraphSync"
+
+    let container: ObjectContainer
+    let remote: any SyncRemote
+    /// The server zone this store syncs with.
+    public nonisolated let zone: String
+    let model: SyncModel
+    let processors: [any ChangeProcessor]
+    /// The context the sync works in; used only on this actor.
+    let context: ObjectContext
+    /// The status, for the app: `Observable`, and an `AsyncSequence` of its changes.
+    public nonisolated let status: ObservableSyncStatus
+
+    /// How many changes a push and a page of the feed carry at most.
+    let batchSize: Int
+    /// The delays between attempts while the server cannot be reached.
+    let backoff: Backoff
+
+    private var loop: Task<Void, Never>?
+    private var live: Task<Void, Never>?
+    private var wakeUp: AsyncStream<Void>.Continuation?
+    private var commitObservation: ObservationToken?
+    private var retry: Task<Void, Never>?
+    private var lastCycle: Task<Void, any Error>?
+    private var failedCycles = 0
+    /// Whether the next cycle gives each processor every object its predicate selects, not only
+    /// the changed ones: at start (to resume what a crash interrupted) and after a failure.
+    private var scansFully = true
+    /// The objects changed since the last cycle, remapped into the sync context, for the processors.
+    var changedObjects: [any Entity] = []
+
+    /// A coordinator of `container`'s objects of `types` with the server `remote`.
+    ///
+    /// - Parameters:
+    ///   - container: The app's container; its schema includes ``entities``.
+    ///   - remote: The server (``HTTPSyncRemote``).
+    ///   - zone: The server zone this store syncs with.
+    ///   - types: The entities that sync.
+    ///   - processors: What acts on local and remote changes; nil for the ``Uploader`` and the
+    ///     ``Downloader``.
+    ///   - batchSize: How many changes a push and a page carry at most.
+    /// - Throws: ``SyncError/invalidConfiguration(entity:reason:)`` when the container lacks the
+    ///   sync's entities or an entity's configuration does not fit it.
+    public init(container: ObjectContainer, remote: any SyncRemote, zone: String = "default",
+                syncing types: [any Syncable.Type], processors: [any ChangeProcessor]? = nil,
+                batchSize: Int = 500) throws {
+        self.container = container
+        self.remote = remote
+        self.zone = zone
+        self.model = try SyncModel(types: types, schema: container.schema)
+        self.processors = processors ?? [Uploader(), Downloader()]
+        self.batchSize = max(1, batchSize)
+        self.backoff = Backoff()
+        let context = container.newBackgroundContext()
+        context.name = Self.author
+        self.context = context
+        self.status = ObservableSyncStatus()
+    }
+
+    // MARK: Running
+
+    /// Starts syncing: resumes what was pending, then follows local saves and the server's live
+    /// route. Calling it while running does nothing.
+    public func start() {
+        guard loop == nil else { return }
+        let (wakes, wakeUp) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        self.wakeUp = wakeUp
+        commitObservation = container.observeCommits { save in
+            if save.author != Self.author { wakeUp.yield() }
+        }
+        scansFully = true
+        loop = Task { await self.run(wakes) }
+        live = Task { await self.listen() }
+        wakeUp.yield()
+    }
+
+    /// Stops syncing, after the cycle under way (if any) ends. What is pending stays pending.
+    public func stop() async {
+        loop?.cancel()
+        live?.cancel()
+        retry?.cancel()
+        wakeUp?.finish()
+        commitObservation = nil
+        (loop, live, retry, wakeUp) = (nil, nil, nil, nil)
+        _ = try? await lastCycle?.value  // its failure, if any, is in the status
+        status.update { $0.activity = .stopped }
+    }
+
+    /// Pushes everything pending and reads the feed to the server's head, then returns; throws why
+    /// not (the server unreachable, a refused token, a record that does not fit the model).
+    public func syncNow() async throws {
+        try await runCycle()
+    }
+
+    private func run(_ wakes: AsyncStream<Void>) async {
+        for await _ in wakes {
+            guard !Task.isCancelled else { return }
+            // A failure is in the status, and schedules the next attempt.
+            try? await runCycle()
+        }
+    }
+
+    /// Runs one cycle after the one under way, if any: cycles never overlap.
+    private func runCycle() async throws {
+        let previous = lastCycle
+        let cycle = Task {
+            _ = try? await previous?.value
+            try await self.cycle()
+        }
+        lastCycle = cycle
+        do {
+            try await cycle.value
+            failedCycles = 0
+            retry?.cancel()
+            retry = nil
+        } catch {
+            scheduleRetry(after: error)
+            throw error
+        }
+    }
+
+    /// Records local changes, lets the processors act, and reads the feed to its end.
+    private func cycle() async throws {
+        status.update { $0.activity = .pushing }
+        try recordLocalChanges()
+        let fully = scansFully
+        scansFully = false
+        do {
+            for processor in processors {
+                try await runLocal(processor, scanningFully: fully)
+            }
+            changedObjects = []
+            status.update { $0.activity = .pulling }
+            try await pull()
+        } catch {
+            scansFully = true  // what was left undone is found by the predicates next time
+            throw error
+        }
+        let pending = try context.fetchCount(FetchDescriptor<SyncRecordState>(predicate: #Predicate { $0.isPending }))
+        let date = Date()
+        if pending == 0 {
+            let state = try clientState()
+            state.lastSuccessfulSync = date
+            try save()
+        }
+        status.update { status in
+            status.activity = .idle
+            status.lastError = nil
+            status.nextRetry = nil
+            status.pendingChanges = pending
+            if pending == 0 { status.lastSuccessfulSync = date }
+        }
+    }
+
+    private func runLocal<Processor: ChangeProcessor>(_ processor: Processor, scanningFully: Bool) async throws {
+        guard let predicate = processor.predicate else { return }
+        var objects: [Processor.Object] = []
+        do {
+            if scanningFully {
+                objects = Array(try context.fetch(FetchDescriptor(predicate: predicate, includesMarkedForDeletion: true)))
+            } else {
+                var seen = Set<ObjectIdentifier>()
+                for case let object as Processor.Object in changedObjects
+                where !object.isDeleted && seen.insert(ObjectIdentifier(object)).inserted {
+                    if try predicate.evaluate(object) { objects.append(object) }
+                }
+            }
+        } catch let error as ObjectGraphError {
+            throw SyncError.store(error)
+        }
+        guard !objects.isEmpty else { return }
+        try await processor.processChangedLocalObjects(objects, in: self)
+    }
+
+    private func scheduleRetry(after error: any Error) {
+        if case SyncError.unauthorized = error {
+            // Not tried again: a retry storm would not make the token valid.
+            status.update { $0.activity = .unauthorized; $0.lastError = error as? SyncError; $0.nextRetry = nil }
+            return
+        }
+        failedCycles += 1
+        let delay = backoff.delay(afterFailures: failedCycles)
+        let next = Date().addingTimeInterval(delay)
+        status.update { status in
+            status.activity = .offline
+            status.lastError = (error as? SyncError) ?? .unreachable("\(error)")
+            status.nextRetry = next
+        }
+        guard let wakeUp else { return }  // not started: syncNow's caller decides
+        retry?.cancel()
+        retry = Task {
+            try? await Task.sleep(for: .seconds(delay))
+            if !Task.isCancelled { wakeUp.yield() }
+        }
+    }
+
+    // MARK: Live route
+
+    /// Follows the live route: each announced move of the feed past this client's cursor wakes the
+    /// coordinator up. Reconnects after a delay when the connection breaks.
+    private func listen() async {
+        var failures = 0
+        while !Task.isCancelled {
+            do {
+                let cursor = FeedCursor(position: try clientState().feedCursor)
+                for try await message in LiveMessages(remote.live(zone: zone, since: cursor)) {
+                    failures = 0
+                    switch message {
+                    case .listening:
+                        wakeUp?.yield()  // what changed while it was not listening
+                    case .changes(let event):
+                        let cursor = try clientState().feedCursor
+                        if event.cursor.position > cursor { wakeUp?.yield() }
+                    case .keepAlive:
+                        break
+                    }
+                }
+            } catch SyncError.unauthorized {
+                return  // the cycles report it; reconnecting would not help
+            } catch {
+                failures += 1
+            }
+            guard !Task.isCancelled else { return }
+            try? await Task.sleep(for: .seconds(backoff.delay(afterFailures: max(1, failures))))
+        }
+    }
+
+    // MARK: State
+
+    /// The client's state for the zone, made on first use: then the objects the store already holds
+    /// become pending, and the history before now is left unread.
+    func clientState() throws -> ClientState {
+        let zone = self.zone
+        do {
+            if let state = try context.fetch(FetchDescriptor<ClientState>(predicate: #Predicate { $0.zone == zone })).first {
+                return state
+            }
+            let state = ClientState(zone: zone, clientID: UUID())
+            state.historySequence = try container.lastHistoryToken()?.sequence ?? 0
+            context.insert(state)
+            try adoptExistingObjects()
+            try save()
+            return state
+        } catch let error as ObjectGraphError {
+            throw SyncError.store(error)
+        }
+    }
+
+    /// Saves the sync context, as the sync.
+    func save() throws {
+        do {
+            try context.save()
+        } catch let error as ObjectGraphError {
+            throw SyncError.store(error)
+        }
+    }
+}
+
+/// The delays between attempts while the server cannot be reached: doubling from a second up to a
+/// minute, each drawn between half and all of that, so that many clients of a server that comes
+/// back do not all call at once.
+struct Backoff: Sendable {
+    var initial: TimeInterval = 1
+    var maximum: TimeInterval = 60
+
+    func delay(afterFailures failures: Int) -> TimeInterval {
+        let ceiling = min(maximum, initial * pow(2, Double(min(max(failures, 1), 30) - 1)))
+        return Double.random(in: ceiling / 2...ceiling)
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import ObjectGraph
+
+/// The entities that sync, with their record shapes, by entity name and by record type: built once
+/// when a coordinator is made, and checked against the container.
+struct SyncModel: Sendable {
+    let shapes: [RecordShape]
+    private let byEntity: [String: RecordShape]
+    private let byRecordType: [String: RecordShape]
+
+    /// The model of `types` in a container of `schema`.
+    ///
+    /// - Throws: ``SyncError/invalidConfiguration(entity:reason:)`` when the schema lacks the sync's
+    ///   own entities or one of `types`, when two entities sync as one record type, or when a
+    ///   configuration names properties an entity does not have.
+    init(types: [any Syncable.Type], schema: Schema) throws {
+        let names = Set(schema.entities.map(\.name))
+        if let missing = SyncCoordinator.entities.first(where: { !names.contains($0.entityName) }) {
+            throw SyncError.invalidConfiguration(
+                entity: missing.entityName,
+                reason: "the container's schema lacks the sync's own entities: open it with SyncCoordinator.entities among its types")
+        }
+        let synced = Set(types.map { $0.entityName })
+        let shapes = try types.map { try RecordShape(type: $0, schema: schema, synced: synced) }
+        var byRecordType: [String: RecordShape] = [:]
+        for shape in shapes {
+            if let other = byRecordType.updateValue(shape, forKey: shape.recordType) {
+                throw SyncError.invalidConfiguration(
+                    entity: shape.entityName, reason: "\(other.entityName) syncs as the record type '\(shape.recordType)' too")
+            }
+        }
+        self.shapes = shapes
+        self.byEntity = Dictionary(uniqueKeysWithValues: shapes.map { ($0.entityName, $0) })
+        self.byRecordType = byRecordType
+    }
+
+    /// The names of the entities that sync.
+    var entityNames: Set<String> { Set(byEntity.keys) }
+
+    func shape(forEntity name: String) -> RecordShape? { byEntity[name] }
+
+    func shape(forRecordType recordType: String) -> RecordShape? { byRecordType[recordType] }
+}

@@ -1,0 +1,24 @@
+import Foundation
+import ObjectGraph
+
+/// The sync client's own state for one zone: who it is to the server, how far it read the local
+/// history and the server's feed, and the next number for a mutation. One row, changed only in the
+/// transactions whose effects it records.
+@Entity("ObjectGraphSyncClientState") final class ClientState {
+    @Attribute(.unique) var zone: String
+    /// This store's identifier on the server, made once.
+    var clientID: UUID
+    /// The number the next mutation gets: numbers increase and are never reused.
+    var nextMutationNumber: Int64 = 1
+    /// The last local transaction whose changes were recorded in the records' states.
+    var historySequence: Int64 = 0
+    /// The server's feed, read up to here.
+    var feedCursor: Int64 = 0
+    /// When a sync last read the feed to its end with nothing left to push.
+    var lastSuccessfulSync: Date?
+
+    init(zone: String, clientID: UUID) {
+        self.zone = zone
+        self.clientID = clientID
+    }
+}

@@ -1,0 +1,40 @@
+public import Foundation
+public import ObjectGraph
+
+/// What this device knows of one record's sync: the server's version and fields as last seen, and
+/// the local changes the server has not acknowledged. One per synced object, kept until the server
+/// knows of its deletion.
+///
+/// Written by the sync's own saves, in the transaction that changes what it describes: a page of the
+/// feed with the objects it changes, an acknowledgment with the versions it gives. Public so that a
+/// change processor can select records by it (the ``Uploader`` selects the pending ones); its state
+/// is the sync's to change.
+@Entity("ObjectGraphSyncRecordState") public final class SyncRecordState {
+    /// The record: the object's global ID.
+    @Attribute(.unique) public internal(set) var recordID: UUID
+    /// The object's entity.
+    public internal(set) var entityName: String
+    /// The server's version that the local changes are based on: sent with them, so that the
+    /// server refuses a change of a field it changed since. Nil for a record the server never had.
+    var baseVersion: Int64?
+    /// The highest version of the record applied from the feed: older changes are skipped.
+    var feedVersion: Int64 = 0
+    /// The fields as last known from the server, as a JSON object: for the properties with pending
+    /// local changes, as they were when those changes began (the base of a three-way merge).
+    var shadow: Data?
+    /// The properties changed here that the server has not acknowledged, comma-separated.
+    var pendingProperties = ""
+    /// Counts local changes; those up to `acknowledgedRevision` are on the server.
+    var localRevision: Int64 = 0
+    var acknowledgedRevision: Int64 = 0
+    /// Whether local changes wait for the server (`localRevision > acknowledgedRevision`): a flag,
+    /// so that the uploader finds pending records through an index.
+    @Attribute(.indexed) public internal(set) var isPending = false
+    /// Whether the object was deleted here and the server is still to be told.
+    public internal(set) var isDeletedLocally = false
+
+    init(recordID: UUID, entityName: String) {
+        self.recordID = recordID
+        self.entityName = entityName
+    }
+}
