@@ -30,3 +30,33 @@ struct SyncDevice {
         return directory.appendingPathComponent("store.sqlite").path
     }
 }
+
+extension SyncDevice {
+    /// The sync's saves on this device from now on: take it before causing the change awaited.
+    func syncSaves() -> AsyncStream<DidSave> {
+        let (stream, continuation) = AsyncStream<DidSave>.makeStream()
+        let token = container.observeCommits { save in
+            if save.author == SyncCoordinator.author { continuation.yield(save) }
+        }
+        continuation.onTermination = { _ in token.cancel() }
+        return stream
+    }
+}
+
+/// Waits for the first save of `saves` that `matches`; the timeout only catches a hang.
+func firstSave(of saves: AsyncStream<DidSave>, within timeout: Duration = .seconds(60),
+               where matches: @escaping @Sendable (DidSave) -> Bool) async throws -> DidSave {
+    try await withThrowingTaskGroup(of: DidSave?.self) { group in
+        group.addTask {
+            for await save in saves where matches(save) { return save }
+            return nil
+        }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let save = try await group.next() ?? nil else { throw TestFailure("no matching sync save within \(timeout)") }
+        return save
+    }
+}
