@@ -52,7 +52,9 @@ extension SyncCoordinator {
             let record = change.record
             guard let shape = model.shape(forRecordType: record.entity) else { continue }
             let state = states[record.id]
-            if let state, record.version <= state.feedVersion { continue }
+            // Older than what was applied, or than the version this device's own push or a
+            // conflict's answer made known: a newer whole record follows in the feed.
+            if let state, record.version <= state.feedVersion || record.version < (state.baseVersion ?? 0) { continue }
             if let state, state.isDeletedLocally {
                 // Deleted here, not told yet: the push meets the server's change and settles it.
                 state.feedVersion = record.version

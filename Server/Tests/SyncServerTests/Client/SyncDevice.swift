@@ -13,15 +13,15 @@ struct SyncDevice {
     let container: ObjectContainer
     let sync: SyncCoordinator
 
-    /// A device on `port` with `token`; a new store unless `path` names an existing one.
-    init(port: Int, token: String, path: String? = nil, processors: [any ChangeProcessor]? = nil) throws {
+    /// A device on `port` with `token`, syncing `types`; a new store unless `path` names an existing one.
+    init(port: Int, token: String, path: String? = nil, types: [any Syncable.Type] = Self.types,
+         processors: [any ChangeProcessor]? = nil) throws {
         let path = path ?? Self.newStorePath()
         self.path = path
-        container = try ObjectContainer(
-            schema: Schema([Mood.self, Country.self, Continent.self] + SyncCoordinator.entities), configuration: .file(path))
+        container = try ObjectContainer(schema: Schema(types + SyncCoordinator.entities), configuration: .file(path))
         let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
         sync = try SyncCoordinator(container: container, remote: HTTPSyncRemote(url: url, token: token), zone: "moods",
-                                   syncing: Self.types, processors: processors)
+                                   syncing: types, processors: processors)
     }
 
     static func newStorePath() -> String {
