@@ -46,3 +46,15 @@ import ObjectGraphSyncProtocol
         })
     }
 }
+
+/// A note whose body is `text` on the server and whose draft stays on the device.
+@Entity final class MappedNote: Syncable {
+    var title: String
+    var body = ""
+    var draft = ""
+    init(title: String) { self.title = title }
+
+    static var syncConfiguration: SyncConfiguration {
+        SyncConfiguration(recordType: "Memo", excluding: ["draft"], fieldNames: ["body": "text"])
+    }
+}

@@ -85,4 +85,105 @@ struct SyncClientTests {
             #expect(phone.sync.status.current.activity == .stopped)
         }
     }
+
+    /// Uploads only the moods rated 4 or more (issue 27, point 2: a processor of the app's own).
+    struct WellRatedMoodUploader: ChangeProcessor {
+        var predicate: Predicate<Mood>? { #Predicate { $0.rating >= 4 } }
+
+        func processChangedLocalObjects(_ objects: [Mood], in sync: isolated SyncCoordinator) async throws {
+            try await sync.upload(objects)
+        }
+    }
+
+    @Test("A processor of the app's own selects what it uploads by its predicate")
+    func customProcessor() async throws {
+        let server = try await SyncTestServer(.sqlite)
+        let token = try await server.addUser("alice")
+        try await server.run { client in
+            let phone = try SyncDevice(port: client.port, token: token, processors: [WellRatedMoodUploader(), Downloader()])
+            let laptop = try SyncDevice(port: client.port, token: token)
+            let context = phone.container.newBackgroundContext()
+            for (text, rating) in [("meh", 2), ("great", 5), ("good", 4)] { context.insert(Mood(text: text, rating: rating)) }
+            try context.save()
+            try await phone.sync.syncNow()
+            try await laptop.sync.syncNow()
+            let onLaptop = laptop.container.newBackgroundContext()
+            let moods = try onLaptop.fetch(FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.text)]))
+            #expect(moods.map(\.text) == ["good", "great"])
+        }
+    }
+
+    @Test("Field names and local-only properties follow the entity's configuration")
+    func configuredFields() async throws {
+        let server = try await SyncTestServer(.sqlite)
+        let token = try await server.addUser("alice")
+        try await server.run { client in
+            let types: [any Syncable.Type] = [MappedNote.self]
+            let phone = try SyncDevice(port: client.port, token: token, types: types)
+            let laptop = try SyncDevice(port: client.port, token: token, types: types)
+            let context = phone.container.newBackgroundContext()
+            let note = MappedNote(title: "Plans")
+            note.body = "a trip"
+            note.draft = "not for other devices"
+            context.insert(note)
+            try context.save()
+            try await phone.sync.syncNow()
+            let (changes, _) = try await client.allChanges("moods", token: token)
+            #expect(changes.map(\.record.entity) == ["Memo"])
+            #expect(Set(changes.first?.record.fields.keys ?? [:].keys) == ["title", "text"])
+            #expect(changes.first?.record.fields["text"] == .string("a trip"))
+
+            try await laptop.sync.syncNow()
+            let onLaptop = laptop.container.newBackgroundContext()
+            let copy = try #require(try onLaptop.object(withGlobalID: note.objectGlobalID, as: MappedNote.self))
+            #expect(copy.body == "a trip" && copy.draft == "")
+        }
+    }
+
+    @Test("A child that arrives before its parent neither fails nor crashes, and links up when the parent arrives")
+    func childBeforeParent() async throws {
+        let server = try await SyncTestServer(.sqlite)
+        let token = try await server.addUser("alice")
+        try await server.run { client in
+            let device = try SyncDevice(port: client.port, token: token)
+            let writer = UUID()
+            let moodID = UUID(), countryID = UUID()
+            try await client.pushApplied("moods", PushRequest(writer, .upsert(1, entity: "Mood", id: moodID, fields: [
+                "text": .string("Paella"), "rating": .integer(5), "date": .double(1_000), "country": .string(countryID.uuidString),
+            ])), token: token)
+            try await device.sync.syncNow()
+            let context = device.container.newBackgroundContext()
+            let mood = try #require(try context.object(withGlobalID: moodID, as: Mood.self))
+            #expect(mood.text == "Paella" && mood.country == nil)
+
+            try await client.pushApplied("moods", PushRequest(writer, .upsert(2, entity: "Country", id: countryID, fields: [
+                "name": .string("Spain"),
+            ])), token: token)
+            try await device.sync.syncNow()
+            context.processPendingChanges()
+            #expect(mood.country?.name == "Spain")
+            #expect(mood.country?.objectGlobalID == countryID)
+        }
+    }
+
+    @Test("What a device applies from the feed is never pushed back")
+    func noEcho() async throws {
+        let server = try await SyncTestServer(.sqlite)
+        let token = try await server.addUser("alice")
+        try await server.run { client in
+            let phone = try SyncDevice(port: client.port, token: token)
+            let laptop = try SyncDevice(port: client.port, token: token)
+            let context = phone.container.newBackgroundContext()
+            for index in 0..<20 { context.insert(Mood(text: "mood \(index)", country: Country(name: "Country \(index)"))) }
+            try context.save()
+            try await phone.sync.syncNow()
+            #expect(phone.remote.mutations == 40)
+            try await laptop.sync.syncNow()
+            try await laptop.sync.syncNow()
+            try await phone.sync.syncNow()
+            #expect(laptop.remote.pushes == 0, "the laptop applied 40 records and pushed none")
+            #expect(phone.remote.mutations == 40, "the phone's own changes came back from the feed and went nowhere")
+            #expect(try laptop.container.newBackgroundContext().fetchCount(FetchDescriptor<Mood>()) == 20)
+        }
+    }
 }

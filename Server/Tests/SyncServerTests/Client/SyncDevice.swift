@@ -2,6 +2,8 @@ import Foundation
 import MoodyModel
 import ObjectGraph
 import ObjectGraphSync
+import ObjectGraphSyncProtocol
+import Synchronization
 import Testing
 
 /// A device for the sync client's tests: a store file of its own, with Moody's model and a sync
@@ -13,6 +15,9 @@ struct SyncDevice {
     let container: ObjectContainer
     let sync: SyncCoordinator
 
+    /// The remote the coordinator talks through, counting pushes.
+    let remote: CountingRemote
+
     /// A device on `port` with `token`, syncing `types`; a new store unless `path` names an existing one.
     init(port: Int, token: String, path: String? = nil, types: [any Syncable.Type] = Self.types,
          processors: [any ChangeProcessor]? = nil) throws {
@@ -20,8 +25,8 @@ struct SyncDevice {
         self.path = path
         container = try ObjectContainer(schema: Schema(types + SyncCoordinator.entities), configuration: .file(path))
         let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
-        sync = try SyncCoordinator(container: container, remote: HTTPSyncRemote(url: url, token: token), zone: "moods",
-                                   syncing: types, processors: processors)
+        remote = CountingRemote(HTTPSyncRemote(url: url, token: token))
+        sync = try SyncCoordinator(container: container, remote: remote, zone: "moods", syncing: types, processors: processors)
     }
 
     static func newStorePath() -> String {
@@ -58,5 +63,29 @@ func firstSave(of saves: AsyncStream<DidSave>, within timeout: Duration = .secon
         defer { group.cancelAll() }
         guard let save = try await group.next() ?? nil else { throw TestFailure("no matching sync save within \(timeout)") }
         return save
+    }
+}
+
+/// The server, through the real remote, counting the pushes that reach it.
+final class CountingRemote: SyncRemote {
+    private let remote: any SyncRemote
+    private let counts = Mutex<(pushes: Int, mutations: Int)>((0, 0))
+
+    init(_ remote: any SyncRemote) { self.remote = remote }
+
+    var pushes: Int { counts.withLock { $0.pushes } }
+    var mutations: Int { counts.withLock { $0.mutations } }
+
+    func push(_ request: PushRequest, zone: String) async throws -> PushOutcome {
+        counts.withLock { $0.pushes += 1; $0.mutations += request.mutations.count }
+        return try await remote.push(request, zone: zone)
+    }
+
+    func changes(zone: String, since cursor: FeedCursor, limit: Int) async throws -> ChangesPage {
+        try await remote.changes(zone: zone, since: cursor, limit: limit)
+    }
+
+    func live(zone: String, since cursor: FeedCursor) -> AsyncThrowingStream<Data, any Error> {
+        remote.live(zone: zone, since: cursor)
     }
 }
