@@ -22,10 +22,10 @@ final class ServerProcess {
     /// The port the server listens on.
     let port: Int
 
-    /// Starts `serve` on any free port and returns once it listens.
-    init(database: String) async throws {
+    /// Starts `serve` on `port` (any free port for 0) and returns once it listens.
+    init(database: String, port: Int = 0) async throws {
         let output = OutputLog()
-        process = try Self.launch(["serve", "--database", database, "--port", "0"], output: output)
+        process = try Self.launch(["serve", "--database", database, "--port", String(port)], output: output)
         self.output = output
         let deadline = ContinuousClock.now + .seconds(30)
         while true {

@@ -18,19 +18,52 @@ extension SyncCoordinator {
             do {
                 page = try await remote.changes(zone: zone, since: FeedCursor(position: client.feedCursor), limit: batchSize)
             } catch SyncError.server(.mustRefetch, _) {
-                // Behind the server's horizon for deletions: read the zone again from its start;
-                // local changes not pushed stay pending.
-                client.feedCursor = 0
-                try save()
+                try startRefetch(client)
                 continue
             }
             for processor in processors {
                 try await processor.processRemoteChanges(page.changes, in: self)
             }
             client.feedCursor = page.cursor.position
+            if !page.hasMore && client.isRefetching { try finishRefetch(client) }
             try save()
             if !page.hasMore { return }
         }
+    }
+
+    /// The cursor is older than the deletions the server keeps: the zone is read again from its
+    /// start, each record the device knows marked unconfirmed until it is seen. Marked first, in a
+    /// transaction of its own: a crash before the cursor goes back leaves marks that nothing acts on.
+    private func startRefetch(_ client: ClientState) throws {
+        do {
+            _ = try context.batchUpdate(SyncRecordState.self, set: [.set(\.isUnconfirmed, to: true)])
+        } catch let error as ObjectGraphError {
+            throw SyncError.store(error)
+        }
+        client.feedCursor = 0
+        client.isRefetching = true
+        try save()
+    }
+
+    /// At the end of a refetch, the records the server no longer has were deleted there meanwhile
+    /// (their tombstones already purged): deleted here too, unless they have local changes waiting,
+    /// which are sent as they are. Saved with the page.
+    private func finishRefetch(_ client: ClientState) throws {
+        let unseen: [SyncRecordState]
+        do {
+            unseen = Array(try context.fetch(FetchDescriptor<SyncRecordState>(predicate: #Predicate { $0.isUnconfirmed })))
+        } catch let error as ObjectGraphError {
+            throw SyncError.store(error)
+        }
+        for state in unseen {
+            state.isUnconfirmed = false
+            guard !state.isPending, state.baseVersion != nil, let shape = model.shape(forEntity: state.entityName) else { continue }
+            if let object = try shape.objects(withGlobalIDs: [state.recordID], in: context)[state.recordID] {
+                context.delete(object)
+            }
+            context.delete(state)
+        }
+        client.isRefetching = false
     }
 
     /// Applies a page of the feed to the local objects, in the sync context (saved by the caller).
@@ -52,6 +85,7 @@ extension SyncCoordinator {
             let record = change.record
             guard let shape = model.shape(forRecordType: record.entity) else { continue }
             let state = states[record.id]
+            if let state, state.isUnconfirmed { state.isUnconfirmed = false }
             // Older than what was applied, or than the version this device's own push or a
             // conflict's answer made known: a newer whole record follows in the feed.
             if let state, record.version <= state.feedVersion || record.version < (state.baseVersion ?? 0) { continue }

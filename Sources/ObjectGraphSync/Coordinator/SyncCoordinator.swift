@@ -109,6 +109,7 @@ public actor SyncCoordinator {
             if save.author != Self.author { wakeUp.yield() }
         }
         scansFully = true
+        status.update { $0.activity = .idle; $0.lastError = nil; $0.nextRetry = nil }
         loop = Task { await self.run(wakes) }
         live = Task { await self.listen() }
         wakeUp.yield()
@@ -116,14 +117,19 @@ public actor SyncCoordinator {
 
     /// Stops syncing, after the cycle under way (if any) ends. What is pending stays pending.
     public func stop() async {
+        halt()
+        _ = try? await lastCycle?.value  // its failure, if any, is in the status
+        status.update { $0.activity = .stopped }
+    }
+
+    /// Stops hearing saves, the live route and the retry timer; a cycle under way ends by itself.
+    private func halt() {
         loop?.cancel()
         live?.cancel()
         retry?.cancel()
         wakeUp?.finish()
         commitObservation = nil
         (loop, live, retry, wakeUp) = (nil, nil, nil, nil)
-        _ = try? await lastCycle?.value  // its failure, if any, is in the status
-        status.update { $0.activity = .stopped }
     }
 
     /// Pushes everything pending and reads the feed to the server's head, then returns; throws why
@@ -214,7 +220,9 @@ public actor SyncCoordinator {
 
     private func scheduleRetry(after error: any Error) {
         if case SyncError.unauthorized = error {
-            // Not tried again: a retry storm would not make the token valid.
+            // Nothing is tried again, on a timer or at the next save: a retry storm would not make
+            // the token valid. `start()` begins again.
+            halt()
             status.update { $0.activity = .unauthorized; $0.lastError = error as? SyncError; $0.nextRetry = nil }
             return
         }

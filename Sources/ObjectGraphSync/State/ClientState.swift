@@ -14,6 +14,9 @@ import ObjectGraph
     var historySequence: Int64 = 0
     /// The server's feed, read up to here.
     var feedCursor: Int64 = 0
+    /// Whether the zone is being read again from its start, after the server said the cursor was
+    /// older than the deletions it keeps.
+    var isRefetching = false
     /// When a sync last read the feed to its end with nothing left to push.
     var lastSuccessfulSync: Date?
 

@@ -32,6 +32,9 @@ public import ObjectGraph
     @Attribute(.indexed) public internal(set) var isPending = false
     /// Whether the object was deleted here and the server is still to be told.
     public internal(set) var isDeletedLocally = false
+    /// While the zone is read again from its start (the server's answer 410): whether the record
+    /// was not seen yet. One still unseen at the end was deleted on the server meanwhile.
+    var isUnconfirmed = false
 
     init(recordID: UUID, entityName: String) {
         self.recordID = recordID

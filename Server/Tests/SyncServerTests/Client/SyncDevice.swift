@@ -89,3 +89,25 @@ final class CountingRemote: SyncRemote {
         remote.live(zone: zone, since: cursor)
     }
 }
+
+/// Waits until `status` satisfies `condition` and returns it; the timeout only catches a hang.
+@discardableResult
+func status(of status: ObservableSyncStatus, within timeout: Duration = .seconds(60),
+            until condition: @escaping @Sendable (SyncStatus) -> Bool) async throws -> SyncStatus {
+    let updates = status.updates
+    return try await withThrowingTaskGroup(of: SyncStatus?.self) { group in
+        group.addTask {
+            for await update in updates where condition(update) { return update }
+            return nil
+        }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let found = try await group.next() ?? nil else {
+            throw TestFailure("the sync status never reached the state awaited within \(timeout): \(status.current)")
+        }
+        return found
+    }
+}
