@@ -53,15 +53,23 @@ extension SyncCoordinator {
             case .insert, .update:
                 let properties = change.kind == .insert
                     ? shape.fields.map(\.property) : change.changedKeys.filter { shape.field(forProperty: $0) != nil }
+                let memberships = change.kind == .insert
+                    ? shape.memberships : shape.memberships.filter { change.changedKeys.contains($0.property) }
+                let object = context.object(with: change.objectID)
+                if !memberships.isEmpty, let object, !object.isDeleted {
+                    let owner = states[change.globalID] ?? newState(change.globalID, entity: shape.entityName, into: &states)
+                    try recordMemberships(of: object, memberships, owner: owner)
+                }
                 guard !properties.isEmpty else { continue }
                 state = states[change.globalID] ?? newState(change.globalID, entity: shape.entityName, into: &states)
                 state.pendingProperties = Self.joined(Self.split(state.pendingProperties).union(properties))
-                if let object = context.object(with: change.objectID) { changedObjects.append(object) }
+                if let object { changedObjects.append(object) }
             case .delete:
                 // An object the server never heard of needs no word; its state goes when pushed.
                 guard let existing = states[change.globalID] else { continue }
                 state = existing
                 state.isDeletedLocally = true
+                try recordRemovalOfLinks(of: state, shape: shape)
             }
             state.localRevision += 1
             state.isPending = true
@@ -85,6 +93,7 @@ extension SyncCoordinator {
                 state.pendingProperties = Self.joined(shape.fields.map(\.property))
                 state.localRevision = 1
                 state.isPending = true
+                if !shape.memberships.isEmpty { try recordMemberships(of: object, shape.memberships, owner: state) }
             }
         }
     }

@@ -83,8 +83,14 @@ extension SyncCoordinator {
         }
         for change in changes {
             let record = change.record
-            guard let shape = model.shape(forRecordType: record.entity) else { continue }
             let state = states[record.id]
+            if let (owner, membership) = model.membership(forRecordType: record.entity) {
+                if let state, state.isUnconfirmed { state.isUnconfirmed = false }
+                if let state, record.version <= state.feedVersion || record.version < (state.baseVersion ?? 0) || state.isPending { continue }
+                try applyLink(record, owner: owner, membership: membership, state: state, states: &states)
+                continue
+            }
+            guard let shape = model.shape(forRecordType: record.entity) else { continue }
             if let state, state.isUnconfirmed { state.isUnconfirmed = false }
             // Older than what was applied, or than the version this device's own push or a
             // conflict's answer made known: a newer whole record follows in the feed.
@@ -161,19 +167,34 @@ extension SyncCoordinator {
 
     // MARK: Pending links
 
-    /// Links the objects that were waiting for `targetID` to `object`, now here.
-    private func resolvePendingLinks(to targetID: UUID, object: any Entity) throws {
-        for link in try pendingLinks(#Predicate { $0.targetID == targetID }) {
-            if let shape = model.shape(forEntity: link.sourceEntity), let field = shape.field(forProperty: link.property),
-               let source = try shape.objects(withGlobalIDs: [link.sourceID], in: context)[link.sourceID] {
-                try shape.link(source, field, to: object)
+    /// Settles the links that were waiting for `id`, now here as `object`: references to it, and
+    /// memberships it is an end of (kept waiting while the other end is still missing).
+    private func resolvePendingLinks(to id: UUID, object: any Entity) throws {
+        for link in try pendingLinks(#Predicate { $0.targetID == id || $0.sourceID == id }) {
+            guard let shape = model.shape(forEntity: link.sourceEntity) else {
+                context.delete(link)
+                continue
             }
-            context.delete(link)
+            if let membership = shape.membership(forProperty: link.property) {
+                if try setMembership(membership, of: link.sourceID, shape, to: link.targetID, isMember: true) { context.delete(link) }
+            } else if link.targetID == id {
+                if let field = shape.field(forProperty: link.property),
+                   let source = try shape.objects(withGlobalIDs: [link.sourceID], in: context)[link.sourceID] {
+                    try shape.link(source, field, to: object)
+                }
+                context.delete(link)
+            }
         }
     }
 
     private func dropPendingLink(from sourceID: UUID, property: String) throws {
         for link in try pendingLinks(#Predicate { $0.sourceID == sourceID && $0.property == property }) {
+            context.delete(link)
+        }
+    }
+
+    func dropPendingLinks(from sourceID: UUID, property: String, to targetID: UUID) throws {
+        for link in try pendingLinks(#Predicate { $0.sourceID == sourceID && $0.property == property && $0.targetID == targetID }) {
             context.delete(link)
         }
     }

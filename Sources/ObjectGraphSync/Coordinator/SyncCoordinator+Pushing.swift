@@ -94,6 +94,17 @@ extension SyncCoordinator {
             let client = try clientState()
             var mutations: [Mutation] = []
             var entries: [OutboxEntry] = []
+            for state in states where model.shape(forEntity: state.entityName) == nil {
+                // A link of a many-to-many relationship, or a record of an entity that no longer
+                // syncs (its state goes).
+                guard model.membership(forRecordType: state.entityName) != nil,
+                      let mutation = try linkMutation(state, number: client.nextMutationNumber + Int64(mutations.count)) else {
+                    if model.membership(forRecordType: state.entityName) == nil { context.delete(state) }
+                    continue
+                }
+                mutations.append(mutation)
+                entries.append(OutboxEntry(recordID: state.recordID, revision: state.localRevision, properties: []))
+            }
             for (shape, group) in try objectsByShape(of: states) {
                 for (state, object) in group {
                     let number = client.nextMutationNumber + Int64(mutations.count)
@@ -210,8 +221,12 @@ extension SyncCoordinator {
                                          uniquingKeysWith: { first, _ in first })
         var states = try recordStates(for: entries.map(\.recordID))
         for conflict in conflicts {
-            guard let (mutation, entry) = entriesByNumber[conflict.number], let state = states[entry.recordID],
-                  let shape = model.shape(forEntity: state.entityName) else { continue }
+            guard let (mutation, entry) = entriesByNumber[conflict.number], let state = states[entry.recordID] else { continue }
+            if model.membership(forRecordType: state.entityName) != nil {
+                settleLink(mutation, state: state, server: conflict.server)
+                continue
+            }
+            guard let shape = model.shape(forEntity: state.entityName) else { continue }
             let object = try shape.objects(withGlobalIDs: [entry.recordID], in: context)[entry.recordID]
             try settle(mutation, state: state, object: object, shape: shape, server: conflict.server, states: &states)
         }

@@ -5,8 +5,23 @@ import ObjectGraph
 ///
 /// Attributes travel as fields in their JSON form (see ``FieldCoding``). A to-one relationship to
 /// an entity that syncs travels as a field holding the destination's global ID; its inverse to-many
-/// needs no field of its own. Relationships to entities that do not sync stay local.
+/// needs no field of its own. A many-to-many relationship travels as one record per link (see
+/// ``Membership``), so that two devices adding different members both keep theirs. Relationships
+/// to entities that do not sync stay local.
 struct RecordShape: Sendable {
+    /// A many-to-many relationship whose links this entity's records own: each link is a record of
+    /// its own, of type `Owner.relationship`, with `source` and `target` fields holding the two
+    /// objects' global IDs. Of the two sides, the one whose `Entity.relationship` name sorts first
+    /// owns the links, the same on every device.
+    struct Membership: Sendable {
+        /// The to-many relationship, on the owning entity.
+        let property: String
+        /// The record type of its links.
+        let recordType: String
+        /// The entity of the members.
+        let destinationEntity: String
+    }
+
     enum FieldKind: Sendable {
         case attribute(AttributeType, isOptional: Bool)
         /// A to-one relationship: the destination's global ID as text, or null.
@@ -26,6 +41,7 @@ struct RecordShape: Sendable {
     let recordType: String
     let configuration: SyncConfiguration
     let fields: [Field]
+    let memberships: [Membership]
     private let fieldsByName: [String: Field]
     private let fieldsByProperty: [String: Field]
 
@@ -56,6 +72,16 @@ struct RecordShape: Sendable {
             fields.append(Field(property: relationship.name, name: name(of: relationship.name),
                                 kind: .reference(destinationEntity: relationship.destination)))
         }
+        var memberships: [Membership] = []
+        for relationship in description.relationships
+        where relationship.isToMany && synced.contains(relationship.destination)
+            && !configuration.excludedProperties.contains(relationship.name) {
+            guard let inverse = schema.entities.first(where: { $0.name == relationship.destination })?
+                .relationship(named: relationship.inverse), inverse.isToMany,
+                "\(entityName).\(relationship.name)" < "\(relationship.destination).\(relationship.inverse)" else { continue }
+            memberships.append(Membership(property: relationship.name, recordType: "\(configuration.recordType ?? entityName).\(relationship.name)",
+                                          destinationEntity: relationship.destination))
+        }
         var byName: [String: Field] = [:]
         for field in fields {
             if let other = byName.updateValue(field, forKey: field.name) {
@@ -68,6 +94,7 @@ struct RecordShape: Sendable {
         self.recordType = configuration.recordType ?? entityName
         self.configuration = configuration
         self.fields = fields
+        self.memberships = memberships
         self.fieldsByName = byName
         self.fieldsByProperty = Dictionary(uniqueKeysWithValues: fields.map { ($0.property, $0) })
     }
@@ -77,4 +104,7 @@ struct RecordShape: Sendable {
 
     /// The field of the property named `property`; nil for a property that stays local.
     func field(forProperty property: String) -> Field? { fieldsByProperty[property] }
+
+    /// The membership of the many-to-many relationship named `property`, when this entity owns its links.
+    func membership(forProperty property: String) -> Membership? { memberships.first { $0.property == property } }
 }

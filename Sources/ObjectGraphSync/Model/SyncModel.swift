@@ -7,6 +7,7 @@ struct SyncModel: Sendable {
     let shapes: [RecordShape]
     private let byEntity: [String: RecordShape]
     private let byRecordType: [String: RecordShape]
+    private let memberships: [String: (owner: RecordShape, membership: RecordShape.Membership)]
 
     /// The model of `types` in a container of `schema`.
     ///
@@ -32,6 +33,17 @@ struct SyncModel: Sendable {
         self.shapes = shapes
         self.byEntity = Dictionary(uniqueKeysWithValues: shapes.map { ($0.entityName, $0) })
         self.byRecordType = byRecordType
+        var memberships: [String: (owner: RecordShape, membership: RecordShape.Membership)] = [:]
+        for shape in shapes {
+            for membership in shape.memberships {
+                guard byRecordType[membership.recordType] == nil, memberships[membership.recordType] == nil else {
+                    throw SyncError.invalidConfiguration(
+                        entity: shape.entityName, reason: "the links of '\(membership.property)' and another record type are both '\(membership.recordType)'")
+                }
+                memberships[membership.recordType] = (shape, membership)
+            }
+        }
+        self.memberships = memberships
     }
 
     /// The names of the entities that sync.
@@ -40,4 +52,9 @@ struct SyncModel: Sendable {
     func shape(forEntity name: String) -> RecordShape? { byEntity[name] }
 
     func shape(forRecordType recordType: String) -> RecordShape? { byRecordType[recordType] }
+
+    /// The owning entity and the membership of a link record type (`Playlist.tracks`).
+    func membership(forRecordType recordType: String) -> (owner: RecordShape, membership: RecordShape.Membership)? {
+        memberships[recordType]
+    }
 }

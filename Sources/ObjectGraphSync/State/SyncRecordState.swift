@@ -32,6 +32,10 @@ public import ObjectGraph
     @Attribute(.indexed) public internal(set) var isPending = false
     /// Whether the object was deleted here and the server is still to be told.
     public internal(set) var isDeletedLocally = false
+    /// For an object whose entity owns many-to-many links: the members of each such relationship
+    /// as last recorded (JSON, relationship name to global IDs), which the next local change of
+    /// the relationship is compared with to find the links it adds and removes.
+    var members: Data?
     /// While the zone is read again from its start (the server's answer 410): whether the record
     /// was not seen yet. One still unseen at the end was deleted on the server meanwhile.
     var isUnconfirmed = false

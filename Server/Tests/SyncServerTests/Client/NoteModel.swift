@@ -58,3 +58,17 @@ import ObjectGraphSyncProtocol
         SyncConfiguration(recordType: "Memo", excluding: ["draft"], fieldNames: ["body": "text"])
     }
 }
+
+// A many-to-many relationship, for the sync of memberships.
+
+@Entity final class Playlist: Syncable {
+    var name: String
+    @Relationship(inverse: \Track.playlists) var tracks: Set<Track> = []
+    init(name: String) { self.name = name }
+}
+
+@Entity final class Track: Syncable {
+    var title: String
+    var playlists: Set<Playlist> = []
+    init(title: String) { self.title = title }
+}

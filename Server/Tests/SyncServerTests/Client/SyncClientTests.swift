@@ -186,4 +186,50 @@ struct SyncClientTests {
             #expect(try laptop.container.newBackgroundContext().fetchCount(FetchDescriptor<Mood>()) == 20)
         }
     }
+
+    @Test("Many-to-many memberships sync member by member: two devices adding different members both keep theirs, and removals follow")
+    func manyToMany() async throws {
+        let server = try await SyncTestServer(.sqlite)
+        let token = try await server.addUser("alice")
+        try await server.run { client in
+            let types: [any Syncable.Type] = [Playlist.self, Track.self]
+            let phone = try SyncDevice(port: client.port, token: token, types: types)
+            let laptop = try SyncDevice(port: client.port, token: token, types: types)
+            let onPhone = phone.container.newBackgroundContext()
+            let onLaptop = laptop.container.newBackgroundContext()
+            let morning = Playlist(name: "Morning")
+            let (one, two, three) = (Track(title: "one"), Track(title: "two"), Track(title: "three"))
+            for object in [one, two, three] { onPhone.insert(object) }
+            onPhone.insert(morning)
+            morning.tracks = [one]
+            try onPhone.save()
+            try await phone.sync.syncNow()
+            try await laptop.sync.syncNow()
+            let laptopMorning = try #require(try onLaptop.object(withGlobalID: morning.objectGlobalID, as: Playlist.self))
+            #expect(laptopMorning.tracks.map(\.title) == ["one"])
+
+            // Each device adds a different track, neither having heard of the other's.
+            morning.tracks.insert(two)
+            try onPhone.save()
+            let laptopThree = try #require(try onLaptop.object(withGlobalID: three.objectGlobalID, as: Track.self))
+            laptopMorning.tracks.insert(laptopThree)
+            try onLaptop.save()
+            try await phone.sync.syncNow()
+            try await laptop.sync.syncNow()
+            try await phone.sync.syncNow()
+            onPhone.processPendingChanges()
+            onLaptop.processPendingChanges()
+            #expect(Set(morning.tracks.map(\.title)) == ["one", "two", "three"])
+            #expect(Set(laptopMorning.tracks.map(\.title)) == ["one", "two", "three"])
+            #expect(Set(laptopThree.playlists.map(\.name)) == ["Morning"], "the inverse follows")
+
+            // A removal on one device reaches the other.
+            morning.tracks.remove(one)
+            try onPhone.save()
+            try await phone.sync.syncNow()
+            try await laptop.sync.syncNow()
+            onLaptop.processPendingChanges()
+            #expect(Set(laptopMorning.tracks.map(\.title)) == ["two", "three"])
+        }
+    }
 }
