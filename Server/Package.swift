@@ -76,6 +76,18 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // A sync client as a process, for the test that kills it at random points.
+        .executableTarget(
+            name: "objectgraph-sync-test-client",
+            dependencies: [
+                .product(name: "ObjectGraph", package: "ObjectGraph"),
+                .product(name: "ObjectGraphSync", package: "ObjectGraph"),
+                .product(name: "ObjectGraphSyncProtocol", package: "ObjectGraph"),
+                .product(name: "MoodyModel", package: "ObjectGraph"),
+            ],
+            path: "Tests/SyncTestClient",
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "SyncServerTests",
             dependencies: [
@@ -92,8 +104,9 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                // Built for the tests that run the server as a process and kill it.
+                // Built for the tests that run the server, or a sync client, as a process and kill it.
                 "objectgraph-sync-server",
+                "objectgraph-sync-test-client",
             ],
             swiftSettings: strictSettings
         ),

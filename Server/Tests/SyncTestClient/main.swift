@@ -1,0 +1,84 @@
+import Foundation
+import MoodyModel
+import ObjectGraph
+import ObjectGraphSync
+import ObjectGraphSyncProtocol
+
+// A sync client as a process of its own, for the test that kills it: it makes moods numbered 0 to
+// COUNT-1 (and rates some of them), saving each and syncing after each save, and resumes from its
+// store wherever it was killed. Told to, it kills itself right after the server's K-th answer to a
+// push (or a page), before the answer is saved: the window exactly-once must survive.
+//
+// Usage: objectgraph-sync-test-client URL TOKEN STORE COUNT DEATH
+//   DEATH: none, push:K or page:K
+
+/// The server, through the real remote, dying after the answer it was told to.
+final class DyingRemote: SyncRemote, @unchecked Sendable {
+    // Safety: the coordinator calls its remote from its own isolation, one call at a time.
+    private let remote: HTTPSyncRemote
+    private let death: (route: String, answer: Int)?
+    private var answers: [String: Int] = [:]
+
+    init(remote: HTTPSyncRemote, death: (route: String, answer: Int)?) {
+        self.remote = remote
+        self.death = death
+    }
+
+    func push(_ request: PushRequest, zone: String) async throws -> PushOutcome {
+        let outcome = try await remote.push(request, zone: zone)
+        answered("push")
+        return outcome
+    }
+
+    func changes(zone: String, since cursor: FeedCursor, limit: Int) async throws -> ChangesPage {
+        let page = try await remote.changes(zone: zone, since: cursor, limit: limit)
+        answered("page")
+        return page
+    }
+
+    func live(zone: String, since cursor: FeedCursor) -> AsyncThrowingStream<Data, any Error> {
+        remote.live(zone: zone, since: cursor)
+    }
+
+    private func answered(_ route: String) {
+        answers[route, default: 0] += 1
+        if let death, death.route == route, death.answer == answers[route] { kill(getpid(), SIGKILL) }
+    }
+}
+
+let arguments = CommandLine.arguments
+let deathParts = arguments.count == 6 ? arguments[5].split(separator: ":") : []
+guard arguments.count == 6, let url = URL(string: arguments[1]), let count = Int(arguments[4]),
+      arguments[5] == "none" || (deathParts.count == 2 && Int(deathParts[1]) != nil) else {
+    FileHandle.standardError.write(Data("usage: URL TOKEN STORE COUNT none|push:K|page:K\n".utf8))
+    exit(2)
+}
+let death = deathParts.count == 2 ? (route: String(deathParts[0]), answer: Int(deathParts[1]) ?? 0) : nil
+let container = try ObjectContainer(schema: Schema([Mood.self, Country.self, Continent.self] + SyncCoordinator.entities),
+                                    configuration: .file(arguments[3]))
+let sync = try SyncCoordinator(
+    container: container, remote: DyingRemote(remote: HTTPSyncRemote(url: url, token: arguments[2]), death: death),
+    zone: "moods", syncing: [Mood.self, Country.self, Continent.self])
+let context = container.newBackgroundContext()
+var made = try context.fetchCount(FetchDescriptor<Mood>())
+while made < count {
+    context.insert(Mood(text: "mood \(made)", rating: 1, date: Date(timeIntervalSince1970: Double(made))))
+    if made % 3 == 0, made > 0 {
+        // An edit too: every third mood rates the one before it.
+        let previous = "mood \(made - 1)"
+        try context.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.text == previous })).first?.rating = 5
+    }
+    try context.save()
+    made += 1
+    try? await sync.syncNow()  // the server may be busy; what is pending goes next time
+}
+// Done: everything pending goes, then the process says so.
+while true {
+    do {
+        try await sync.syncNow()
+        break
+    } catch {
+        try await Task.sleep(for: .milliseconds(50))
+    }
+}
+print("done \(made)")
