@@ -28,7 +28,11 @@ extension SyncCoordinator {
             } catch let error as ObjectGraphError {
                 throw SyncError.store(error)
             }
-            try record(transactions.filter { $0.author != Self.author }.flatMap(\.changes))
+            let changes = transactions.filter { $0.author != Self.author }.flatMap(\.changes)
+            try record(changes.map { change in
+                LocalChange(kind: change.kind, globalID: change.globalID, entityName: change.entityName,
+                            changedKeys: change.changedKeys, object: change.kind == .delete ? nil : context.object(with: change.objectID))
+            })
             if let last = transactions.last {
                 request.token = last.token
                 client.historySequence = last.token.sequence
@@ -43,7 +47,20 @@ extension SyncCoordinator {
         }
     }
 
-    private func record(_ changes: [HistoryChange]) throws {
+    /// A local change to record: one of the history, or a reaction of the app's rules to the sync's
+    /// own changes (see ``recordConsequences()``).
+    struct LocalChange {
+        var kind: HistoryChange.Kind
+        var globalID: UUID
+        var entityName: String
+        var changedKeys: Set<String>
+        /// The object, in the sync context; nil for a deletion or an object gone since.
+        var object: (any Entity)?
+    }
+
+    /// Makes the records of `changes` pending: their changed fields, their deletion, the links
+    /// their memberships' changes add and remove.
+    func record(_ changes: [LocalChange]) throws {
         guard !changes.isEmpty else { return }
         var states = try recordStates(for: changes.map(\.globalID))
         for change in changes {
@@ -55,7 +72,7 @@ extension SyncCoordinator {
                     ? shape.fields.map(\.property) : change.changedKeys.filter { shape.field(forProperty: $0) != nil }
                 let memberships = change.kind == .insert
                     ? shape.memberships : shape.memberships.filter { change.changedKeys.contains($0.property) }
-                let object = context.object(with: change.objectID)
+                let object = change.object
                 if !memberships.isEmpty, let object, !object.isDeleted {
                     let owner = states[change.globalID] ?? newState(change.globalID, entity: shape.entityName, into: &states)
                     try recordMemberships(of: object, memberships, owner: owner)

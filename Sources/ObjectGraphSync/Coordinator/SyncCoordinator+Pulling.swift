@@ -59,7 +59,7 @@ extension SyncCoordinator {
             state.isUnconfirmed = false
             guard !state.isPending, state.baseVersion != nil, let shape = model.shape(forEntity: state.entityName) else { continue }
             if let object = try shape.objects(withGlobalIDs: [state.recordID], in: context)[state.recordID] {
-                context.delete(object)
+                deleteMirroring(object)
             }
             context.delete(state)
         }
@@ -107,13 +107,13 @@ extension SyncCoordinator {
                     state.pendingProperties = Self.joined(shape.fields.map(\.property))
                     continue
                 }
-                if let object = objects.removeValue(forKey: record.id) { context.delete(object) }
+                if let object = objects.removeValue(forKey: record.id) { deleteMirroring(object) }
                 if let state { context.delete(state) }
                 states[record.id] = nil
                 try dropPendingLinks(from: record.id)
                 continue
             }
-            let object = objects[record.id] ?? shape.insertObject(globalID: record.id, in: context)
+            let object = objects[record.id] ?? insertMirroring(shape, globalID: record.id)
             objects[record.id] = object
             let recordState = state ?? newState(record.id, entity: shape.entityName, into: &states)
             let pending = Self.split(recordState.pendingProperties)
@@ -136,6 +136,7 @@ extension SyncCoordinator {
                skipping skipped: Set<String>) throws {
         for field in shape.fields where !skipped.contains(field.property) {
             guard let value = fields[field.name] else { continue }
+            mirrored.written[recordID, default: []].insert(field.property)
             switch field.kind {
             case .attribute:
                 try shape.write(value, to: field, of: object, recordID: recordID)
@@ -180,6 +181,7 @@ extension SyncCoordinator {
             } else if link.targetID == id {
                 if let field = shape.field(forProperty: link.property),
                    let source = try shape.objects(withGlobalIDs: [link.sourceID], in: context)[link.sourceID] {
+                    mirrored.written[link.sourceID, default: []].insert(field.property)
                     try shape.link(source, field, to: object)
                 }
                 context.delete(link)

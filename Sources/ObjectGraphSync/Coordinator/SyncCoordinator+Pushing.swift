@@ -36,7 +36,7 @@ extension SyncCoordinator {
             let state = states[object.objectGlobalID] ?? newState(object.objectGlobalID, entity: shape.entityName, into: &states)
             let isInFlight = try outboxEntries().contains { $0.recordID == state.recordID }
             if state.baseVersion == nil && !isInFlight {
-                context.delete(object)
+                deleteMirroring(object)  // nothing to tell the server
                 context.delete(state)
                 continue
             }
@@ -191,7 +191,7 @@ extension SyncCoordinator {
             case .delete:
                 if let shape = model.shape(forEntity: state.entityName),
                    let object = try shape.objects(withGlobalIDs: [entry.recordID], in: context)[entry.recordID] {
-                    context.delete(object)  // marked for deletion, and now deleted on the server
+                    deleteMirroring(object)  // marked for deletion, and now deleted on the server
                 }
                 context.delete(state)
             case .upsert:
@@ -241,7 +241,7 @@ extension SyncCoordinator {
             // The server deleted what this device edited.
             switch rule {
             case .deletionWins:
-                if let object { context.delete(object) }
+                if let object { deleteMirroring(object) }
                 context.delete(state)
             case .editWins:
                 state.baseVersion = server.version  // an upsert based on the tombstone brings the record back
@@ -255,7 +255,7 @@ extension SyncCoordinator {
             case .deletionWins:
                 state.baseVersion = server.version  // the deletion is sent again, based on the edit
             case .editWins:
-                let restored = object ?? shape.insertObject(globalID: state.recordID, in: context)
+                let restored = object ?? insertMirroring(shape, globalID: state.recordID)
                 try write(server.fields, into: restored, shape: shape, recordID: state.recordID, skipping: [])
                 state.isDeletedLocally = false
                 state.isPending = false

@@ -68,6 +68,10 @@ public actor SyncCoordinator {
     private var scansFully = true
     /// The objects changed since the last cycle, remapped into the sync context, for the processors.
     var changedObjects: [any Entity] = []
+    /// What the sync context holds because the server has it, since its last save.
+    var mirrored = MirroredChanges()
+    /// Whether a save recorded reactions of the app's rules to the sync's changes, to be sent.
+    var recordedConsequences = false
 
     /// A coordinator of `container`'s objects of `types` with the server `remote`.
     ///
@@ -165,21 +169,31 @@ public actor SyncCoordinator {
         }
     }
 
-    /// Records local changes, lets the processors act, and reads the feed to its end.
+    /// Records local changes, lets the processors act, and reads the feed to its end; again while
+    /// what the feed brought made the app's rules change something to send (a round or two).
     private func cycle() async throws {
-        status.update { $0.activity = .pushing }
-        try recordLocalChanges()
-        let fully = scansFully
-        scansFully = false
         do {
-            for processor in processors {
-                try await runLocal(processor, scanningFully: fully)
-            }
-            changedObjects = []
-            status.update { $0.activity = .pulling }
-            try await pull()
+            var rounds = 0
+            repeat {
+                rounds += 1
+                recordedConsequences = false
+                status.update { $0.activity = .pushing }
+                try recordLocalChanges()
+                let fully = scansFully
+                scansFully = false
+                for processor in processors {
+                    try await runLocal(processor, scanningFully: fully)
+                }
+                changedObjects = []
+                status.update { $0.activity = .pulling }
+                try await pull()
+            } while recordedConsequences && rounds < 4
         } catch {
-            scansFully = true  // what was left undone is found by the predicates next time
+            // What was left undone is found by the predicates next time; what the failed step
+            // changed and did not save is forgotten (a page half applied is read again).
+            scansFully = true
+            context.rollback()
+            mirrored = MirroredChanges()
             throw error
         }
         let pending = try context.fetchCount(FetchDescriptor<SyncRecordState>(predicate: #Predicate { $0.isPending }))
@@ -294,13 +308,16 @@ public actor SyncCoordinator {
         }
     }
 
-    /// Saves the sync context, as the sync.
+    /// Saves the sync context, as the sync, with the reactions of the app's rules to what it
+    /// applied recorded as local changes (see ``recordConsequences()``).
     func save() throws {
+        if try recordConsequences() { recordedConsequences = true }
         do {
             try context.save()
         } catch let error as ObjectGraphError {
             throw SyncError.store(error)
         }
+        mirrored = MirroredChanges()
     }
 }
 

@@ -32,7 +32,9 @@ public protocol ChangeProcessor: Sendable {
     func processChangedLocalObjects(_ objects: [Object], in sync: isolated SyncCoordinator) async throws
 
     /// Hears a page of the server's feed before it is saved with the new cursor: what a processor
-    /// changes here is saved with the page, as the sync's (never uploaded). Does nothing by default.
+    /// changes here is saved with the page, as the sync's. Of that, only changes of synced
+    /// properties the server does not have are sent, like the app's own; what the feed brought never
+    /// goes back. Does nothing by default.
     func processRemoteChanges(_ changes: [FeedChange], in sync: isolated SyncCoordinator) async throws
 }
 

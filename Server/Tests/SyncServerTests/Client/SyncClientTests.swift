@@ -187,6 +187,74 @@ struct SyncClientTests {
         }
     }
 
+    @Test("What a device's delete rules do to a deletion from the feed reaches the server like any local change: a mood added to a country another device deleted goes everywhere")
+    func deleteRulesOfAppliedDeletions() async throws {
+        let server = try await SyncTestServer(.sqlite)
+        let token = try await server.addUser("alice")
+        try await server.run { client in
+            let phone = try SyncDevice(port: client.port, token: token)
+            let laptop = try SyncDevice(port: client.port, token: token)
+            let onPhone = phone.container.newBackgroundContext()
+            let onLaptop = laptop.container.newBackgroundContext()
+            let france = Country(name: "France")
+            onPhone.insert(Mood(text: "Croissant", country: france))
+            try onPhone.save()
+            try await phone.sync.syncNow()
+            try await laptop.sync.syncNow()
+
+            // The laptop adds a mood to France; the phone, not having heard of it, deletes France.
+            let laptopFrance = try #require(try onLaptop.object(withGlobalID: france.objectGlobalID, as: Country.self))
+            let added = Mood(text: "Baguette", country: laptopFrance)
+            onLaptop.insert(added)
+            try onLaptop.save()
+            try await laptop.sync.syncNow()
+            onPhone.delete(france)
+            try onPhone.save()
+            try await phone.sync.syncNow()
+
+            // The laptop applies France's deletion, and its cascade takes the Baguette: the server,
+            // then the phone, are told.
+            try await laptop.sync.syncNow()
+            try await phone.sync.syncNow()
+            for context in [onPhone, onLaptop] {
+                context.processPendingChanges()
+                #expect(try context.fetchCount(FetchDescriptor<Mood>()) == 0)
+                #expect(try context.fetchCount(FetchDescriptor<Country>()) == 0)
+            }
+            let feed = try await HTTPSyncClient(port: client.port).allChanges("moods", token: token)
+            let latest = Dictionary(feed.map { ($0.record.id, $0.record) }, uniquingKeysWith: { $1 })
+            #expect(latest[added.objectGlobalID]?.deleted == true, "the server deleted the Baguette too")
+            #expect(laptop.sync.status.current.pendingChanges == 0)
+        }
+    }
+
+    @Test("A page of the feed that does not fit the model is applied not at all, however often it is tried: the app's own changes are still sent, and the sync says why")
+    func unfitPageLeavesNothing() async throws {
+        let server = try await SyncTestServer(.sqlite)
+        let token = try await server.addUser("alice")
+        try await server.run { client in
+            // Another client's transaction: a fine mood, then one whose rating is text.
+            let (fine, unfit) = (UUID(), UUID())
+            try await client.pushApplied("moods", PushRequest(
+                UUID(),
+                .upsert(1, entity: "Mood", id: fine, fields: ["text": .string("fine"), "rating": .integer(3), "date": .double(0)]),
+                .upsert(2, entity: "Mood", id: unfit, fields: ["text": .string("unfit"), "rating": .string("three"), "date": .double(0)])),
+                token: token)
+            let phone = try SyncDevice(port: client.port, token: token)
+            let context = phone.container.newBackgroundContext()
+            for _ in 0..<2 {
+                await #expect(throws: SyncError.self) { try await phone.sync.syncNow() }
+                context.insert(Mood(text: "made here"))  // a save of the app's, and the sync's next one
+                try context.save()
+            }
+            await #expect(throws: SyncError.self) { try await phone.sync.syncNow() }
+            #expect(try context.fetch(FetchDescriptor<Mood>()).map(\.text) == ["made here", "made here"],
+                    "nothing of the page that failed")
+            #expect(phone.sync.status.current.lastError != nil)
+            #expect(phone.remote.mutations == 2, "the app's own moods were sent all the same")
+        }
+    }
+
     @Test("Many-to-many memberships sync member by member: two devices adding different members both keep theirs, and removals follow")
     func manyToMany() async throws {
         let server = try await SyncTestServer(.sqlite)
