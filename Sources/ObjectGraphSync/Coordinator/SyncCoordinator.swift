@@ -179,6 +179,8 @@ public actor SyncCoordinator {
                 recordedConsequences = false
                 status.update { $0.activity = .pushing }
                 try recordLocalChanges()
+                let waiting = try pendingCount()
+                status.update { $0.pendingChanges = waiting }
                 let fully = scansFully
                 scansFully = false
                 for processor in processors {
@@ -196,7 +198,7 @@ public actor SyncCoordinator {
             mirrored = MirroredChanges()
             throw error
         }
-        let pending = try context.fetchCount(FetchDescriptor<SyncRecordState>(predicate: #Predicate { $0.isPending }))
+        let pending = try pendingCount()
         let date = Date()
         if pending == 0 {
             let state = try clientState()
@@ -209,6 +211,15 @@ public actor SyncCoordinator {
             status.nextRetry = nil
             status.pendingChanges = pending
             if pending == 0 { status.lastSuccessfulSync = date }
+        }
+    }
+
+    /// How many records have changes the server has not acknowledged.
+    private func pendingCount() throws -> Int {
+        do {
+            return try context.fetchCount(FetchDescriptor<SyncRecordState>(predicate: #Predicate { $0.isPending }))
+        } catch let error as ObjectGraphError {
+            throw SyncError.store(error)
         }
     }
 
@@ -243,9 +254,10 @@ public actor SyncCoordinator {
         failedCycles += 1
         let delay = backoff.delay(afterFailures: failedCycles)
         let next = Date().addingTimeInterval(delay)
+        let failure = (error as? SyncError) ?? .unreachable("\(error)")
         status.update { status in
-            status.activity = .offline
-            status.lastError = (error as? SyncError) ?? .unreachable("\(error)")
+            if case .unreachable = failure { status.activity = .offline } else { status.activity = .failing }
+            status.lastError = failure
             status.nextRetry = next
         }
         guard let wakeUp else { return }  // not started: syncNow's caller decides

@@ -14,9 +14,13 @@ public struct SyncStatus: Sendable, Equatable {
         case pushing
         /// Reading the server's feed and applying it.
         case pulling
-        /// The last attempt failed (see ``SyncStatus/lastError``); the next is at
-        /// ``SyncStatus/nextRetry``. Local changes wait.
+        /// The server could not be reached at the last attempt (see ``SyncStatus/lastError``); the
+        /// next is at ``SyncStatus/nextRetry``. Local changes wait.
         case offline
+        /// The last attempt failed for another reason than the network: the server's error, a
+        /// record that does not fit the model, the local store (see ``SyncStatus/lastError``). It
+        /// is tried again at ``SyncStatus/nextRetry``; local changes wait.
+        case failing
         /// The server refused the token: nothing is tried until the coordinator is started again.
         case unauthorized
     }
@@ -26,7 +30,8 @@ public struct SyncStatus: Sendable, Equatable {
     public var lastError: SyncError?
     /// When the next attempt is due, while offline.
     public var nextRetry: Date?
-    /// How many records have local changes the server has not acknowledged, as of the last cycle.
+    /// How many records have local changes the server has not acknowledged, as of the last look
+    /// (the start and the end of each attempt).
     public var pendingChanges = 0
     /// When a cycle last ended with nothing left to push and the feed read to its end.
     public var lastSuccessfulSync: Date?

@@ -1,0 +1,87 @@
+import Foundation
+import MoodyModel
+import ObjectGraph
+import ObjectGraphSync
+import ObjectGraphSyncProtocol
+import Observation
+import Synchronization
+import Testing
+
+@Suite("Sync client: the sync's status, visible as it changes")
+struct SyncStatusTests {
+    @Test("As an AsyncSequence, the status goes through pushing and pulling to idle, counting the changes waiting and dating the last successful sync")
+    func statusSequence() async throws {
+        let server = try await SyncTestServer(.sqlite)
+        let token = try await server.addUser("alice")
+        try await server.run { client in
+            let phone = try SyncDevice(port: client.port, token: token)
+            let context = phone.container.newBackgroundContext()
+            context.insert(Mood(text: "one"))
+            context.insert(Mood(text: "two"))
+            try context.save()
+            #expect(phone.sync.status.current.activity == .stopped && phone.sync.status.current.lastSuccessfulSync == nil)
+
+            let updates = phone.sync.status.updates
+            let before = Date()
+            try await phone.sync.syncNow()
+            var seen: [SyncStatus] = []
+            for await update in updates {
+                seen.append(update)
+                if update.activity == .idle { break }
+            }
+            let activities = seen.map(\.activity).reduce(into: [SyncStatus.Activity]()) { if $0.last != $1 { $0.append($1) } }
+            #expect(activities == [.stopped, .pushing, .pulling, .idle], "\(activities)")
+            #expect(seen.contains { $0.activity == .pushing && $0.pendingChanges == 2 }, "the two moods counted while they are sent")
+            let last = try #require(seen.last)
+            #expect(last.pendingChanges == 0 && last.lastError == nil && last.nextRetry == nil)
+            #expect(try #require(last.lastSuccessfulSync) >= before)
+        }
+    }
+
+    @Test("As an Observable, a view reading the status hears that it changed")
+    func statusObservable() async throws {
+        let server = try await SyncTestServer(.sqlite)
+        let token = try await server.addUser("alice")
+        try await server.run { client in
+            let phone = try SyncDevice(port: client.port, token: token)
+            let (changes, changed) = AsyncStream<Void>.makeStream()
+            withObservationTracking {
+                _ = phone.sync.status.current.activity  // what a SwiftUI view's body reads
+            } onChange: {
+                changed.yield()
+            }
+            try await phone.sync.syncNow()
+            var heard = false
+            for await _ in changes {
+                heard = true
+                break
+            }
+            #expect(heard)
+            #expect(phone.sync.status.current.activity == .idle)
+        }
+    }
+
+    @Test("A stall is never silent: a record that does not fit shows as failing, naming the record and its field, with the next attempt's date")
+    func failingIsVisible() async throws {
+        let server = try await SyncTestServer(.sqlite)
+        let token = try await server.addUser("alice")
+        try await server.run { client in
+            let unfit = UUID()
+            try await client.pushApplied("moods", PushRequest(
+                UUID(), .upsert(1, entity: "Mood", id: unfit, fields: ["text": .string("unfit"), "rating": .string("three"), "date": .double(0)])),
+                token: token)
+            let phone = try SyncDevice(port: client.port, token: token)
+            await phone.sync.start()
+            let failing = try await status(of: phone.sync.status) { $0.activity == .failing }
+            guard case .invalidRecord(let recordType, let recordID, let field, _)? = failing.lastError else {
+                Issue.record("expected invalidRecord, got \(String(describing: failing.lastError))")
+                return
+            }
+            #expect(recordType == "Mood" && recordID == unfit && field == "rating")
+            #expect(failing.nextRetry != nil)
+            await phone.sync.stop()
+            #expect(phone.sync.status.current.activity == .stopped)
+            #expect(phone.sync.status.current.lastError != nil, "stopping does not hide why it failed")
+        }
+    }
+}
