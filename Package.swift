@@ -69,7 +69,7 @@ let package = Package(
         .executableTarget(
             name: "moody",
             dependencies: [
-                "MoodyModel", "ObjectGraph",
+                "MoodyModel", "ObjectGraph", "ObjectGraphSync",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings

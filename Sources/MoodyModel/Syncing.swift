@@ -1,3 +1,4 @@
+public import ObjectGraph
 public import ObjectGraphSync
 
 // What of Moody syncs (seed 003): moods, their countries and continents. An object's global ID is
@@ -21,4 +22,13 @@ extension Continent: Syncable {
     public static var syncConfiguration: SyncConfiguration {
         SyncConfiguration(excluding: ["markedForDeletionDate"])
     }
+}
+
+/// What a Moody store holds when it syncs.
+public enum MoodyStore {
+    /// The entities that sync, for a ``SyncCoordinator``.
+    public static let syncedTypes: [any Syncable.Type] = [Mood.self, Country.self, Continent.self]
+
+    /// Moody's entities and the sync's own.
+    public static func schema() throws -> Schema { try Schema(syncedTypes + SyncCoordinator.entities) }
 }

@@ -16,6 +16,8 @@ import ObjectGraph
     private let style: Style
     private var changeLines: [String] = []
     private(set) var redraws = 0
+    /// Lines drawn under the list, such as the sync's status.
+    var statusLines: [String] = []
 
     /// The moods not marked for deletion, in sections by country name, by text within a section.
     static func monitor(in context: ObjectContext) throws -> ListMonitor<Mood> {
@@ -82,6 +84,7 @@ import ObjectGraph
                 text += "    \(String(repeating: "★", count: max(0, min(mood.rating, 5)))) \(mood.text)\n"
             }
         }
+        for line in statusLines { text += line + "\n" }
         if !footer.isEmpty { text += "  last change: " + footer.joined(separator: "; ") + "\n" }
         print(text, terminator: "")
         fflush(nil)  // drawn now, also when the output is a pipe

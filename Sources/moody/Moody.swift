@@ -7,7 +7,7 @@ import ObjectGraph
 struct Moody: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Moods, countries and continents on an ObjectGraph store.",
-        subcommands: [Demo.self, Add.self, List.self, Watch.self, Delete.self, CleanUp.self],
+        subcommands: [Demo.self, Add.self, List.self, Watch.self, Delete.self, CleanUp.self, Sync.self],
         defaultSubcommand: Demo.self)
 }
 
@@ -15,7 +15,8 @@ struct StoreOption: ParsableArguments {
     @Option(help: "The store file.") var store = "moody.sqlite"
 
     func open() throws -> ObjectContainer {
-        try ObjectContainer(for: Mood.self, configuration: .file(store))
+        // With the sync's entities, so that `moody sync` can sync any store.
+        try ObjectContainer(schema: MoodyStore.schema(), configuration: .file(store))
     }
 }
 

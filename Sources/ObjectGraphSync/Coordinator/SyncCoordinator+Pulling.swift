@@ -27,7 +27,10 @@ extension SyncCoordinator {
             client.feedCursor = page.cursor.position
             if !page.hasMore && client.isRefetching { try finishRefetch(client) }
             try save()
-            if !page.hasMore { return }
+            if !page.hasMore {
+                status.update { $0.hasUnreadServerChanges = false }
+                return
+            }
         }
     }
 

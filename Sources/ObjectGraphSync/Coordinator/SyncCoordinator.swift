@@ -57,6 +57,8 @@ public actor SyncCoordinator {
     let backoff: Backoff
 
     private var loop: Task<Void, Never>?
+    /// Whether ``start()`` was called and the coordinator has not halted since.
+    var isRunning: Bool { loop != nil }
     private var live: Task<Void, Never>?
     private var wakeUp: AsyncStream<Void>.Continuation?
     private var commitObservation: ObservationToken?
@@ -284,7 +286,10 @@ public actor SyncCoordinator {
                         wakeUp?.yield()  // what changed while it was not listening
                     case .changes(let event):
                         let cursor = try clientState().feedCursor
-                        if event.cursor.position > cursor { wakeUp?.yield() }
+                        if event.cursor.position > cursor {
+                            status.update { $0.hasUnreadServerChanges = true }
+                            wakeUp?.yield()
+                        }
                     case .keepAlive:
                         break
                     }

@@ -35,6 +35,10 @@ public struct SyncStatus: Sendable, Equatable {
     public var pendingChanges = 0
     /// When a cycle last ended with nothing left to push and the feed read to its end.
     public var lastSuccessfulSync: Date?
+    /// Whether the server has changes this device has not read, as of the last look: false once a
+    /// pull reads the feed to its end, true when the live route announces more (until they are
+    /// read) or ``SyncCoordinator/checkStatus()`` finds some; nil before any look.
+    public var hasUnreadServerChanges: Bool?
 }
 
 /// A ``SyncStatus`` that changes: `Observable` (a SwiftUI view that reads ``current`` redraws

@@ -84,6 +84,11 @@ extension Syncable {
         context.insertNewObject(of: Self.self, globalID: globalID)
     }
 
+    /// How many objects of the entity there are, marked for deletion or not.
+    static func objectCount(in context: ObjectContext) throws -> Int {
+        try context.fetchCount(FetchDescriptor<Self>(includesMarkedForDeletion: true))
+    }
+
     /// Every object of the entity, marked for deletion or not, loaded a batch at a time.
     static func allObjects(in context: ObjectContext, batchSize: Int) throws -> [any Entity] {
         var request = FetchDescriptor<Self>(includesMarkedForDeletion: true)
