@@ -17,6 +17,7 @@ let package = Package(
     products: [
         .library(name: "SyncServer", targets: ["SyncServer"]),
         .executable(name: "objectgraph-sync-server", targets: ["objectgraph-sync-server"]),
+        .executable(name: "moody-sync-demo", targets: ["moody-sync-demo"]),
     ],
     dependencies: [
         // The repository's root package, named so that the clone's directory name does not matter.
@@ -57,6 +58,20 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The sync demo: this package's server and two Moody devices, in one process.
+        .executableTarget(
+            name: "moody-sync-demo",
+            dependencies: [
+                "SyncServer",
+                .product(name: "ObjectGraph", package: "ObjectGraph"),
+                .product(name: "ObjectGraphSync", package: "ObjectGraph"),
+                .product(name: "MoodyModel", package: "ObjectGraph"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strictSettings
         ),

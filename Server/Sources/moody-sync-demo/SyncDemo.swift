@@ -1,0 +1,222 @@
+import Foundation
+import Hummingbird
+import Logging
+import MoodyModel
+import ObjectGraph
+import ObjectGraphSync
+import ServiceLifecycle
+import SyncServer
+
+/// `moody-sync-demo`: a sync server on a temporary SQLite file and two devices, each with a store
+/// of its own and a sync coordinator following the server's live route. A mood added on the phone
+/// appears in the laptop's list, an edit reaches the other's detail view, a conflicting edit made
+/// offline is settled by the entity's policy, and a deletion closes the other's detail view.
+@main
+enum SyncDemo {
+    static func main() async {
+        do {
+            try await run()
+        } catch {
+            print("The sync demo failed: \(error)")
+            exit(1)
+        }
+    }
+
+    static func run() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("moody-sync-demo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var logger = Logger(label: "moody-sync-demo")
+        logger.logLevel = .warning
+        let database = directory.appendingPathComponent("server.sqlite").path
+        let configuration = SyncServerConfiguration(database: .sqlite(path: database), port: 0)
+        let token = try await SyncServer(configuration: configuration, logger: logger).addUser(named: "alice").text
+        let (ports, listening) = AsyncStream.makeStream(of: Int.self)
+        let application = try SyncServer(configuration: configuration, logger: logger).application { port in
+            listening.yield(port)
+            listening.finish()
+        }
+        let services = ServiceGroup(configuration: .init(services: [application], logger: logger))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await services.run() }
+            var port = 0
+            for await listened in ports { port = listened }
+            print("Sync demo: a sync server and two devices, each with a store of its own.")
+            print("  server: http://127.0.0.1:\(port), on \(database), with a user alice")
+            try await DemoScript(directory: directory, port: port, token: token).play()
+            await services.triggerGracefulShutdown()
+            try await group.waitForAll()
+        }
+    }
+}
+
+/// The scenes of the demo, played on the main actor where the devices' view contexts live.
+@MainActor struct DemoScript {
+    let phone: Device
+    let laptop: Device
+
+    init(directory: URL, port: Int, token: String) throws {
+        phone = try Device(name: "phone", directory: directory, port: port, token: token)
+        laptop = try Device(name: "laptop", directory: directory, port: port, token: token)
+    }
+
+    func play() async throws {
+        await phone.sync.start()
+        await laptop.sync.start()
+        let laptopList = try laptop.showList()
+
+        print("\n1. The phone records a mood; it appears in the laptop's list.")
+        let mood = Mood(text: "Sunny morning", rating: 4, country: Country(name: "France"))
+        phone.context.insert(mood)
+        try phone.context.save()
+        print("  phone: adds 'Sunny morning' (France, 4★) and saves")
+        try await laptop.waitUntil("the laptop lists the mood") { laptopList.count == 1 }
+
+        print("\n2. An edit on the laptop redraws the phone's detail view.")
+        let phoneDetail = phone.openDetail(mood)
+        let onLaptop = try laptop.mood(like: mood)
+        onLaptop.rating = 5
+        try laptop.context.save()
+        print("  laptop: rates it 5★ and saves")
+        try await phone.waitUntil("the phone shows 5★") { mood.rating == 5 }
+
+        print("\n3. A conflict: both change the text, the laptop offline; the server's value wins for moods.")
+        await laptop.sync.stop()
+        onLaptop.text = "Sunny morning, coffee"
+        try laptop.context.save()
+        print("  laptop (offline): 'Sunny morning, coffee'")
+        mood.text = "Sunny morning in Paris"
+        try phone.context.save()
+        print("  phone: 'Sunny morning in Paris', sent first")
+        try await phone.waitUntil("the phone's edit reaches the server") { phone.sync.status.current.pendingChanges == 0 }
+        try await phone.sync.syncNow()
+        print("  laptop: back online")
+        await laptop.sync.start()
+        try await laptop.waitUntil("the laptop settles the conflict") { onLaptop.text == "Sunny morning in Paris" }
+        print("  laptop: settled by Mood's policy (the server's value wins): '\(onLaptop.text)'")
+        try await phone.waitUntil("the laptop's settled state reaches the phone") {
+            laptop.sync.status.current.pendingChanges == 0 && mood.text == onLaptop.text
+        }
+        print("  both show '\(mood.text)'")
+
+        print("\n4. The phone deletes the mood; the laptop's detail view closes.")
+        let laptopDetail = laptop.openDetail(onLaptop)
+        phone.context.delete(mood)
+        try phone.context.save()
+        print("  phone: deletes 'Sunny morning in Paris' (and France with its last mood) and saves")
+        try await laptop.waitUntil("the laptop's detail view closes") { !laptopDetail.isOpen }
+        try await laptop.waitUntil("the laptop's list is empty") { laptopList.count == 0 }
+        withExtendedLifetime((laptopList, phoneDetail)) {}
+
+        for device in [phone, laptop] {
+            await device.sync.stop()
+            let status = device.sync.status.current
+            print("  \(device.name): \(status.pendingChanges) changes waiting, last sync \(status.lastSuccessfulSync.map { "\($0)" } ?? "never")")
+        }
+        print("Done: every change travelled through the server's HTTP API and its live route.")
+    }
+}
+
+/// One device: a store file, its view context, and a sync coordinator.
+@MainActor struct Device {
+    let name: String
+    let container: ObjectContainer
+    let sync: SyncCoordinator
+    var context: ObjectContext { container.viewContext }
+
+    init(name: String, directory: URL, port: Int, token: String) throws {
+        self.name = name
+        let path = directory.appendingPathComponent("\(name).sqlite").path
+        container = try ObjectContainer(schema: MoodyStore.schema(), configuration: .file(path))
+        guard let url = URL(string: "http://127.0.0.1:\(port)") else { throw DemoError("no URL for port \(port)") }
+        sync = try SyncCoordinator(container: container, remote: HTTPSyncRemote(url: url, token: token), zone: "moods",
+                                   syncing: MoodyStore.syncedTypes)
+        print("  \(name): \(path), syncing live")
+    }
+
+    /// The device's list screen of moods.
+    func showList() throws -> ListScreen { try ListScreen(device: name, context: context) }
+
+    func openDetail(_ mood: Mood) -> DetailView { DetailView(device: name, showing: mood) }
+
+    /// The device's own object for the same mood.
+    func mood(like mood: Mood) throws -> Mood {
+        guard let copy = try context.object(withGlobalID: mood.objectGlobalID, as: Mood.self) else {
+            throw DemoError("the \(name) does not have '\(mood.text)'")
+        }
+        return copy
+    }
+
+    /// Waits until `condition` holds, checked at each change the view context merges and each
+    /// change of the sync's status; fails after 30 seconds rather than hang.
+    func waitUntil(_ what: String, _ condition: @escaping @MainActor () -> Bool) async throws {
+        let changes = context.objectsDidChangeNotifications
+        let statuses = sync.status.updates
+        if condition() { return }
+        let (events, event) = AsyncStream<Void>.makeStream()
+        let merges = Task { @MainActor in for await _ in changes { event.yield() } }
+        let updates = Task { for await _ in statuses { event.yield() } }
+        let timeout = Task {
+            try? await Task.sleep(for: .seconds(30))
+            event.finish()
+        }
+        defer {
+            merges.cancel()
+            updates.cancel()
+            timeout.cancel()
+        }
+        for await _ in events where condition() { return }
+        throw DemoError("\(what) did not happen within 30 seconds")
+    }
+}
+
+/// A detail screen: shows one mood, redraws when it changes, closes when it is deleted.
+@MainActor final class DetailView {
+    private(set) var isOpen = true
+    private var observer: ObjectObserver<Mood>?
+
+    init(device: String, showing mood: Mood) {
+        print("  \(device) detail view: showing '\(mood.text)'")
+        observer = ObjectObserver(mood) { [weak self] change in
+            switch change {
+            case .update(let keys):
+                print("  \(device) detail view: redrawn (\(keys.sorted().joined(separator: ", "))): '\(mood.text)' \(mood.rating)★")
+            case .delete:
+                print("  \(device) detail view: its mood was deleted on another device, closing")
+                self?.isOpen = false
+                self?.observer = nil
+            }
+        }
+    }
+}
+
+/// A list screen: the device's moods, kept by a list monitor, each change it is told of printed.
+@MainActor final class ListScreen: @MainActor ListObjectObserver {
+    typealias ListEntityType = Mood
+    let device: String
+    let monitor: ListMonitor<Mood>
+    var count: Int { monitor.count }
+
+    init(device: String, context: ObjectContext) throws {
+        self.device = device
+        monitor = try context.monitorList(Mood.self, sortBy: [SortDescriptor(\.text)])
+        monitor.addObserver(self)
+    }
+
+    func listMonitor(_ monitor: ListMonitor<Mood>, didInsertObject object: Mood, toIndexPath indexPath: IndexPath) {
+        print("  \(device) list: insert '\(object.text)' at row \(indexPath[1])")
+    }
+
+    func listMonitor(_ monitor: ListMonitor<Mood>, didDeleteObject object: Mood, fromIndexPath indexPath: IndexPath) {
+        print("  \(device) list: delete '\(object.text)' from row \(indexPath[1])")
+    }
+
+    func listMonitor(_ monitor: ListMonitor<Mood>, didUpdateObject object: Mood, atIndexPath indexPath: IndexPath) {
+        print("  \(device) list: update '\(object.text)' at row \(indexPath[1])")
+    }
+}
+
+struct DemoError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
