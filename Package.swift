@@ -10,7 +10,7 @@ let strictSettings: [SwiftSetting] = [
 
 let package = Package(
     name: "ObjectGraph",
-    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
     products: [
         .library(name: "ObjectGraph", targets: ["ObjectGraph"]),
         // The sync server's wire format, shared by the server (Server/) and the sync client.
@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-algorithms", from: "1.2.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .macro(
@@ -55,10 +57,16 @@ let package = Package(
             name: "ObjectGraphSyncProtocol",
             swiftSettings: strictSettings
         ),
-        // Foundation's URLSession is its HTTP client: an app that syncs adds no dependency.
+        // AsyncHTTPClient is its HTTP client (FoundationNetworking's URLSession keeps a core busy
+        // while the live route streams, on Linux).
         .target(
             name: "ObjectGraphSync",
-            dependencies: ["ObjectGraph", "ObjectGraphSyncProtocol"],
+            dependencies: [
+                "ObjectGraph", "ObjectGraphSyncProtocol",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            ],
             swiftSettings: strictSettings
         ),
         .target(

@@ -1,95 +1,122 @@
+import AsyncHTTPClient
 public import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import NIOCore
+import NIOFoundationCompat
 public import ObjectGraphSyncProtocol
 
-/// A sync server reached over HTTP, through Foundation's URLSession (FoundationNetworking on
-/// Linux): an app that syncs adds no dependency.
+/// A sync server reached over HTTP, through AsyncHTTPClient.
 ///
 /// ```swift
 /// let remote = HTTPSyncRemote(url: URL(string: "https://sync.example.com")!, token: token)
 /// ```
-public struct HTTPSyncRemote: SyncRemote {
+///
+/// The remote owns its connections and closes them when it is released. AsyncHTTPClient rather
+/// than Foundation's URLSession because FoundationNetworking, on Linux, keeps a core busy for as
+/// long as a streaming answer (the live route) stays open.
+public final class HTTPSyncRemote: SyncRemote {
     /// The server's address; the routes are under `/v1/zones/`.
     public let url: URL
     private let token: String
-    private let session: URLSession
     private let timeout: TimeInterval
+    private let client: HTTPClient
+
+    /// The largest answer read: a page of changes the server made far bigger than any it sends is
+    /// refused rather than filling the memory.
+    private static let maximumAnswerBytes = 512 * 1024 * 1024
 
     /// A remote for the server at `url`, authenticated with a bearer `token` (from the server's
     /// `token create` or `user add`). A request that gets no answer within `timeout` seconds fails
-    /// as ``SyncError/unreachable(_:)``.
+    /// as ``SyncError/unreachable(_:)``, and so does a live route silent for that long (the server
+    /// sends a keep-alive comment every 15 seconds, so `timeout` should be longer).
     public init(url: URL, token: String, timeout: TimeInterval = 30) {
         self.url = url
         self.token = token
         self.timeout = timeout
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        session = URLSession(configuration: configuration)
+        let seconds = TimeAmount.milliseconds(Int64(max(timeout, 0.001) * 1000))
+        var configuration = HTTPClient.Configuration()
+        configuration.timeout = .init(connect: seconds, read: seconds)
+        // A server that refuses the connection is offline now: the coordinator's back-off decides
+        // when to try again, not a retry loop inside the request.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    deinit {
+        // Closes the connections; a request still under way fails as cancelled.
+        client.shutdown { _ in }
     }
 
     public func push(_ request: PushRequest, zone: String) async throws -> PushOutcome {
-        var urlRequest = self.request("zones/\(zone)/push")
-        urlRequest.httpMethod = "POST"
-        urlRequest.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        urlRequest.httpBody = try JSONEncoder().encode(request)
-        let (data, status) = try await send(urlRequest)
+        var httpRequest = self.request("zones/\(zone)/push")
+        httpRequest.method = .POST
+        httpRequest.headers.add(name: "Content-Type", value: "application/json")
+        httpRequest.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(request)))
+        let (body, status) = try await send(httpRequest)
         switch status {
         case 200:
-            return .applied(try decode(PushResult.self, from: data))
+            return .applied(try decode(PushResult.self, from: body))
         case 409:
-            let body = try decode(SyncErrorBody.self, from: data)
-            guard body.error == .conflict, let conflicts = body.conflicts else { throw SyncError.server(body.error, body.message) }
+            let answer = try decode(SyncErrorBody.self, from: body)
+            guard answer.error == .conflict, let conflicts = answer.conflicts else { throw SyncError.server(answer.error, answer.message) }
             return .conflicts(conflicts)
         default:
-            throw refusal(data, status: status)
+            throw refusal(body, status: status)
         }
     }
 
     public func changes(zone: String, since cursor: FeedCursor, limit: Int) async throws -> ChangesPage {
-        let (data, status) = try await send(request("zones/\(zone)/changes", query: ["since": cursor.description, "limit": String(limit)]))
-        guard status == 200 else { throw refusal(data, status: status) }
-        return try decode(ChangesPage.self, from: data)
+        let (body, status) = try await send(request("zones/\(zone)/changes", query: ["since": cursor.description, "limit": String(limit)]))
+        guard status == 200 else { throw refusal(body, status: status) }
+        return try decode(ChangesPage.self, from: body)
     }
 
     public func live(zone: String, since cursor: FeedCursor) -> AsyncThrowingStream<Data, any Error> {
         let (chunks, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
-        let delegate = LiveRouteDelegate(continuation)
-        let configuration = URLSessionConfiguration.ephemeral
-        // The server sends a keep-alive comment every 15 seconds: a longer silence is a dead link.
-        configuration.timeoutIntervalForRequest = max(timeout, 60)
-        let liveSession = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
-        let task = liveSession.dataTask(with: request("zones/\(zone)/live", query: ["since": cursor.description]))
-        continuation.onTermination = { _ in
-            task.cancel()
-            liveSession.invalidateAndCancel()
+        let request = self.request("zones/\(zone)/live", query: ["since": cursor.description])
+        let client = self.client, timeout = self.timeout
+        // Cancelling the reader (the stream's consumer went away) cancels the request.
+        let reader = Task {
+            do {
+                let response = try await client.execute(request, timeout: .milliseconds(Int64(timeout * 1000)))
+                guard response.status == .ok else {
+                    let body = try? await response.body.collect(upTo: 64 * 1024)
+                    throw Self.refusal(body.map { Data(buffer: $0) } ?? Data(), status: Int(response.status.code), route: "the live route")
+                }
+                for try await buffer in response.body {
+                    continuation.yield(Data(buffer: buffer))
+                }
+                continuation.finish()
+            } catch let error as SyncError {
+                continuation.finish(throwing: error)
+            } catch {
+                continuation.finish(throwing: SyncError.unreachable("the live route broke: \(error)"))
+            }
         }
-        task.resume()
+        continuation.onTermination = { _ in reader.cancel() }
         return chunks
     }
 
     // MARK: HTTP
 
-    private func request(_ path: String, query: [String: String] = [:]) -> URLRequest {
+    private func request(_ path: String, query: [String: String] = [:]) -> HTTPClientRequest {
         var components = URLComponents(url: url.appendingPathComponent("v1/" + path), resolvingAgainstBaseURL: false)
         if !query.isEmpty { components?.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) } }
-        var request = URLRequest(url: components?.url ?? url)
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        request.timeoutInterval = timeout
+        var request = HTTPClientRequest(url: (components?.url ?? url).absoluteString)
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
         return request
     }
 
     /// The answer's body and status; a request that got no HTTP answer is ``SyncError/unreachable(_:)``.
-    private func send(_ request: URLRequest) async throws -> (Data, Int) {
-        let answer: (Data, URLResponse)
+    private func send(_ request: HTTPClientRequest) async throws -> (Data, Int) {
         do {
-            answer = try await session.data(for: request)
+            let response = try await client.execute(request, timeout: .milliseconds(Int64(timeout * 1000)))
+            let body = try await response.body.collect(upTo: Self.maximumAnswerBytes)
+            return (Data(buffer: body), Int(response.status.code))
+        } catch is NIOTooManyBytesError {
+            throw SyncError.server(.internalError, "\(request.method) \(request.url): the answer is larger than \(Self.maximumAnswerBytes) bytes")
         } catch {
-            throw SyncError.unreachable("\(request.httpMethod ?? "GET") \(request.url?.path ?? ""): \(error.localizedDescription)")
+            throw SyncError.unreachable("\(request.method) \(request.url): \(error)")
         }
-        guard let response = answer.1 as? HTTPURLResponse else { throw SyncError.unreachable("the answer is not HTTP") }
-        return (answer.0, response.statusCode)
     }
 
     private func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
@@ -100,50 +127,19 @@ public struct HTTPSyncRemote: SyncRemote {
         }
     }
 
+    private func refusal(_ body: Data, status: Int) -> SyncError {
+        Self.refusal(body, status: status, route: nil)
+    }
+
     /// The error an answer other than success stands for.
-    private func refusal(_ data: Data, status: Int) -> SyncError {
+    private static func refusal(_ body: Data, status: Int, route: String?) -> SyncError {
+        let prefix = route.map { "\($0) answered " } ?? ""
         // A body that is no error body (a proxy's page) still leaves the status to go by.
-        let body = try? JSONDecoder().decode(SyncErrorBody.self, from: data)
-        if status == 401 { return .unauthorized(body?.message ?? "HTTP 401") }
-        if let body { return .server(body.error, body.message) }
+        let answer = try? JSONDecoder().decode(SyncErrorBody.self, from: body)
+        if status == 401 { return .unauthorized(answer?.message ?? "\(prefix)HTTP 401") }
+        if let answer { return .server(answer.error, answer.message) }
         // A gateway's or a proxy's refusal: the server itself is not answering.
-        if (500...599).contains(status) { return .unreachable("HTTP \(status)") }
-        return .server(.internalError, "HTTP \(status)")
-    }
-}
-
-/// Passes a live route's bytes from URLSession's delegate callbacks to a stream, refusing an answer
-/// other than 200.
-private final class LiveRouteDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // Safety: URLSession calls a delegate from its serial delegate queue, one callback at a time,
-    // and the continuation is Sendable.
-    private let continuation: AsyncThrowingStream<Data, any Error>.Continuation
-
-    init(_ continuation: AsyncThrowingStream<Data, any Error>.Continuation) {
-        self.continuation = continuation
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        guard status == 200 else {
-            continuation.finish(throwing: status == 401 ? SyncError.unauthorized("HTTP 401 on the live route")
-                                                        : SyncError.unreachable("the live route answered HTTP \(status)"))
-            completionHandler(.cancel)
-            return
-        }
-        completionHandler(.allow)
-    }
-
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        continuation.yield(data)
-    }
-
-    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        if let error {
-            continuation.finish(throwing: SyncError.unreachable("the live route broke: \(error.localizedDescription)"))
-        } else {
-            continuation.finish()
-        }
+        if (500...599).contains(status) { return .unreachable("\(prefix)HTTP \(status)") }
+        return .server(.internalError, "\(prefix)HTTP \(status)")
     }
 }
