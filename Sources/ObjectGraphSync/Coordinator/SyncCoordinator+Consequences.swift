@@ -22,12 +22,15 @@ extension SyncCoordinator {
     /// Inserts, under its record's ID, an object the server has.
     func insertMirroring(_ shape: RecordShape, globalID: UUID) -> any Entity {
         mirrored.inserted.insert(globalID)
-        return shape.insertObject(globalID: globalID, in: context)
+        let object = shape.insertObject(globalID: globalID, in: context)
+        known.found(object, globalID: globalID, entity: shape.entityName)
+        return object
     }
 
     /// Deletes an object the server deleted (or has just been told of).
     func deleteMirroring(_ object: any Entity) {
         mirrored.deleted.insert(object.objectGlobalID)
+        known.gone(object.objectGlobalID, entity: object.objectID.entityName)
         context.delete(object)
     }
 

@@ -9,8 +9,9 @@ import ObjectGraph
 /// crash before that save reads the same transactions again, and recording them twice changes
 /// nothing that matters (a property already pending stays pending).
 extension SyncCoordinator {
-    /// Records the local changes committed since the last look: their records become pending.
-    func recordLocalChanges() throws {
+    /// Records the local changes committed since the last look: their records become pending. With
+    /// `saving` false, the recording is saved with what the caller saves next (a page of the feed).
+    func recordLocalChanges(saving: Bool = true) throws {
         let client = try clientState()
         let head: Int64
         do {
@@ -40,10 +41,10 @@ extension SyncCoordinator {
             if transactions.count < batchSize {
                 // The transactions after the last one read touched no entity that syncs.
                 client.historySequence = max(client.historySequence, head)
-                try save()
+                if saving { try save() }
                 return
             }
-            try save()
+            if saving { try save() }
         }
     }
 

@@ -116,7 +116,7 @@ extension SyncCoordinator {
         linkState.feedVersion = record.version
         if !linkState.isPending { linkState.baseVersion = record.version }
         if try !setMembership(membership, of: source, shape, to: target, isMember: true) {
-            context.insert(PendingLink(sourceID: source, sourceEntity: shape.entityName, property: membership.property, targetID: target))
+            addPendingLink(from: source, entity: shape.entityName, property: membership.property, to: target)
         }
     }
 
@@ -126,8 +126,8 @@ extension SyncCoordinator {
     func setMembership(_ membership: RecordShape.Membership, of ownerID: UUID, _ shape: RecordShape, to targetID: UUID,
                        isMember: Bool) throws -> Bool {
         guard let destination = model.shape(forEntity: membership.destinationEntity),
-              let owner = try shape.objects(withGlobalIDs: [ownerID], in: context)[ownerID],
-              let target = try destination.objects(withGlobalIDs: [targetID], in: context)[targetID] else { return false }
+              let owner = try self.object(withGlobalID: ownerID, of: shape),
+              let target = try self.object(withGlobalID: targetID, of: destination) else { return false }
         do {
             var members = try owner.relatedObjects(forKey: membership.property)
             let index = members.firstIndex { $0.objectID == target.objectID }

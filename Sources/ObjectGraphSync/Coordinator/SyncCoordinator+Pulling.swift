@@ -61,7 +61,7 @@ extension SyncCoordinator {
         for state in unseen {
             state.isUnconfirmed = false
             guard !state.isPending, state.baseVersion != nil, let shape = model.shape(forEntity: state.entityName) else { continue }
-            if let object = try shape.objects(withGlobalIDs: [state.recordID], in: context)[state.recordID] {
+            if let object = try self.object(withGlobalID: state.recordID, of: shape) {
                 deleteMirroring(object)
             }
             context.delete(state)
@@ -78,12 +78,11 @@ extension SyncCoordinator {
     /// types this model does not sync (a newer app version's).
     func apply(_ changes: [FeedChange]) throws {
         guard !changes.isEmpty else { return }
+        // The objects first, then the app's changes up to now: an app's save before the read is
+        // recorded (its fields are kept), one after it makes this save fail as a conflict.
+        try prefetchObjects(of: changes)
+        try recordLocalChanges(saving: false)
         var states = try recordStates(for: changes.map(\.record.id))
-        var objects: [UUID: any Entity] = [:]
-        for (recordType, group) in Dictionary(grouping: changes, by: \.record.entity) {
-            guard let shape = model.shape(forRecordType: recordType) else { continue }
-            try objects.merge(shape.objects(withGlobalIDs: group.map(\.record.id), in: context)) { first, _ in first }
-        }
         for change in changes {
             let record = change.record
             let state = states[record.id]
@@ -110,14 +109,13 @@ extension SyncCoordinator {
                     state.pendingProperties = Self.joined(shape.fields.map(\.property))
                     continue
                 }
-                if let object = objects.removeValue(forKey: record.id) { deleteMirroring(object) }
+                if let object = try self.object(withGlobalID: record.id, of: shape) { deleteMirroring(object) }
                 if let state { context.delete(state) }
                 states[record.id] = nil
                 try dropPendingLinks(from: record.id)
                 continue
             }
-            let object = objects[record.id] ?? insertMirroring(shape, globalID: record.id)
-            objects[record.id] = object
+            let object = try self.object(withGlobalID: record.id, of: shape) ?? insertMirroring(shape, globalID: record.id)
             let recordState = state ?? newState(record.id, entity: shape.entityName, into: &states)
             let pending = Self.split(recordState.pendingProperties)
             try write(record.fields, into: object, shape: shape, recordID: record.id, skipping: pending)
@@ -129,6 +127,40 @@ extension SyncCoordinator {
             recordState.feedVersion = record.version
             if !recordState.isPending { recordState.baseVersion = record.version }
             try resolvePendingLinks(to: record.id, object: object)
+        }
+    }
+
+    /// Reads set-wise what applying `changes` looks up and writes: the objects of their records,
+    /// the targets of their references, the two ends of their links, the links waiting for any of
+    /// them and the objects those links start from.
+    private func prefetchObjects(of changes: [FeedChange]) throws {
+        var globalIDs: [String: [UUID]] = [:]  // by entity
+        var linkEnds: [UUID] = []
+        for change in changes {
+            let record = change.record
+            linkEnds.append(record.id)
+            if let (owner, membership) = model.membership(forRecordType: record.entity) {
+                for (end, entity) in [("source", owner.entityName), ("target", membership.destinationEntity)] {
+                    guard case .string(let text)? = record.fields[end], let id = UUID(uuidString: text) else { continue }
+                    linkEnds.append(id)
+                    globalIDs[entity, default: []].append(id)
+                }
+                continue
+            }
+            guard let shape = model.shape(forRecordType: record.entity) else { continue }
+            globalIDs[shape.entityName, default: []].append(record.id)
+            for field in shape.fields {
+                guard case .reference(let destination) = field.kind, case .string(let text)? = record.fields[field.name],
+                      let target = UUID(uuidString: text) else { continue }
+                globalIDs[destination, default: []].append(target)
+            }
+        }
+        try loadPendingLinks(of: linkEnds)
+        for id in linkEnds {
+            for link in pendingLinks.links(to: id) { globalIDs[link.sourceEntity, default: []].append(link.sourceID) }
+        }
+        for (entity, ids) in globalIDs {
+            if let shape = model.shape(forEntity: entity) { try prefetch(ids, of: shape) }
         }
     }
 
@@ -144,7 +176,7 @@ extension SyncCoordinator {
             case .attribute:
                 try shape.write(value, to: field, of: object, recordID: recordID)
             case .reference(let destinationEntity):
-                try dropPendingLink(from: recordID, property: field.property)
+                try dropPendingLinks(from: recordID, property: field.property)
                 guard case .string(let text) = value else {
                     guard value == .null else {
                         throw SyncError.invalidRecord(recordType: shape.recordType, recordID: recordID, field: field.name,
@@ -157,62 +189,14 @@ extension SyncCoordinator {
                     throw SyncError.invalidRecord(recordType: shape.recordType, recordID: recordID, field: field.name,
                                                   reason: "'\(text)' is not a record's ID")
                 }
-                if let target = try destination.objects(withGlobalIDs: [targetID], in: context)[targetID] {
+                if let target = try self.object(withGlobalID: targetID, of: destination) {
                     try shape.link(object, field, to: target)
                 } else {
                     // A child before its parent: linked when the parent arrives.
                     try shape.link(object, field, to: nil)
-                    context.insert(PendingLink(sourceID: recordID, sourceEntity: shape.entityName, property: field.property,
-                                               targetID: targetID))
+                    addPendingLink(from: recordID, entity: shape.entityName, property: field.property, to: targetID)
                 }
             }
-        }
-    }
-
-    // MARK: Pending links
-
-    /// Settles the links that were waiting for `id`, now here as `object`: references to it, and
-    /// memberships it is an end of (kept waiting while the other end is still missing).
-    private func resolvePendingLinks(to id: UUID, object: any Entity) throws {
-        for link in try pendingLinks(#Predicate { $0.targetID == id || $0.sourceID == id }) {
-            guard let shape = model.shape(forEntity: link.sourceEntity) else {
-                context.delete(link)
-                continue
-            }
-            if let membership = shape.membership(forProperty: link.property) {
-                if try setMembership(membership, of: link.sourceID, shape, to: link.targetID, isMember: true) { context.delete(link) }
-            } else if link.targetID == id {
-                if let field = shape.field(forProperty: link.property),
-                   let source = try shape.objects(withGlobalIDs: [link.sourceID], in: context)[link.sourceID] {
-                    mirrored.written[link.sourceID, default: []].insert(field.property)
-                    try shape.link(source, field, to: object)
-                }
-                context.delete(link)
-            }
-        }
-    }
-
-    private func dropPendingLink(from sourceID: UUID, property: String) throws {
-        for link in try pendingLinks(#Predicate { $0.sourceID == sourceID && $0.property == property }) {
-            context.delete(link)
-        }
-    }
-
-    func dropPendingLinks(from sourceID: UUID, property: String, to targetID: UUID) throws {
-        for link in try pendingLinks(#Predicate { $0.sourceID == sourceID && $0.property == property && $0.targetID == targetID }) {
-            context.delete(link)
-        }
-    }
-
-    private func dropPendingLinks(from sourceID: UUID) throws {
-        for link in try pendingLinks(#Predicate { $0.sourceID == sourceID }) { context.delete(link) }
-    }
-
-    private func pendingLinks(_ predicate: Predicate<PendingLink>) throws -> [PendingLink] {
-        do {
-            return Array(try context.fetch(FetchDescriptor(predicate: predicate)))
-        } catch let error as ObjectGraphError {
-            throw SyncError.store(error)
         }
     }
 }

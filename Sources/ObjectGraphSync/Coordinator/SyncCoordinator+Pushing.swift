@@ -143,7 +143,7 @@ extension SyncCoordinator {
         var groups: [(RecordShape, [(SyncRecordState, (any Entity)?)])] = []
         for (entity, group) in Dictionary(grouping: states, by: \.entityName) {
             guard let shape = model.shape(forEntity: entity) else { continue }
-            let objects = try shape.objects(withGlobalIDs: group.map(\.recordID), in: context)
+            let objects = try self.objects(withGlobalIDs: group.map(\.recordID), of: shape)
             groups.append((shape, group.map { ($0, objects[$0.recordID]) }))
         }
         return groups.sorted { $0.0.entityName < $1.0.entityName }
@@ -190,7 +190,7 @@ extension SyncCoordinator {
             switch mutation.operation {
             case .delete:
                 if let shape = model.shape(forEntity: state.entityName),
-                   let object = try shape.objects(withGlobalIDs: [entry.recordID], in: context)[entry.recordID] {
+                   let object = try self.object(withGlobalID: entry.recordID, of: shape) {
                     deleteMirroring(object)  // marked for deletion, and now deleted on the server
                 }
                 context.delete(state)
@@ -227,7 +227,7 @@ extension SyncCoordinator {
                 continue
             }
             guard let shape = model.shape(forEntity: state.entityName) else { continue }
-            let object = try shape.objects(withGlobalIDs: [entry.recordID], in: context)[entry.recordID]
+            let object = try self.object(withGlobalID: entry.recordID, of: shape)
             try settle(mutation, state: state, object: object, shape: shape, server: conflict.server, states: &states)
         }
         context.delete(batch)

@@ -74,6 +74,9 @@ public actor SyncCoordinator {
     var mirrored = MirroredChanges()
     /// Whether a save recorded reactions of the app's rules to the sync's changes, to be sent.
     var recordedConsequences = false
+    /// The synced objects looked up since the last save, and the pending links read.
+    var known = KnownObjects()
+    var pendingLinks = PendingLinkIndex()
 
     /// A coordinator of `container`'s objects of `types` with the server `remote`.
     ///
@@ -99,6 +102,11 @@ public actor SyncCoordinator {
         self.backoff = Backoff()
         let context = container.newBackgroundContext()
         context.name = Self.author
+        // The sync context reads objects afresh each round and merges no other context's save:
+        // an app's save that lands after the sync read an object then makes the sync's save of
+        // that object fail (a conflict, and the round starts again), where a merge would have
+        // let the feed's older value overwrite it.
+        context.automaticallyMergesChanges = false
         self.context = context
         self.status = ObservableSyncStatus()
     }
@@ -174,32 +182,26 @@ public actor SyncCoordinator {
     /// Records local changes, lets the processors act, and reads the feed to its end; again while
     /// what the feed brought made the app's rules change something to send (a round or two).
     private func cycle() async throws {
-        do {
-            var rounds = 0
-            repeat {
-                rounds += 1
-                recordedConsequences = false
-                status.update { $0.activity = .pushing }
-                try recordLocalChanges()
-                let waiting = try pendingCount()
-                status.update { $0.pendingChanges = waiting }
-                let fully = scansFully
-                scansFully = false
-                for processor in processors {
-                    try await runLocal(processor, scanningFully: fully)
-                }
-                changedObjects = []
-                status.update { $0.activity = .pulling }
-                try await pull()
-            } while recordedConsequences && rounds < 4
-        } catch {
-            // What was left undone is found by the predicates next time; what the failed step
-            // changed and did not save is forgotten (a page half applied is read again).
-            scansFully = true
-            context.rollback()
-            mirrored = MirroredChanges()
-            throw error
-        }
+        var rounds = 0, conflicts = 0
+        repeat {
+            rounds += 1
+            do {
+                try await round()
+            } catch SyncError.store(.conflict) where conflicts < Self.conflictRetries {
+                // The app saved an object the sync wrote, after the sync read it: the round starts
+                // again from the store, the app's change recorded first (so the feed does not
+                // overwrite it).
+                conflicts += 1
+                forgetHeldObjects()
+                recordedConsequences = true
+                continue
+            } catch {
+                // What was left undone is found by the predicates next time; what the failed step
+                // changed and did not save is forgotten (a page half applied is read again).
+                forgetHeldObjects()
+                throw error
+            }
+        } while recordedConsequences && rounds < 4 + conflicts
         let pending = try pendingCount()
         let date = Date()
         if pending == 0 {
@@ -214,6 +216,40 @@ public actor SyncCoordinator {
             status.pendingChanges = pending
             if pending == 0 { status.lastSuccessfulSync = date }
         }
+    }
+
+    /// How many times in a row a cycle starts a round again after meeting an app's save.
+    static let conflictRetries = 8
+
+    /// Records local changes, lets the processors act, and reads the feed to its end, from objects
+    /// read afresh: the sync context merges no save by itself (see ``init(container:remote:zone:syncing:processors:batchSize:)``).
+    private func round() async throws {
+        recordedConsequences = false
+        // The changes recorded while a page was applied are taken up again as the objects read now.
+        let changed = changedObjects.map(\.objectID)
+        context.reset()
+        changedObjects = changed.compactMap { context.object(with: $0) }
+        status.update { $0.activity = .pushing }
+        try recordLocalChanges()
+        let waiting = try pendingCount()
+        status.update { $0.pendingChanges = waiting }
+        let fully = scansFully
+        scansFully = false
+        for processor in processors {
+            try await runLocal(processor, scanningFully: fully)
+        }
+        changedObjects = []
+        status.update { $0.activity = .pulling }
+        try await pull()
+    }
+
+    /// Forgets every object the sync context holds, and its unsaved changes; the next cycle scans
+    /// every processor's predicate again.
+    private func forgetHeldObjects() {
+        scansFully = true
+        changedObjects = []
+        context.reset()
+        forgetUnsavedState()
     }
 
     /// How many records have changes the server has not acknowledged.
@@ -334,7 +370,14 @@ public actor SyncCoordinator {
         } catch let error as ObjectGraphError {
             throw SyncError.store(error)
         }
+        forgetUnsavedState()
+    }
+
+    /// Forgets what the coordinator knew of the sync context's unsaved state, at a save or a rollback.
+    private func forgetUnsavedState() {
         mirrored = MirroredChanges()
+        known = KnownObjects()
+        pendingLinks = PendingLinkIndex()
     }
 }
 

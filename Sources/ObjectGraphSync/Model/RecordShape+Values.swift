@@ -9,6 +9,16 @@ extension RecordShape {
         try type.objects(withGlobalIDs: globalIDs, in: context)
     }
 
+    /// Loads a fault's values from its row.
+    func load(_ object: any Entity) throws {
+        guard let property = loadingAttribute else { return }  // its row holds nothing to read
+        do {
+            _ = try object.storedValue(forKey: property)
+        } catch let error as ObjectGraphError {
+            throw SyncError.store(error)
+        }
+    }
+
     /// A new object of this entity, with the record's global ID.
     func insertObject(globalID: UUID, in context: ObjectContext) -> any Entity {
         type.insertNewObject(globalID: globalID, in: context)

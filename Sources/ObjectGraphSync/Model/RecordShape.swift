@@ -38,6 +38,9 @@ struct RecordShape: Sendable {
 
     let type: any Syncable.Type
     let entityName: String
+    /// An attribute of the entity, synced or not, whose read loads a fault; nil for an entity
+    /// without attributes.
+    let loadingAttribute: String?
     let recordType: String
     let configuration: SyncConfiguration
     let fields: [Field]
@@ -61,6 +64,7 @@ struct RecordShape: Sendable {
             throw SyncError.invalidConfiguration(entity: entityName, reason: "it has no property '\(name)' to exclude or rename")
         }
         func name(of property: String) -> String { configuration.fieldNames[property] ?? property }
+        loadingAttribute = description.attributes.first?.name
         var fields: [Field] = []
         for attribute in description.attributes where !configuration.excludedProperties.contains(attribute.name) {
             fields.append(Field(property: attribute.name, name: name(of: attribute.name),

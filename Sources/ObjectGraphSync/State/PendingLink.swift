@@ -6,7 +6,7 @@ import ObjectGraph
 /// same save; until then the relationship reads nil.
 @Entity("ObjectGraphSyncPendingLink") final class PendingLink {
     /// The object that refers.
-    var sourceID: UUID
+    @Attribute(.indexed) var sourceID: UUID
     var sourceEntity: String
     /// The to-one relationship that refers.
     var property: String

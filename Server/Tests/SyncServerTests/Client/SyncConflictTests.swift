@@ -1,4 +1,5 @@
 import Foundation
+import MoodyModel
 import ObjectGraph
 import ObjectGraphSync
 import ObjectGraphSyncProtocol
@@ -172,6 +173,62 @@ struct SyncConflictTests {
             let restored = try #require(try pair.onPhone.object(withGlobalID: chores, as: LocalFirstNote.self))
             #expect(restored.stars == 3)
             #expect(!pair.laptopNote.isDeleted)
+        }
+    }
+
+    /// Saves an edit of the app in the middle of a sync cycle, once armed: after the cycle recorded
+    /// the local changes and read a page of the feed, before the page is applied.
+    final class EditDuringPull: ChangeProcessor, @unchecked Sendable {
+        // Safety: set up before the coordinator runs, then used only on its actor.
+        var container: ObjectContainer?
+        var moodID: UUID?
+
+        var predicate: Predicate<Mood>? { nil }
+
+        func processRemoteChanges(_ changes: [FeedChange], in sync: isolated SyncCoordinator) async throws {
+            guard let container, let moodID, changes.contains(where: { $0.record.id == moodID }) else { return }
+            self.moodID = nil
+            let app = container.newBackgroundContext()
+            let mood = try #require(try app.object(withGlobalID: moodID, as: Mood.self))
+            mood.rating = 5
+            try app.save()
+        }
+    }
+
+    @Test("An edit the app saves while the sync applies the feed is neither overwritten by the feed's older value nor lost: it reaches the other device")
+    func editDuringPull() async throws {
+        let server = try await SyncTestServer(.sqlite)
+        let token = try await server.addUser("alice")
+        try await server.run { client in
+            let laptop = try SyncDevice(port: client.port, token: token)
+            let context = laptop.container.newBackgroundContext()
+            let mood = Mood(text: "Tea", rating: 1)
+            context.insert(mood)
+            try context.save()
+            try await laptop.sync.syncNow()
+
+            let editor = EditDuringPull()
+            let phone = try SyncDevice(port: client.port, token: token, processors: [Uploader(), editor, Downloader()])
+            try await phone.sync.syncNow()  // the phone has the mood
+            editor.container = phone.container
+            editor.moodID = mood.objectGlobalID
+
+            // The laptop changes the text: the feed's record carries the old rating with it.
+            mood.text = "Green tea"
+            try context.save()
+            try await laptop.sync.syncNow()
+            try await phone.sync.syncNow()  // applies the text while the app makes the rating 5
+            try await phone.sync.syncNow()
+            try await laptop.sync.syncNow()
+
+            let phoneReader = phone.container.newBackgroundContext()
+            let onPhone = try #require(try phoneReader.object(withGlobalID: mood.objectGlobalID, as: Mood.self))
+            #expect(onPhone.text == "Green tea")
+            #expect(onPhone.rating == 5)
+            let laptopReader = laptop.container.newBackgroundContext()
+            let onLaptop = try #require(try laptopReader.object(withGlobalID: mood.objectGlobalID, as: Mood.self))
+            #expect(onLaptop.text == "Green tea")
+            #expect(onLaptop.rating == 5)
         }
     }
 }

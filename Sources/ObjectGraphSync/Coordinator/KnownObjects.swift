@@ -1,0 +1,87 @@
+import Foundation
+import ObjectGraph
+
+/// The synced objects the sync context was asked for since its last save, by entity and global ID,
+/// and the IDs known to name none.
+///
+/// Applying a page of the feed looks up each record and the target of each of its references: one
+/// set-wise read for the page (``SyncCoordinator/prefetch(_:of:)``) instead of a query per lookup.
+/// The coordinator keeps it in step with what it inserts and deletes, and forgets it at each save
+/// and rollback, so it never outlives the context's state it describes.
+struct KnownObjects {
+    private struct Key: Hashable {
+        var entity: String
+        var globalID: UUID
+    }
+
+    enum Lookup {
+        /// The object, deleted or not: the caller decides what a deleted one means.
+        case found(any Entity)
+        /// Looked up before and not there.
+        case absent
+        /// Never looked up.
+        case unknown
+    }
+
+    private var objects: [Key: any Entity] = [:]
+    private var absent: Set<Key> = []
+
+    func lookup(_ globalID: UUID, entity: String) -> Lookup {
+        let key = Key(entity: entity, globalID: globalID)
+        if let object = objects[key] { return .found(object) }
+        return absent.contains(key) ? .absent : .unknown
+    }
+
+    mutating func found(_ object: any Entity, globalID: UUID, entity: String) {
+        let key = Key(entity: entity, globalID: globalID)
+        objects[key] = object
+        absent.remove(key)
+    }
+
+    mutating func gone(_ globalID: UUID, entity: String) {
+        let key = Key(entity: entity, globalID: globalID)
+        objects[key] = nil
+        absent.insert(key)
+    }
+}
+
+extension SyncCoordinator {
+    /// The objects of `shape` whose global IDs are among `globalIDs`, from what is known and, for
+    /// the rest, one set-wise read; objects deleted in the sync context are left out.
+    func objects(withGlobalIDs globalIDs: some Sequence<UUID>, of shape: RecordShape) throws -> [UUID: any Entity] {
+        var found: [UUID: any Entity] = [:]
+        var unknown: [UUID] = []
+        for globalID in globalIDs {
+            switch known.lookup(globalID, entity: shape.entityName) {
+            case .found(let object): if !object.isDeleted { found[globalID] = object }
+            case .absent: break
+            case .unknown: unknown.append(globalID)
+            }
+        }
+        guard !unknown.isEmpty else { return found }
+        let read = try shape.objects(withGlobalIDs: unknown, in: context)
+        for globalID in unknown {
+            if let object = read[globalID] {
+                known.found(object, globalID: globalID, entity: shape.entityName)
+                found[globalID] = object
+            } else {
+                known.gone(globalID, entity: shape.entityName)
+            }
+        }
+        return found
+    }
+
+    /// The object of `shape` whose global ID is `globalID`, if the sync context has it.
+    func object(withGlobalID globalID: UUID, of shape: RecordShape) throws -> (any Entity)? {
+        try objects(withGlobalIDs: [globalID], of: shape)[globalID]
+    }
+
+    /// Reads set-wise the objects of `shape` among `globalIDs` that are not known yet, so that the
+    /// lookups that follow find them (or their absence) without a query, and loads their values
+    /// now: the version of its row an object read is the one its save is checked against.
+    func prefetch(_ globalIDs: some Sequence<UUID>, of shape: RecordShape) throws {
+        for object in try objects(withGlobalIDs: globalIDs, of: shape).values where object.isFault {
+            try shape.load(object)
+        }
+    }
+}
