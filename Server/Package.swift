@@ -80,6 +80,10 @@ let package = Package(
             dependencies: [
                 "SyncServer",
                 .product(name: "ObjectGraphSyncProtocol", package: "ObjectGraph"),
+                // The sync client's workloads.
+                .product(name: "ObjectGraph", package: "ObjectGraph"),
+                .product(name: "ObjectGraphSync", package: "ObjectGraph"),
+                .product(name: "MoodyModel", package: "ObjectGraph"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -14,6 +14,8 @@ enum SyncWorkloads {
             readFeed(target, count: mutations),
         ] + pushLatency(target, clients: 16, pushesPerClient: 25, batchSize: 10)
             + [liveDelay(target, pushes: 100)]
+            // The client does not depend on the server's database: measured once, on SQLite.
+            + (target.label == "SQLite" ? ClientWorkloads.make(target, moods: mutations * 10) : [])
     }
 
     // MARK: Push

@@ -12,10 +12,13 @@ struct PendingLinkIndex {
     private var byTarget: [UUID: [PendingLink]] = [:]
     /// The records whose links, as source and as target, are all here.
     private var loaded: Set<UUID> = []
-    private var held: Set<ObjectIdentifier> = []
+    private var heldLinks: Set<ObjectIdentifier> = []
+    /// Whether every pending link is here: the store had none when the index was made.
+    var isComplete = false
 
     /// The IDs among `ids` whose links are not here yet.
     func unloaded(_ ids: some Sequence<UUID>) -> [UUID] {
+        guard !isComplete else { return [] }
         var seen = Set<UUID>()
         return ids.filter { !loaded.contains($0) && seen.insert($0).inserted }
     }
@@ -27,16 +30,19 @@ struct PendingLinkIndex {
     }
 
     mutating func add(_ link: PendingLink) {
-        guard held.insert(ObjectIdentifier(link)).inserted else { return }
+        guard heldLinks.insert(ObjectIdentifier(link)).inserted else { return }
         bySource[link.sourceID, default: []].append(link)
         byTarget[link.targetID, default: []].append(link)
     }
 
     mutating func remove(_ link: PendingLink) {
-        guard held.remove(ObjectIdentifier(link)) != nil else { return }
+        guard heldLinks.remove(ObjectIdentifier(link)) != nil else { return }
         bySource[link.sourceID]?.removeAll { $0 === link }
         byTarget[link.targetID]?.removeAll { $0 === link }
     }
+
+    /// How many links the index holds.
+    var held: Int { heldLinks.count }
 
     func links(from sourceID: UUID) -> [PendingLink] { bySource[sourceID] ?? [] }
     func links(to targetID: UUID) -> [PendingLink] { byTarget[targetID] ?? [] }
@@ -45,7 +51,19 @@ struct PendingLinkIndex {
 extension SyncCoordinator {
     /// Reads set-wise the pending links of the records `ids` that are not in the index yet.
     func loadPendingLinks(of ids: some Sequence<UUID>) throws {
-        let unloaded = pendingLinks.unloaded(ids)
+        var unloaded = pendingLinks.unloaded(ids)
+        guard !unloaded.isEmpty else { return }
+        if pendingLinks.held == 0 {
+            // Most often there is no link waiting at all: one look spares a query per page.
+            do {
+                if try context.fetchCount(FetchDescriptor<PendingLink>(fetchLimit: 1)) == 0 {
+                    pendingLinks.isComplete = true
+                    unloaded = []
+                }
+            } catch let error as ObjectGraphError {
+                throw SyncError.store(error)
+            }
+        }
         for start in stride(from: 0, to: unloaded.count, by: 500) {
             let chunk = Array(unloaded[start..<min(start + 500, unloaded.count)])
             let links: [PendingLink]

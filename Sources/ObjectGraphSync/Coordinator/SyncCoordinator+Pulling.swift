@@ -169,9 +169,11 @@ extension SyncCoordinator {
     /// not here yet, the relationship nil meanwhile). Fields the record does not carry are left.
     func write(_ fields: [String: JSONValue], into object: any Entity, shape: RecordShape, recordID: UUID,
                skipping skipped: Set<String>) throws {
+        // What is written into an object inserted as the server's needs no note: all of it mirrors.
+        let notesWritten = !mirrored.inserted.contains(recordID)
         for field in shape.fields where !skipped.contains(field.property) {
             guard let value = fields[field.name] else { continue }
-            mirrored.written[recordID, default: []].insert(field.property)
+            if notesWritten { mirrored.written[recordID, default: []].insert(field.property) }
             switch field.kind {
             case .attribute:
                 try shape.write(value, to: field, of: object, recordID: recordID)

@@ -311,10 +311,10 @@ extension SyncCoordinator {
     }
 
     static func data(_ fields: [String: JSONValue]) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
+        var writer = JSONTextWriter()
         do {
-            return try encoder.encode(fields)
+            try writer.writeObject(fields) { writer, value in try writer.write(value) }
+            return Data(writer.bytes)
         } catch {
             throw SyncError.store(.invalidBatchOperation(entity: SyncRecordState.entityName, property: "shadow",
                                                          reason: "a record's fields do not encode: \(error)"))

@@ -53,6 +53,9 @@ public actor SyncCoordinator {
 
     /// How many changes a push and a page of the feed carry at most.
     let batchSize: Int
+    /// How long the coordinator waits after an app's save before it syncs, gathering the saves
+    /// that follow into the same cycle.
+    let gatheringDelay: Duration
     /// The delays between attempts while the server cannot be reached.
     let backoff: Backoff
 
@@ -88,17 +91,21 @@ public actor SyncCoordinator {
     ///   - processors: What acts on local and remote changes; nil for the ``Uploader`` and the
     ///     ``Downloader``.
     ///   - batchSize: How many changes a push and a page carry at most.
+    ///   - gatheringDelay: How long a started coordinator waits after an app's save before it
+    ///     syncs, so that a burst of saves is sent in one cycle instead of competing with the app
+    ///     save after save. Changes announced by the server's live route are read at once.
     /// - Throws: ``SyncError/invalidConfiguration(entity:reason:)`` when the container lacks the
     ///   sync's entities or an entity's configuration does not fit it.
     public init(container: ObjectContainer, remote: any SyncRemote, zone: String = "default",
                 syncing types: [any Syncable.Type], processors: [any ChangeProcessor]? = nil,
-                batchSize: Int = 500) throws {
+                batchSize: Int = 500, gatheringDelay: Duration = .milliseconds(50)) throws {
         self.container = container
         self.remote = remote
         self.zone = zone
         self.model = try SyncModel(types: types, schema: container.schema)
         self.processors = processors ?? [Uploader(), Downloader()]
         self.batchSize = max(1, batchSize)
+        self.gatheringDelay = max(.zero, gatheringDelay)
         self.backoff = Backoff()
         let context = container.newBackgroundContext()
         context.name = Self.author
@@ -119,8 +126,9 @@ public actor SyncCoordinator {
         guard loop == nil else { return }
         let (wakes, wakeUp) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         self.wakeUp = wakeUp
+        let appSaved = GatheringWake(after: gatheringDelay, wakeUp: wakeUp)
         commitObservation = container.observeCommits { save in
-            if save.author != Self.author { wakeUp.yield() }
+            if save.author != Self.author { appSaved.request() }
         }
         scansFully = true
         status.update { $0.activity = .idle; $0.lastError = nil; $0.nextRetry = nil }
@@ -222,7 +230,7 @@ public actor SyncCoordinator {
     static let conflictRetries = 8
 
     /// Records local changes, lets the processors act, and reads the feed to its end, from objects
-    /// read afresh: the sync context merges no save by itself (see ``init(container:remote:zone:syncing:processors:batchSize:)``).
+    /// read afresh: the sync context merges no save by itself (see ``init(container:remote:zone:syncing:processors:batchSize:gatheringDelay:)``).
     private func round() async throws {
         recordedConsequences = false
         // The changes recorded while a page was applied are taken up again as the objects read now.

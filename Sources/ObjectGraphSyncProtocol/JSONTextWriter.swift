@@ -1,19 +1,37 @@
-import Foundation
-import ObjectGraphSyncProtocol
+public import Foundation
 
-/// Writes JSON text: object keys sorted, strings escaped as RFC 8259 requires and no more.
-struct JSONTextWriter {
+/// Writes JSON text in one canonical form: object keys sorted, strings escaped as RFC 8259
+/// requires and no more, numbers in Swift's shortest form that reads back as the same value.
+///
+/// The server writes the fields it stores and hashes with it, and the sync client the fields it
+/// keeps of each record: equal values give equal bytes, and writing costs a pass over the value
+/// (Foundation's `JSONEncoder` costs several times more for the small objects both write by the
+/// million).
+///
+/// ```swift
+/// var writer = JSONTextWriter()
+/// try writer.writeObject(fields) { writer, value in try writer.write(value) }
+/// let text = writer.text
+/// ```
+public struct JSONTextWriter: Sendable {
     /// A number JSON cannot hold (infinity or NaN).
-    struct NonFiniteNumber: Error, CustomStringConvertible {
-        var value: Double
-        var description: String { "\(value) is not a number JSON can hold." }
+    public struct NonFiniteNumber: Error, CustomStringConvertible {
+        /// The number.
+        public var value: Double
+        public var description: String { "\(value) is not a number JSON can hold." }
     }
 
-    var bytes: [UInt8] = []
+    /// The text written so far, as UTF-8.
+    public var bytes: [UInt8] = []
 
-    var text: String { String(decoding: bytes, as: UTF8.self) }
+    /// The text written so far.
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
 
-    mutating func write(_ value: JSONValue) throws {
+    /// A writer with nothing written.
+    public init() {}
+
+    /// Writes a value; throws ``NonFiniteNumber`` for a number JSON cannot hold.
+    public mutating func write(_ value: JSONValue) throws {
         switch value {
         case .null: writeNull()
         case .bool(let flag): write(flag)
@@ -29,7 +47,7 @@ struct JSONTextWriter {
     }
 
     /// A UUID as its `uuidString`, quoted (formatted here: `uuidString` goes through `printf`).
-    mutating func write(_ uuid: UUID) {
+    public mutating func write(_ uuid: UUID) {
         let hex = Array("0123456789ABCDEF".utf8)
         bytes.append(UInt8(ascii: "\""))
         withUnsafeBytes(of: uuid.uuid) { raw in
@@ -42,19 +60,23 @@ struct JSONTextWriter {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    mutating func write(_ integer: Int64) {
+    /// Writes an integer.
+    public mutating func write(_ integer: Int64) {
         bytes.append(contentsOf: String(integer).utf8)
     }
 
-    mutating func write(_ flag: Bool) {
+    /// Writes `true` or `false`.
+    public mutating func write(_ flag: Bool) {
         bytes.append(contentsOf: (flag ? "true" : "false").utf8)
     }
 
-    mutating func writeNull() {
+    /// Writes `null`.
+    public mutating func writeNull() {
         bytes.append(contentsOf: "null".utf8)
     }
 
-    mutating func write(_ string: String) {
+    /// Writes a string, quoted and escaped.
+    public mutating func write(_ string: String) {
         bytes.append(UInt8(ascii: "\""))
         // Most strings need no escape: their bytes go in at once.
         let needsEscape = string.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
@@ -82,13 +104,14 @@ struct JSONTextWriter {
     }
 
     /// `"key":`, preceded by a comma unless it is the object's first.
-    mutating func writeKey(_ key: String, first: Bool = true) {
+    public mutating func writeKey(_ key: String, first: Bool = true) {
         if !first { bytes.append(UInt8(ascii: ",")) }
         write(key)
         bytes.append(UInt8(ascii: ":"))
     }
 
-    mutating func writeObject<Value>(
+    /// Writes an object, its keys sorted, each value by `writeValue`.
+    @inlinable public mutating func writeObject<Value>(
         _ members: [String: Value], _ writeValue: (inout JSONTextWriter, Value) throws -> Void
     ) rethrows {
         bytes.append(UInt8(ascii: "{"))
@@ -100,7 +123,8 @@ struct JSONTextWriter {
         bytes.append(UInt8(ascii: "}"))
     }
 
-    mutating func writeArray<Element>(
+    /// Writes an array, each element by `writeElement`.
+    @inlinable public mutating func writeArray<Element>(
         _ elements: [Element], _ writeElement: (inout JSONTextWriter, Element) throws -> Void
     ) rethrows {
         bytes.append(UInt8(ascii: "["))
