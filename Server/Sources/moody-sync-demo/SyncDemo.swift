@@ -182,7 +182,7 @@ enum SyncDemo {
             case .update(let keys):
                 print("  \(device) detail view: redrawn (\(keys.sorted().joined(separator: ", "))): '\(mood.text)' \(mood.rating)★")
             case .delete:
-                print("  \(device) detail view: its mood was deleted on another device, closing")
+                print("  \(device) detail view: its mood was deleted, closing")
                 self?.isOpen = false
                 self?.observer = nil
             }
