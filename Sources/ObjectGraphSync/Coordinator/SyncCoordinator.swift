@@ -190,26 +190,26 @@ public actor SyncCoordinator {
     /// Records local changes, lets the processors act, and reads the feed to its end; again while
     /// what the feed brought made the app's rules change something to send (a round or two).
     private func cycle() async throws {
-        var rounds = 0, conflicts = 0
+        var rounds = 0, conflicts = 0, again = false
         repeat {
-            rounds += 1
             do {
                 try await round()
+                rounds += 1
+                again = recordedConsequences && rounds < 4
             } catch SyncError.store(.conflict) where conflicts < Self.conflictRetries {
                 // The app saved an object the sync wrote, after the sync read it: the round starts
                 // again from the store, the app's change recorded first (so the feed does not
                 // overwrite it).
                 conflicts += 1
                 forgetHeldObjects()
-                recordedConsequences = true
-                continue
+                again = true
             } catch {
                 // What was left undone is found by the predicates next time; what the failed step
                 // changed and did not save is forgotten (a page half applied is read again).
                 forgetHeldObjects()
                 throw error
             }
-        } while recordedConsequences && rounds < 4 + conflicts
+        } while again
         let pending = try pendingCount()
         let date = Date()
         if pending == 0 {
