@@ -1,8 +1,6 @@
-import AsyncHTTPClient
 import Foundation
 import GRDB
 import MoodyModel
-import NIOCore
 import ObjectGraph
 import ObjectGraphSync
 import ObjectGraphSyncProtocol
@@ -42,7 +40,8 @@ enum ClientWorkloads {
                 prepare: {
                     try await fill()
                     device.withLock { $0 = nil }  // the previous run's store, closed
-                    device.withLock { $0 = try? ClientDevice(target, zone: zone) }
+                    let client = try ClientDevice(target, zone: zone)
+                    device.withLock { $0 = client }
                 },
                 run: {
                     guard let client = device.withLock({ $0 }) else { throw BenchmarkError("no device") }
@@ -55,7 +54,9 @@ enum ClientWorkloads {
             plain: SyncContender(
                 prepare: {
                     try await fill()
-                    plainStore.withLock { $0 = try? PlainClientStore() }
+                    plainStore.withLock { $0 = nil }
+                    let store = try PlainClientStore()
+                    plainStore.withLock { $0 = store }
                 },
                 run: {
                     guard let store = plainStore.withLock({ $0 }) else { throw BenchmarkError("no plain store") }
@@ -82,7 +83,7 @@ enum ClientWorkloads {
     // MARK: Local saves
 
     /// `saves` saves of one new mood each in a view context, with a sync coordinator running
-    /// (pushing them as they come) against none: what syncing costs the app.
+    /// (which sends them once the saves pause) against none: what syncing costs the app.
     static func localSaves(_ target: BenchTarget, saves: Int) -> SyncWorkload {
         let device = Mutex<ClientDevice?>(nil)
         func side(syncing: Bool) -> SyncContender {
@@ -90,7 +91,12 @@ enum ClientWorkloads {
                 prepare: {
                     device.withLock { $0 = nil }
                     let client = try ClientDevice(target, zone: "client-saves-\(UUID().uuidString)")
-                    if syncing { await client.sync.start() }
+                    try await client.addCountry()
+                    if syncing {
+                        // Running and idle when the saves begin: the first cycle is over.
+                        await client.sync.start()
+                        try await client.sync.syncNow()
+                    }
                     device.withLock { $0 = client }
                 },
                 run: {
@@ -136,12 +142,17 @@ final class ClientDevice: Sendable {
         }
     }
 
-    /// Saves `count` new moods one by one in the view context; returns the milliseconds it took.
+    /// Saves a country for the moods of ``saveMoods(_:)``.
+    @MainActor func addCountry() throws {
+        container.viewContext.insert(Country(name: "Iceland"))
+        try container.viewContext.save()
+    }
+
+    /// Saves `count` new moods of the country one by one in the view context; returns the
+    /// milliseconds it took.
     @MainActor func saveMoods(_ count: Int) throws -> Double {
         let context = container.viewContext
-        let country = Country(name: "Iceland")
-        context.insert(country)
-        try context.save()
+        guard let country = try context.fetch(FetchDescriptor<Country>()).first else { throw BenchmarkError("no country") }
         let start = ContinuousClock.now
         for index in 0..<count {
             context.insert(Mood(text: "Mood \(index)", rating: index % 5 + 1, country: country))

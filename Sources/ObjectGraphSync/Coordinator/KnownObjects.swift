@@ -9,11 +9,6 @@ import ObjectGraph
 /// The coordinator keeps it in step with what it inserts and deletes, and forgets it at each save
 /// and rollback, so it never outlives the context's state it describes.
 struct KnownObjects {
-    private struct Key: Hashable {
-        var entity: String
-        var globalID: UUID
-    }
-
     enum Lookup {
         /// The object, deleted or not: the caller decides what a deleted one means.
         case found(any Entity)
@@ -23,25 +18,27 @@ struct KnownObjects {
         case unknown
     }
 
-    private var objects: [Key: any Entity] = [:]
-    private var absent: Set<Key> = []
+    // By global ID alone (hashing an entity's name with it would cost more than the lookup saves);
+    // the entity is checked on the way out.
+    private var objects: [UUID: any Entity] = [:]
+    /// The global IDs looked up and not found, with the entity they were looked up as.
+    private var absent: [UUID: String] = [:]
 
     func lookup(_ globalID: UUID, entity: String) -> Lookup {
-        let key = Key(entity: entity, globalID: globalID)
-        if let object = objects[key] { return .found(object) }
-        return absent.contains(key) ? .absent : .unknown
+        if let object = objects[globalID] {
+            return object.objectID.entityName == entity ? .found(object) : .unknown
+        }
+        return absent[globalID] == entity ? .absent : .unknown
     }
 
     mutating func found(_ object: any Entity, globalID: UUID, entity: String) {
-        let key = Key(entity: entity, globalID: globalID)
-        objects[key] = object
-        absent.remove(key)
+        objects[globalID] = object
+        absent[globalID] = nil
     }
 
     mutating func gone(_ globalID: UUID, entity: String) {
-        let key = Key(entity: entity, globalID: globalID)
-        objects[key] = nil
-        absent.insert(key)
+        objects[globalID] = nil
+        absent[globalID] = entity
     }
 }
 

@@ -53,8 +53,7 @@ public actor SyncCoordinator {
 
     /// How many changes a push and a page of the feed carry at most.
     let batchSize: Int
-    /// How long the coordinator waits after an app's save before it syncs, gathering the saves
-    /// that follow into the same cycle.
+    /// How long the app's saves must pause before the coordinator syncs them (see ``GatheringWake``).
     let gatheringDelay: Duration
     /// The delays between attempts while the server cannot be reached.
     let backoff: Backoff
@@ -63,7 +62,7 @@ public actor SyncCoordinator {
     /// Whether ``start()`` was called and the coordinator has not halted since.
     var isRunning: Bool { loop != nil }
     private var live: Task<Void, Never>?
-    private var wakeUp: AsyncStream<Void>.Continuation?
+    private var wakeUp: CoordinatorWake?
     private var commitObservation: ObservationToken?
     private var retry: Task<Void, Never>?
     private var lastCycle: Task<Void, any Error>?
@@ -91,9 +90,10 @@ public actor SyncCoordinator {
     ///   - processors: What acts on local and remote changes; nil for the ``Uploader`` and the
     ///     ``Downloader``.
     ///   - batchSize: How many changes a push and a page carry at most.
-    ///   - gatheringDelay: How long a started coordinator waits after an app's save before it
-    ///     syncs, so that a burst of saves is sent in one cycle instead of competing with the app
-    ///     save after save. Changes announced by the server's live route are read at once.
+    ///   - gatheringDelay: How long the app's saves must pause before a started coordinator
+    ///     syncs them (ten times that at most while they keep coming), so that a burst of saves
+    ///     meets no sync competing with it and is sent in one cycle after it. Changes announced by
+    ///     the server's live route are read at once.
     /// - Throws: ``SyncError/invalidConfiguration(entity:reason:)`` when the container lacks the
     ///   sync's entities or an entity's configuration does not fit it.
     public init(container: ObjectContainer, remote: any SyncRemote, zone: String = "default",
@@ -124,7 +124,7 @@ public actor SyncCoordinator {
     /// route. Calling it while running does nothing.
     public func start() {
         guard loop == nil else { return }
-        let (wakes, wakeUp) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let wakeUp = CoordinatorWake()
         self.wakeUp = wakeUp
         let appSaved = GatheringWake(after: gatheringDelay, wakeUp: wakeUp)
         commitObservation = container.observeCommits { save in
@@ -132,9 +132,9 @@ public actor SyncCoordinator {
         }
         scansFully = true
         status.update { $0.activity = .idle; $0.lastError = nil; $0.nextRetry = nil }
-        loop = Task { await self.run(wakes) }
+        loop = Task { await self.run(wakeUp) }
         live = Task { await self.listen() }
-        wakeUp.yield()
+        wakeUp.forLocalChanges()
     }
 
     /// Stops syncing, after the cycle under way (if any) ends. What is pending stays pending.
@@ -160,20 +160,23 @@ public actor SyncCoordinator {
         try await runCycle()
     }
 
-    private func run(_ wakes: AsyncStream<Void>) async {
-        for await _ in wakes {
+    private func run(_ wakeUp: CoordinatorWake) async {
+        for await _ in wakeUp.wakes {
             guard !Task.isCancelled else { return }
+            let reasons = wakeUp.take()
+            guard reasons.localChanges || reasons.serverChanges else { continue }  // taken by the previous wake
             // A failure is in the status, and schedules the next attempt.
-            try? await runCycle()
+            try? await runCycle(pushing: reasons.localChanges)
         }
     }
 
-    /// Runs one cycle after the one under way, if any: cycles never overlap.
-    private func runCycle() async throws {
+    /// Runs one cycle after the one under way, if any: cycles never overlap. Without `pushing`, the
+    /// cycle only reads the feed (see ``CoordinatorWake``).
+    private func runCycle(pushing: Bool = true) async throws {
         let previous = lastCycle
         let cycle = Task {
             _ = try? await previous?.value
-            try await self.cycle()
+            try await self.cycle(pushing: pushing)
         }
         lastCycle = cycle
         do {
@@ -189,13 +192,14 @@ public actor SyncCoordinator {
 
     /// Records local changes, lets the processors act, and reads the feed to its end; again while
     /// what the feed brought made the app's rules change something to send (a round or two).
-    private func cycle() async throws {
-        var rounds = 0, conflicts = 0, again = false
+    private func cycle(pushing: Bool) async throws {
+        var rounds = 0, conflicts = 0, again = false, pushing = pushing
         repeat {
             do {
-                try await round()
+                try await round(pushing: pushing)
                 rounds += 1
                 again = recordedConsequences && rounds < 4
+                pushing = true  // the app's rules reacted: the next round sends it
             } catch SyncError.store(.conflict) where conflicts < Self.conflictRetries {
                 // The app saved an object the sync wrote, after the sync read it: the round starts
                 // again from the store, the app's change recorded first (so the feed does not
@@ -229,24 +233,26 @@ public actor SyncCoordinator {
     /// How many times in a row a cycle starts a round again after meeting an app's save.
     static let conflictRetries = 8
 
-    /// Records local changes, lets the processors act, and reads the feed to its end, from objects
-    /// read afresh: the sync context merges no save by itself (see ``init(container:remote:zone:syncing:processors:batchSize:gatheringDelay:)``).
-    private func round() async throws {
+    /// Records local changes, lets the processors act (when `pushing`), and reads the feed to its
+    /// end, from objects read afresh: the sync context merges no save by itself (see ``init(container:remote:zone:syncing:processors:batchSize:gatheringDelay:)``).
+    private func round(pushing: Bool) async throws {
         recordedConsequences = false
         // The changes recorded while a page was applied are taken up again as the objects read now.
         let changed = changedObjects.map(\.objectID)
         context.reset()
         changedObjects = changed.compactMap { context.object(with: $0) }
-        status.update { $0.activity = .pushing }
-        try recordLocalChanges()
-        let waiting = try pendingCount()
-        status.update { $0.pendingChanges = waiting }
-        let fully = scansFully
-        scansFully = false
-        for processor in processors {
-            try await runLocal(processor, scanningFully: fully)
+        if pushing {
+            status.update { $0.activity = .pushing }
+            try recordLocalChanges()
+            let waiting = try pendingCount()
+            status.update { $0.pendingChanges = waiting }
+            let fully = scansFully
+            scansFully = false
+            for processor in processors {
+                try await runLocal(processor, scanningFully: fully)
+            }
+            changedObjects = []
         }
-        changedObjects = []
         status.update { $0.activity = .pulling }
         try await pull()
     }
@@ -310,7 +316,7 @@ public actor SyncCoordinator {
         retry?.cancel()
         retry = Task {
             try? await Task.sleep(for: .seconds(delay))
-            if !Task.isCancelled { wakeUp.yield() }
+            if !Task.isCancelled { wakeUp.forLocalChanges() }
         }
     }
 
@@ -327,12 +333,14 @@ public actor SyncCoordinator {
                     failures = 0
                     switch message {
                     case .listening:
-                        wakeUp?.yield()  // what changed while it was not listening
+                        // What changed while it was not listening: the server follows with a
+                        // `changes` event when its feed is past the cursor sent.
+                        break
                     case .changes(let event):
                         let cursor = try clientState().feedCursor
                         if event.cursor.position > cursor {
                             status.update { $0.hasUnreadServerChanges = true }
-                            wakeUp?.yield()
+                            wakeUp?.forServerChanges()
                         }
                     case .keepAlive:
                         break
