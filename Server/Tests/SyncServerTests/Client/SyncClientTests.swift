@@ -86,6 +86,35 @@ struct SyncClientTests {
         }
     }
 
+    @Test("A change announced by the live route is read without sending the app's saves at once: those wait for the app to pause, so a device's own pushes do not wake it again and again while the app saves")
+    func liveWakeOnlyPulls() async throws {
+        let server = try await SyncTestServer(.sqlite)
+        let token = try await server.addUser("alice")
+        try await server.run { client in
+            let phone = try SyncDevice(port: client.port, token: token)
+            // The laptop's app saves are gathered for longer than the test lasts.
+            let laptop = try SyncDevice(port: client.port, token: token, gatheringDelay: .seconds(600))
+            await laptop.sync.start()
+            try await laptop.sync.syncNow()  // idle, listening
+            let pushesBefore = laptop.remote.pushes
+
+            let laptopApp = laptop.container.newBackgroundContext()
+            laptopApp.insert(Mood(text: "Written on the laptop"))
+            try laptopApp.save()
+            let arrivals = laptop.syncSaves()
+            let phoneApp = phone.container.newBackgroundContext()
+            phoneApp.insert(Mood(text: "Written on the phone"))
+            try phoneApp.save()
+            try await phone.sync.syncNow()
+            _ = try await firstSave(of: arrivals) { $0.insertedObjectIDs.contains { $0.entityName == "Mood" } }
+            #expect(laptop.remote.pushes == pushesBefore, "the live route's cycle read the feed and sent nothing")
+
+            try await laptop.sync.syncNow()
+            #expect(laptop.remote.pushes == pushesBefore + 1)
+            await laptop.sync.stop()
+        }
+    }
+
     /// Uploads only the moods rated 4 or more (issue 27, point 2: a processor of the app's own).
     struct WellRatedMoodUploader: ChangeProcessor {
         var predicate: Predicate<Mood>? { #Predicate { $0.rating >= 4 } }

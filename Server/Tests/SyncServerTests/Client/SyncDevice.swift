@@ -20,13 +20,14 @@ struct SyncDevice {
 
     /// A device on `port` with `token`, syncing `types`; a new store unless `path` names an existing one.
     init(port: Int, token: String, path: String? = nil, types: [any Syncable.Type] = Self.types,
-         processors: [any ChangeProcessor]? = nil) throws {
+         processors: [any ChangeProcessor]? = nil, gatheringDelay: Duration = .milliseconds(50)) throws {
         let path = path ?? Self.newStorePath()
         self.path = path
         container = try ObjectContainer(schema: Schema(types + SyncCoordinator.entities), configuration: .file(path))
         let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
         remote = CountingRemote(HTTPSyncRemote(url: url, token: token))
-        sync = try SyncCoordinator(container: container, remote: remote, zone: "moods", syncing: types, processors: processors)
+        sync = try SyncCoordinator(container: container, remote: remote, zone: "moods", syncing: types, processors: processors,
+                                   gatheringDelay: gatheringDelay)
     }
 
     static func newStorePath() -> String {
