@@ -49,7 +49,7 @@ struct Sync: AsyncParsableCommand {
     struct Run: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Keep syncing, live: the moods by country, redrawn as changes arrive, with the status.",
-            discussion: "Changes made meanwhile (moody add in another terminal) are sent at once. Ctrl-C stops.")
+            discussion: "Changes made meanwhile (moody add in another terminal) are sent as soon as the saves pause. Ctrl-C stops.")
         @OptionGroup var store: StoreOption
         @OptionGroup var server: SyncServerOptions
 

@@ -31,7 +31,8 @@ struct KnownObjects {
         return absent[globalID] == entity ? .absent : .unknown
     }
 
-    mutating func found(_ object: any Entity, globalID: UUID, entity: String) {
+    /// Notes an object found (or inserted); its entity is its own.
+    mutating func found(_ object: any Entity, globalID: UUID) {
         objects[globalID] = object
         absent[globalID] = nil
     }
@@ -59,7 +60,7 @@ extension SyncCoordinator {
         let read = try shape.objects(withGlobalIDs: unknown, in: context)
         for globalID in unknown {
             if let object = read[globalID] {
-                known.found(object, globalID: globalID, entity: shape.entityName)
+                known.found(object, globalID: globalID)
                 found[globalID] = object
             } else {
                 known.gone(globalID, entity: shape.entityName)

@@ -23,7 +23,7 @@ extension SyncCoordinator {
     func insertMirroring(_ shape: RecordShape, globalID: UUID) -> any Entity {
         mirrored.inserted.insert(globalID)
         let object = shape.insertObject(globalID: globalID, in: context)
-        known.found(object, globalID: globalID, entity: shape.entityName)
+        known.found(object, globalID: globalID)
         return object
     }
 
