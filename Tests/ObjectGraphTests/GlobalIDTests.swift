@@ -32,6 +32,28 @@ import Testing
         #expect(try reader.object(withGlobalID: globalIDs[1], as: Country.self) == nil)
     }
 
+    @Test func objectsFoundByGlobalIDComeWithTheirValuesAndKeepThoseTheContextChanged() throws {
+        let container = try makeContainer()
+        let writer = container.newBackgroundContext()
+        let moods = (0..<3).map { Mood(text: "m\($0)", rating: $0) }
+        for mood in moods { writer.insert(mood) }
+        try writer.save()
+
+        let reader = container.newBackgroundContext()
+        let edited = try #require(try reader.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.rating == 1 })).first)
+        edited.text = "edited here"
+        let fault = try #require(reader.object(with: moods[2].objectID) as? Mood)
+        #expect(fault.isFault)
+
+        let found = try reader.objects(withGlobalIDs: moods.map(\.objectGlobalID), as: Mood.self)
+        #expect(found.values.allSatisfy { !$0.isFault })  // read with the lookup, not a query each later
+        #expect(found[moods[0].objectGlobalID]?.text == "m0")
+        #expect(found[moods[1].objectGlobalID] === edited)
+        #expect(edited.text == "edited here")  // an object the context holds keeps its values
+        #expect(found[moods[2].objectGlobalID] === fault)
+        #expect(fault.text == "m2")
+    }
+
     @Test func aNewObjectKeepsTheGlobalIDItIsInsertedWith() throws {
         let container = try makeContainer()
         let context = container.newBackgroundContext()

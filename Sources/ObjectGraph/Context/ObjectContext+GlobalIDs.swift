@@ -8,7 +8,8 @@ extension ObjectContext {
     ///
     /// New objects of this context count (they are not in the store yet); objects deleted in this
     /// context do not. The others are read set-wise, a query per 500 IDs through the global IDs'
-    /// unique index, and come back as the context's registered objects or as faults. IDs that name
+    /// unique index, with their values, and come back as the context's registered objects (a fault
+    /// among them is loaded; the others keep their values, as for a fetch). IDs that name
     /// no object of `type` are missing from the result.
     ///
     /// - Throws: ``ObjectGraphError/unknownEntity(_:)`` for an entity outside the container's schema,
@@ -25,19 +26,20 @@ extension ObjectContext {
             found[globalID] = typed
         }
         guard !wanted.isEmpty else { return found }
-        let rows: [(key: Int64, globalID: UUID)]
+        // Read with their values, as a fetch reads them: whoever asks for objects by global ID
+        // uses them next (a sync applying a page, an importer updating what it finds).
+        var unregistered: [Unmanaged<ObjectState>] = []
+        defer { registry.register(unregistered, of: mapping.declaration) }
         do {
-            rows = try store.reader.keys(forGlobalIDs: Array(wanted), mapping: mapping)
+            try store.reader.forEachRow(globalIDs: Array(wanted), mapping: mapping) { row, globalID in
+                guard let typed = object(for: row, mapping: mapping, unregistered: &unregistered) as? T else { return }
+                let state = typed._$state
+                guard !state.isDeleted else { return }
+                if state.globalID == nil { state.globalID = globalID }  // read now: spares the object a query
+                found[globalID] = typed
+            }
         } catch {
             throw ObjectGraphError.store(StoreError(error))
-        }
-        let globalIDsByKey = Dictionary(rows.map { ($0.key, $0.globalID) }, uniquingKeysWith: { first, _ in first })
-        let ids = rows.map { ObjectID(entity: mapping.declaration, key: $0.key, store: store.identity) }
-        for case let object as T in objects(with: ids, of: mapping.declaration) {
-            let state = object._$state
-            guard !state.isDeleted, let globalID = globalIDsByKey[state.id.key] else { continue }
-            if state.globalID == nil { state.globalID = globalID }  // read now: spares the object a query
-            found[globalID] = object
         }
         return found
     }

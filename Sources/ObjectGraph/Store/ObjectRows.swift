@@ -29,6 +29,11 @@ struct CurrentRow {
         }
     }
 
+    /// A global ID read from a column beyond the select list; nil unless it holds one.
+    func globalID(atColumn index: CInt) -> UUID? {
+        UUID(storedValue: StoredValue(DatabaseValue(sqliteStatement: statement, index: index)))
+    }
+
     /// A column's value as SQLite stored it. The usual case, a value of the storage class its
     /// attribute is written with, is read with that class's accessor; a value of another class (text
     /// where a number belongs, written by another program) is read as it is, never converted by

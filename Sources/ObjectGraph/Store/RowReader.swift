@@ -59,25 +59,23 @@ struct RowReader {
         try forEachRow(query, mapping: mapping, including: including, body)
     }
 
-    /// The rows of an entity whose global IDs are among `globalIDs`, with their keys; IDs of no row
-    /// are left out. A query per ``SQL/inlineListLimit`` IDs, through the global ID's unique index.
-    func keys(forGlobalIDs globalIDs: [UUID], mapping: EntityMapping) throws -> [(key: Int64, globalID: UUID)] {
+    /// Calls `body` with each row (``EntityMapping/selectList``) of an entity whose global ID is
+    /// among `globalIDs`, and that global ID; IDs of no row are left out. A query per
+    /// ``SQL/inlineListLimit`` IDs, through the global ID's unique index.
+    func forEachRow(globalIDs: [UUID], mapping: EntityMapping, _ body: (CurrentRow, UUID) throws -> Void) throws {
+        let globalIDColumn = CInt(2 + mapping.valueStorageClasses.count)  // after the select list
         try read { db in
-            var found: [(key: Int64, globalID: UUID)] = []
             for chunk in globalIDs.chunks(ofCount: SQL.inlineListLimit) {
                 let ids = SQL.list(chunk.map(\.storedValue.databaseValue))
-                let statement = try db.cachedStatement(sql: "SELECT Z_PK, Z_UUID FROM \(mapping.table) WHERE Z_UUID IN " + ids.sql)
-                try statement.bind(ids.arguments)
-                let rows = try Row.fetchCursor(statement)
-                while let row = try rows.next() {
-                    let key: Int64 = row[0]
-                    guard let globalID = UUID(storedValue: StoredValue(row[1] as DatabaseValue)) else {
-                        throw StoreError(resultCode: 11 /* SQLITE_CORRUPT */, message: "\(mapping.name) row \(key) has no valid global ID")
+                let statement = try db.cachedStatement(
+                    sql: "SELECT \(mapping.selectList), t0.Z_UUID FROM \(mapping.table) AS t0 WHERE t0.Z_UUID IN " + ids.sql)
+                try ObjectRows(mapping: mapping).forEach(statement, arguments: ids.arguments) { row in
+                    guard let globalID = row.globalID(atColumn: globalIDColumn) else {
+                        throw StoreError(resultCode: 11 /* SQLITE_CORRUPT */, message: "\(mapping.name) row \(row.key) has no valid global ID")
                     }
-                    found.append((key, globalID))
+                    try body(row, globalID)
                 }
             }
-            return found
         }
     }
 
