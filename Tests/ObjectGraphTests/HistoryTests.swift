@@ -61,6 +61,19 @@ import Testing
         #expect(tombstones.last??.values == ["remoteIdentifier": .null])
     }
 
+    @Test func leavingOutAnAuthorKeepsTheOthersAndTheTransactionsOfNone() throws {
+        let container = try makeContainer()
+        for name in ["sync", nil, "app"] {
+            let context = container.newBackgroundContext()
+            context.name = name
+            context.insert(Mood(text: name ?? "none"))
+            try context.save()
+        }
+        var request = HistoryRequest()
+        request.excludedAuthors = ["sync"]
+        #expect(try container.fetchHistory(request).map(\.author) == [nil, "app"])
+    }
+
     @Test func filtersByAuthorEntityAndDate() throws {
         let container = try makeContainer()
         let first = container.newBackgroundContext()
@@ -78,6 +91,9 @@ import Testing
 
         #expect(try container.fetchHistory(HistoryRequest(authors: ["first"])).count == 2)
         #expect(try container.fetchHistory(HistoryRequest(authors: ["second"])).map(\.author) == ["second"])
+        var others = HistoryRequest()
+        others.excludedAuthors = ["first"]
+        #expect(try container.fetchHistory(others).map(\.author) == ["second"])
         var countries = HistoryRequest()
         countries.include(Country.self)
         #expect(try container.fetchHistory(countries).map(\.author) == ["second"])

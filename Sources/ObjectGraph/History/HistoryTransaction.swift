@@ -97,6 +97,9 @@ public struct HistoryRequest: Sendable {
     public var token: HistoryToken?
     /// Only transactions by one of these authors.
     public var authors: Set<String>?
+    /// No transactions by these authors (those without an author are kept): a sync layer reading
+    /// what the app changed leaves out its own saves without reading them.
+    public var excludedAuthors: Set<String>?
     /// Only changes to objects of these entities (transactions without one are left out).
     public var entityNames: Set<String>?
     /// Only transactions committed at this date or later.

@@ -16,6 +16,7 @@ extension ObjectContainer {
     public func fetchHistory(_ request: HistoryRequest = HistoryRequest()) throws -> [HistoryTransaction] {
         var filter = StoredHistoryFilter(after: request.token?.sequence ?? 0)
         filter.authors = request.authors
+        filter.excludedAuthors = request.excludedAuthors
         filter.entities = request.entityNames
         filter.startDate = request.startDate
         filter.endDate = request.endDate

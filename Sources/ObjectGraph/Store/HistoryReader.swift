@@ -23,6 +23,7 @@ struct StoredTransaction {
 struct StoredHistoryFilter {
     var after: Int64 = 0
     var authors: Set<String>?
+    var excludedAuthors: Set<String>?
     var entities: Set<String>?
     var startDate: Date?
     var endDate: Date?
@@ -56,6 +57,9 @@ extension RowReader {
         var conditions: [SQLFragment] = [SQLFragment("t.Z_SEQUENCE > ?", arguments: [filter.after.databaseValue])]
         if let authors = filter.authors {
             conditions.append("t.Z_AUTHOR IN " + SQL.list(authors.sorted().map(\.databaseValue)))
+        }
+        if let excluded = filter.excludedAuthors, !excluded.isEmpty {
+            conditions.append("(t.Z_AUTHOR IS NULL OR t.Z_AUTHOR NOT IN " + SQL.list(excluded.sorted().map(\.databaseValue)) + ")")
         }
         if let start = filter.startDate {
             conditions.append(SQLFragment("t.Z_TIMESTAMP >= ?", arguments: [start.timeIntervalSince1970.databaseValue]))
