@@ -22,6 +22,7 @@ extension SyncCoordinator {
         guard head > client.historySequence else { return }
         var request = HistoryRequest(after: HistoryToken(sequence: client.historySequence), entityNames: model.entityNames,
                                      fetchLimit: batchSize)
+        request.excludedAuthors = [Self.author]  // the sync's own saves, left unread
         while true {
             let transactions: [HistoryTransaction]
             do {
@@ -29,7 +30,7 @@ extension SyncCoordinator {
             } catch let error as ObjectGraphError {
                 throw SyncError.store(error)
             }
-            let changes = transactions.filter { $0.author != Self.author }.flatMap(\.changes)
+            let changes = transactions.flatMap(\.changes)
             try record(changes.map { change in
                 LocalChange(kind: change.kind, globalID: change.globalID, entityName: change.entityName,
                             changedKeys: change.changedKeys, object: change.kind == .delete ? nil : context.object(with: change.objectID))
@@ -75,11 +76,11 @@ extension SyncCoordinator {
                     ? shape.memberships : shape.memberships.filter { change.changedKeys.contains($0.property) }
                 let object = change.object
                 if !memberships.isEmpty, let object, !object.isDeleted {
-                    let owner = states[change.globalID] ?? newState(change.globalID, entity: shape.entityName, into: &states)
+                    let owner = try states[change.globalID] ?? newState(change.globalID, entity: shape.entityName, into: &states)
                     try recordMemberships(of: object, memberships, owner: owner)
                 }
                 guard !properties.isEmpty else { continue }
-                state = states[change.globalID] ?? newState(change.globalID, entity: shape.entityName, into: &states)
+                state = try states[change.globalID] ?? newState(change.globalID, entity: shape.entityName, into: &states)
                 state.pendingProperties = Self.joined(Self.split(state.pendingProperties).union(properties))
                 if let object { changedObjects.append(object) }
             case .delete:
@@ -107,7 +108,7 @@ extension SyncCoordinator {
             }
             var states = try recordStates(for: objects.map(\.objectGlobalID))
             for object in objects where states[object.objectGlobalID] == nil {
-                let state = newState(object.objectGlobalID, entity: shape.entityName, into: &states)
+                let state = try newState(object.objectGlobalID, entity: shape.entityName, into: &states)
                 state.pendingProperties = Self.joined(shape.fields.map(\.property))
                 state.localRevision = 1
                 state.isPending = true
@@ -120,24 +121,21 @@ extension SyncCoordinator {
 
     /// The states of these records, by record ID, read set-wise.
     func recordStates(for recordIDs: some Sequence<UUID>) throws -> [UUID: SyncRecordState] {
-        var states: [UUID: SyncRecordState] = [:]
-        let ids = Array(Set(recordIDs))
         do {
-            for start in stride(from: 0, to: ids.count, by: 500) {
-                let chunk = Array(ids[start..<min(start + 500, ids.count)])
-                for state in try context.fetch(FetchDescriptor<SyncRecordState>(predicate: #Predicate { chunk.contains($0.recordID) })) {
-                    states[state.recordID] = state
-                }
-            }
+            return try context.objects(withGlobalIDs: recordIDs, as: SyncRecordState.self)
         } catch let error as ObjectGraphError {
             throw SyncError.store(error)
         }
-        return states
     }
 
-    func newState(_ recordID: UUID, entity: String, into states: inout [UUID: SyncRecordState]) -> SyncRecordState {
-        let state = SyncRecordState(recordID: recordID, entityName: entity)
-        context.insert(state)
+    /// A new state for a record, under the record's global ID.
+    func newState(_ recordID: UUID, entity: String, into states: inout [UUID: SyncRecordState]) throws -> SyncRecordState {
+        let state = SyncRecordState(entityName: entity)
+        do {
+            try context.insert(state, globalID: recordID)
+        } catch let error as ObjectGraphError {
+            throw SyncError.store(error)
+        }
         states[recordID] = state
         return state
     }

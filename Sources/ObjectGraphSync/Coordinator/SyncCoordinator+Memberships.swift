@@ -49,7 +49,7 @@ extension SyncCoordinator {
         for (change, id) in zip(changes, ids) {
             let state: SyncRecordState
             if change.isAdded {
-                state = states[id] ?? newState(id, entity: change.membership.recordType, into: &states)
+                state = try states[id] ?? newState(id, entity: change.membership.recordType, into: &states)
                 state.isDeletedLocally = false
                 state.shadow = try Self.data(["source": .string(owner.uuidString), "target": .string(change.target.uuidString)])
             } else {
@@ -99,7 +99,7 @@ extension SyncCoordinator {
                    state: SyncRecordState?, states: inout [UUID: SyncRecordState]) throws {
         let fields = record.deleted ? try Self.fields(state?.shadow) : record.fields
         guard case .string(let sourceText)? = fields["source"], case .string(let targetText)? = fields["target"],
-              let source = UUID(uuidString: sourceText), let target = UUID(uuidString: targetText) else {
+              let source = UUID(text: sourceText), let target = UUID(text: targetText) else {
             if record.deleted { return }  // a link this device never had
             throw SyncError.invalidRecord(recordType: record.entity, recordID: record.id, field: "source",
                                           reason: "a link's source and target must be records' IDs")
@@ -111,7 +111,7 @@ extension SyncCoordinator {
             try dropPendingLinks(from: source, property: membership.property, to: target)
             return
         }
-        let linkState = state ?? newState(record.id, entity: record.entity, into: &states)
+        let linkState = try state ?? newState(record.id, entity: record.entity, into: &states)
         linkState.shadow = try Self.data(record.fields)
         linkState.feedVersion = record.version
         if !linkState.isPending { linkState.baseVersion = record.version }
@@ -142,7 +142,7 @@ extension SyncCoordinator {
             throw SyncError.store(error)
         }
         var ownerStates = try recordStates(for: [ownerID])
-        let ownerState = ownerStates[ownerID] ?? newState(ownerID, entity: shape.entityName, into: &ownerStates)
+        let ownerState = try ownerStates[ownerID] ?? newState(ownerID, entity: shape.entityName, into: &ownerStates)
         var recorded = try Self.members(ownerState.members)
         if isMember {
             recorded[membership.property, default: []].insert(targetID)
@@ -158,7 +158,7 @@ extension SyncCoordinator {
     static func members(_ data: Data?) throws -> [String: Set<UUID>] {
         try fields(data).compactMapValues { value -> Set<UUID>? in
             guard case .array(let items) = value else { return nil }
-            return Set(items.compactMap { if case .string(let text) = $0 { UUID(uuidString: text) } else { nil } })
+            return Set(items.compactMap { if case .string(let text) = $0 { UUID(text: text) } else { nil } })
         }
     }
 

@@ -116,7 +116,7 @@ extension SyncCoordinator {
                 continue
             }
             let object = try self.object(withGlobalID: record.id, of: shape) ?? insertMirroring(shape, globalID: record.id)
-            let recordState = state ?? newState(record.id, entity: shape.entityName, into: &states)
+            let recordState = try state ?? newState(record.id, entity: shape.entityName, into: &states)
             let pending = Self.split(recordState.pendingProperties)
             try write(record.fields, into: object, shape: shape, recordID: record.id, skipping: pending)
             var shadow = try Self.fields(recordState.shadow)
@@ -141,7 +141,7 @@ extension SyncCoordinator {
             linkEnds.append(record.id)
             if let (owner, membership) = model.membership(forRecordType: record.entity) {
                 for (end, entity) in [("source", owner.entityName), ("target", membership.destinationEntity)] {
-                    guard case .string(let text)? = record.fields[end], let id = UUID(uuidString: text) else { continue }
+                    guard case .string(let text)? = record.fields[end], let id = UUID(text: text) else { continue }
                     linkEnds.append(id)
                     globalIDs[entity, default: []].append(id)
                 }
@@ -151,7 +151,7 @@ extension SyncCoordinator {
             globalIDs[shape.entityName, default: []].append(record.id)
             for field in shape.fields {
                 guard case .reference(let destination) = field.kind, case .string(let text)? = record.fields[field.name],
-                      let target = UUID(uuidString: text) else { continue }
+                      let target = UUID(text: text) else { continue }
                 globalIDs[destination, default: []].append(target)
             }
         }
@@ -187,7 +187,7 @@ extension SyncCoordinator {
                     try shape.link(object, field, to: nil)
                     continue
                 }
-                guard let targetID = UUID(uuidString: text), let destination = model.shape(forEntity: destinationEntity) else {
+                guard let targetID = UUID(text: text), let destination = model.shape(forEntity: destinationEntity) else {
                     throw SyncError.invalidRecord(recordType: shape.recordType, recordID: recordID, field: field.name,
                                                   reason: "'\(text)' is not a record's ID")
                 }

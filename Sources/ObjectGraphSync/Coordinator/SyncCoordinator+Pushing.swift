@@ -33,7 +33,7 @@ extension SyncCoordinator {
         var states = try recordStates(for: objects.map(\.objectGlobalID))
         for object in objects {
             guard let shape = model.shape(forEntity: object.objectID.entityName) else { continue }
-            let state = states[object.objectGlobalID] ?? newState(object.objectGlobalID, entity: shape.entityName, into: &states)
+            let state = try states[object.objectGlobalID] ?? newState(object.objectGlobalID, entity: shape.entityName, into: &states)
             let isInFlight = try outboxEntries().contains { $0.recordID == state.recordID }
             if state.baseVersion == nil && !isInFlight {
                 deleteMirroring(object)  // nothing to tell the server
@@ -77,18 +77,20 @@ extension SyncCoordinator {
     /// nothing is pending (among `recordIDs`, when given).
     private func makeBatch(selecting recordIDs: Set<UUID>?) throws -> OutboxBatch? {
         while true {
-            var request = FetchDescriptor<SyncRecordState>(
-                predicate: #Predicate { $0.isPending }, sortBy: [SortDescriptor(\.localRevision)])
-            if let recordIDs {
-                let ids = Array(recordIDs)
-                request.predicate = #Predicate { $0.isPending && ids.contains($0.recordID) }
-            }
-            request.fetchLimit = batchSize
             let states: [SyncRecordState]
-            do {
-                states = Array(try context.fetch(request))
-            } catch let error as ObjectGraphError {
-                throw SyncError.store(error)
+            if let recordIDs {
+                // Found by their global IDs, which are the records'.
+                states = Array(try recordStates(for: recordIDs).values.filter(\.isPending)
+                    .sorted { $0.localRevision < $1.localRevision }.prefix(batchSize))
+            } else {
+                var request = FetchDescriptor<SyncRecordState>(
+                    predicate: #Predicate { $0.isPending }, sortBy: [SortDescriptor(\.localRevision)])
+                request.fetchLimit = batchSize
+                do {
+                    states = Array(try context.fetch(request))
+                } catch let error as ObjectGraphError {
+                    throw SyncError.store(error)
+                }
             }
             guard !states.isEmpty else { return nil }
             let client = try clientState()

@@ -27,7 +27,7 @@ enum FieldCoding {
             guard let uuid = UUID(storedValue: .blob(data)) else { throw FieldCodingError("\(data.count) bytes are not a UUID") }
             return .string(uuid.uuidString)
         case (.text(let text), .uuid):
-            guard UUID(uuidString: text) != nil else { throw FieldCodingError("'\(text)' is not a UUID") }
+            guard UUID(text: text) != nil else { throw FieldCodingError("'\(text)' is not a UUID") }
             return .string(text.uppercased())
         case (.blob(let data), .json):
             do {
@@ -64,7 +64,7 @@ enum FieldCoding {
             guard let data = Data(base64Encoded: text) else { throw FieldCodingError("the text is not base64") }
             return .blob(data)
         case (.string(let text), .uuid):
-            guard let uuid = UUID(uuidString: text) else { throw FieldCodingError("'\(text)' is not a UUID") }
+            guard let uuid = UUID(text: text) else { throw FieldCodingError("'\(text)' is not a UUID") }
             return uuid.storedValue
         case (_, .json):
             let encoder = JSONEncoder()

@@ -9,9 +9,12 @@ public import ObjectGraph
 /// feed with the objects it changes, an acknowledgment with the versions it gives. Public so that a
 /// change processor can select records by it (the ``Uploader`` selects the pending ones); its state
 /// is the sync's to change.
+///
+/// A state has the global ID of its record (``recordID``): the global ID's unique index finds it and
+/// keeps it one per record, with no index of its own to write.
 @Entity("ObjectGraphSyncRecordState") public final class SyncRecordState {
-    /// The record: the object's global ID.
-    @Attribute(.unique) public internal(set) var recordID: UUID
+    /// The record: the object's global ID, which the state shares.
+    public var recordID: UUID { objectGlobalID }
     /// The object's entity.
     public internal(set) var entityName: String
     /// The server's version that the local changes are based on: sent with them, so that the
@@ -40,8 +43,7 @@ public import ObjectGraph
     /// was not seen yet. One still unseen at the end was deleted on the server meanwhile.
     var isUnconfirmed = false
 
-    init(recordID: UUID, entityName: String) {
-        self.recordID = recordID
+    init(entityName: String) {
         self.entityName = entityName
     }
 }

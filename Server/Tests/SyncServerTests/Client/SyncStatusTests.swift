@@ -84,4 +84,30 @@ struct SyncStatusTests {
             #expect(phone.sync.status.current.lastError != nil, "stopping does not hide why it failed")
         }
     }
+
+    @Test("A reference that is not exactly a record's ID is refused, naming the field, never read as another record's ID")
+    func malformedReferenceIsRefused() async throws {
+        let server = try await SyncTestServer(.sqlite)
+        let token = try await server.addUser("alice")
+        try await server.run { client in
+            // Foundation's parser on Linux reads "+195f…" as "0195f…": this mood would join the country.
+            let country = try #require(UUID(uuidString: "0195f3a2-1b2c-7d3e-8f40-123456789abc"))
+            let mood = UUID()
+            try await client.pushApplied("moods", PushRequest(
+                UUID(), .upsert(1, entity: "Country", id: country, fields: ["name": .string("Iceland")]),
+                .upsert(2, entity: "Mood", id: mood, fields: [
+                    "text": .string("misnamed"), "rating": .integer(3), "date": .double(0),
+                    "country": .string("+195f3a2-1b2c-7d3e-8f40-123456789abc"),
+                ])), token: token)
+            let phone = try SyncDevice(port: client.port, token: token)
+            do {
+                try await phone.sync.syncNow()
+                Issue.record("the page was applied")
+            } catch SyncError.invalidRecord(let recordType, let recordID, let field, _) {
+                #expect(recordType == "Mood" && recordID == mood && field == "country")
+            }
+            let context = phone.container.newBackgroundContext()
+            #expect(try context.fetchCount(FetchDescriptor<Mood>()) == 0, "nothing of the page is saved")
+        }
+    }
 }
