@@ -13,7 +13,7 @@ enum ClientWorkloads {
     static let pageSize = 500
 
     static func make(_ target: BenchTarget, moods: Int) -> [SyncWorkload] {
-        [initialSync(target, moods: moods)]
+        [initialSync(target, moods: moods, ids: .timeOrdered), initialSync(target, moods: moods, ids: .random)]
             + liveEdit(target, edits: 100)
             + [localSaves(target, saves: 1_000)]
     }
@@ -23,18 +23,19 @@ enum ClientWorkloads {
     /// A zone of `moods` moods over 100 countries, read into an empty store: by the sync client
     /// until its `syncNow()` returns (everything saved), and by the baseline, which reads the same
     /// pages over HTTP and writes them with plain GRDB statements, the cursor in the same transaction.
-    static func initialSync(_ target: BenchTarget, moods: Int) -> SyncWorkload {
-        let zone = "client-initial"
+    /// The records' IDs are time-ordered, as those of ObjectGraph apps, or random (another source's).
+    static func initialSync(_ target: BenchTarget, moods: Int, ids: RecordIDs.Kind) -> SyncWorkload {
+        let zone = "client-initial-\(ids)"
         let filled = Mutex(false)
         let fill: @Sendable () async throws -> Void = {
             guard !filled.withLock({ $0 }) else { return }
-            try await MoodZone.fill(target, zone: zone, moods: moods, countries: 100)
+            try await MoodZone.fill(target, zone: zone, moods: moods, countries: 100, ids: RecordIDs(ids))
             filled.withLock { $0 = true }
         }
         let device = Mutex<ClientDevice?>(nil)
         let plainStore = Mutex<PlainClientStore?>(nil)
         return SyncWorkload(
-            name: "sync client: initial sync of \(moods) moods into an empty store",
+            name: "sync client: initial sync of \(moods) moods into an empty store\(ids == .random ? ", random IDs" : "")",
             items: moods,
             server: SyncContender(
                 prepare: {
@@ -164,19 +165,20 @@ final class ClientDevice: Sendable {
 
 /// Puts moods and countries in a zone of the server, in-process, as pushes of one client.
 enum MoodZone {
-    static func fill(_ target: BenchTarget, zone: String, moods: Int, countries: Int) async throws {
+    static func fill(_ target: BenchTarget, zone: String, moods: Int, countries: Int, ids: RecordIDs) async throws {
+        var ids = ids
         let client = UUID()
         var number: Int64 = 0
         func mutation(_ entity: String, _ id: UUID, _ fields: [String: JSONValue]) -> Mutation {
             number += 1
             return .upsert(number, entity: entity, id: id, fields: fields)
         }
-        let countryIDs = (0..<countries).map { _ in UUID() }
+        let countryIDs = (0..<countries).map { _ in ids.next() }
         var mutations = countryIDs.enumerated().map { index, id in
             mutation("Country", id, ["name": .string("Country \(index)")])
         }
         for index in 0..<moods {
-            mutations.append(mutation("Mood", UUID(), [
+            mutations.append(mutation("Mood", ids.next(), [
                 "text": .string("Mood \(index)"), "rating": .integer(Int64(index % 5 + 1)),
                 "date": .double(Double(index)), "country": .string(countryIDs[index % countries].uuidString),
             ]))
@@ -185,6 +187,39 @@ enum MoodZone {
             let batch = Array(mutations[start..<min(start + ClientWorkloads.pageSize, mutations.count)])
             _ = try await target.server.push(PushRequest(clientID: client, mutations: batch), zone: zone, user: target.user)
         }
+    }
+}
+
+/// The IDs of a zone's records.
+struct RecordIDs {
+    enum Kind: String {
+        /// Version 7 UUIDs (RFC 9562), as every ObjectGraph store gives its new objects: the records
+        /// of a zone that ObjectGraph apps filled carry IDs that grow with the time of their creation.
+        case timeOrdered = "time-ordered"
+        /// Version 4 UUIDs, as another source may send: each lands anywhere in an index of IDs.
+        case random
+    }
+
+    let kind: Kind
+    private let milliseconds = UInt64(Date().timeIntervalSince1970 * 1000)
+    private var counter: UInt64 = 0
+
+    init(_ kind: Kind) {
+        self.kind = kind
+    }
+
+    /// The next ID. A time-ordered one is the start time, then a counter in the bits RFC 9562 lets
+    /// a generator use for order within a millisecond, with the version and variant bits.
+    mutating func next() -> UUID {
+        guard kind == .timeOrdered else { return UUID() }
+        counter += 1
+        let high = milliseconds << 16 | 0x7000
+        let low = 0x8000_0000_0000_0000 | (counter & 0x3FFF_FFFF_FFFF_FFFF)
+        var bytes: [UInt8] = []
+        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: high >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: low >> UInt64(shift))) }
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
     }
 }
 
@@ -266,11 +301,18 @@ final class PlainClientStore: Sendable {
         try? FileManager.default.removeItem(at: directory)  // scratch files only
     }
 
-    /// Reads the zone's feed page after page, each written in one transaction with the cursor.
+    /// Reads the zone's feed page after page, each written in one transaction with the cursor; the
+    /// next page is requested while one is written, as the sync client does.
     func pull(_ target: BenchTarget, zone: String, limit: Int) async throws {
-        var cursor = FeedCursor.start
-        while true {
-            let page = try await target.changesOverHTTP(zone: zone, since: cursor, limit: limit)
+        var readAhead: Task<ChangesPage, any Error>? = Task { try await target.changesOverHTTP(zone: zone, since: .start, limit: limit) }
+        defer { readAhead?.cancel() }
+        while let next = readAhead {
+            let page = try await next.value
+            readAhead = nil
+            if page.hasMore {
+                let cursor = page.cursor
+                readAhead = Task { try await target.changesOverHTTP(zone: zone, since: cursor, limit: limit) }
+            }
             try await pool.write { db in
                 let mood = try db.cachedStatement(sql: """
                     INSERT INTO mood (uuid, text, rating, date, country) VALUES (?, ?, ?, ?, ?)
@@ -297,8 +339,6 @@ final class PlainClientStore: Sendable {
                 try db.execute(sql: "INSERT OR REPLACE INTO cursor (zone, position) VALUES (?, ?)",
                                arguments: [zone, page.cursor.position])
             }
-            cursor = page.cursor
-            if !page.hasMore { return }
         }
     }
 

@@ -9,17 +9,33 @@ import ObjectGraphSyncProtocol
 /// applies it) and is saved in one transaction with the new cursor, as the sync's: the app's
 /// contexts merge it like any save, their observers and monitors hear it, and nothing of it is
 /// uploaded again.
+///
+/// While a page is applied, the next one is already requested (from the cursor the page ends at,
+/// which the server gave): the wait for the network and the decoding of the answer happen during
+/// the apply instead of after it. A page read ahead is dropped unused when the apply fails.
 extension SyncCoordinator {
     /// Reads the feed to its end.
     func pull() async throws {
+        let remote = remote, zone = zone, limit = batchSize
+        var readAhead: Task<ChangesPage, any Error>?
+        defer { readAhead?.cancel() }
         while true {
             let client = try clientState()
             let page: ChangesPage
             do {
-                page = try await remote.changes(zone: zone, since: FeedCursor(position: client.feedCursor), limit: batchSize)
+                if let next = readAhead {
+                    readAhead = nil
+                    page = try await next.value
+                } else {
+                    page = try await remote.changes(zone: zone, since: FeedCursor(position: client.feedCursor), limit: limit)
+                }
             } catch SyncError.server(.mustRefetch, _) {
                 try startRefetch(client)
                 continue
+            }
+            if page.hasMore {
+                let cursor = page.cursor
+                readAhead = Task { try await remote.changes(zone: zone, since: cursor, limit: limit) }
             }
             for processor in processors {
                 try await processor.processRemoteChanges(page.changes, in: self)
