@@ -75,6 +75,9 @@ extension SyncCoordinator {
                 let memberships = change.kind == .insert
                     ? shape.memberships : shape.memberships.filter { change.changedKeys.contains($0.property) }
                 let object = change.object
+                // Every processor hears of the object, whatever changed: its predicate decides
+                // (a two-step deletion's mark is a local-only attribute, for the remote deleter).
+                if let object { changedObjects.append(object) }
                 if !memberships.isEmpty, let object, !object.isDeleted {
                     let owner = try states[change.globalID] ?? newState(change.globalID, entity: shape.entityName, into: &states)
                     try recordMemberships(of: object, memberships, owner: owner)
@@ -82,7 +85,6 @@ extension SyncCoordinator {
                 guard !properties.isEmpty else { continue }
                 state = try states[change.globalID] ?? newState(change.globalID, entity: shape.entityName, into: &states)
                 state.pendingProperties = Self.joined(Self.split(state.pendingProperties).union(properties))
-                if let object { changedObjects.append(object) }
             case .delete:
                 // An object the server never heard of needs no word; its state goes when pushed.
                 guard let existing = states[change.globalID] else { continue }

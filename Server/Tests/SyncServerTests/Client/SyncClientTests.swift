@@ -142,6 +142,52 @@ struct SyncClientTests {
         }
     }
 
+    @Test("A mood marked for deletion is deleted on the server by the RemoteDeleter, then here; until the server knows, it stays, hidden, even across a restart")
+    func remoteDeleter() async throws {
+        let server = try await SyncTestServer(.sqlite)
+        let token = try await server.addUser("alice")
+        try await server.run { client in
+            let processors: [any ChangeProcessor] = [Uploader(), RemoteDeleter<Mood>(), Downloader()]
+            let phone = try SyncDevice(port: client.port, token: token, processors: processors)
+            let laptop = try SyncDevice(port: client.port, token: token)
+            let context = phone.container.newBackgroundContext()
+            let kept = Mood(text: "Kept", rating: 3)
+            let marked = Mood(text: "Marked", rating: 4)
+            context.insert(kept)
+            context.insert(marked)
+            try context.save()
+            try await phone.sync.syncNow()
+            try await laptop.sync.syncNow()
+
+            // A mark made while the coordinator runs reaches the deleter (the mark is a local-only
+            // attribute: nothing else about the mood changed).
+            marked.markForLocalDeletion()
+            try context.save()
+            try await phone.sync.syncNow()
+            let (feed, _) = try await client.allChanges("moods", token: token)
+            #expect(feed.last?.record.id == marked.objectGlobalID && feed.last?.record.deleted == true)
+            let onPhone = phone.container.newBackgroundContext()
+            #expect(try onPhone.fetch(FetchDescriptor<Mood>(includesMarkedForDeletion: true)).map(\.text) == ["Kept"])
+            try await laptop.sync.syncNow()
+            let onLaptop = laptop.container.newBackgroundContext()
+            #expect(try onLaptop.fetch(FetchDescriptor<Mood>()).map(\.text) == ["Kept"])
+
+            // A mark the app made while nothing synced is found by the predicate at the next
+            // start, by a new coordinator on the same store.
+            kept.markForLocalDeletion()
+            try context.save()
+            #expect(try onPhone.fetch(FetchDescriptor<Mood>()).isEmpty, "hidden at once")
+            #expect(try onPhone.fetchCount(FetchDescriptor<Mood>(includesMarkedForDeletion: true)) == 1, "kept until the server knows")
+            let restarted = try SyncDevice(port: client.port, token: token, path: phone.path, processors: processors)
+            try await restarted.sync.syncNow()
+            let onRestarted = restarted.container.newBackgroundContext()
+            #expect(try onRestarted.fetchCount(FetchDescriptor<Mood>(includesMarkedForDeletion: true)) == 0)
+            try await laptop.sync.syncNow()
+            onLaptop.processPendingChanges()
+            #expect(try onLaptop.fetch(FetchDescriptor<Mood>()).isEmpty)
+        }
+    }
+
     @Test("Field names and local-only properties follow the entity's configuration")
     func configuredFields() async throws {
         let server = try await SyncTestServer(.sqlite)
