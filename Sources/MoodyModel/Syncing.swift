@@ -29,6 +29,13 @@ public enum MoodyStore {
     /// The entities that sync, for a ``SyncCoordinator``.
     public static let syncedTypes: [any Syncable.Type] = [Mood.self, Country.self, Continent.self]
 
+    /// What acts on the changes: the built-in uploader and downloader, and a remote deleter for
+    /// each entity, so that a mark (`moody delete`) is sent as a deletion at once instead of when
+    /// the clean-up deletes the marked object for good.
+    public static let syncProcessors: [any ChangeProcessor] = [
+        Uploader(), RemoteDeleter<Mood>(), RemoteDeleter<Country>(), RemoteDeleter<Continent>(), Downloader(),
+    ]
+
     /// Moody's entities and the sync's own.
     public static func schema() throws -> Schema { try Schema(syncedTypes + SyncCoordinator.entities) }
 }

@@ -98,7 +98,7 @@ struct SyncServerOptions: ParsableArguments {
             throw ValidationError("Give the user's token with --token or OBJECTGRAPH_SYNC_TOKEN.")
         }
         return try SyncCoordinator(container: container, remote: HTTPSyncRemote(url: url, token: token), zone: zone,
-                                   syncing: MoodyStore.syncedTypes)
+                                   syncing: MoodyStore.syncedTypes, processors: MoodyStore.syncProcessors)
     }
 }
 

@@ -130,7 +130,7 @@ enum SyncDemo {
         container = try ObjectContainer(schema: MoodyStore.schema(), configuration: .file(path))
         guard let url = URL(string: "http://127.0.0.1:\(port)") else { throw DemoError("no URL for port \(port)") }
         sync = try SyncCoordinator(container: container, remote: HTTPSyncRemote(url: url, token: token), zone: "moods",
-                                   syncing: MoodyStore.syncedTypes)
+                                   syncing: MoodyStore.syncedTypes, processors: MoodyStore.syncProcessors)
         print("  \(name): \(path), syncing live")
     }
 

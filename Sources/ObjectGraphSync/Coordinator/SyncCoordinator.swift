@@ -245,7 +245,9 @@ public actor SyncCoordinator {
             status.update { $0.activity = .pushing }
             try recordLocalChanges()
             let waiting = try pendingCount()
-            status.update { $0.pendingChanges = waiting }
+            // A coordinator that has not completed a cycle yet shows what the store recorded.
+            let lastSync = try clientState().lastSuccessfulSync
+            status.update { $0.pendingChanges = waiting; $0.lastSuccessfulSync = $0.lastSuccessfulSync ?? lastSync }
             let fully = scansFully
             scansFully = false
             for processor in processors {

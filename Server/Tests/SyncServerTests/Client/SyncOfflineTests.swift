@@ -46,6 +46,32 @@ struct SyncOfflineTests {
         withExtendedLifetime(server) {}
     }
 
+    @Test("A coordinator started while the server is down shows the last successful sync its store records, and the changes waiting")
+    func offlineAtStartKeepsTheRecordedState() async throws {
+        let database = try await Backend.sqlite.newDatabaseArgument()
+        let token = try await ProcessTests.addUser("alice", database)
+        var server: ServerProcess? = try await ServerProcess(database: database)
+        let port = try #require(server?.port)
+        let phone = try SyncDevice(port: port, token: token)
+        let context = phone.container.newBackgroundContext()
+        context.insert(Mood(text: "synced"))
+        try context.save()
+        try await phone.sync.syncNow()
+        let synced = try #require(phone.sync.status.current.lastSuccessfulSync)
+        try await server?.kill()
+        server = nil
+
+        context.insert(Mood(text: "waiting"))
+        try context.save()
+        let restarted = try SyncDevice(port: port, token: token, path: phone.path)
+        await restarted.sync.start()
+        let offline = try await status(of: restarted.sync.status) { $0.activity == .offline }
+        let recorded = try #require(offline.lastSuccessfulSync, "the store records a successful sync")
+        #expect(abs(recorded.timeIntervalSince(synced)) < 0.001, "as stored (a Date loses sub-microseconds in a store)")
+        #expect(offline.pendingChanges == 1)
+        await restarted.sync.stop()
+    }
+
     @Test("A refused token stops syncing with a clear state, and nothing is tried again until a new start")
     func refusedToken() async throws {
         let server = try await SyncTestServer(.sqlite)
