@@ -115,6 +115,13 @@ struct SecurityTests {
                 (mutation(#"{"number":2,"operation":"upsert","entity":"Mood","id":"\#(mood.uuidString)","baseVersion":0,"fields":{}}"#), "baseVersion 0"),
                 (mutation(#"{"number":2,"operation":"delete","entity":"Mood","id":"\#(mood.uuidString)","baseVersion":1,"fields":{"a":1}}"#), "carries no fields"),
                 (mutation(#"{"number":2,"operation":"upsert","entity":"Tag","id":"\#(mood.uuidString)","baseVersion":1,"fields":{}}"#), "is a Mood"),
+                // Values the server would have stored as another value: refused, never changed.
+                (mutation(#"{"number":2,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{"count":18446744073709551616}}"#), "beyond the 64-bit integer range"),
+                (mutation(#"{"number":2,"operation":"upsert","entity":"Mood","id":"\#(mood.uuidString)","baseVersion":9223372036854775808,"fields":{}}"#), "beyond the 64-bit integer range"),
+                (mutation(#"{"number":2,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{"text":"a","text":"b"}}"#), "appears twice"),
+                (mutation(#"{"number":2,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{"deep":\#(String(repeating: "[", count: 200) + String(repeating: "]", count: 200))}}"#), "nest deeper"),
+                (mutation(#"{"number":2,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{"text":"tab\#t"}}"#), "control character"),
+                (mutation(#"{"number":+2,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{}}"#), "not a valid request"),
             ]
             for (body, fragment) in bodies {
                 let response = try await client.request(.post, "/v1/zones/moods/push", token: token, body: body)
@@ -132,6 +139,9 @@ struct SecurityTests {
                 "/v1/zones/moods/changes?limit=0",
                 "/v1/zones/moods/changes?limit=ten",
                 "/v1/zones/moods/live?since=x",
+                "/v1/zones/./changes",
+                "/v1/zones/../changes",
+                "/v1/zones/%2E%2E/changes",
             ]
             for uri in uris {
                 let response = try await client.request(.get, uri, token: token)
@@ -147,6 +157,37 @@ struct SecurityTests {
             #expect(try await client.request(.get, "/health", token: nil).status == .ok)
             try await client.pushApplied(
                 "moods", PushRequest(device, .upsert(2, entity: "Mood", id: mood, baseVersion: 1, fields: ["text": .string("Good")])),
+                token: token)
+        }
+    }
+
+    @Test("Entity and field names holding control characters (U+0000 among them) are refused with 400 on both databases; nothing is stored under another name", arguments: Backend.available)
+    func controlCharactersInNames(_ backend: Backend) async throws {
+        let server = try await SyncTestServer(backend)
+        let token = try await server.addUser("alice")
+        let mood = UUID()
+        try await server.run { client in
+            try await client.pushApplied(
+                "moods", PushRequest(device, .upsert(1, entity: "Mood", id: mood, fields: ["text": .string("Ok")])),
+                token: token)
+            let before = try await client.allChanges("moods", token: token)
+            for name in ["Mood\u{0}", "Mo\u{0}od", "Mood\n", "\u{1B}[31mMood", "Mood\u{7F}", "Mood\u{85}"] {
+                for mutation in [
+                    Mutation.upsert(2, entity: name, id: UUID(), fields: ["text": .string("x")]),
+                    .upsert(2, entity: "Mood", id: UUID(), fields: [name: .string("x")]),
+                    .upsert(2, entity: "Mood", id: mood, baseVersion: 1, fields: [name: .string("x")]),
+                    .delete(2, entity: name, id: mood, baseVersion: 1),
+                ] {
+                    let response = try await client.push("moods", PushRequest(device, mutation), token: token)
+                    #expect(response.status == .badRequest, "\(name.debugDescription)")
+                    #expect(response.error?.message.contains("control character") == true, "\(response.text)")
+                }
+            }
+            let after = try await client.allChanges("moods", token: token)
+            #expect(after.changes == before.changes && after.cursor == before.cursor, "nothing was stored")
+            // The record is as it was, and can be changed as before.
+            try await client.pushApplied(
+                "moods", PushRequest(device, .upsert(2, entity: "Mood", id: mood, baseVersion: 1, fields: ["text": .string("Fine")])),
                 token: token)
         }
     }

@@ -35,7 +35,7 @@ struct StoredJSONTests {
             "a": .array([.integer(1), .integer(-2500), .bool(true), .null]), "b": .string("/é🧭\n"), "c": .object([:]),
         ]))
         // Numbers as JSON writes them, read as Foundation reads them.
-        for number in ["2", "2.0", "2.5e1", "1e+16", "-0.0", "1e19", "0.5", "-9223372036854775808", "9223372036854775808"] {
+        for number in ["2", "2.0", "2.5e1", "1e+16", "-0.0", "1e19", "0.5", "-9223372036854775808", "9223372036854775807", "9.3e18"] {
             #expect(try JSONTextReader.value(of: number) == JSONDecoder().decode(JSONValue.self, from: Data(number.utf8)), "\(number)")
         }
         for value in Self.values {
@@ -47,9 +47,60 @@ struct StoredJSONTests {
     @Test("Text that is not JSON is an error naming where, never a value", arguments: [
         "", "{", "[1,]", #"{"a" 1}"#, #"{"a":1,}"#, #""abc"#, #""\x""#, #""\u12""#, #""\udc00""#, "tru", "nul", "1 2",
         "--1", "1e999", "{1:2}",
+        // What Foundation or a lax reader lets through.
+        "+1", "01", "-01", "1.", ".5", "1e", "1e+", "-", "0x10", "NaN", "Infinity", #""\u+abc""#, #""\ud83eX""#,
+        "\"tab\t\"", "\"nul\u{0}\"", #"{"a":1,"a":2}"#,
+        // A whole number written as one that no Int64 holds would come back as another number.
+        "9223372036854775808", "-9223372036854775809", "18446744073709551616",
     ])
     func malformed(_ text: String) {
         #expect(throws: JSONTextReader.Malformed.self) { try JSONTextReader.value(of: text) }
+    }
+
+    @Test("Bytes that are not UTF-8 are an error, never replacement characters")
+    func invalidUTF8() {
+        for bytes: [UInt8] in [[0x22, 0xFF, 0x22], [0x22, 0xC3, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0x5C, 0x6E, 0xC0, 0xAF, 0x22]] {
+            #expect(throws: JSONTextReader.Malformed.self) { try JSONTextReader.value(of: bytes) }
+        }
+    }
+
+    @Test("Nesting deeper than the reader's limit is an error, not a recursion as deep as the sender likes")
+    func depth() throws {
+        let limit = JSONTextReader.maximumDepth
+        let deepest = String(repeating: "[", count: limit) + String(repeating: "]", count: limit)
+        #expect(try JSONTextReader.value(of: deepest) != .null)
+        let deeper = String(repeating: #"{"a":"#, count: limit + 1) + "1" + String(repeating: "}", count: limit + 1)
+        #expect(throws: JSONTextReader.Malformed.self) { try JSONTextReader.value(of: deeper) }
+        // Four megabytes of opening brackets: refused at the limit, not a stack overflow.
+        #expect(throws: JSONTextReader.Malformed.self) { try JSONTextReader.value(of: String(repeating: "[", count: 4 << 20)) }
+    }
+
+    @Test("A push body reads as Foundation's decoder reads it, and where it does not fit, the error names the path")
+    func pushBodies() throws {
+        let request = PushRequest(clientID: UUID(), mutations: [
+            .upsert(1, entity: "Mood", id: UUID(), fields: ["text": .string("Fine"), "rating": .integer(4), "tags": .array([.string("a")])]),
+            .upsert(2, entity: "Mood", id: UUID(), baseVersion: 3, fields: [:]),
+            .delete(3, entity: "Country", id: UUID(), baseVersion: 7),
+        ])
+        let body = try JSONEncoder().encode(request)
+        #expect(try PushRequest(jsonBytes: Array(body)) == request)
+        #expect(try PushRequest(jsonBytes: Array(body)) == JSONDecoder().decode(PushRequest.self, from: body))
+        let id = UUID().uuidString
+        for (text, path) in [
+            (#"{"clientID":"\#(id)"}"#, "mutations"),
+            (#"{"clientID":"\#(id)","mutations":[{"number":1,"operation":"upsert","entity":"Mood","id":"\#(id)","baseVerison":2}]}"#, "mutations[0].baseVerison"),
+            (#"{"clientID":"\#(id)","mutations":[{"number":1.5,"operation":"upsert","entity":"Mood","id":"\#(id)"}]}"#, "mutations[0].number"),
+            (#"{"clientID":"\#(id)","mutations":[1]}"#, "mutations[0]"),
+            (#"{"clientID":7,"mutations":[]}"#, "clientID"),
+            ("[]", "the body"),
+        ] {
+            #expect(throws: RequestBodyError.self, "\(text)") { try PushRequest(jsonBytes: Array(text.utf8)) }
+            do {
+                _ = try PushRequest(jsonBytes: Array(text.utf8))
+            } catch {
+                #expect(error.path == path, "\(text): \(error)")
+            }
+        }
     }
 
     @Test("A push's answer, written by hand, is the PushResult Foundation reads; UUIDs are their uuidString")

@@ -33,6 +33,10 @@ extension Mutation {
         guard !entity.isEmpty, entity.utf8.count <= limits.maxNameBytes else {
             throw .badRequest("Mutation \(number): the entity name must have 1 to \(limits.maxNameBytes) bytes.")
         }
+        guard !entity.holdsControlCharacter else {
+            throw .badRequest(
+                "Mutation \(number): the entity name \(entity.prefix(40).debugDescription) holds a control character.")
+        }
         if let baseVersion, baseVersion < 1 {
             throw .badRequest("\(label): baseVersion \(baseVersion) is not a version (versions start at 1).")
         }
@@ -44,8 +48,20 @@ extension Mutation {
         case .upsert:
             for name in fields.keys where name.isEmpty || name.utf8.count > limits.maxNameBytes {
                 throw .badRequest(
-                    "\(label): the field name \"\(name.prefix(40))\" must have 1 to \(limits.maxNameBytes) bytes.")
+                    "\(label): the field name \(name.prefix(40).debugDescription) must have 1 to \(limits.maxNameBytes) bytes.")
+            }
+            for name in fields.keys where name.holdsControlCharacter {
+                throw .badRequest("\(label): the field name \(name.prefix(40).debugDescription) holds a control character.")
             }
         }
+    }
+}
+
+extension StringProtocol {
+    /// Whether the text holds a control character (Unicode's category Cc: U+0000 to U+001F, U+007F
+    /// to U+009F). Names holding one are refused: SQLite cut a name at U+0000 (the record was then
+    /// stored under another entity), PostgreSQL refused it, and names reach log lines and terminals.
+    var holdsControlCharacter: Bool {
+        unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 }

@@ -35,7 +35,13 @@ struct SyncRoutes {
         } catch is NIOTooManyBytesError {
             throw SyncRequestError.tooLarge("A push body holds at most \(maxBytes) bytes.")
         }
-        let answer = try await server.push(try JSONDecoder().decode(PushRequest.self, from: body), zone: zone, user: user)
+        let pushRequest: PushRequest
+        do {
+            pushRequest = try PushRequest(jsonBytes: Array(buffer: body))
+        } catch {
+            throw SyncRequestError.badRequest("The body is not a valid request: \(error)")
+        }
+        let answer = try await server.push(pushRequest, zone: zone, user: user)
         var response = Self.json(answer.json)
         if answer.isReplay { response.headers[.replayed] = "true" }
         return response
