@@ -123,6 +123,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
                 // Built for the tests that run the server, or a sync client, as a process and kill it.
                 "objectgraph-sync-server",
                 "objectgraph-sync-test-client",

@@ -31,6 +31,7 @@ public struct SyncServer: Sendable {
     ///   chose when the configuration's port is 0).
     public func application(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         let router = Router(context: SyncRequestContext.self)
+        router.add(middleware: AccessLogMiddleware())
         router.add(middleware: SyncErrorMiddleware())
         SyncRoutes(server: self).add(to: router)
         var application = Application(
@@ -56,8 +57,9 @@ public struct SyncServer: Sendable {
 
     /// Adds a user and returns their first token.
     public func addUser(named name: String) async throws -> AccessToken {
+        // Printable: a name reaches log lines and terminals.
         guard !name.isEmpty, name.count <= 100, name.allSatisfy({ !$0.isWhitespace || $0 == " " }),
-            !name.contains(where: \.isNewline)
+            !name.holdsControlCharacter
         else { throw SyncAdminError.invalidUserName(name) }
         let token = AccessToken.generate()
         let now = Date().millisecondsSince1970

@@ -25,6 +25,15 @@ struct LifecycleTests {
         }
     }
 
+    @Test("A user's name is printable text of 1 to 100 characters: anything else is refused, nothing stored")
+    func userNames() async throws {
+        let server = try SyncServer(configuration: SyncServerConfiguration(database: try await Backend.sqlite.newDatabase(), port: 0))
+        for name in ["", String(repeating: "a", count: 101), "al\nice", "\u{1B}[31malice", "alice\u{0}", "al\tice", "alice\u{85}"] {
+            await #expect(throws: SyncAdminError.invalidUserName(name)) { try await server.addUser(named: name) }
+        }
+        _ = try await server.addUser(named: "Alice Smith")
+    }
+
     @Test(
         "Every test's PostgreSQL case runs: a throwaway server starts and gives each test a database of its own",
         .enabled(

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import NIOCore
 import ObjectGraphSyncProtocol
 import SyncServer
@@ -35,9 +36,11 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 /// A server on a fresh database, run by HummingbirdTesting on a real socket.
 struct SyncTestServer {
     var configuration: SyncServerConfiguration
+    var logger = Logger(label: "objectgraph-sync-server")
 
-    init(_ backend: Backend, limits: ServerLimits = ServerLimits()) async throws {
+    init(_ backend: Backend, limits: ServerLimits = ServerLimits(), logger: Logger? = nil) async throws {
         configuration = SyncServerConfiguration(database: try await backend.newDatabase(), port: 0, limits: limits)
+        if let logger { self.logger = logger }
     }
 
     /// Adds a user through the administration path (as `user add` does) and returns the token.
@@ -47,7 +50,7 @@ struct SyncTestServer {
 
     /// Runs the server for the duration of `body`.
     func run(_ body: @Sendable (SyncTestClient) async throws -> Void) async throws {
-        let server = try SyncServer(configuration: configuration)
+        let server = try SyncServer(configuration: configuration, logger: logger)
         try await server.application().test(.live) { client in
             try await body(SyncTestClient(client: client, server: server))
         }

@@ -16,9 +16,14 @@ struct SyncErrorMiddleware: RouterMiddleware {
         } catch {
             let refusal = Self.refusal(for: error)
             if refusal.status == .internalServerError {
-                context.logger.error("Request failed", metadata: ["error": "\(String(reflecting: error))"])
+                context.logger.error("Request failed", metadata: ["error": .requestText(String(reflecting: error), limit: 2000)])
             } else {
-                context.logger.info("Request refused", metadata: ["refusal": "\(refusal)"])
+                context.logger.info(
+                    "Request refused",
+                    metadata: [
+                        "status": .stringConvertible(refusal.status.code), "error": .string(refusal.body.error.rawValue),
+                        "message": .requestText(refusal.body.message),
+                    ])
             }
             response = Self.response(refusal.status, refusal.body)
         }

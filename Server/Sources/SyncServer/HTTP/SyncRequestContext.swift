@@ -1,11 +1,17 @@
 import Hummingbird
 import HummingbirdAuth
+import Synchronization
 
 /// What a request carries through the middleware to its route: Hummingbird's own context (with
 /// its logger, which holds the request's ID) and the user its token authenticated.
 struct SyncRequestContext: AuthRequestContext, RequestContext {
     var coreContext: CoreRequestContextStorage
-    var identity: SyncUser?
+    var identity: SyncUser? {
+        didSet { notes.user = identity }
+    }
+    /// What the outer middleware learns once the request was handled (a context is a value: what
+    /// the inner ones set in their copies does not come back out).
+    let notes = RequestNotes()
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
@@ -25,5 +31,16 @@ struct SyncRequestContext: AuthRequestContext, RequestContext {
         let name = parameters.get("zone") ?? ""
         try SyncServer.checkZoneName(name)
         return name
+    }
+}
+
+/// What a request's handling found out, for the access log and the metrics.
+final class RequestNotes: Sendable {
+    private let state = Mutex<SyncUser?>(nil)
+
+    /// The user the request's token authenticated, if any.
+    var user: SyncUser? {
+        get { state.withLock { $0 } }
+        set { state.withLock { $0 = newValue } }
     }
 }

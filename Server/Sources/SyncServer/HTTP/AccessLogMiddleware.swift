@@ -1,0 +1,44 @@
+import Dispatch
+import Hummingbird
+import Logging
+
+/// Writes one line per request once its answer is sent (a live stream's when it ends): the
+/// request's ID (the logger's `hb.request.id`), the user, the route, the status and the duration.
+/// Request text goes into the line escaped (see `requestText`).
+struct AccessLogMiddleware: RouterMiddleware {
+    typealias Context = SyncRequestContext
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = DispatchTime.now().uptimeNanoseconds
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            // The error middleware inside answers every failure; what escapes it is Hummingbird's
+            // to answer, logged here as what it will be.
+            log(request, context, status: (error as? any HTTPResponseError)?.status ?? .internalServerError, since: start)
+            throw error
+        }
+        let status = response.status
+        let body = response.body
+        // Hummingbird's own `withPostWriteClosure` is not public: the same, through the public API.
+        response.body = ResponseBody(contentLength: body.contentLength) { writer in
+            defer { log(request, context, status: status, since: start) }
+            try await body.write(writer)
+        }
+        return response
+    }
+
+    private func log(_ request: Request, _ context: Context, status: HTTPResponse.Status, since start: UInt64) {
+        let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+        let route = context.endpointPath.flatMap { $0 == "NotFound" ? nil : $0 } ?? request.uri.path
+        var metadata: Logger.Metadata = [
+            "method": .string(request.method.rawValue),
+            "route": .requestText(route),
+            "status": .stringConvertible(status.code),
+            "duration_ms": .string(String(format: "%.3f", milliseconds)),
+        ]
+        if let user = context.notes.user { metadata["user"] = .requestText(user.name) }
+        context.logger.info("Request", metadata: metadata)
+    }
+}
