@@ -15,11 +15,14 @@ public struct SyncServer: Sendable {
     let notifier: FeedNotifier
     let services: [any Service]
     let logger: Logger
+    /// The protective limits hit, counted and logged.
+    let limitEvents: LimitEvents
 
     /// Opens the database (nothing is read until the application starts).
     public init(configuration: SyncServerConfiguration, logger: Logger = Logger(label: "objectgraph-sync-server")) throws {
         self.configuration = configuration
         self.logger = logger
+        self.limitEvents = LimitEvents(logger: logger)
         self.notifier = FeedNotifier(tickInterval: configuration.liveTickInterval)
         (storage, services) = try configuration.database.open(notifier: notifier, logger: logger)
     }
@@ -34,9 +37,15 @@ public struct SyncServer: Sendable {
         router.add(middleware: AccessLogMiddleware())
         router.add(middleware: SyncErrorMiddleware())
         SyncRoutes(server: self).add(to: router)
+        let connections = configuration.connections
+        let events = limitEvents
         var application = Application(
             router: router,
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "objectgraph-sync"),
+            server: .http1(configuration: .init(
+                additionalChannelHandlers: [ConnectionDeadlines(limits: connections, events: events)])),
+            configuration: .init(
+                address: .hostname(configuration.host, port: configuration.port), serverName: "objectgraph-sync",
+                availableConnectionsDelegate: ConnectionCount(limit: connections.maxConnections, events: events)),
             services: services + [TombstonePurge(server: self)],
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)

@@ -8,6 +8,8 @@ public struct SyncServerConfiguration: Sendable {
     public var port: Int
     /// Request sizes.
     public var limits: ServerLimits
+    /// How long a connection may make the server wait, and how many it serves at once.
+    public var connections: ConnectionLimits
     /// How long tombstones (and superseded versions) stay in a zone's feed; a cursor older than a
     /// purged tombstone gets 410 and the client reads the zone again.
     public var tombstoneHorizon: Duration
@@ -18,13 +20,14 @@ public struct SyncServerConfiguration: Sendable {
 
     public init(
         database: SyncDatabase = .defaultSQLite, host: String = "127.0.0.1", port: Int = 8080,
-        limits: ServerLimits = ServerLimits(), tombstoneHorizon: Duration = .seconds(30 * 24 * 3600),
+        limits: ServerLimits = ServerLimits(), connections: ConnectionLimits = ConnectionLimits(), tombstoneHorizon: Duration = .seconds(30 * 24 * 3600),
         purgeInterval: Duration = .seconds(3600), liveTickInterval: Duration = .seconds(15)
     ) {
         self.database = database
         self.host = host
         self.port = port
         self.limits = limits
+        self.connections = connections
         self.tombstoneHorizon = tombstoneHorizon
         self.purgeInterval = purgeInterval
         self.liveTickInterval = liveTickInterval

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import ServiceLifecycle
 import NIOCore
 import ObjectGraphSyncProtocol
 import SyncServer
@@ -46,6 +47,28 @@ struct SyncTestServer {
     /// Adds a user through the administration path (as `user add` does) and returns the token.
     func addUser(_ name: String) async throws -> String {
         try await SyncServer(configuration: configuration).addUser(named: name).text
+    }
+
+    /// Runs the server as the command does (HummingbirdTesting's framework leaves out the
+    /// connection limit) for the duration of `body`, which gets its port.
+    func serve(_ body: @Sendable (Int) async throws -> Void) async throws {
+        let server = try SyncServer(configuration: configuration, logger: logger)
+        let (ports, listening) = AsyncStream<Int>.makeStream()
+        let application = server.application(onListening: { listening.yield($0) })
+        let services = ServiceGroup(configuration: .init(services: [application], logger: logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await services.run() }
+            var iterator = ports.makeAsyncIterator()
+            guard let port = await iterator.next() else { throw TestFailure("the server never listened") }
+            do {
+                try await body(port)
+            } catch {
+                await services.triggerGracefulShutdown()
+                throw error
+            }
+            await services.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
     }
 
     /// Runs the server for the duration of `body`.

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOHTTP1
 import ObjectGraphSyncProtocol
 
 /// Turns every failure into a JSON error body (`SyncErrorBody`) with the right status, and
@@ -37,6 +38,9 @@ struct SyncErrorMiddleware: RouterMiddleware {
             return refusal
         case let error as DecodingError:
             return .badRequest("The body is not a valid request: \(error.readableDescription)")
+        case let error as HTTPParserError:
+            // The client closed or was cut off mid-request (a timeout), or sent what is not HTTP.
+            return .badRequest("The request is not complete HTTP: \(error).")
         case let error as HTTPError:
             let code: SyncErrorBody.Code =
                 switch error.status {

@@ -1,0 +1,74 @@
+import Logging
+import Synchronization
+
+/// The times a protective limit was hit (a timeout, the connection limit, a rate limit), counted
+/// and logged without letting an attack write a line per connection: the first of a kind is
+/// logged at once, the others of the next `interval` in one line with their count.
+final class LimitEvents: Sendable {
+    enum Kind: String, CaseIterable, Sendable {
+        case idleTimeout = "idle timeout"
+        case headerTimeout = "request header timeout"
+        case bodyTimeout = "request body timeout"
+        case connectionLimit = "connection limit"
+        case rateLimit = "request rate limit"
+        case concurrentPushes = "concurrent pushes limit"
+
+        /// Idle connections closing is the normal end of a kept-alive connection.
+        var level: Logger.Level { self == .idleTimeout ? .debug : .notice }
+
+        var message: Logger.Message {
+            switch self {
+            case .idleTimeout: "Closed a connection that sent nothing within the idle timeout"
+            case .headerTimeout: "Closed a connection whose request headers did not arrive within the timeout"
+            case .bodyTimeout: "Closed a connection whose request body did not arrive within the timeout"
+            case .connectionLimit: "Stopped accepting connections: the connection limit is reached"
+            case .rateLimit: "Refused a request over the user's request rate (429)"
+            case .concurrentPushes: "Refused a push over the user's concurrent pushes (429)"
+            }
+        }
+    }
+
+    private struct Window {
+        var started: ContinuousClock.Instant
+        var unreported = 0
+    }
+
+    private let logger: Logger
+    private let interval: Duration
+    private let windows = Mutex<[Kind: Window]>([:])
+    private let totals = Mutex<[Kind: Int]>([:])
+    private let open = Mutex(0)
+
+    init(logger: Logger, interval: Duration = .seconds(10)) {
+        self.logger = logger
+        self.interval = interval
+    }
+
+    /// How many times each kind happened since the server started.
+    func total(_ kind: Kind) -> Int { totals.withLock { $0[kind, default: 0] } }
+
+    /// The connections open now.
+    var connectionsOpen: Int { open.withLock { $0 } }
+
+    func connectionsOpen(_ count: Int) {
+        open.withLock { $0 = count }
+    }
+
+    func record(_ kind: Kind) {
+        totals.withLock { $0[kind, default: 0] += 1 }
+        let now = ContinuousClock.now
+        let report: Int? = windows.withLock { windows in
+            guard var window = windows[kind], now < window.started + interval else {
+                // A new window: this one is logged now, with what the last one left unreported.
+                let left = windows[kind]?.unreported ?? 0
+                windows[kind] = Window(started: now)
+                return left + 1
+            }
+            window.unreported += 1
+            windows[kind] = window
+            return nil
+        }
+        guard let report else { return }
+        logger.log(level: kind.level, kind.message, metadata: ["limit": .string(kind.rawValue), "count": .stringConvertible(report)])
+    }
+}
