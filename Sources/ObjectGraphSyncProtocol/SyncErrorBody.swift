@@ -20,6 +20,14 @@ public struct SyncErrorBody: Sendable, Hashable, Codable {
         /// The cursor is older than the zone's tombstone horizon: drop what was synced and read
         /// the zone again from the start.
         case mustRefetch
+        /// The user, or the address, is over the server's request rate or concurrent pushes:
+        /// nothing was done; try again after the answer's `Retry-After` seconds.
+        case tooManyRequests
+        /// The route does not take this method (the answer's `Allow` says which it takes).
+        case methodNotAllowed
+        /// The server cannot reach its database now: nothing was changed; try again after the
+        /// answer's `Retry-After` seconds.
+        case unavailable
         /// The server could not do it; nothing was changed.
         case internalError
     }

@@ -17,12 +17,15 @@ public struct SyncServer: Sendable {
     let logger: Logger
     /// The protective limits hit, counted and logged.
     let limitEvents: LimitEvents
+    /// The rate and concurrency limits.
+    let guards: RequestGuards
 
     /// Opens the database (nothing is read until the application starts).
     public init(configuration: SyncServerConfiguration, logger: Logger = Logger(label: "objectgraph-sync-server")) throws {
         self.configuration = configuration
         self.logger = logger
         self.limitEvents = LimitEvents(logger: logger)
+        self.guards = RequestGuards(configuration.rates, events: limitEvents)
         self.notifier = FeedNotifier(tickInterval: configuration.liveTickInterval)
         (storage, services) = try configuration.database.open(notifier: notifier, logger: logger)
     }

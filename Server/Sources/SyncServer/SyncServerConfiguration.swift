@@ -10,6 +10,8 @@ public struct SyncServerConfiguration: Sendable {
     public var limits: ServerLimits
     /// How long a connection may make the server wait, and how many it serves at once.
     public var connections: ConnectionLimits
+    /// How much one user, or one address without a valid token, may ask of the server.
+    public var rates: RateLimits
     /// How long tombstones (and superseded versions) stay in a zone's feed; a cursor older than a
     /// purged tombstone gets 410 and the client reads the zone again.
     public var tombstoneHorizon: Duration
@@ -20,7 +22,8 @@ public struct SyncServerConfiguration: Sendable {
 
     public init(
         database: SyncDatabase = .defaultSQLite, host: String = "127.0.0.1", port: Int = 8080,
-        limits: ServerLimits = ServerLimits(), connections: ConnectionLimits = ConnectionLimits(), tombstoneHorizon: Duration = .seconds(30 * 24 * 3600),
+        limits: ServerLimits = ServerLimits(), connections: ConnectionLimits = ConnectionLimits(),
+        rates: RateLimits = RateLimits(), tombstoneHorizon: Duration = .seconds(30 * 24 * 3600),
         purgeInterval: Duration = .seconds(3600), liveTickInterval: Duration = .seconds(15)
     ) {
         self.database = database
@@ -28,6 +31,7 @@ public struct SyncServerConfiguration: Sendable {
         self.port = port
         self.limits = limits
         self.connections = connections
+        self.rates = rates
         self.tombstoneHorizon = tombstoneHorizon
         self.purgeInterval = purgeInterval
         self.liveTickInterval = liveTickInterval

@@ -49,9 +49,10 @@ struct FeedTests {
 
     @Test("Many concurrent pushers and a reader: the reader's feed skips and repeats nothing, and keeps each client's order", arguments: Backend.available)
     func concurrentPushersAndReader(_ backend: Backend) async throws {
-        let server = try await SyncTestServer(backend)
-        let token = try await server.addUser("alice")
         let pushers = 12, batches = 15, batchSize = 4
+        var server = try await SyncTestServer(backend)
+        server.configuration.rates.concurrentPushesPerUser = pushers  // one user's twelve devices at once
+        let token = try await server.addUser("alice")
         try await server.run { client in
             // Over connections of their own, so that the pushes really overlap.
             let http = HTTPSyncClient(port: client.port)

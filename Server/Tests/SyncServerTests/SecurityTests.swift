@@ -227,3 +227,124 @@ struct SecurityTests {
         }
     }
 }
+
+@Suite("Rates: no user, and no address without a valid token, can take the server for itself")
+struct RateLimitTests {
+    @Test("A user over the request rate gets 429 with Retry-After and nothing is done; another user is not slowed", arguments: Backend.available)
+    func userRate(_ backend: Backend) async throws {
+        var server = try await SyncTestServer(backend)
+        server.configuration.rates = RateLimits(userRequests: .init(perSecond: 0.001, burst: 3))
+        let alice = try await server.addUser("alice")
+        let bob = try await server.addUser("bob")
+        try await server.run { client in
+            for _ in 0..<3 { #expect(try await client.changes("moods", token: alice).status == .ok) }
+            let refused = try await client.push(
+                "moods", PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: alice)
+            #expect(refused.status == .tooManyRequests)
+            #expect(refused.error?.error == .tooManyRequests)
+            #expect(Int(refused.headers[.retryAfter] ?? "") ?? 0 >= 1)
+            #expect(try await client.allChanges("moods", token: bob).changes.isEmpty)
+            try await client.pushApplied("moods", PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: bob)
+            #expect(try await client.changes("moods", token: alice).status == .tooManyRequests, "nothing of Alice's went through")
+        }
+    }
+
+    @Test("A user's pushes beyond the concurrent limit get 429 before their body is read; another user's push goes through meanwhile")
+    func concurrentPushes() async throws {
+        var server = try await SyncTestServer(.sqlite)
+        server.configuration.rates = RateLimits(concurrentPushesPerUser: 2)
+        let alice = try await server.addUser("alice")
+        let bob = try await server.addUser("bob")
+        try await server.run { client in
+            // Two pushes of Alice's whose bodies have not all arrived: they hold her two places.
+            let body = String(decoding: try JSONEncoder().encode(
+                PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: ["text": .string("Slow")]))), as: UTF8.self)
+            var slow: [RawConnection] = []
+            for _ in 0..<2 {
+                let connection = try await RawConnection(port: client.port)
+                try await connection.send("POST /v1/zones/moods/push HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(alice)\r\n"
+                                          + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n{")
+                slow.append(connection)
+            }
+            // The route counts a push in once it starts: wait until both are in (a third is refused).
+            var third = try await client.push("moods", PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: alice)
+            while third.status == .ok {
+                // A place was still free: that push went through; try again until both slow ones hold theirs.
+                third = try await client.push("moods", PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: alice)
+            }
+            #expect(third.status == .tooManyRequests)
+            #expect(third.headers[.retryAfter] == "1")
+            try await client.pushApplied("moods", PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: bob)
+            // The slow bodies arrive: their pushes are answered, and Alice's places are free again.
+            for connection in slow { try await connection.send(String(body.dropFirst())) }
+            for connection in slow { #expect(try await connection.firstLine(within: .seconds(60)) == "HTTP/1.1 200 OK") }
+            try await client.pushApplied("moods", PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: alice)
+        }
+    }
+
+    @Test("An address sending tokens that are not valid, past the limit, gets 429 before any token is looked up")
+    func failedAuthentications() async throws {
+        var server = try await SyncTestServer(.sqlite)
+        server.configuration.rates = RateLimits(failedAuthenticationsPerAddress: .init(perSecond: 0.001, burst: 3))
+        let alice = try await server.addUser("alice")
+        try await server.run { client in
+            #expect(try await client.changes("moods", token: alice).status == .ok, "valid tokens do not count")
+            for _ in 0..<3 { #expect(try await client.changes("moods", token: "ogs_guess").status == .unauthorized) }
+            let refused = try await client.changes("moods", token: "ogs_guess")
+            #expect(refused.status == .tooManyRequests)
+            #expect(refused.headers[.retryAfter] != nil)
+            // From this address, until its rate recovers, no token is looked up, valid or not.
+            #expect(try await client.changes("moods", token: alice).status == .tooManyRequests)
+        }
+    }
+
+    @Test("The Bearer scheme is matched whatever its case (RFC 9110); other schemes are not bearer tokens")
+    func bearerScheme() async throws {
+        let server = try await SyncTestServer(.sqlite)
+        let alice = try await server.addUser("alice")
+        try await server.run { client in
+            for scheme in ["Bearer", "bearer", "BEARER", "bEaReR"] {
+                let response = try await client.client.execute(
+                    uri: "/v1/zones/moods/changes", method: .get, headers: [.authorization: "\(scheme) \(alice)"], body: nil)
+                #expect(response.status == .ok, "\(scheme)")
+            }
+            for header in ["Bearer", "Bearer ", "Basic \(alice)", "Bearer\(alice)", "Token \(alice)"] {
+                let response = try await client.client.execute(
+                    uri: "/v1/zones/moods/changes", method: .get, headers: [.authorization: header], body: nil)
+                #expect(response.status == .unauthorized, "\(header)")
+            }
+        }
+    }
+
+    @Test("Four-megabyte bodies of every shape, pushed in parallel, are each refused or applied, and another user's small push goes through meanwhile",
+          .timeLimit(.minutes(2)))
+    func pathologicalBodies() async throws {
+        let server = try await SyncTestServer(.sqlite)
+        let alice = try await server.addUser("alice")
+        let bob = try await server.addUser("bob")
+        let size = (4 << 20) - 4096  // under the body limit: each is read whole
+        let head = #"{"clientID":"\#(UUID().uuidString)","mutations":[{"number":1,"operation":"upsert","entity":"Mood","id":"\#(UUID().uuidString)","fields":{"a":"#
+        let values = [
+            "[" + String(repeating: "[],", count: size / 3 - 30) + "[]]",
+            "[" + String(repeating: "{},", count: size / 3 - 30) + "{}]",
+            "[" + String(repeating: "1,", count: size / 2 - 40) + "1]",
+            String(repeating: "[", count: size / 2 - 40) + String(repeating: "]", count: size / 2 - 40),
+        ]
+        try await server.run { client in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for value in values {
+                    group.addTask {
+                        let response = try await client.request(.post, "/v1/zones/moods/push", token: alice, body: head + value + "}}]}")
+                        #expect([.badRequest, .contentTooLarge, .tooManyRequests].contains(response.status), "\(response.status)")
+                    }
+                }
+                group.addTask {
+                    try await client.pushApplied(
+                        "moods", PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: ["text": .string("Small")])), token: bob)
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await client.allChanges("moods", token: alice).changes.isEmpty)
+        }
+    }
+}

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import HummingbirdAuth
 
@@ -7,19 +8,37 @@ struct TokenAuthenticator: AuthenticatorMiddleware {
     let server: SyncServer
 
     func authenticate(request: Request, context: Context) async throws -> SyncUser? {
-        guard let bearer = request.headers.bearer else { return nil }
-        return try await server.user(authenticatedBy: bearer.token)
+        guard let token = Self.bearerToken(request.headers[.authorization]) else { return nil }
+        let address = context.remoteAddressKey
+        try server.guards.admitAuthentication(from: address)
+        guard let user = try await server.user(authenticatedBy: token) else {
+            server.guards.failedAuthentication(from: address)
+            return nil
+        }
+        return user
+    }
+
+    /// The token of an `Authorization: Bearer TOKEN` header; the scheme's name is matched without
+    /// regard to case (RFC 9110), and spaces around the token are not part of it.
+    static func bearerToken(_ authorization: String?) -> String? {
+        guard let authorization else { return nil }
+        let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let token = parts[1].trimmingCharacters(in: .whitespaces)
+        return token.isEmpty ? nil : token
     }
 }
 
 /// Refuses a request no token authenticated: every route under `/v1` needs one.
 struct RequireUser: RouterMiddleware {
     typealias Context = SyncRequestContext
+    let server: SyncServer
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard context.identity != nil else {
+        guard let user = context.identity else {
             throw SyncRequestError(.unauthorized, .unauthorized, "This request needs a valid bearer token.")
         }
+        try server.guards.admitRequest(of: user)
         return try await next(request, context)
     }
 }

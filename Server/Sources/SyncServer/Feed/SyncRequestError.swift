@@ -8,10 +8,13 @@ public import ObjectGraphSyncProtocol
 public struct SyncRequestError: Error, Sendable, CustomStringConvertible {
     public var status: HTTPResponse.Status
     public var body: SyncErrorBody
+    /// For 429 and 503: the whole seconds after which the client may try again (`Retry-After`).
+    public var retryAfter: Int?
 
-    public init(_ status: HTTPResponse.Status, _ code: SyncErrorBody.Code, _ message: String) {
+    public init(_ status: HTTPResponse.Status, _ code: SyncErrorBody.Code, _ message: String, retryAfter: Int? = nil) {
         self.status = status
         self.body = SyncErrorBody(error: code, message: message)
+        self.retryAfter = retryAfter
     }
 
     public init(status: HTTPResponse.Status, body: SyncErrorBody) {
@@ -31,5 +34,10 @@ public struct SyncRequestError: Error, Sendable, CustomStringConvertible {
 
     static func tooLarge(_ message: String) -> SyncRequestError {
         SyncRequestError(.contentTooLarge, .tooLarge, message)
+    }
+
+    /// 429: over a rate or concurrency limit; nothing was done.
+    static func tooManyRequests(retryAfter seconds: Double, _ message: String) -> SyncRequestError {
+        SyncRequestError(.tooManyRequests, .tooManyRequests, message, retryAfter: RequestGuards.seconds(seconds))
     }
 }

@@ -27,6 +27,7 @@ struct SyncErrorMiddleware: RouterMiddleware {
                     ])
             }
             response = Self.response(refusal.status, refusal.body)
+            if let seconds = refusal.retryAfter { response.headers[.retryAfter] = String(seconds) }
         }
         response.headers[.requestID] = context.id
         return response

@@ -1,11 +1,14 @@
 import Hummingbird
 import HummingbirdAuth
+import NIOCore
 import Synchronization
 
 /// What a request carries through the middleware to its route: Hummingbird's own context (with
 /// its logger, which holds the request's ID) and the user its token authenticated.
-struct SyncRequestContext: AuthRequestContext, RequestContext {
+struct SyncRequestContext: AuthRequestContext, RequestContext, RemoteAddressRequestContext {
     var coreContext: CoreRequestContextStorage
+    /// The connected client's address (a proxy's, behind one).
+    let remoteAddress: SocketAddress?
     var identity: SyncUser? {
         didSet { notes.user = identity }
     }
@@ -15,6 +18,7 @@ struct SyncRequestContext: AuthRequestContext, RequestContext {
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
+        self.remoteAddress = source.channel.remoteAddress
         self.identity = nil
     }
 
@@ -24,6 +28,11 @@ struct SyncRequestContext: AuthRequestContext, RequestContext {
             throw SyncRequestError(.unauthorized, .unauthorized, "This request needs a valid bearer token.")
         }
         return identity
+    }
+
+    /// The client's address without its port, as the per-address limits count it.
+    var remoteAddressKey: String {
+        remoteAddress?.ipAddress ?? "unknown"
     }
 
     /// The `{zone}` of the path, checked: 1 to 100 letters, digits, `.`, `_` or `-`.

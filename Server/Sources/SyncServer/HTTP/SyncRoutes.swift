@@ -17,7 +17,7 @@ struct SyncRoutes {
         }
         let zones = router.group("/v1/zones/:zone")
             .add(middleware: TokenAuthenticator(server: server))
-            .add(middleware: RequireUser())
+            .add(middleware: RequireUser(server: server))
         zones.post("push") { request, context in try await push(request, context) }
         zones.get("changes") { request, context in try await changes(request, context) }
         zones.get("live") { request, context in try await live(request, context) }
@@ -28,6 +28,9 @@ struct SyncRoutes {
     private func push(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let user = try context.user()
         let zone = try context.zone()
+        // Counted in before the body is read: a user's pushes in parallel hold at most so many bodies.
+        try server.guards.admitPush(of: user)
+        defer { server.guards.pushEnded(of: user) }
         let maxBytes = server.configuration.limits.maxBodyBytes
         let body: ByteBuffer
         do {

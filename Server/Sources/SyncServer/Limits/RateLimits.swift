@@ -1,0 +1,35 @@
+/// How much one user, or one address without a valid token, may ask of the server: beyond it the
+/// server answers 429 with `Retry-After`, before doing the work.
+public struct RateLimits: Sendable, Hashable {
+    /// A rate with a burst: `perSecond` on average, `burst` at once.
+    public struct Rate: Sendable, Hashable {
+        /// The requests per second on average.
+        public var perSecond: Double
+        /// The requests allowed at once above the average.
+        public var burst: Int
+
+        public init(perSecond: Double, burst: Int) {
+            self.perSecond = perSecond
+            self.burst = burst
+        }
+    }
+
+    /// The requests of one user (every route under `/v1`); nil for no limit. A device's first
+    /// sync of a large zone reads a page per request, well within the default burst.
+    public var userRequests: Rate?
+    /// The pushes of one user the server runs at once; a further one gets 429 before its body is
+    /// read.
+    public var concurrentPushesPerUser: Int
+    /// The requests one address may make with a token that is not valid (each costs a lookup);
+    /// beyond it the address gets 429 before its token is looked up. Nil for no limit.
+    public var failedAuthenticationsPerAddress: Rate?
+
+    public init(
+        userRequests: Rate? = Rate(perSecond: 200, burst: 400), concurrentPushesPerUser: Int = 8,
+        failedAuthenticationsPerAddress: Rate? = Rate(perSecond: 5, burst: 50)
+    ) {
+        self.userRequests = userRequests
+        self.concurrentPushesPerUser = max(1, concurrentPushesPerUser)
+        self.failedAuthenticationsPerAddress = failedAuthenticationsPerAddress
+    }
+}

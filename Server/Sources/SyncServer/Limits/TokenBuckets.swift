@@ -1,0 +1,49 @@
+import Synchronization
+
+/// A token bucket per key (a user, an address): each request takes a token, tokens come back at
+/// the rate's pace up to its burst, and a request finding none is told how long to wait.
+///
+/// Memory stays bounded whatever the number of keys an attacker makes up: at `capacity` keys,
+/// the buckets that have filled up again (which hold nothing a new bucket would not) are dropped.
+final class TokenBuckets<Key: Hashable & Sendable>: Sendable {
+    private struct Bucket {
+        var tokens: Double
+        var updated: ContinuousClock.Instant
+    }
+
+    private let rate: RateLimits.Rate
+    private let capacity: Int
+    private let buckets = Mutex<[Key: Bucket]>([:])
+
+    init(rate: RateLimits.Rate, capacity: Int = 100_000) {
+        self.rate = rate
+        self.capacity = capacity
+    }
+
+    /// Takes a token for `key`; nil when one was there, else the seconds until one is.
+    func take(_ key: Key, now: ContinuousClock.Instant = .now) -> Double? {
+        buckets.withLock { buckets in
+            var bucket = refilled(buckets[key], now: now)
+            defer {
+                buckets[key] = bucket
+                if buckets.count > capacity { buckets = buckets.filter { refilled($0.value, now: now).tokens < Double(rate.burst) } }
+            }
+            guard bucket.tokens >= 1 else {
+                return rate.perSecond > 0 ? (1 - bucket.tokens) / rate.perSecond : .infinity
+            }
+            bucket.tokens -= 1
+            return nil
+        }
+    }
+
+    /// Whether `key` has a token left, without taking it.
+    func hasToken(_ key: Key, now: ContinuousClock.Instant = .now) -> Bool {
+        buckets.withLock { refilled($0[key], now: now).tokens >= 1 }
+    }
+
+    private func refilled(_ bucket: Bucket?, now: ContinuousClock.Instant) -> Bucket {
+        guard let bucket else { return Bucket(tokens: Double(rate.burst), updated: now) }
+        let seconds = (now - bucket.updated).seconds
+        return Bucket(tokens: min(Double(rate.burst), bucket.tokens + seconds * rate.perSecond), updated: now)
+    }
+}
