@@ -63,10 +63,28 @@ extension SyncServer {
         guard limit >= 1 else { throw SyncRequestError.badRequest("limit=\(limit) is not a positive whole number.") }
         let limit = min(limit, configuration.limits.maxPageSize)
         switch try await storage.changes(zone: zone, owner: user, since: since, limit: limit) {
-        case .page(let page):
-            return page
+        case .page(let page): return page
+        case .refused(let refusal): throw Self.error(refusal, since: since, zone: zone)
+        }
+    }
+
+    /// Refuses a cursor as `changes` would, given the zone's head (nil when the user never
+    /// pushed to it): the live route checks its cursor so.
+    func checkCursor(_ since: FeedCursor, of head: ZoneHead?, zone: String) throws {
+        let refusal = head.map { $0.policy.refusal(of: since) } ?? FeedPolicy.refusalInUnknownZone(of: since)
+        if let refusal { throw Self.error(refusal, since: since, zone: zone) }
+    }
+
+    private static func error(_ refusal: FeedRefusal, since: FeedCursor, zone: String) -> SyncRequestError {
+        switch refusal {
+        case .otherZone:
+            // Never given out for this zone, as a cursor of an unknown position: read it again.
+            SyncRequestError(
+                .gone, .mustRefetch,
+                "The cursor \(since) was given out for another zone than \"\(zone)\": drop this zone's synced data "
+                    + "and read it again from the start.")
         case .mustRefetch(let purgedThrough):
-            throw SyncRequestError(
+            SyncRequestError(
                 .gone, .mustRefetch,
                 "The cursor \(since) is older than the zone's tombstone horizon (position \(purgedThrough)) "
                     + "or was never given out: drop the zone's synced data and read it again from the start.")

@@ -36,7 +36,7 @@ public struct SyncServer: Sendable {
     /// - Parameter onListening: Called with the port once the server listens (the port the system
     ///   chose when the configuration's port is 0).
     public func application(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
-        let router = Router(context: SyncRequestContext.self)
+        let router = Router(context: SyncRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: AccessLogMiddleware())
         router.add(middleware: SyncErrorMiddleware())
         SyncRoutes(server: self).add(to: router)

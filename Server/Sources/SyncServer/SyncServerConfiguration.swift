@@ -17,14 +17,20 @@ public struct SyncServerConfiguration: Sendable {
     public var tombstoneHorizon: Duration
     /// How often the server purges what passed the horizon.
     public var purgeInterval: Duration
-    /// How often a live request checks its zone's head even without a notification.
+    /// How often a live request checks its zone's head even without a notification, sends a
+    /// keep-alive comment, and checks that its token is still valid.
     public var liveTickInterval: Duration
+    /// How long a live stream lasts before the server ends it (the client reconnects with its
+    /// cursor and loses nothing): streams move to other instances, and end for good once their
+    /// token is revoked.
+    public var liveStreamLifetime: Duration
 
     public init(
         database: SyncDatabase = .defaultSQLite, host: String = "127.0.0.1", port: Int = 8080,
         limits: ServerLimits = ServerLimits(), connections: ConnectionLimits = ConnectionLimits(),
         rates: RateLimits = RateLimits(), tombstoneHorizon: Duration = .seconds(30 * 24 * 3600),
-        purgeInterval: Duration = .seconds(3600), liveTickInterval: Duration = .seconds(15)
+        purgeInterval: Duration = .seconds(3600), liveTickInterval: Duration = .seconds(15),
+        liveStreamLifetime: Duration = .seconds(600)
     ) {
         self.database = database
         self.host = host
@@ -35,5 +41,6 @@ public struct SyncServerConfiguration: Sendable {
         self.tombstoneHorizon = tombstoneHorizon
         self.purgeInterval = purgeInterval
         self.liveTickInterval = liveTickInterval
+        self.liveStreamLifetime = liveStreamLifetime
     }
 }

@@ -27,32 +27,6 @@ struct DatabaseOptions: ParsableArguments {
     }
 }
 
-struct Serve: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Runs the server until SIGINT or SIGTERM.")
-
-    @OptionGroup var database: DatabaseOptions
-    @Option(help: "The address to listen on.") var host = "127.0.0.1"
-    @Option(help: "The port to listen on.") var port = 8080
-    @Option(help: "Days a tombstone stays in the feed; older cursors must read their zone again.")
-    var tombstoneHorizonDays = 30
-    @Option(help: "The log level (trace, debug, info, notice, warning, error, critical).")
-    var logLevel: String = "info"
-
-    func run() async throws {
-        var logger = Logger(label: "objectgraph-sync-server")
-        guard let level = Logger.Level(rawValue: logLevel) else {
-            throw ValidationError("--log-level \(logLevel) is not a log level.")
-        }
-        logger.logLevel = level
-        let configuration = SyncServerConfiguration(
-            database: try database.parsed(), host: host, port: port,
-            tombstoneHorizon: .seconds(tombstoneHorizonDays * 24 * 3600))
-        let server = try SyncServer(configuration: configuration, logger: logger)
-        logger.info("Serving \(configuration.database) on http://\(host):\(port)")
-        try await server.application().runService()
-    }
-}
-
 struct User: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Manages users.", subcommands: [Add.self])

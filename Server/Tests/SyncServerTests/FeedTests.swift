@@ -1,4 +1,6 @@
 import Foundation
+import MoodyModel
+import ObjectGraph
 import ObjectGraphSyncProtocol
 import SyncServer
 import Testing
@@ -37,6 +39,10 @@ struct FeedTests {
             #expect(stale.status == .gone)
             #expect(stale.error?.error == .mustRefetch)
             #expect(stale.error?.message.contains("from the start") == true)
+            // The live route refuses the same cursor the same way, before its stream starts.
+            let staleLive = try await client.request(.get, "/v1/zones/moods/live?since=\(early)", token: token)
+            #expect(staleLive.status == .gone)
+            #expect(staleLive.error?.error == .mustRefetch)
 
             let fresh = try await client.allChanges("moods", token: token)
             #expect(fresh.changes.map(\.record.id) == [kept])
@@ -80,13 +86,41 @@ struct FeedTests {
         }
     }
 
+    @Test("A live stream ends after the server's lifetime for streams; a started sync client reconnects with its cursor and misses nothing")
+    func liveStreamLifetime() async throws {
+        var server = try await SyncTestServer(.sqlite)
+        server.configuration.liveStreamLifetime = .milliseconds(300)
+        let token = try await server.addUser("alice")
+        try await server.run { client in
+            let live = try await LiveListener(port: client.port, zone: "moods", token: token)
+            #expect(try await live.finishes(within: .seconds(60)), "the stream ended")
+
+            let phone = try SyncDevice(port: client.port, token: token)
+            let laptop = try SyncDevice(port: client.port, token: token)
+            await laptop.sync.start()
+            // Streams of 0.3 s: the laptop's has ended and been opened again by the time the phone
+            // pushes, whatever the machine's speed, once a few have come and gone.
+            for _ in 0..<3 {
+                let stream = try await LiveListener(port: client.port, zone: "moods", token: token)
+                #expect(try await stream.finishes(within: .seconds(60)))
+            }
+            let arrivals = laptop.syncSaves()
+            let context = phone.container.newBackgroundContext()
+            context.insert(Mood(text: "Heard"))
+            try context.save()
+            try await phone.sync.syncNow()
+            _ = try await firstSave(of: arrivals) { !$0.insertedObjectIDs.isEmpty }
+            await laptop.sync.stop()
+        }
+    }
+
     @Test("A live client hears of its zone's pushes within a bounded delay, and not of other zones' pushes", arguments: Backend.available)
     func liveNotifications(_ backend: Backend) async throws {
         let server = try await SyncTestServer(backend)
         let token = try await server.addUser("alice")
         let bob = try await server.addUser("bob")
         try await server.run { client in
-            try await client.pushApplied("moods", PushRequest(
+            let first = try await client.pushApplied("moods", PushRequest(
                 device, .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: token)
 
             // Behind the head on connecting: told at once.
@@ -94,7 +128,7 @@ struct FeedTests {
             defer { behind.close() }
             #expect(try await behind.arrival(reaching: 1, within: .seconds(2)) != nil)
 
-            let live = try await LiveListener(port: client.port, zone: "moods", since: FeedCursor(position: 1), token: token)
+            let live = try await LiveListener(port: client.port, zone: "moods", since: first.cursor, token: token)
             defer { live.close() }
             var delays: [Duration] = []
             for number in Int64(2)...21 {

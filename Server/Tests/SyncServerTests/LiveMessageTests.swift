@@ -5,8 +5,8 @@ import Testing
 @Suite("The live route's server-sent events, as a client in any language reads them")
 struct LiveMessageTests {
     let messages: [LiveMessage] = [
-        .listening, .changes(LiveEvent(cursor: FeedCursor(position: 7))), .keepAlive,
-        .changes(LiveEvent(cursor: FeedCursor(position: 1_234_567))),
+        .listening, .changes(LiveEvent(cursor: FeedCursor(position: 7, zoneTag: 0xffffffff))), .keepAlive,
+        .changes(LiveEvent(cursor: FeedCursor(position: 1_234_567, zoneTag: 1))),
     ]
 
     @Test("Messages come back whole, however the network cuts the bytes")
@@ -40,8 +40,8 @@ struct LiveMessageTests {
     @Test("CRLF line ends, an `id` field and a multi-line comment are read as the format allows")
     func otherLineEnds() throws {
         var parser = LiveMessage.Parser()
-        let text = ": listening\r\n\r\nid: 9\r\nevent: changes\r\ndata: {\"cursor\":\"9\"}\r\n\r\n: tick\n: more\n\n"
-        let cursor = try #require(FeedCursor("9"))
+        let text = ": listening\r\n\r\nid: 9\r\nevent: changes\r\ndata: {\"cursor\":\"9.0000002a\"}\r\n\r\n: tick\n: more\n\n"
+        let cursor = try #require(FeedCursor("9.0000002a"))
         #expect(try parser.append(Array(text.utf8)) == [.listening, .changes(LiveEvent(cursor: cursor)), .keepAlive])
     }
 

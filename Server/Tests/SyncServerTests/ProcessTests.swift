@@ -18,11 +18,11 @@ struct ProcessTests {
 
         let server = try await ServerProcess(database: database)
         let client = HTTPSyncClient(port: server.port)
-        try await client.pushApplied("moods", PushRequest(
+        let pushed = try await client.pushApplied("moods", PushRequest(
             clientID: UUID(), mutations: [.upsert(1, entity: "Mood", id: UUID(), fields: [:])]), token: token)
         #expect(try await client.allChanges("moods", token: second).count == 1, "both tokens are Alice's")
 
-        let live = try await LiveListener(port: server.port, zone: "moods", since: FeedCursor(position: 1), token: token)
+        let live = try await LiveListener(port: server.port, zone: "moods", since: pushed.cursor, token: token)
         #expect(try await server.terminate() == 0, "\(server.log)")
         #expect(try await live.finishes(within: .seconds(5)), "the live stream ended with the server")
         #expect(!server.log.contains("Error"), "\(server.log)")

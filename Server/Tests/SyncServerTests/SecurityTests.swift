@@ -161,6 +161,62 @@ struct SecurityTests {
         }
     }
 
+    @Test("A cursor given out for another zone is refused on changes and live (410: read the zone again), one without its zone's tag is not a cursor (400); 0 reads any zone from its start", arguments: Backend.available)
+    func cursorsOfOtherZones(_ backend: Backend) async throws {
+        let server = try await SyncTestServer(backend)
+        let token = try await server.addUser("alice")
+        try await server.run { client in
+            for zone in ["moods", "notes"] {
+                for number in Int64(1)...3 {
+                    try await client.pushApplied(
+                        zone, PushRequest(device, .upsert(number, entity: "Mood", id: UUID(), fields: [:])), token: token)
+                }
+            }
+            let moods = try await client.allChanges("moods", token: token).cursor
+            let notes = try await client.allChanges("notes", token: token).cursor
+            #expect(moods.position == notes.position && moods != notes, "the same position, told apart by the zone")
+            for uri in ["/v1/zones/notes/changes?since=\(moods)", "/v1/zones/notes/live?since=\(moods)",
+                        "/v1/zones/moods/changes?since=\(notes)", "/v1/zones/moods/live?since=\(notes)"] {
+                let response = try await client.request(.get, uri, token: token)
+                #expect(response.status == .gone, "\(uri)")
+                #expect(response.error?.error == .mustRefetch)
+                #expect(response.error?.message.contains("another zone") == true, "\(response.text)")
+            }
+            for text in ["3", "1", "03.\(moods.description.suffix(8))", "3.ABCDEF01", "3.abc", "+3.\(moods.description.suffix(8))"] {
+                let response = try await client.request(.get, "/v1/zones/moods/changes?since=\(text)", token: token)
+                #expect(response.status == .badRequest, "\(text)")
+            }
+            #expect(try await client.allChanges("notes", since: notes, token: token).changes.isEmpty)
+            #expect(try await client.allChanges("notes", since: .start, token: token).changes.count == 3)
+        }
+    }
+
+    @Test("A method a route does not take answers 405 with the methods it takes, with or without a token")
+    func methodsNotAllowed() async throws {
+        let server = try await SyncTestServer(.sqlite)
+        let token = try await server.addUser("alice")
+        try await server.run { client in
+            let routes: [(String, String, [HTTPRequest.Method])] = [
+                ("/health", "GET, HEAD", [.post, .put, .delete, .patch]),
+                ("/v1/zones/moods/push", "POST", [.get, .head, .put, .delete, .patch]),
+                ("/v1/zones/moods/changes", "GET, HEAD", [.post, .put, .delete, .patch]),
+                ("/v1/zones/moods/live", "GET, HEAD", [.post, .put, .delete]),
+            ]
+            for (uri, allowed, methods) in routes {
+                for method in methods {
+                    for bearer in [token, nil] {
+                        let response = try await client.request(method, uri, token: bearer)
+                        #expect(response.status == .methodNotAllowed, "\(method) \(uri)")
+                        #expect(response.headers[.allow] == allowed, "\(method) \(uri)")
+                        if method != .head { #expect(response.error?.error == .methodNotAllowed, "\(method) \(uri)") }
+                    }
+                }
+            }
+            #expect(try await client.request(.get, "/v1/zones/moods/nothing", token: token).status == .notFound)
+            #expect(try await client.request(.head, "/health", token: nil).status == .ok)
+        }
+    }
+
     @Test("Entity and field names holding control characters (U+0000 among them) are refused with 400 on both databases; nothing is stored under another name", arguments: Backend.available)
     func controlCharactersInNames(_ backend: Backend) async throws {
         let server = try await SyncTestServer(backend)

@@ -151,11 +151,13 @@ struct HTTPSyncClient: Sendable {
     }
 
     /// Pushes and expects the batch to be applied.
-    func pushApplied(_ zone: String, _ request: PushRequest, token: String) async throws {
+    @discardableResult
+    func pushApplied(_ zone: String, _ request: PushRequest, token: String) async throws -> PushResult {
         let answer = try await push(zone, request, token: token)
         guard answer.status == .ok else {
             throw TestFailure("push answered \(answer.status): \(String(decoding: answer.body, as: UTF8.self))")
         }
+        return try answer.decoded(PushResult.self)
     }
 
     func changes(_ zone: String, since: FeedCursor, limit: Int, token: String) async throws -> ChangesPage {

@@ -108,7 +108,7 @@ struct StoredJSONTests {
         let result = PushResult(
             applied: (1...3).map { .init(number: Int64($0), id: UUID(), version: Int64($0 * 7)) }
                 + [.init(number: .max, id: UUID(uuid: (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 255)), version: 0)],
-            cursor: FeedCursor(position: 42))
+            cursor: FeedCursor(position: 42, zoneTag: 0x0badcafe))
         let text = StoredJSON.encode(result)
         #expect(try JSONDecoder().decode(PushResult.self, from: Data(text.utf8)) == result)
         for applied in result.applied {
@@ -126,7 +126,7 @@ struct StoredJSONTests {
                 position: Int64(index + 1), transaction: Int64(index / 3 * 3 + 1), entity: "Kind \"\(index)\"", id: UUID(),
                 version: Int64(index), deleted: index % 4 == 0, fieldsJSON: writer.text)
         }
-        for page in [FeedPage(changes: changes, cursor: FeedCursor(position: 99), hasMore: true),
+        for page in [FeedPage(changes: changes, cursor: FeedCursor(position: 99, zoneTag: 7), hasMore: true),
                      FeedPage(changes: [], cursor: .start, hasMore: false)] {
             let decoded = try JSONDecoder().decode(ChangesPage.self, from: Data(StoredJSON.encode(page).utf8))
             #expect(decoded == (try page.decoded()))

@@ -27,7 +27,11 @@ extension SyncCoordinator {
                     readAhead = nil
                     page = try await next.value
                 } else {
-                    page = try await remote.changes(zone: zone, since: FeedCursor(position: client.feedCursor), limit: limit)
+                    guard let since = client.cursor else {
+                        try startRefetch(client)
+                        continue
+                    }
+                    page = try await remote.changes(zone: zone, since: since, limit: limit)
                 }
             } catch SyncError.server(.mustRefetch, _) {
                 try startRefetch(client)
@@ -40,7 +44,7 @@ extension SyncCoordinator {
             for processor in processors {
                 try await processor.processRemoteChanges(page.changes, in: self)
             }
-            client.feedCursor = page.cursor.position
+            client.feedCursor = page.cursor.description
             if !page.hasMore && client.isRefetching { try finishRefetch(client) }
             try save()
             if !page.hasMore {
@@ -59,7 +63,7 @@ extension SyncCoordinator {
         } catch let error as ObjectGraphError {
             throw SyncError.store(error)
         }
-        client.feedCursor = 0
+        client.feedCursor = FeedCursor.start.description
         client.isRefetching = true
         try save()
     }

@@ -14,10 +14,10 @@ extension SyncCoordinator {
     @discardableResult
     public func checkStatus() async -> SyncStatus {
         let zone = self.zone
-        let cursor: Int64?
+        let cursor: FeedCursor?
         do {
             let client = try context.fetch(FetchDescriptor<ClientState>(predicate: #Predicate { $0.zone == zone })).first
-            cursor = client?.feedCursor
+            cursor = client?.cursor
             // A store that never synced sends all its objects at its first sync.
             let pending = client == nil
                 ? try model.shapes.reduce(0) { $0 + (try $1.type.objectCount(in: context)) }
@@ -31,7 +31,7 @@ extension SyncCoordinator {
             return status.current
         }
         do {
-            let page = try await remote.changes(zone: zone, since: FeedCursor(position: cursor ?? 0), limit: 1)
+            let page = try await remote.changes(zone: zone, since: cursor ?? .start, limit: 1)
             status.update { status in
                 status.hasUnreadServerChanges = !page.changes.isEmpty
                 status.lastError = nil

@@ -329,8 +329,9 @@ public actor SyncCoordinator {
     private func listen() async {
         var failures = 0
         while !Task.isCancelled {
+            let opened = ContinuousClock.now
             do {
-                let cursor = FeedCursor(position: try clientState().feedCursor)
+                let cursor = try clientState().cursor ?? .start  // an unreadable one: the pull reads the zone again
                 for try await message in LiveMessages(remote.live(zone: zone, since: cursor)) {
                     failures = 0
                     switch message {
@@ -339,7 +340,7 @@ public actor SyncCoordinator {
                         // `changes` event when its feed is past the cursor sent.
                         break
                     case .changes(let event):
-                        let cursor = try clientState().feedCursor
+                        let cursor = try clientState().cursor?.position ?? 0
                         if event.cursor.position > cursor {
                             status.update { $0.hasUnreadServerChanges = true }
                             wakeUp?.forServerChanges()
@@ -348,6 +349,11 @@ public actor SyncCoordinator {
                         break
                     }
                 }
+                // The server ends streams after a while (its lifetime for them): a stream that
+                // lasted reconnects at once; one that ended at once counts as a failure, so that a
+                // server ending every stream is not asked again and again.
+                if ContinuousClock.now - opened >= .seconds(1) { continue }
+                failures += 1
             } catch SyncError.unauthorized {
                 return  // the cycles report it; reconnecting would not help
             } catch {

@@ -1,5 +1,6 @@
 import Foundation
 import ObjectGraph
+import ObjectGraphSyncProtocol
 
 /// The sync client's own state for one zone: who it is to the server, how far it read the local
 /// history and the server's feed, and the next number for a mutation. One row, changed only in the
@@ -12,8 +13,8 @@ import ObjectGraph
     var nextMutationNumber: Int64 = 1
     /// The last local transaction whose changes were recorded in the records' states.
     var historySequence: Int64 = 0
-    /// The server's feed, read up to here.
-    var feedCursor: Int64 = 0
+    /// The server's feed, read up to here: the cursor's text, as the server gave it.
+    var feedCursor = FeedCursor.start.description
     /// Whether the zone is being read again from its start, after the server said the cursor was
     /// older than the deletions it keeps.
     var isRefetching = false
@@ -24,4 +25,10 @@ import ObjectGraph
         self.zone = zone
         self.clientID = clientID
     }
+}
+
+extension ClientState {
+    /// The stored cursor; nil when the text is not one (a cursor of an older server's form), which
+    /// the zone is read again from its start for.
+    var cursor: FeedCursor? { FeedCursor(feedCursor) }
 }

@@ -69,7 +69,7 @@ struct PushPlanner {
     ///
     /// Conflicts are judged against the records as they were before the batch: a batch may
     /// create a record and change it again without the second mutation knowing its version.
-    func plan(current: [UUID: RecordState], lastPosition: Int64, now: Int64) throws -> PushOutcome {
+    func plan(current: [UUID: RecordState], zoneID: Int64, lastPosition: Int64, now: Int64) throws -> PushOutcome {
         var conflicts: [SyncErrorBody.Conflict] = []
         var createdInBatch: Set<UUID> = []
         for mutation in request.mutations {
@@ -110,7 +110,7 @@ struct PushPlanner {
                 fieldsJSON: fieldsJSON, fieldVersionsJSON: StoredJSON.encode(next.fieldVersions)))
             applied.append(.init(number: mutation.number, id: mutation.id, version: next.version))
         }
-        let result = PushResult(applied: applied, cursor: FeedCursor(position: position))
+        let result = PushResult(applied: applied, cursor: FeedCursor(position: position, zoneID: zoneID))
         let resultJSON = StoredJSON.encode(result)
         let ledger = LedgerEntry(
             firstNumber: request.mutations.first?.number ?? 0, lastNumber: request.mutations.last?.number ?? 0,

@@ -30,8 +30,8 @@ extension Mutation {
     var label: String { "mutation \(number) (\(entity) \(id.uuidString))" }
 
     fileprivate func validate(against limits: ServerLimits) throws(SyncRequestError) {
-        guard !entity.isEmpty, entity.utf8.count <= limits.maxNameBytes else {
-            throw .badRequest("Mutation \(number): the entity name must have 1 to \(limits.maxNameBytes) bytes.")
+        guard !entity.isEmpty, entity.unicodeScalars.count <= limits.maxNameLength else {
+            throw .badRequest("Mutation \(number): the entity name must have 1 to \(limits.maxNameLength) characters.")
         }
         guard !entity.holdsControlCharacter else {
             throw .badRequest(
@@ -46,9 +46,9 @@ extension Mutation {
                 throw .badRequest("\(label): a delete carries no fields.")
             }
         case .upsert:
-            for name in fields.keys where name.isEmpty || name.utf8.count > limits.maxNameBytes {
+            for name in fields.keys where name.isEmpty || name.unicodeScalars.count > limits.maxNameLength {
                 throw .badRequest(
-                    "\(label): the field name \(name.prefix(40).debugDescription) must have 1 to \(limits.maxNameBytes) bytes.")
+                    "\(label): the field name \(name.prefix(40).debugDescription) must have 1 to \(limits.maxNameLength) characters.")
             }
             for name in fields.keys where name.holdsControlCharacter {
                 throw .badRequest("\(label): the field name \(name.prefix(40).debugDescription) holds a control character.")

@@ -8,17 +8,18 @@ public struct ServerLimits: Sendable, Hashable {
     public var maxRecordBytes: Int
     /// The most changes one page of the feed holds (a larger `limit` is lowered to it).
     public var maxPageSize: Int
-    /// The longest entity or field name, in bytes (400 above it).
-    public var maxNameBytes: Int
+    /// The longest entity or field name, in characters (Unicode scalars, as JSON Schema's
+    /// `maxLength` counts them; 400 above it).
+    public var maxNameLength: Int
 
     public init(
         maxBodyBytes: Int = 4 << 20, maxMutationsPerPush: Int = 1000, maxRecordBytes: Int = 256 << 10,
-        maxPageSize: Int = 1000, maxNameBytes: Int = 200
+        maxPageSize: Int = 1000, maxNameLength: Int = 200
     ) {
         self.maxBodyBytes = maxBodyBytes
         self.maxMutationsPerPush = maxMutationsPerPush
         self.maxRecordBytes = maxRecordBytes
         self.maxPageSize = maxPageSize
-        self.maxNameBytes = maxNameBytes
+        self.maxNameLength = maxNameLength
     }
 }

@@ -10,6 +10,8 @@ public struct SyncRequestError: Error, Sendable, CustomStringConvertible {
     public var body: SyncErrorBody
     /// For 429 and 503: the whole seconds after which the client may try again (`Retry-After`).
     public var retryAfter: Int?
+    /// For 405: the methods the route takes (`Allow`).
+    public var allowed: String?
 
     public init(_ status: HTTPResponse.Status, _ code: SyncErrorBody.Code, _ message: String, retryAfter: Int? = nil) {
         self.status = status

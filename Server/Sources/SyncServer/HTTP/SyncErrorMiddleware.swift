@@ -15,7 +15,15 @@ struct SyncErrorMiddleware: RouterMiddleware {
         do {
             response = try await next(request, context)
         } catch {
-            let refusal = Self.refusal(for: error)
+            var refusal = Self.refusal(for: error)
+            // The router answers 404 for a known path asked with another method: that is a 405.
+            if refusal.status == .notFound, context.endpointPath == nil || context.endpointPath == "NotFound",
+                let route = Route.matching(request.uri.path)
+            {
+                refusal = SyncRequestError(
+                    .methodNotAllowed, .methodNotAllowed, "\(route.path) takes \(route.allowed), not \(request.method.rawValue).")
+                refusal.allowed = route.allowed
+            }
             if refusal.status == .internalServerError {
                 context.logger.error("Request failed", metadata: ["error": .requestText(String(reflecting: error), limit: 2000)])
             } else {
@@ -28,6 +36,7 @@ struct SyncErrorMiddleware: RouterMiddleware {
             }
             response = Self.response(refusal.status, refusal.body)
             if let seconds = refusal.retryAfter { response.headers[.retryAfter] = String(seconds) }
+            if let allowed = refusal.allowed { response.headers[.allow] = allowed }
         }
         response.headers[.requestID] = context.id
         return response

@@ -12,15 +12,17 @@ struct SyncRoutes {
     let server: SyncServer
 
     func add(to router: Router<SyncRequestContext>) {
-        router.get("/health") { _, _ in
+        router.on(RouterPath(Route.health.path), method: Route.health.method) { _, _ in
             Self.json(#"{"status":"ok"}"#)
         }
-        let zones = router.group("/v1/zones/:zone")
+        let zones = router.group()
             .add(middleware: TokenAuthenticator(server: server))
             .add(middleware: RequireUser(server: server))
-        zones.post("push") { request, context in try await push(request, context) }
-        zones.get("changes") { request, context in try await changes(request, context) }
-        zones.get("live") { request, context in try await live(request, context) }
+        zones.on(RouterPath(Route.push.path), method: Route.push.method) { request, context in try await push(request, context) }
+        zones.on(RouterPath(Route.changes.path), method: Route.changes.method) { request, context in
+            try await changes(request, context)
+        }
+        zones.on(RouterPath(Route.live.path), method: Route.live.method) { request, context in try await live(request, context) }
     }
 
     // MARK: Push
@@ -66,51 +68,30 @@ struct SyncRoutes {
 
     // MARK: Live
 
-    /// Server-sent events: an event whenever the zone's feed moves past the client's cursor.
+    /// Server-sent events: an event whenever the zone's feed moves past the client's cursor
+    /// (see ``LiveStream``).
     private func live(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let user = try context.user()
         let zone = try context.zone()
-        let since = try Self.cursor(request).position
-        let key = ZoneKey(ownerID: user.id, name: zone)
+        let cursor = try Self.cursor(request)
         // Subscribe before reading the head: a push between the two is then seen either way.
-        let (events, finish) = server.notifier.subscribe(to: key)
-        let storage = server.storage
+        let (events, finish) = server.notifier.subscribe(to: ZoneKey(ownerID: user.id, name: zone))
         // Read before the stream starts: a failure is an error answer, not a stream cut short, and
         // a client told ": listening" has nothing of this request's left in the database.
-        let headAtStart = try await storage.head(zone: zone, owner: user)?.cursor.position ?? 0
+        let head: ZoneHead?
+        do {
+            head = try await server.storage.head(zone: zone, owner: user)
+            // The cursor is refused as `changes` would refuse it: another zone's, or past the horizon.
+            try server.checkCursor(cursor, of: head, zone: zone)
+        } catch {
+            finish()
+            throw error
+        }
+        let stream = LiveStream(
+            server: server, user: user, zone: zone, token: TokenAuthenticator.bearerToken(request.headers[.authorization]) ?? "",
+            since: cursor.position, head: head, events: events, finish: finish)
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            try await writer.write(Self.buffer(.listening))
-            var last = since
-            var head = headAtStart
-            if head > last {
-                last = head
-                try await writer.write(Self.buffer(.changes(LiveEvent(cursor: FeedCursor(position: head)))))
-            }
-            // A stream never ends on its own: a graceful shutdown ends it so the server can stop.
-            try await withGracefulShutdownHandler {
-                for await event in events {
-                    switch event {
-                    case .moved(let position): head = max(head, position)
-                    case .tick: head = max(head, try await storage.head(zone: zone, owner: user)?.cursor.position ?? 0)
-                    }
-                    if head > last {
-                        last = head
-                        try await writer.write(Self.buffer(.changes(LiveEvent(cursor: FeedCursor(position: head)))))
-                    } else if event == .tick {
-                        try await writer.write(Self.buffer(.keepAlive))
-                    }
-                }
-            } onGracefulShutdown: {
-                finish()
-            }
-            try await writer.finish(nil)
-        })
-    }
-
-    /// A live message as the bytes the stream writes.
-    private static func buffer(_ message: LiveMessage) throws -> ByteBuffer {
-        ByteBuffer(string: try message.text())
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in try await stream.write(to: &writer) })
     }
 
     // MARK: Helpers

@@ -2,14 +2,19 @@ import ObjectGraphSyncProtocol
 
 /// The rules both storages apply to a feed read, from the zone's head and horizon.
 struct FeedPolicy {
+    var zoneID: Int64
     var lastPosition: Int64
     var purgedThrough: Int64
 
-    /// A zone the user never pushed to reads as empty.
+    /// A zone the user never pushed to reads as empty, from its start; any other cursor was
+    /// never given out for it (a server restored from an older backup).
     static func unknownZone(since: FeedCursor) -> FeedRead {
-        since == .start
-            ? .page(FeedPage(changes: [], cursor: .start, hasMore: false))
-            : .mustRefetch(purgedThrough: 0)
+        if let refused = refusalInUnknownZone(of: since) { return .refused(refused) }
+        return .page(FeedPage(changes: [], cursor: .start, hasMore: false))
+    }
+
+    static func refusalInUnknownZone(of since: FeedCursor) -> FeedRefusal? {
+        since == .start ? nil : .mustRefetch(purgedThrough: 0)
     }
 
     /// Refuses a cursor that may have missed a purged tombstone, or one the zone never gave out
@@ -17,8 +22,9 @@ struct FeedPolicy {
     ///
     /// The start is never refused: the feed keeps the latest entry of every live record, so
     /// reading from the start rebuilds the zone even after a purge.
-    func refusal(of since: FeedCursor) -> FeedRead? {
+    func refusal(of since: FeedCursor) -> FeedRefusal? {
         if since == .start { return nil }
+        if since.zoneTag != ZoneTag.of(zoneID: zoneID) { return .otherZone }
         if since.position < purgedThrough || since.position > lastPosition {
             return .mustRefetch(purgedThrough: purgedThrough)
         }
@@ -30,7 +36,7 @@ struct FeedPolicy {
     func read(_ entries: [StoredChange], hasMore: Bool, since: FeedCursor) -> FeedRead {
         let last = entries.last?.position ?? since.position
         let end = hasMore ? last : max(lastPosition, since.position, last)
-        return .page(FeedPage(changes: entries, cursor: FeedCursor(position: end), hasMore: hasMore))
+        return .page(FeedPage(changes: entries, cursor: FeedCursor(position: end, zoneID: zoneID), hasMore: hasMore))
     }
 }
 

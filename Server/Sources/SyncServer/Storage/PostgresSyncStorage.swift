@@ -174,7 +174,7 @@ final class PostgresSyncStorage: SyncStorage {
                 }
             }
             if let decided = try planner.checkLedger(ledger) { return decided }
-            let outcome = try planner.plan(current: current, lastPosition: lastPosition, now: now)
+            let outcome = try planner.plan(current: current, zoneID: zoneID, lastPosition: lastPosition, now: now)
             guard case .apply(let plan) = outcome else { return outcome }
 
             let payload = PostgresFeedListener.payload(ZoneKey(ownerID: owner.id, name: zone), position: plan.lastPosition)
@@ -200,8 +200,8 @@ final class PostgresSyncStorage: SyncStorage {
                 found = row
             }
             guard let (zoneID, lastPosition, purgedThrough) = found else { return FeedPolicy.unknownZone(since: since) }
-            let policy = FeedPolicy(lastPosition: lastPosition, purgedThrough: purgedThrough)
-            if let refused = policy.refusal(of: since) { return refused }
+            let policy = FeedPolicy(zoneID: zoneID, lastPosition: lastPosition, purgedThrough: purgedThrough)
+            if let refused = policy.refusal(of: since) { return .refused(refused) }
 
             var entries: [StoredChange] = []
             for try await row in try await connection.query(
@@ -231,10 +231,11 @@ final class PostgresSyncStorage: SyncStorage {
 
     func head(zone: String, owner: SyncUser) async throws -> ZoneHead? {
         var head: ZoneHead?
-        for try await (id, position) in try await runningClient().query(
-            "SELECT id, last_position FROM zones WHERE owner_id = \(owner.id) AND name = \(zone)", logger: logger
-        ).decode((Int64, Int64).self) {
-            head = ZoneHead(zoneID: id, cursor: FeedCursor(position: position))
+        for try await (id, position, purgedThrough) in try await runningClient().query(
+            "SELECT id, last_position, purged_through FROM zones WHERE owner_id = \(owner.id) AND name = \(zone)",
+            logger: logger
+        ).decode((Int64, Int64, Int64).self) {
+            head = ZoneHead(zoneID: id, lastPosition: position, purgedThrough: purgedThrough)
         }
         return head
     }

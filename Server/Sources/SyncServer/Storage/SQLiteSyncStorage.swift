@@ -117,7 +117,7 @@ final class SQLiteSyncStorage: SyncStorage {
                     current[id] = entry.state
                 }
             }
-            let outcome = try planner.plan(current: current, lastPosition: row[1], now: now)
+            let outcome = try planner.plan(current: current, zoneID: zoneID, lastPosition: row[1], now: now)
             guard case .apply(let plan) = outcome else { return outcome }
 
             let insert = try db.cachedStatement(sql: """
@@ -163,8 +163,8 @@ final class SQLiteSyncStorage: SyncStorage {
                 arguments: [owner.id, zone])
             else { return FeedPolicy.unknownZone(since: since) }
             let zoneID: Int64 = zoneRow[0]
-            let head = FeedPolicy(lastPosition: zoneRow[1], purgedThrough: zoneRow[2])
-            if let refused = head.refusal(of: since) { return refused }
+            let head = FeedPolicy(zoneID: zoneID, lastPosition: zoneRow[1], purgedThrough: zoneRow[2])
+            if let refused = head.refusal(of: since) { return .refused(refused) }
             let entries = try Row.fetchAll(
                 db, sql: """
                     SELECT \(Self.changeColumns) FROM changes WHERE zone_id = ? AND position > ?
@@ -189,9 +189,9 @@ final class SQLiteSyncStorage: SyncStorage {
     func head(zone: String, owner: SyncUser) async throws -> ZoneHead? {
         try await pool.read { db in
             try Row.fetchOne(
-                db, sql: "SELECT id, last_position FROM zones WHERE owner_id = ? AND name = ?",
+                db, sql: "SELECT id, last_position, purged_through FROM zones WHERE owner_id = ? AND name = ?",
                 arguments: [owner.id, zone]
-            ).map { ZoneHead(zoneID: $0[0], cursor: FeedCursor(position: $0[1])) }
+            ).map { ZoneHead(zoneID: $0[0], lastPosition: $0[1], purgedThrough: $0[2]) }
         }
     }
 

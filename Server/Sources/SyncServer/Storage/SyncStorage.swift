@@ -9,17 +9,31 @@ public struct SyncUser: Sendable, Hashable {
     public var name: String
 }
 
-/// A zone's place in the database and its feed's head.
+/// A zone's place in the database, its feed's head and horizon.
 struct ZoneHead: Sendable, Equatable {
     var zoneID: Int64
-    var cursor: FeedCursor
+    var lastPosition: Int64
+    var purgedThrough: Int64
+
+    /// The head as a cursor of the zone.
+    var cursor: FeedCursor { FeedCursor(position: lastPosition, zoneID: zoneID) }
+
+    /// The rules for reading the zone's feed.
+    var policy: FeedPolicy { FeedPolicy(zoneID: zoneID, lastPosition: lastPosition, purgedThrough: purgedThrough) }
 }
 
 /// What reading a feed gives.
 enum FeedRead: Sendable {
     case page(FeedPage)
-    /// The cursor is older than tombstones the zone no longer keeps.
+    case refused(FeedRefusal)
+}
+
+/// Why a cursor cannot be read from.
+enum FeedRefusal: Sendable, Equatable {
+    /// The cursor is older than tombstones the zone no longer keeps, or was never given out.
     case mustRefetch(purgedThrough: Int64)
+    /// The cursor was given out for another zone.
+    case otherZone
 }
 
 /// Where the server keeps users, tokens, zones and their feeds: SQLite or PostgreSQL.

@@ -1,0 +1,113 @@
+import ArgumentParser
+import Hummingbird
+import Logging
+import SyncServer
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Runs the server until SIGINT or SIGTERM.")
+
+    @OptionGroup var database: DatabaseOptions
+    @Option(help: "The address to listen on.") var host = "127.0.0.1"
+    @Option(help: "The port to listen on.") var port = 8080
+    @Option(help: "Days a tombstone stays in the feed; older cursors must read their zone again.")
+    var tombstoneHorizonDays = 30
+    @Option(help: "The log level (trace, debug, info, notice, warning, error, critical).")
+    var logLevel: String = "info"
+    @OptionGroup(title: "Request sizes") var sizes: SizeOptions
+    @OptionGroup(title: "Connections") var connections: ConnectionOptions
+    @OptionGroup(title: "Rates") var rates: RateOptions
+    @OptionGroup(title: "Live streams") var live: LiveOptions
+
+    func run() async throws {
+        var logger = Logger(label: "objectgraph-sync-server")
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ValidationError("--log-level \(logLevel) is not a log level.")
+        }
+        logger.logLevel = level
+        let configuration = SyncServerConfiguration(
+            database: try database.parsed(), host: host, port: port, limits: sizes.limits,
+            connections: connections.limits, rates: rates.limits,
+            tombstoneHorizon: .seconds(tombstoneHorizonDays * 24 * 3600),
+            liveTickInterval: .seconds(live.tickInterval), liveStreamLifetime: .seconds(live.lifetime))
+        let server = try SyncServer(configuration: configuration, logger: logger)
+        logger.info("Serving \(configuration.database) on http://\(host):\(port)")
+        try await server.application().runService()
+    }
+}
+
+struct SizeOptions: ParsableArguments {
+    @Option(help: "The largest request body, in bytes.") var maxBodyBytes = ServerLimits().maxBodyBytes
+    @Option(help: "The most mutations in one push.") var maxMutationsPerPush = ServerLimits().maxMutationsPerPush
+    @Option(help: "The largest record, its fields as JSON, in bytes.") var maxRecordBytes = ServerLimits().maxRecordBytes
+    @Option(help: "The most changes in one page of the feed.") var maxPageSize = ServerLimits().maxPageSize
+
+    var limits: ServerLimits {
+        ServerLimits(
+            maxBodyBytes: maxBodyBytes, maxMutationsPerPush: maxMutationsPerPush, maxRecordBytes: maxRecordBytes,
+            maxPageSize: maxPageSize)
+    }
+
+    func validate() throws {
+        for (name, value) in [("max-body-bytes", maxBodyBytes), ("max-mutations-per-push", maxMutationsPerPush),
+                              ("max-record-bytes", maxRecordBytes), ("max-page-size", maxPageSize)] where value < 1 {
+            throw ValidationError("--\(name) must be 1 or more.")
+        }
+    }
+}
+
+struct ConnectionOptions: ParsableArguments {
+    @Option(help: "Seconds a connection may send nothing (after opening, between requests).")
+    var idleTimeout: Double = 60
+    @Option(help: "Seconds a request's headers may take from their first byte.") var requestHeaderTimeout: Double = 10
+    @Option(help: "Seconds a request's body may take from its headers.") var requestBodyTimeout: Double = 60
+    @Option(help: "The most connections served at once (default: what the process may open, less 256).")
+    var maxConnections: Int?
+
+    var limits: ConnectionLimits {
+        ConnectionLimits(
+            idleTimeout: .seconds(idleTimeout), requestHeaderTimeout: .seconds(requestHeaderTimeout),
+            requestBodyTimeout: .seconds(requestBodyTimeout), maxConnections: maxConnections)
+    }
+
+    func validate() throws {
+        for (name, value) in [("idle-timeout", idleTimeout), ("request-header-timeout", requestHeaderTimeout),
+                              ("request-body-timeout", requestBodyTimeout)] where !(value > 0) {
+            throw ValidationError("--\(name) must be more than 0 seconds.")
+        }
+        if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be 1 or more.") }
+    }
+}
+
+struct RateOptions: ParsableArguments {
+    @Option(help: "Requests a user may make per second on average (0: no limit).") var userRate: Double = 200
+    @Option(help: "Requests a user may make at once above the average.") var userBurst = 400
+    @Option(help: "Pushes of one user run at once.") var concurrentPushesPerUser = 8
+    @Option(help: "Requests per second an address may make with tokens that fail (0: no limit).")
+    var failedAuthenticationRate: Double = 5
+    @Option(help: "Such requests an address may make at once above the average.") var failedAuthenticationBurst = 50
+
+    var limits: RateLimits {
+        RateLimits(
+            userRequests: userRate > 0 ? .init(perSecond: userRate, burst: userBurst) : nil,
+            concurrentPushesPerUser: concurrentPushesPerUser,
+            failedAuthenticationsPerAddress: failedAuthenticationRate > 0
+                ? .init(perSecond: failedAuthenticationRate, burst: failedAuthenticationBurst) : nil)
+    }
+
+    func validate() throws {
+        if userRate < 0 || failedAuthenticationRate < 0 { throw ValidationError("Rates are 0 or more per second.") }
+        if userBurst < 1 || failedAuthenticationBurst < 1 { throw ValidationError("Bursts are 1 or more.") }
+        if concurrentPushesPerUser < 1 { throw ValidationError("--concurrent-pushes-per-user must be 1 or more.") }
+    }
+}
+
+struct LiveOptions: ParsableArguments {
+    @Option(name: .customLong("live-stream-lifetime"), help: "Seconds a live stream lasts before the server ends it (the client reconnects).")
+    var lifetime: Double = 600
+    @Option(name: .customLong("live-tick-interval"), help: "Seconds between a live stream's keep-alive comments and token checks.")
+    var tickInterval: Double = 15
+
+    func validate() throws {
+        if !(lifetime > 0) || !(tickInterval > 0) { throw ValidationError("Live stream durations must be more than 0 seconds.") }
+    }
+}
