@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import ObjectGraphSyncProtocol
 
 /// The answer to a push that was applied, now or before.
@@ -91,9 +91,10 @@ extension SyncServer {
         }
     }
 
-    /// The user a bearer token belongs to, or nil.
-    public func user(authenticatedBy token: String) async throws -> SyncUser? {
-        try await storage.user(tokenDigest: AccessToken.digest(of: token))
+    /// The user a bearer token lets in at `date` (now, by default), or nil: an unknown, revoked or
+    /// expired token lets nobody in.
+    public func user(authenticatedBy token: String, at date: Date = Date()) async throws -> SyncUser? {
+        try await storage.user(tokenDigest: AccessToken.digest(of: token), now: date.millisecondsSince1970)
     }
 
     /// Refuses a zone name that is not 1 to 100 letters, digits, `.`, `_` or `-`, or is `.` or `..`

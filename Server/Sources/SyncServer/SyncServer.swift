@@ -67,31 +67,6 @@ public struct SyncServer: Sendable {
         return try await body(self)
     }
 
-    /// Adds a user and returns their first token.
-    public func addUser(named name: String) async throws -> AccessToken {
-        // Printable: a name reaches log lines and terminals.
-        guard !name.isEmpty, name.count <= 100, name.allSatisfy({ !$0.isWhitespace || $0 == " " }),
-            !name.holdsControlCharacter
-        else { throw SyncAdminError.invalidUserName(name) }
-        let token = AccessToken.generate()
-        let now = Date().millisecondsSince1970
-        try await withDatabase { server in
-            try await server.storage.addUser(named: name, now: now)
-            try await server.storage.addToken(digest: token.digest, forUser: name, now: now)
-        }
-        return token
-    }
-
-    /// Creates another token for a user.
-    public func createToken(forUser name: String) async throws -> AccessToken {
-        let token = AccessToken.generate()
-        let now = Date().millisecondsSince1970
-        try await withDatabase { server in
-            try await server.storage.addToken(digest: token.digest, forUser: name, now: now)
-        }
-        return token
-    }
-
     /// Purges the tombstones and superseded entries older than the horizon, as the server does
     /// every `purgeInterval`; returns how many entries went.
     public func purgeExpiredTombstones(now: Date = Date()) async throws -> Int {

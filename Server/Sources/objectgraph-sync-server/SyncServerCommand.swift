@@ -26,39 +26,3 @@ struct DatabaseOptions: ParsableArguments {
         }
     }
 }
-
-struct User: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Manages users.", subcommands: [Add.self])
-
-    struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Adds a user and prints their bearer token (shown once; only its digest is stored).")
-
-        @OptionGroup var database: DatabaseOptions
-        @Argument(help: "The user's name.") var name: String
-
-        func run() async throws {
-            let server = try SyncServer(configuration: SyncServerConfiguration(database: try database.parsed()))
-            print(try await server.addUser(named: name))
-        }
-    }
-}
-
-struct Token: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        abstract: "Manages tokens.", subcommands: [Create.self])
-
-    struct Create: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Creates another bearer token for a user and prints it.")
-
-        @OptionGroup var database: DatabaseOptions
-        @Argument(help: "The user's name.") var name: String
-
-        func run() async throws {
-            let server = try SyncServer(configuration: SyncServerConfiguration(database: try database.parsed()))
-            print(try await server.createToken(forUser: name))
-        }
-    }
-}

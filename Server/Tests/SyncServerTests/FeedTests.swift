@@ -114,7 +114,7 @@ struct FeedTests {
         }
     }
 
-    @Test("A live client hears of its zone's pushes within a bounded delay, and not of other zones' pushes", arguments: Backend.available)
+    @Test("A live client hears of each of its zone's pushes, and not of other zones' pushes", arguments: Backend.available)
     func liveNotifications(_ backend: Backend) async throws {
         let server = try await SyncTestServer(backend)
         let token = try await server.addUser("alice")
@@ -126,29 +126,29 @@ struct FeedTests {
             // Behind the head on connecting: told at once.
             let behind = try await LiveListener(port: client.port, zone: "moods", token: token)
             defer { behind.close() }
-            #expect(try await behind.arrival(reaching: 1, within: .seconds(2)) != nil)
+            #expect(try await behind.arrival(reaching: 1, within: .seconds(60)) != nil)
 
             let live = try await LiveListener(port: client.port, zone: "moods", since: first.cursor, token: token)
             defer { live.close() }
-            var delays: [Duration] = []
+            // Each push is heard (how soon is the benchmark's "live delay"; the timeout only
+            // catches a hang).
             for number in Int64(2)...21 {
-                let pushed = ContinuousClock.now
                 let result = try await client.pushApplied("moods", PushRequest(
                     device, .upsert(number, entity: "Mood", id: UUID(), fields: [:])), token: token)
-                let arrival = try #require(try await live.arrival(reaching: result.cursor.position, within: .seconds(2)))
-                delays.append(arrival.at - pushed)
+                #expect(try await live.arrival(reaching: result.cursor.position, within: .seconds(60)) != nil)
             }
-            let slowest = try #require(delays.max())
-            #expect(slowest < .seconds(1), "every push was heard within a second: \(slowest)")
 
-            // Bob's zone of the same name, and Alice's other zones, do not wake her.
+            // Bob's zone of the same name, and Alice's other zones, do not wake her: the next event
+            // she hears is her zone's next push.
+            let count = live.received.count
             try await client.pushApplied("moods", PushRequest(
                 UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: bob)
             try await client.pushApplied("diary", PushRequest(
                 device, .upsert(1, entity: "Entry", id: UUID(), fields: [:])), token: token)
-            let count = live.received.count
-            try await Task.sleep(for: .milliseconds(300))
-            #expect(live.received.count == count)
+            let next = try await client.pushApplied("moods", PushRequest(
+                device, .upsert(22, entity: "Mood", id: UUID(), fields: [:])), token: token)
+            #expect(try await live.arrival(reaching: next.cursor.position, within: .seconds(60)) != nil)
+            #expect(live.received.dropFirst(count).map(\.cursor) == [next.cursor])
         }
     }
 

@@ -4,28 +4,29 @@ import Foundation
 /// A bearer token: 32 random bytes, shown once to the person who creates it; the server keeps
 /// only its SHA-256 digest, so a copy of the database does not let anyone in.
 public struct AccessToken: Sendable, Hashable, CustomStringConvertible {
+    /// The token's ID: what `user list` shows and `token revoke` takes (not a secret).
+    public let id: Int64
     /// The token as a client sends it (`Authorization: Bearer <token>`).
     public let text: String
 
-    /// A new random token.
-    public static func generate() -> AccessToken {
-        var generator = SystemRandomNumberGenerator()  // the system's cryptographic generator
-        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        let encoded = Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-        return AccessToken(text: "ogs_" + encoded)
-    }
-
-    init(text: String) {
+    init(id: Int64, text: String) {
+        self.id = id
         self.text = text
     }
 
     public var description: String { text }
 
-    /// What the database stores and looks tokens up by.
-    var digest: Data { Self.digest(of: text) }
+    /// A new random secret.
+    static func newSecret() -> String {
+        var generator = SystemRandomNumberGenerator()  // the system's cryptographic generator
+        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let encoded = Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+        return "ogs_" + encoded
+    }
 
+    /// What the database stores and looks tokens up by.
     static func digest(of text: String) -> Data {
         Data(SHA256.hash(data: Data(text.utf8)))
     }

@@ -44,9 +44,11 @@ struct FeedPolicy {
 enum StorageFailure: Error, CustomStringConvertible {
     case missingZone(String)
     case malformedNotification(String)
+    case malformedRow(String)
 
     var description: String {
         switch self {
+        case .malformedRow(let what): "A row of the database is not as the server writes it: \(what)." 
         case .missingZone(let zone): "The zone \"\(zone)\" vanished inside its own transaction."
         case .malformedNotification(let payload): "A feed notification was not understood: \(payload)"
         }

@@ -69,7 +69,15 @@ final class PostgresSyncStorage: SyncStorage {
     }
 
     /// The schema's versions, each the statements that bring the one before it up to date.
-    private static let migrations = [version1, version2]
+    private static let migrations = [version1, version2, version3]
+
+    /// Tokens get an ID (what `user list` shows and `token revoke` takes), an expiry and a
+    /// revocation date.
+    private static let version3 = [
+        "ALTER TABLE tokens ADD COLUMN id BIGSERIAL UNIQUE",
+        "ALTER TABLE tokens ADD COLUMN expires_at BIGINT",
+        "ALTER TABLE tokens ADD COLUMN revoked_at BIGINT",
+    ]
 
     /// Fields are kept as the JSON text the server wrote, not as `jsonb`: the server never
     /// queries inside them, and `jsonb` refuses strings holding U+0000, which JSON allows (and
@@ -120,24 +128,55 @@ final class PostgresSyncStorage: SyncStorage {
         }
     }
 
-    func addToken(digest: Data, forUser name: String, now: Int64) async throws {
+    func addToken(digest: Data, forUser name: String, now: Int64, expiresAt: Int64?) async throws -> Int64 {
         let rows = try await runningClient().query(
             """
-            INSERT INTO tokens (digest, user_id, created_at)
-            SELECT \(digest), id, \(now) FROM users WHERE name = \(name) RETURNING user_id
+            INSERT INTO tokens (digest, user_id, created_at, expires_at)
+            SELECT \(digest), id, \(now), \(expiresAt) FROM users WHERE name = \(name) RETURNING id
             """, logger: logger)
-        var inserted = false
-        for try await _ in rows.decode(Int64.self) { inserted = true }
-        if !inserted { throw SyncAdminError.noSuchUser(name) }
+        for try await id in rows.decode(Int64.self) { return id }
+        throw SyncAdminError.noSuchUser(name)
     }
 
-    func user(tokenDigest: Data) async throws -> SyncUser? {
+    func user(tokenDigest: Data, now: Int64) async throws -> SyncUser? {
         let rows = try await runningClient().query(
-            "SELECT users.id, users.name FROM tokens JOIN users ON users.id = tokens.user_id WHERE digest = \(tokenDigest)",
+            """
+            SELECT users.id, users.name FROM tokens JOIN users ON users.id = tokens.user_id
+            WHERE digest = \(tokenDigest) AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > \(now))
+            """,
             logger: logger)
         var user: SyncUser?
         for try await (id, name) in rows.decode((Int64, String).self) { user = SyncUser(id: id, name: name) }
         return user
+    }
+
+    func users() async throws -> [UserRecord] {
+        let rows = try await runningClient().query(
+            """
+            SELECT users.id, users.name, users.created_at, tokens.id, tokens.created_at, tokens.expires_at, tokens.revoked_at
+            FROM users LEFT JOIN tokens ON tokens.user_id = users.id ORDER BY users.name, tokens.id
+            """, logger: logger)
+        var grouped: [(user: SyncUser, created: Int64, token: UserRecord.Token?)] = []
+        for try await (userID, name, userCreated, tokenID, created, expires, revoked)
+            in rows.decode((Int64, String, Int64, Int64?, Int64?, Int64?, Int64?).self)
+        {
+            var token: UserRecord.Token?
+            if let tokenID {
+                guard let created else { throw StorageFailure.malformedRow("token \(tokenID) has no creation date") }
+                token = UserRecord.Token(
+                    id: tokenID, created: Date(millisecondsSince1970: created),
+                    expires: expires.map(Date.init(millisecondsSince1970:)), revoked: revoked.map(Date.init(millisecondsSince1970:)))
+            }
+            grouped.append((SyncUser(id: userID, name: name), userCreated, token))
+        }
+        return UserRecord.grouped(grouped)
+    }
+
+    func revokeToken(id: Int64, now: Int64) async throws {
+        let rows = try await runningClient().query(
+            "UPDATE tokens SET revoked_at = COALESCE(revoked_at, \(now)) WHERE id = \(id) RETURNING id", logger: logger)
+        for try await _ in rows.decode(Int64.self) { return }
+        throw SyncAdminError.noSuchToken(id)
     }
 
     // MARK: Push

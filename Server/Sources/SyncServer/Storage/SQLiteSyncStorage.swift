@@ -48,6 +48,18 @@ final class SQLiteSyncStorage: SyncStorage {
                 CREATE INDEX changes_by_time ON changes (committed_at);
                 """)
         }
+        // Tokens get an ID (what `user list` shows and `token revoke` takes), an expiry and a
+        // revocation date. The table is made again: SQLite adds no key column to a table.
+        migrator.registerMigration("v2: token life cycle") { db in
+            try db.execute(sql: """
+                CREATE TABLE tokens_v2 (
+                    id INTEGER PRIMARY KEY, digest BLOB NOT NULL UNIQUE, user_id INTEGER NOT NULL REFERENCES users(id),
+                    created_at INTEGER NOT NULL, expires_at INTEGER, revoked_at INTEGER);
+                INSERT INTO tokens_v2 (digest, user_id, created_at) SELECT digest, user_id, created_at FROM tokens ORDER BY rowid;
+                DROP TABLE tokens;
+                ALTER TABLE tokens_v2 RENAME TO tokens;
+                """)
+        }
         try migrator.migrate(pool)
     }
 
@@ -62,22 +74,55 @@ final class SQLiteSyncStorage: SyncStorage {
         }
     }
 
-    func addToken(digest: Data, forUser name: String, now: Int64) async throws {
+    func addToken(digest: Data, forUser name: String, now: Int64, expiresAt: Int64?) async throws -> Int64 {
         try await pool.write { db in
             guard let userID = try Int64.fetchOne(db, sql: "SELECT id FROM users WHERE name = ?", arguments: [name])
             else { throw SyncAdminError.noSuchUser(name) }
             try db.execute(
-                sql: "INSERT INTO tokens (digest, user_id, created_at) VALUES (?, ?, ?)",
-                arguments: [digest, userID, now])
+                sql: "INSERT INTO tokens (digest, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                arguments: [digest, userID, now, expiresAt])
+            return db.lastInsertedRowID
         }
     }
 
-    func user(tokenDigest: Data) async throws -> SyncUser? {
+    func user(tokenDigest: Data, now: Int64) async throws -> SyncUser? {
         try await pool.read { db in
             let row = try Row.fetchOne(
-                db, sql: "SELECT users.id, users.name FROM tokens JOIN users ON users.id = tokens.user_id WHERE digest = ?",
-                arguments: [tokenDigest])
+                db, sql: """
+                    SELECT users.id, users.name FROM tokens JOIN users ON users.id = tokens.user_id
+                    WHERE digest = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)
+                    """,
+                arguments: [tokenDigest, now])
             return row.map { SyncUser(id: $0[0], name: $0[1]) }
+        }
+    }
+
+    func users() async throws -> [UserRecord] {
+        try await pool.read { db in
+            let rows = try Row.fetchAll(
+                db, sql: """
+                    SELECT users.id, users.name, users.created_at, tokens.id, tokens.created_at, tokens.expires_at,
+                           tokens.revoked_at
+                    FROM users LEFT JOIN tokens ON tokens.user_id = users.id ORDER BY users.name, tokens.id
+                    """)
+            return UserRecord.grouped(rows.map { row in
+                (SyncUser(id: row[0], name: row[1]), row[2] as Int64,
+                 (row[3] as Int64?).map { id in
+                     UserRecord.Token(
+                        id: id, created: Date(millisecondsSince1970: row[4]),
+                        expires: (row[5] as Int64?).map(Date.init(millisecondsSince1970:)),
+                        revoked: (row[6] as Int64?).map(Date.init(millisecondsSince1970:)))
+                 })
+            })
+        }
+    }
+
+    func revokeToken(id: Int64, now: Int64) async throws {
+        try await pool.write { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM tokens WHERE id = ?", arguments: [id]) == true else {
+                throw SyncAdminError.noSuchToken(id)
+            }
+            try db.execute(sql: "UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", arguments: [now, id])
         }
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import ObjectGraphSyncProtocol
 
 /// A user of the server, as their token identifies them.
@@ -49,10 +49,16 @@ protocol SyncStorage: Sendable {
 
     /// Adds a user; fails with `SyncAdminError.userExists` when the name is taken.
     func addUser(named name: String, now: Int64) async throws
-    /// Stores a token's digest for a user; fails with `SyncAdminError.noSuchUser`.
-    func addToken(digest: Data, forUser name: String, now: Int64) async throws
-    /// The user a token's digest belongs to.
-    func user(tokenDigest: Data) async throws -> SyncUser?
+    /// Stores a token's digest for a user and returns the token's ID; fails with
+    /// `SyncAdminError.noSuchUser`. `expiresAt` in milliseconds since 1970, nil for never.
+    func addToken(digest: Data, forUser name: String, now: Int64, expiresAt: Int64?) async throws -> Int64
+    /// The user a valid token's digest belongs to (not revoked, not expired at `now`).
+    func user(tokenDigest: Data, now: Int64) async throws -> SyncUser?
+    /// Every user with their tokens, by name.
+    func users() async throws -> [UserRecord]
+    /// Revokes a token; fails with `SyncAdminError.noSuchToken` when there is no such token and
+    /// does nothing to one revoked before.
+    func revokeToken(id: Int64, now: Int64) async throws
 
     /// Applies a validated push to a user's zone (created on first push), all or nothing.
     func push(_ planner: PushPlanner, zone: String, owner: SyncUser, now: Int64) async throws -> PushOutcome
@@ -66,17 +72,21 @@ protocol SyncStorage: Sendable {
     func purge(committedBefore: Int64) async throws -> Int
 }
 
-/// A refusal of `user add` and `token create`.
+/// A refusal of the administration commands (`user add`, `token create`, `token revoke`).
 public enum SyncAdminError: Error, Sendable, Equatable, CustomStringConvertible {
     case userExists(String)
     case noSuchUser(String)
     case invalidUserName(String)
+    case noSuchToken(Int64)
+    case invalidExpiry(Date)
 
     public var description: String {
         switch self {
-        case .userExists(let name): "A user named \"\(name)\" exists already."
-        case .noSuchUser(let name): "There is no user named \"\(name)\"."
-        case .invalidUserName(let name): "\"\(name)\" is not a user name: use 1 to 100 printable characters."
+        case .userExists(let name): "A user named \(name.debugDescription) exists already."
+        case .noSuchUser(let name): "There is no user named \(name.debugDescription)."
+        case .invalidUserName(let name): "\(name.debugDescription) is not a user name: use 1 to 100 printable characters."
+        case .noSuchToken(let id): "There is no token \(id) (`user list` lists them)."
+        case .invalidExpiry(let date): "A token cannot expire at \(date): that is not in the future."
         }
     }
 }

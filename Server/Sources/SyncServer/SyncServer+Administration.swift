@@ -1,0 +1,58 @@
+public import Foundation
+
+/// What an operator does: users, their tokens and the tokens' life cycle. Each call runs with the
+/// database ready (as ``withDatabase(_:)``), from the command line while another process serves,
+/// or from a program embedding the server.
+///
+/// Tokens are looked up in the database at every request, so a revoked or expired token is
+/// refused at its next request by every instance sharing the database; a live stream opened with
+/// it ends at its next tick.
+extension SyncServer {
+    /// Adds a user and returns their first token.
+    ///
+    /// - Parameter expiresAt: When the token stops letting the user in; nil for never.
+    public func addUser(named name: String, tokenExpiresAt expiresAt: Date? = nil) async throws -> AccessToken {
+        // Printable: a name reaches log lines and terminals.
+        guard !name.isEmpty, name.count <= 100, name.allSatisfy({ !$0.isWhitespace || $0 == " " }),
+            !name.holdsControlCharacter
+        else { throw SyncAdminError.invalidUserName(name) }
+        let now = Date()
+        try Self.checkExpiry(expiresAt, now: now)
+        return try await withDatabase { server in
+            try await server.storage.addUser(named: name, now: now.millisecondsSince1970)
+            return try await server.issueToken(forUser: name, now: now, expiresAt: expiresAt)
+        }
+    }
+
+    /// Creates another token for a user.
+    ///
+    /// - Parameter expiresAt: When the token stops letting the user in; nil for never.
+    public func createToken(forUser name: String, expiresAt: Date? = nil) async throws -> AccessToken {
+        let now = Date()
+        try Self.checkExpiry(expiresAt, now: now)
+        return try await withDatabase { server in try await server.issueToken(forUser: name, now: now, expiresAt: expiresAt) }
+    }
+
+    /// Every user with their tokens (IDs and dates; a token's secret is never kept), by name.
+    public func users() async throws -> [UserRecord] {
+        try await withDatabase { server in try await server.storage.users() }
+    }
+
+    /// Revokes a token: from now on no instance lets it in. Revoking a revoked token changes
+    /// nothing; a token that does not exist is ``SyncAdminError/noSuchToken(_:)``.
+    public func revokeToken(id: Int64) async throws {
+        try await withDatabase { server in try await server.storage.revokeToken(id: id, now: Date().millisecondsSince1970) }
+    }
+
+    private func issueToken(forUser name: String, now: Date, expiresAt: Date?) async throws -> AccessToken {
+        let secret = AccessToken.newSecret()
+        let id = try await storage.addToken(
+            digest: AccessToken.digest(of: secret), forUser: name, now: now.millisecondsSince1970,
+            expiresAt: expiresAt?.millisecondsSince1970)
+        return AccessToken(id: id, text: secret)
+    }
+
+    private static func checkExpiry(_ expiresAt: Date?, now: Date) throws {
+        if let expiresAt, expiresAt <= now { throw SyncAdminError.invalidExpiry(expiresAt) }
+    }
+}
