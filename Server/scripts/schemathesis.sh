@@ -27,9 +27,11 @@ for _ in $(seq 1 300); do
 done
 [ -n "$port" ] || { echo "The server did not start:" >&2; cat "$log" >&2; exit 1; }
 
+# One worker: with two, hypothesis parses sources from two threads and CPython 3.11's ast module
+# fails now and then ("AST constructor recursion depth mismatch"), an error of the tool's own.
 st --config-file schemathesis.toml run openapi.yaml --url "http://127.0.0.1:$port" --checks all \
     --header "Authorization: Bearer $token" \
-    --max-time "$budget" --workers 2 --request-timeout 10 --seed 20261126 && status=0 || status=$?
+    --max-time "$budget" --workers 1 --request-timeout 10 --seed 20261126 && status=0 || status=$?
 if grep -q "Request failed\b" "$log" && grep -q "internalError" "$log"; then
     echo "The server logged failures:" >&2
     grep "Request failed" "$log" >&2

@@ -18,16 +18,27 @@ public struct PushAnswer: Sendable {
 extension SyncServer {
     /// Applies a push to one of a user's zones (created on first push), all or nothing.
     public func push(_ request: PushRequest, zone: String, user: SyncUser) async throws -> PushAnswer {
-        try Self.checkZoneName(zone)
-        let limits = configuration.limits
-        try request.validate(against: limits)
-        let planner = PushPlanner(request: request, limits: limits)
-        switch try await storage.push(planner, zone: zone, owner: user, now: Date().millisecondsSince1970) {
+        let start = ContinuousClock.now
+        let outcome: PushOutcome
+        do {
+            try Self.checkZoneName(zone)
+            let limits = configuration.limits
+            try request.validate(against: limits)
+            outcome = try await storage.push(
+                PushPlanner(request: request, limits: limits), zone: zone, owner: user, now: Date().millisecondsSince1970)
+        } catch {
+            metrics.push(.refused, mutations: 0, duration: ContinuousClock.now - start)
+            throw error
+        }
+        switch outcome {
         case .apply(let plan):
+            metrics.push(.applied, mutations: plan.entries.count, duration: ContinuousClock.now - start)
             return PushAnswer(result: plan.result, isReplay: false, json: plan.resultJSON)
         case .replay(let json):
+            metrics.push(.replayed, mutations: 0, duration: ContinuousClock.now - start)
             return PushAnswer(result: try StoredJSON.decode(PushResult.self, from: json), isReplay: true, json: json)
         case .numberUsed(let last):
+            metrics.push(.refused, mutations: 0, duration: ContinuousClock.now - start)
             throw SyncRequestError(
                 status: .conflict,
                 body: SyncErrorBody(
@@ -36,6 +47,7 @@ extension SyncServer {
                         + "applied in zone \"\(zone)\"; this batch reuses numbers and is not a replay of the last one.",
                     lastAppliedNumber: last))
         case .conflict(let conflicts):
+            metrics.push(.conflict, mutations: conflicts.count, duration: ContinuousClock.now - start)
             let list = conflicts.map { "mutation \($0.number) (\($0.server.entity) \($0.server.id.uuidString))" }
             throw SyncRequestError(
                 status: .conflict,
@@ -62,6 +74,8 @@ extension SyncServer {
         try Self.checkZoneName(zone)
         guard limit >= 1 else { throw SyncRequestError.badRequest("limit=\(limit) is not a positive whole number.") }
         let limit = min(limit, configuration.limits.maxPageSize)
+        let start = ContinuousClock.now
+        defer { metrics.feedRead(duration: ContinuousClock.now - start) }
         switch try await storage.changes(zone: zone, owner: user, since: since, limit: limit) {
         case .page(let page): return page
         case .refused(let refusal): throw Self.error(refusal, since: since, zone: zone)

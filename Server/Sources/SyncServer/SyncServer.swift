@@ -19,15 +19,20 @@ public struct SyncServer: Sendable {
     let limitEvents: LimitEvents
     /// The rate and concurrency limits.
     let guards: RequestGuards
+    /// What `/metrics` reports.
+    let metrics: ServerMetrics
 
     /// Opens the database (nothing is read until the application starts).
     public init(configuration: SyncServerConfiguration, logger: Logger = Logger(label: "objectgraph-sync-server")) throws {
         self.configuration = configuration
         self.logger = logger
-        self.limitEvents = LimitEvents(logger: logger)
-        self.guards = RequestGuards(configuration.rates, events: limitEvents)
         self.notifier = FeedNotifier(tickInterval: configuration.liveTickInterval)
-        (storage, services) = try configuration.database.open(notifier: notifier, logger: logger)
+        let (base, services) = try configuration.database.open(notifier: notifier, logger: logger)
+        self.services = services
+        self.metrics = ServerMetrics(databaseConnections: base.maximumConnections)
+        self.storage = GuardedStorage(base: base, metrics: metrics, timeout: configuration.databaseTimeout)
+        self.limitEvents = LimitEvents(logger: logger, metrics: metrics)
+        self.guards = RequestGuards(configuration.rates, events: limitEvents)
     }
 
     /// The HTTP application: it migrates the schema before it listens, runs the database's
@@ -37,7 +42,7 @@ public struct SyncServer: Sendable {
     ///   chose when the configuration's port is 0).
     public func application(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         let router = Router(context: SyncRequestContext.self, options: .autoGenerateHeadEndpoints)
-        router.add(middleware: AccessLogMiddleware())
+        router.add(middleware: AccessLogMiddleware(metrics: metrics))
         router.add(middleware: SyncErrorMiddleware())
         SyncRoutes(server: self).add(to: router)
         let connections = configuration.connections

@@ -15,6 +15,14 @@ public struct SyncServerConfiguration: Sendable {
     /// How long tombstones (and superseded versions) stay in a zone's feed; a cursor older than a
     /// purged tombstone gets 410 and the client reads the zone again.
     public var tombstoneHorizon: Duration
+    /// How long a request waits for the database (a connection and its work) before it gets 503
+    /// with `Retry-After`: a database that does not answer fails requests fast.
+    public var databaseTimeout: Duration
+    /// How long `/ready` waits for the database before it answers 503.
+    public var readinessTimeout: Duration
+    /// When set, `/metrics` answers only requests bearing this token; nil leaves it open (keep it
+    /// behind your proxy then).
+    public var metricsToken: String?
     /// How often the server purges what passed the horizon.
     public var purgeInterval: Duration
     /// How often a live request checks its zone's head even without a notification, sends a
@@ -30,7 +38,8 @@ public struct SyncServerConfiguration: Sendable {
         limits: ServerLimits = ServerLimits(), connections: ConnectionLimits = ConnectionLimits(),
         rates: RateLimits = RateLimits(), tombstoneHorizon: Duration = .seconds(30 * 24 * 3600),
         purgeInterval: Duration = .seconds(3600), liveTickInterval: Duration = .seconds(15),
-        liveStreamLifetime: Duration = .seconds(600)
+        liveStreamLifetime: Duration = .seconds(600), databaseTimeout: Duration = .seconds(5),
+        readinessTimeout: Duration = .seconds(2), metricsToken: String? = nil
     ) {
         self.database = database
         self.host = host
@@ -42,5 +51,8 @@ public struct SyncServerConfiguration: Sendable {
         self.purgeInterval = purgeInterval
         self.liveTickInterval = liveTickInterval
         self.liveStreamLifetime = liveStreamLifetime
+        self.databaseTimeout = databaseTimeout
+        self.readinessTimeout = readinessTimeout
+        self.metricsToken = metricsToken
     }
 }

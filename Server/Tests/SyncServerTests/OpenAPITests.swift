@@ -17,7 +17,7 @@ struct OpenAPITests {
     @Test("Every route and every error code is described")
     func routesAndCodes() {
         #expect(description.hasPrefix("openapi: 3.2"))
-        for route in ["/health:", "/v1/zones/{zone}/push:", "/v1/zones/{zone}/changes:", "/v1/zones/{zone}/live:"] {
+        for route in ["/health:", "/ready:", "/metrics:", "/v1/zones/{zone}/push:", "/v1/zones/{zone}/changes:", "/v1/zones/{zone}/live:"] {
             // (Every route the server has is in this list: `Route` names them.)
             #expect(description.contains("\n  \(route)\n"), "\(route) is not described")
         }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import SyncServer
 
 /// A throwaway PostgreSQL server for the tests: started once per test process from Debian's
@@ -36,9 +39,61 @@ enum PostgresTestServer {
         return "postgres://postgres@127.0.0.1:\(port)/\(name)"
     }
 
+    /// A PostgreSQL server of one test's own, which it may stop and start again (taking the
+    /// database away from a server under test); it goes when the test process ends.
+    struct Dedicated {
+        let directory: String
+        let port: Int
+
+        /// Its `postgres` database's URL.
+        var url: String { "postgres://postgres@127.0.0.1:\(port)/postgres" }
+
+        /// Stops it: its connections are cut and new ones refused. (A fast stop, not an immediate
+        /// one: the test servers commit without waiting for the log, which a crash would lose.)
+        func stop() throws {
+            try PostgresTestServer.run("pg_ctl", ["-D", directory, "-m", "fast", "-w", "stop"], asPostgres: true)
+        }
+
+        /// Starts it again on the same port and data.
+        func start() throws {
+            try PostgresTestServer.run(
+                "pg_ctl", ["-D", directory, "-w", "-l", "\(directory).restart.log", "-o",
+                           "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off", "start"],
+                asPostgres: true)
+        }
+    }
+
+    /// Starts a dedicated server on a free port.
+    static func dedicated() throws -> Dedicated {
+        let port = try freePort()
+        let directory = "/tmp/objectgraph-test-pg-\(ProcessInfo.processInfo.processIdentifier)-\(port)"
+        return Dedicated(directory: directory, port: try start(directory: directory, port: port))
+    }
+
     private static func start() throws -> Int {
-        let directory = "/tmp/objectgraph-test-pg-\(ProcessInfo.processInfo.processIdentifier)"
-        let port = 20_000 + Int(ProcessInfo.processInfo.processIdentifier % 20_000)
+        try start(
+            directory: "/tmp/objectgraph-test-pg-\(ProcessInfo.processInfo.processIdentifier)",
+            port: 20_000 + Int(ProcessInfo.processInfo.processIdentifier % 20_000))
+    }
+
+    /// A port nothing listens on now: the system's choice for a socket bound to port 0.
+    private static func freePort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(socket, address, length) == 0 && getsockname(socket, address, &length) == 0
+            }
+        }
+        guard bound else { throw TestFailure("no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    private static func start(directory: String, port: Int) throws -> Int {
         try? FileManager.default.removeItem(atPath: directory)
         try run("initdb", ["-D", directory, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"], asPostgres: true)
         // The server stops (and its directory goes) when this test process ends, however it ends.
@@ -53,7 +108,7 @@ enum PostgresTestServer {
                 > \(directory).log 2>&1 &
             while kill -0 \(parent) 2>/dev/null; do sleep 1; done
             \(asPostgres)"\(bin)/pg_ctl" -D \(directory) -m immediate stop > /dev/null 2>&1
-            rm -rf \(directory) \(directory).log
+            rm -rf \(directory) \(directory).log \(directory).restart.log
             """
         let watchdog = process("/bin/sh", ["-c", script], asPostgres: false)
         watchdog.standardInput = FileHandle.nullDevice
@@ -69,14 +124,27 @@ enum PostgresTestServer {
 
     @discardableResult
     private static func run(_ program: String, _ arguments: [String], asPostgres: Bool = false) throws -> Int32 {
-        let process = process("\(binaries ?? "")/\(program)", arguments, asPostgres: asPostgres)
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestFailure("\(program) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+        // Spawned and reaped here: Foundation's Process sometimes leaves a child that ended
+        // unreaped (seen with `pg_ctl start`, whose server outlives it), and waitUntilExit then
+        // waits for ever.
+        var command = ["\(binaries ?? "")/\(program)"] + arguments
+        if asPostgres && getuid() == 0 { command = ["/usr/sbin/runuser", "-u", "postgres", "--"] + command }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        var arguments = command.map { strdup($0) } + [nil]
+        defer { for argument in arguments { free(argument) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, command[0], &actions, nil, &arguments, environ)
+        guard spawned == 0 else { throw TestFailure("\(program) could not start: error \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let exit = (status >> 8) & 0xFF  // WEXITSTATUS
+        guard status & 0x7F == 0, exit == 0 else {
+            throw TestFailure("\(program) \(command.dropFirst().joined(separator: " ")) ended with status \(status)")
         }
-        return process.terminationStatus
+        return exit
     }
 
     /// PostgreSQL refuses to run as root: then it runs as the `postgres` user the package made.

@@ -38,6 +38,11 @@ public struct SyncRequestError: Error, Sendable, CustomStringConvertible {
         SyncRequestError(.contentTooLarge, .tooLarge, message)
     }
 
+    /// 503: the database cannot be reached now; nothing was done.
+    static func unavailable(_ message: String) -> SyncRequestError {
+        SyncRequestError(.serviceUnavailable, .unavailable, message, retryAfter: 5)
+    }
+
     /// 429: over a rate or concurrency limit; nothing was done.
     static func tooManyRequests(retryAfter seconds: Double, _ message: String) -> SyncRequestError {
         SyncRequestError(.tooManyRequests, .tooManyRequests, message, retryAfter: RequestGuards.seconds(seconds))

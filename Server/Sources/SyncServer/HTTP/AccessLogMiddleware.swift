@@ -3,10 +3,11 @@ import Hummingbird
 import Logging
 
 /// Writes one line per request once its answer is sent (a live stream's when it ends): the
-/// request's ID (the logger's `hb.request.id`), the user, the route, the status and the duration.
-/// Request text goes into the line escaped (see `requestText`).
+/// request's ID (the logger's `hb.request.id`), the user, the route, the status and the duration;
+/// and counts it in the metrics. Request text goes into the line escaped (see `requestText`).
 struct AccessLogMiddleware: RouterMiddleware {
     typealias Context = SyncRequestContext
+    let metrics: ServerMetrics
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = DispatchTime.now().uptimeNanoseconds
@@ -30,8 +31,14 @@ struct AccessLogMiddleware: RouterMiddleware {
     }
 
     private func log(_ request: Request, _ context: Context, status: HTTPResponse.Status, since start: UInt64) {
-        let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
-        let route = context.endpointPath.flatMap { $0 == "NotFound" ? nil : $0 } ?? request.uri.path
+        let nanoseconds = DispatchTime.now().uptimeNanoseconds - start
+        let milliseconds = Double(nanoseconds) / 1e6
+        let matched = context.endpointPath.flatMap { $0 == "NotFound" ? nil : $0 }
+        // A path no route has is not a metric's label: anyone could make up any number of them.
+        metrics.request(
+            route: matched ?? "none", method: request.method.rawValue, status: Int(status.code),
+            duration: .nanoseconds(Int64(clamping: nanoseconds)))
+        let route = matched ?? request.uri.path
         var metadata: Logger.Metadata = [
             "method": .string(request.method.rawValue),
             "route": .requestText(route),

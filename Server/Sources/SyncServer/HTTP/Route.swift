@@ -4,12 +4,14 @@ import HTTPTypes
 /// to one of their paths with another method gets 405 with `Allow` naming these (Hummingbird's
 /// router answers 404 for it); a route that takes GET takes HEAD.
 enum Route: CaseIterable {
-    case health, push, changes, live
+    case health, ready, metrics, push, changes, live
 
     /// The path as Hummingbird's router matches it.
     var path: String {
         switch self {
         case .health: "/health"
+        case .ready: "/ready"
+        case .metrics: "/metrics"
         case .push: "/v1/zones/:zone/push"
         case .changes: "/v1/zones/:zone/changes"
         case .live: "/v1/zones/:zone/live"
@@ -20,7 +22,7 @@ enum Route: CaseIterable {
     var method: HTTPRequest.Method {
         switch self {
         case .push: .post
-        case .health, .changes, .live: .get
+        case .health, .ready, .metrics, .changes, .live: .get
         }
     }
 

@@ -15,6 +15,8 @@ struct SyncRoutes {
         router.on(RouterPath(Route.health.path), method: Route.health.method) { _, _ in
             Self.json(#"{"status":"ok"}"#)
         }
+        router.on(RouterPath(Route.ready.path), method: Route.ready.method) { _, _ in try await ready() }
+        router.on(RouterPath(Route.metrics.path), method: Route.metrics.method) { request, _ in try metrics(request) }
         let zones = router.group()
             .add(middleware: TokenAuthenticator(server: server))
             .add(middleware: RequireUser(server: server))
@@ -23,6 +25,31 @@ struct SyncRoutes {
             try await changes(request, context)
         }
         zones.on(RouterPath(Route.live.path), method: Route.live.method) { request, context in try await live(request, context) }
+    }
+
+    // MARK: Operations
+
+    /// Readiness: the database answers within the readiness timeout (503 otherwise). `/health`
+    /// says only that the process serves.
+    private func ready() async throws -> Response {
+        do {
+            try await withDeadline(server.configuration.readinessTimeout) { try await server.storage.ping() }
+        } catch {
+            throw SyncRequestError.unavailable("The database does not answer: \(error is DeadlineExceeded ? "no answer in time" : "\(error)").")
+        }
+        return Self.json(#"{"status":"ready"}"#)
+    }
+
+    /// The metrics in Prometheus's text format; only with the metrics token when one is set.
+    private func metrics(_ request: Request) throws -> Response {
+        if let expected = server.configuration.metricsToken,
+            TokenAuthenticator.bearerToken(request.headers[.authorization]) != expected
+        {
+            throw SyncRequestError(.unauthorized, .unauthorized, "/metrics needs the server's metrics token.")
+        }
+        return Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(string: server.metrics.text())))
     }
 
     // MARK: Push

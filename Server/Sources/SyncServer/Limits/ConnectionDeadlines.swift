@@ -34,6 +34,7 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
+        events.connectionOpened()
         arrivals.idleSince = idleSince
         // A request's first byte starts its header deadline, which may come before the idle one.
         arrivals.onFirstByte = { [weak self] in self?.arm(context) }
@@ -42,6 +43,7 @@ final class ConnectionDeadlines: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        events.connectionClosed()
         timer?.cancel()
         timer = nil
         arrivals.onFirstByte = nil

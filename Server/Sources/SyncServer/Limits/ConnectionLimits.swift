@@ -55,12 +55,10 @@ struct ConnectionCount: AvailableConnectionsDelegate {
 
     mutating func connectionOpened() {
         open += 1
-        events.connectionsOpen(open)
     }
 
     mutating func connectionClosed() {
         open -= 1
-        events.connectionsOpen(open)
     }
 
     func isAcceptingNewConnections() -> Bool {

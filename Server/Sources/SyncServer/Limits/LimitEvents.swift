@@ -13,6 +13,9 @@ final class LimitEvents: Sendable {
         case rateLimit = "request rate limit"
         case concurrentPushes = "concurrent pushes limit"
 
+        /// The `limit` label of `objectgraph_limit_events_total`.
+        var metricLabel: String { rawValue.replacingOccurrences(of: " ", with: "_") }
+
         /// Idle connections closing is the normal end of a kept-alive connection.
         var level: Logger.Level { self == .idleTimeout ? .debug : .notice }
 
@@ -34,28 +37,22 @@ final class LimitEvents: Sendable {
     }
 
     private let logger: Logger
+    private let metrics: ServerMetrics
     private let interval: Duration
     private let windows = Mutex<[Kind: Window]>([:])
-    private let totals = Mutex<[Kind: Int]>([:])
-    private let open = Mutex(0)
 
-    init(logger: Logger, interval: Duration = .seconds(10)) {
+    init(logger: Logger, metrics: ServerMetrics, interval: Duration = .seconds(10)) {
         self.logger = logger
+        self.metrics = metrics
         self.interval = interval
     }
 
-    /// How many times each kind happened since the server started.
-    func total(_ kind: Kind) -> Int { totals.withLock { $0[kind, default: 0] } }
-
-    /// The connections open now.
-    var connectionsOpen: Int { open.withLock { $0 } }
-
-    func connectionsOpen(_ count: Int) {
-        open.withLock { $0 = count }
-    }
+    /// A connection opened, or closed: the `objectgraph_connections` gauge.
+    func connectionOpened() { metrics.connections.increment() }
+    func connectionClosed() { metrics.connections.decrement() }
 
     func record(_ kind: Kind) {
-        totals.withLock { $0[kind, default: 0] += 1 }
+        metrics.limitHit(kind)
         let now = ContinuousClock.now
         let report: Int? = windows.withLock { windows in
             guard var window = windows[kind], now < window.started + interval else {

@@ -22,6 +22,8 @@ struct LiveStream: Sendable {
     let finish: @Sendable () -> Void
 
     func write(to writer: inout any ResponseBodyWriter) async throws {
+        server.metrics.liveStreams.increment()
+        defer { server.metrics.liveStreams.decrement() }
         let finish = self.finish
         let lifetime = server.configuration.liveStreamLifetime
         let ending = Task {

@@ -24,7 +24,10 @@ final class PostgresSyncStorage: SyncStorage {
     /// many times (`addUser`, then its application; `withDatabase` inside a running
     /// application): running the pool per run would stop the process on PostgresNIO's
     /// precondition at the second.
+    private let connections: Int
+
     init(configuration: PostgresClient.Configuration, logger: Logger) {
+        connections = configuration.options.maximumConnections
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
@@ -44,6 +47,19 @@ final class PostgresSyncStorage: SyncStorage {
     func runningClient() async -> PostgresClient {
         while !started.isRaised { await Task.yield() }
         return client
+    }
+
+    var maximumConnections: Int { connections }
+
+    func ping() async throws {
+        for try await _ in try await runningClient().query("SELECT 1", logger: logger).decode(Int.self) {}
+    }
+
+    func isUnavailability(_ error: any Error) -> Bool {
+        let error = (error as? PostgresTransactionError).flatMap { $0.beginError ?? $0.closureError } ?? error
+        guard let error = error as? PSQLError else { return false }
+        return [.connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed,
+                .sslUnsupported, .failedToAddSSLHandler].contains(error.code)
     }
 
     func migrate() async throws {

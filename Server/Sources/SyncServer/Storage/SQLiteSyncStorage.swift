@@ -20,6 +20,19 @@ final class SQLiteSyncStorage: SyncStorage {
         self.notifier = notifier
     }
 
+    /// A writer and GRDB's default five readers.
+    var maximumConnections: Int { 6 }
+
+    func ping() async throws {
+        _ = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+    }
+
+    func isUnavailability(_ error: any Error) -> Bool {
+        guard let error = error as? DatabaseError else { return false }
+        // Locked by another process past the busy timeout, or the file cannot be opened or read.
+        return [.SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_CANTOPEN, .SQLITE_IOERR, .SQLITE_FULL].contains(error.resultCode)
+    }
+
     func migrate() async throws {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in

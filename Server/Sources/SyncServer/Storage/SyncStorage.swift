@@ -46,6 +46,13 @@ enum FeedRefusal: Sendable, Equatable {
 protocol SyncStorage: Sendable {
     /// Creates the schema or brings it up to date; safe when several servers start together.
     func migrate() async throws
+    /// Reaches the database with the least work, for readiness.
+    func ping() async throws
+    /// How many connections its pool opens at most.
+    var maximumConnections: Int { get }
+    /// Whether `error` says the database cannot be reached (down, refusing connections, locked by
+    /// another process for too long), as opposed to a failure of the operation itself.
+    func isUnavailability(_ error: any Error) -> Bool
 
     /// Adds a user; fails with `SyncAdminError.userExists` when the name is taken.
     func addUser(named name: String, now: Int64) async throws

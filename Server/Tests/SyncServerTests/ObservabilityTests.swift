@@ -1,0 +1,103 @@
+import Foundation
+import HTTPTypes
+import ObjectGraphSyncProtocol
+import SyncServer
+import Testing
+
+@Suite("Observability: metrics for Prometheus, liveness and readiness")
+struct ObservabilityTests {
+    @Test("/metrics reports requests by route and status, push and feed latencies, mutations applied, conflicts, live streams, connections and the database's use, in Prometheus's text format")
+    func metrics() async throws {
+        let server = try await SyncTestServer(.sqlite)
+        let token = try await server.addUser("alice")
+        try await server.run { client in
+            let mood = UUID()
+            let mutations = (1...3).map { number in
+                Mutation.upsert(Int64(number), entity: "Mood", id: number == 1 ? mood : UUID(), fields: ["text": .string("x")])
+            }
+            try await client.pushApplied("moods", PushRequest(clientID: UUID(), mutations: mutations), token: token)
+            let stale = try await client.push(
+                "moods", PushRequest(UUID(), .upsert(1, entity: "Mood", id: mood, baseVersion: 1, fields: ["text": .string("y")])),
+                token: token)
+            #expect(stale.status == .ok)
+            let conflict = try await client.push(
+                "moods", PushRequest(UUID(), .upsert(1, entity: "Mood", id: mood, baseVersion: 1, fields: ["text": .string("z")])),
+                token: token)
+            #expect(conflict.status == .conflict)
+            #expect(try await client.changes("moods", token: token).status == .ok)
+            #expect(try await client.request(.get, "/made/up/path", token: nil).status == .notFound)
+            let live = try await LiveListener(port: client.port, zone: "moods", token: token)
+            defer { live.close() }
+
+            let answer = try await client.request(.get, "/metrics", token: nil)
+            #expect(answer.status == .ok)
+            #expect(answer.headers[.contentType]?.hasPrefix("text/plain; version=0.0.4") == true)
+            let lines = answer.text.split(separator: "\n").map(String.init)
+            func value(_ name: String, _ labels: [String] = []) -> Double? {
+                lines.first { line in
+                    line.hasPrefix(name + (labels.isEmpty ? " " : "{")) && labels.allSatisfy { line.contains($0) }
+                }.flatMap { $0.split(separator: " ").last.flatMap { Double($0) } }
+            }
+            #expect(value("objectgraph_http_requests_total", [#"route="/v1/zones/{zone}/push""#, #"status="200""#]) == 2)
+            #expect(value("objectgraph_http_requests_total", [#"route="/v1/zones/{zone}/push""#, #"status="409""#]) == 1)
+            #expect(value("objectgraph_http_requests_total", [#"route="none""#, #"status="404""#]) == 1, "a made-up path is no label")
+            #expect(!answer.text.contains("/made/up/path"))
+            #expect(value("objectgraph_mutations_applied_total") == 4)
+            #expect(value("objectgraph_push_conflicts_total") == 1)
+            #expect(value("objectgraph_push_duration_seconds_count", [#"outcome="applied""#]) == 2)
+            #expect(value("objectgraph_push_duration_seconds_bucket", [#"outcome="applied""#, #"le="+Inf""#]) == 2)
+            #expect(value("objectgraph_feed_read_duration_seconds_count") ?? 0 >= 1)
+            #expect(value("objectgraph_live_streams") == 1)
+            #expect(value("objectgraph_connections") ?? 0 >= 2)
+            #expect(value("objectgraph_database_connections_max") == 6)
+            #expect(value("objectgraph_database_operations") != nil)
+            #expect(value("objectgraph_limit_events_total", [#"limit="connection_limit""#]) == 0)
+        }
+    }
+
+    @Test("With a metrics token, /metrics answers only requests bearing it")
+    func metricsToken() async throws {
+        var server = try await SyncTestServer(.sqlite)
+        server.configuration.metricsToken = "scrape-me"
+        let token = try await server.addUser("alice")
+        try await server.run { client in
+            let anonymous = try await client.request(.get, "/metrics", token: nil)
+            #expect(anonymous.status == .unauthorized)
+            #expect(try await client.request(.get, "/metrics", token: token).status == .unauthorized, "a user's token is not it")
+            #expect(try await client.request(.get, "/metrics", token: "scrape-me").status == .ok)
+        }
+    }
+
+    @Test("/ready answers 200 while the database answers and 503 while it cannot be reached; pushes then get 503 with Retry-After, /health stays 200, and all recovers with the database",
+          .enabled(if: PostgresTestServer.binaries != nil, Comment(rawValue: PostgresTestServer.unavailable)))
+    func readiness() async throws {
+        let database = try PostgresTestServer.dedicated()
+        var server = try await SyncTestServer(.sqlite)
+        server.configuration.database = try SyncDatabase(parsing: database.url)
+        let token = try await server.addUser("alice")
+        try await server.run { client in
+            #expect(try await client.request(.get, "/ready", token: nil).status == .ok)
+            try await client.pushApplied("moods", PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: token)
+
+            try database.stop()
+            let ready = try await client.request(.get, "/ready", token: nil)
+            #expect(ready.status == .serviceUnavailable)
+            #expect(ready.headers[.retryAfter] != nil)
+            #expect(try await client.request(.get, "/health", token: nil).status == .ok, "the process still serves")
+            let push = try await client.push("moods", PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: token)
+            #expect(push.status == .serviceUnavailable)
+            #expect(push.error?.error == .unavailable)
+            #expect(push.headers[.retryAfter] != nil)
+
+            try database.start()
+            // The pool reconnects (the timeout only catches a hang).
+            let deadline = ContinuousClock.now + .seconds(60)
+            while try await client.request(.get, "/ready", token: nil).status != .ok {
+                guard ContinuousClock.now < deadline else { throw TestFailure("never ready again") }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            try await client.pushApplied("moods", PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: token)
+        }
+        try database.stop()
+    }
+}
