@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 public import PostgresNIO
+import NIOSSL
 import ServiceLifecycle
 
 /// Where the server keeps its data: a SQLite file (the default) or a PostgreSQL database.
@@ -37,7 +38,8 @@ public enum SyncDatabase: Sendable, Equatable, CustomStringConvertible {
         case .sqlite(let path):
             return (try SQLiteSyncStorage(path: path, notifier: notifier), [])
         case .postgres(let url):
-            let storage = PostgresSyncStorage(configuration: url.clientConfiguration, logger: logger)
+            let storage = PostgresSyncStorage(
+                configuration: url.clientConfiguration, probe: try url.connectionConfiguration(), logger: logger)
             return (storage, [PostgresFeedListener(storage: storage, notifier: notifier, logger: logger)])
         }
     }
@@ -75,6 +77,13 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         "postgres://\(user)@\(host):\(port)/\(database ?? "")"
     }
 
+    /// One connection's configuration, as the client's.
+    func connectionConfiguration() throws -> PostgresConnection.Configuration {
+        PostgresConnection.Configuration(
+            host: host, port: port, username: user, password: password, database: database,
+            tls: requireTLS ? .require(try NIOSSLContext(configuration: .makeClientConfiguration())) : .disable)
+    }
+
     /// The PostgresNIO client configuration the URL describes (at most 40 connections).
     public var clientConfiguration: PostgresClient.Configuration {
         var configuration = PostgresClient.Configuration(
@@ -88,10 +97,15 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
 /// A `--database` value that cannot be used.
 public enum SyncDatabaseError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalid(String)
+    /// The database answered, and refused the login (a wrong password, an unknown database).
+    case refused(String)
+    /// The database does not answer.
+    case unreachable(String)
 
     public var description: String {
         switch self {
         case .invalid(let what): "Not a database: \(what)."
+        case .refused(let what), .unreachable(let what): what
         }
     }
 }

@@ -1,6 +1,9 @@
 public import Foundation
 public import Hummingbird
 public import Logging
+import HummingbirdCore
+import HummingbirdTLS
+import NIOSSL
 import ServiceLifecycle
 
 /// The sync server: an HTTP application over a storage, with its background services.
@@ -21,18 +24,45 @@ public struct SyncServer: Sendable {
     let guards: RequestGuards
     /// What `/metrics` reports.
     let metrics: ServerMetrics
+    /// Pings the database, for readiness and to fail requests fast while it is away.
+    let watch: DatabaseWatch
+    /// How connections are served: HTTP/1.1 with the connection deadlines, over TLS when set.
+    let httpServer: HTTPServerBuilder
 
-    /// Opens the database (nothing is read until the application starts).
+    /// Opens the database (nothing is read until the application starts) and reads the TLS
+    /// certificate and key, if any.
     public init(configuration: SyncServerConfiguration, logger: Logger = Logger(label: "objectgraph-sync-server")) throws {
         self.configuration = configuration
+
         self.logger = logger
         self.notifier = FeedNotifier(tickInterval: configuration.liveTickInterval)
         let (base, services) = try configuration.database.open(notifier: notifier, logger: logger)
-        self.services = services
+        let outage = DatabaseOutage()
+        self.watch = DatabaseWatch(
+            storage: base, outage: outage, timeout: configuration.readinessTimeout, interval: .seconds(1), logger: logger)
+        self.services = services + [watch]
         self.metrics = ServerMetrics(databaseConnections: base.maximumConnections)
-        self.storage = GuardedStorage(base: base, metrics: metrics, timeout: configuration.databaseTimeout)
-        self.limitEvents = LimitEvents(logger: logger, metrics: metrics)
+        self.storage = GuardedStorage(base: base, metrics: metrics, timeout: configuration.databaseTimeout, outage: outage)
+        let events = LimitEvents(logger: logger, metrics: metrics)
+        self.limitEvents = events
         self.guards = RequestGuards(configuration.rates, events: limitEvents)
+        let connections = configuration.connections
+        let http1 = HTTPServerBuilder.http1(configuration: .init(
+            additionalChannelHandlers: [ConnectionDeadlines(limits: connections, events: events)]))
+        if let files = configuration.tls {
+            let tls: TLSConfiguration
+            do {
+                tls = TLSConfiguration.makeServerConfiguration(
+                    certificateChain: try NIOSSLCertificate.fromPEMFile(files.certificateChain).map { .certificate($0) },
+                    privateKey: .privateKey(try NIOSSLPrivateKey(file: files.privateKey, format: .pem)))
+            } catch {
+                throw SyncServerSetupError.tls(
+                    "The TLS certificate or key cannot be read (\(files.certificateChain), \(files.privateKey)): \(error)")
+            }
+            httpServer = try .tls(http1, configuration: .init(tlsConfiguration: tls))
+        } else {
+            httpServer = http1
+        }
     }
 
     /// The HTTP application: it migrates the schema before it listens, runs the database's
@@ -43,17 +73,15 @@ public struct SyncServer: Sendable {
     public func application(onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> some ApplicationProtocol {
         let router = Router(context: SyncRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: AccessLogMiddleware(metrics: metrics))
+        if !configuration.corsOrigins.isEmpty { router.add(middleware: CrossOriginMiddleware(origins: Set(configuration.corsOrigins))) }
         router.add(middleware: SyncErrorMiddleware())
         SyncRoutes(server: self).add(to: router)
-        let connections = configuration.connections
-        let events = limitEvents
         var application = Application(
             router: router,
-            server: .http1(configuration: .init(
-                additionalChannelHandlers: [ConnectionDeadlines(limits: connections, events: events)])),
+            server: httpServer,
             configuration: .init(
                 address: .hostname(configuration.host, port: configuration.port), serverName: "objectgraph-sync",
-                availableConnectionsDelegate: ConnectionCount(limit: connections.maxConnections, events: events)),
+                availableConnectionsDelegate: ConnectionCount(limit: configuration.connections.maxConnections, events: limitEvents)),
             services: services + [TombstonePurge(server: self)],
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
@@ -108,5 +136,16 @@ extension Duration {
     var seconds: TimeInterval {
         let (seconds, attoseconds) = components
         return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}
+
+/// A server that cannot be set up as configured.
+public enum SyncServerSetupError: Error, Sendable, Equatable, CustomStringConvertible {
+    case tls(String)
+
+    public var description: String {
+        switch self {
+        case .tls(let reason): reason
+        }
     }
 }

@@ -1,11 +1,25 @@
 /// How a sync server runs.
 public struct SyncServerConfiguration: Sendable {
+    /// Where the certificate chain and private key of the server's TLS are, as PEM files.
+    public struct TLSFiles: Sendable, Hashable {
+        public var certificateChain: String
+        public var privateKey: String
+
+        public init(certificateChain: String, privateKey: String) {
+            self.certificateChain = certificateChain
+            self.privateKey = privateKey
+        }
+    }
+
     /// Where the data is.
     public var database: SyncDatabase
     /// The address to listen on.
     public var host: String
     /// The port to listen on (0: any free port).
     public var port: Int
+    /// When set, the server speaks HTTPS with this certificate; nil for plain HTTP (behind a
+    /// proxy that terminates TLS, or on a private network).
+    public var tls: TLSFiles?
     /// Request sizes.
     public var limits: ServerLimits
     /// How long a connection may make the server wait, and how many it serves at once.
@@ -15,11 +29,16 @@ public struct SyncServerConfiguration: Sendable {
     /// How long tombstones (and superseded versions) stay in a zone's feed; a cursor older than a
     /// purged tombstone gets 410 and the client reads the zone again.
     public var tombstoneHorizon: Duration
-    /// How long a request waits for the database (a connection and its work) before it gets 503
-    /// with `Retry-After`: a database that does not answer fails requests fast.
+    /// The longest a request waits for the database (a connection and its work) before it gets
+    /// 503 with `Retry-After`: a backstop. A database that is away is noticed by the server's
+    /// pings within a second, and requests then fail at once.
     public var databaseTimeout: Duration
-    /// How long `/ready` waits for the database before it answers 503.
+    /// How long `/ready`, and the server's ping every second, wait for the database before they
+    /// take it for away.
     public var readinessTimeout: Duration
+    /// The origins of web apps allowed to call the API from a browser (CORS): `https://app.example.com`,
+    /// or `*` for any; empty for none.
+    public var corsOrigins: [String]
     /// When set, `/metrics` answers only requests bearing this token; nil leaves it open (keep it
     /// behind your proxy then).
     public var metricsToken: String?
@@ -34,16 +53,17 @@ public struct SyncServerConfiguration: Sendable {
     public var liveStreamLifetime: Duration
 
     public init(
-        database: SyncDatabase = .defaultSQLite, host: String = "127.0.0.1", port: Int = 8080,
+        database: SyncDatabase = .defaultSQLite, host: String = "127.0.0.1", port: Int = 8080, tls: TLSFiles? = nil,
         limits: ServerLimits = ServerLimits(), connections: ConnectionLimits = ConnectionLimits(),
         rates: RateLimits = RateLimits(), tombstoneHorizon: Duration = .seconds(30 * 24 * 3600),
         purgeInterval: Duration = .seconds(3600), liveTickInterval: Duration = .seconds(15),
-        liveStreamLifetime: Duration = .seconds(600), databaseTimeout: Duration = .seconds(5),
-        readinessTimeout: Duration = .seconds(2), metricsToken: String? = nil
+        liveStreamLifetime: Duration = .seconds(600), databaseTimeout: Duration = .seconds(30),
+        readinessTimeout: Duration = .seconds(2), metricsToken: String? = nil, corsOrigins: [String] = []
     ) {
         self.database = database
         self.host = host
         self.port = port
+        self.tls = tls
         self.limits = limits
         self.connections = connections
         self.rates = rates
@@ -54,5 +74,6 @@ public struct SyncServerConfiguration: Sendable {
         self.databaseTimeout = databaseTimeout
         self.readinessTimeout = readinessTimeout
         self.metricsToken = metricsToken
+        self.corsOrigins = corsOrigins
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Hummingbird
 import Logging
 import SyncServer
@@ -17,6 +18,7 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup(title: "Connections") var connections: ConnectionOptions
     @OptionGroup(title: "Rates") var rates: RateOptions
     @OptionGroup(title: "Live streams") var live: LiveOptions
+    @OptionGroup(title: "Operations") var operations: OperationOptions
 
     func run() async throws {
         var logger = Logger(label: "objectgraph-sync-server")
@@ -25,12 +27,14 @@ struct Serve: AsyncParsableCommand {
         }
         logger.logLevel = level
         let configuration = SyncServerConfiguration(
-            database: try database.parsed(), host: host, port: port, limits: sizes.limits,
+            database: try database.parsed(), host: host, port: port, tls: operations.tlsFiles, limits: sizes.limits,
             connections: connections.limits, rates: rates.limits,
             tombstoneHorizon: .seconds(tombstoneHorizonDays * 24 * 3600),
-            liveTickInterval: .seconds(live.tickInterval), liveStreamLifetime: .seconds(live.lifetime))
+            liveTickInterval: .seconds(live.tickInterval), liveStreamLifetime: .seconds(live.lifetime),
+            databaseTimeout: .seconds(operations.databaseTimeout), readinessTimeout: .seconds(operations.readinessTimeout),
+            metricsToken: try operations.metricsToken(), corsOrigins: operations.corsOrigins)
         let server = try SyncServer(configuration: configuration, logger: logger)
-        logger.info("Serving \(configuration.database) on http://\(host):\(port)")
+        logger.info("Serving \(configuration.database) on \(configuration.tls == nil ? "http" : "https")://\(host):\(port)")
         try await server.application().runService()
     }
 }
@@ -109,5 +113,45 @@ struct LiveOptions: ParsableArguments {
 
     func validate() throws {
         if !(lifetime > 0) || !(tickInterval > 0) { throw ValidationError("Live stream durations must be more than 0 seconds.") }
+    }
+}
+
+struct OperationOptions: ParsableArguments {
+    @Option(help: "A PEM file of the server's TLS certificate chain: the server speaks HTTPS (with --tls-key).")
+    var tlsCertificate: String?
+    @Option(help: "A PEM file of the TLS certificate's private key.") var tlsKey: String?
+    @Option(help: ArgumentHelp(
+        "An origin whose web apps may call the API from a browser (CORS), or * for any; repeat for several.",
+        valueName: "origin"))
+    var corsOrigin: [String] = []
+    @Option(help: ArgumentHelp(
+        "A file holding the token /metrics asks for (its first line).",
+        discussion: "Or $OBJECTGRAPH_SYNC_METRICS_TOKEN. Without either, /metrics is open: keep it behind your proxy."))
+    var metricsTokenFile: String?
+    @Option(help: "Seconds a request waits for the database before it gets 503.") var databaseTimeout: Double = 5
+    @Option(help: "Seconds /ready waits for the database before it answers 503.") var readinessTimeout: Double = 2
+
+    var tlsFiles: SyncServerConfiguration.TLSFiles? {
+        tlsCertificate.map { SyncServerConfiguration.TLSFiles(certificateChain: $0, privateKey: tlsKey ?? "") }
+    }
+
+    var corsOrigins: [String] { corsOrigin }
+
+    func metricsToken(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String? {
+        if let file = metricsTokenFile {
+            guard let contents = FileManager.default.contents(atPath: file), let text = String(data: contents, encoding: .utf8),
+                let token = text.split(separator: "\n").first, !token.isEmpty
+            else { throw ValidationError("--metrics-token-file \(file) holds no token.") }
+            return String(token)
+        }
+        return environment["OBJECTGRAPH_SYNC_METRICS_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    func validate() throws {
+        if (tlsCertificate == nil) != (tlsKey == nil) { throw ValidationError("--tls-certificate and --tls-key go together.") }
+        for origin in corsOrigin where origin != "*" && !(origin.hasPrefix("https://") || origin.hasPrefix("http://")) {
+            throw ValidationError("--cors-origin \(origin) is not an origin (https://host[:port], or *).")
+        }
+        if !(databaseTimeout > 0) || !(readinessTimeout > 0) { throw ValidationError("Timeouts are more than 0 seconds.") }
     }
 }

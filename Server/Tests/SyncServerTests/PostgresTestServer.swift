@@ -54,6 +54,16 @@ enum PostgresTestServer {
             try PostgresTestServer.run("pg_ctl", ["-D", directory, "-m", "fast", "-w", "stop"], asPostgres: true)
         }
 
+        /// Gives the `postgres` user `password` and makes connections over TCP prove it.
+        func requirePassword(_ password: String) throws {
+            try PostgresTestServer.run(
+                "psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-q", "-c",
+                         "ALTER USER postgres PASSWORD '\(password)'"])
+            try "local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\n"
+                .write(toFile: "\(directory)/pg_hba.conf", atomically: true, encoding: .utf8)
+            try PostgresTestServer.run("pg_ctl", ["-D", directory, "-w", "reload"], asPostgres: true)
+        }
+
         /// Starts it again on the same port and data.
         func start() throws {
             try PostgresTestServer.run(

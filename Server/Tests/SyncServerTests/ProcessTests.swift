@@ -136,6 +136,30 @@ struct ProcessTests {
     // MARK: Helpers
 
     /// Adds a user with the command line, as an administrator does, and returns the token it printed.
+    @Test("A PostgreSQL password comes from the environment or a file, never the command line, and a wrong one is a clear error",
+          .enabled(if: PostgresTestServer.binaries != nil, Comment(rawValue: PostgresTestServer.unavailable)))
+    func databasePassword() async throws {
+        let database = try PostgresTestServer.dedicated()
+        defer { try? database.stop() }
+        let password = "s3cret-\(UUID().uuidString.prefix(8))"
+        try database.requirePassword(password)
+        let url = database.url  // no password in it
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pg-password-\(UUID().uuidString)").path
+        try "\(password)\n".write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+
+        let token = try ProcessTests.token(try await ServerProcess.run(["user", "add", "alice", "--database", url, "--database-password-file", file]))
+        let server = try await ServerProcess(database: url, environment: ["OBJECTGRAPH_SYNC_DATABASE_PASSWORD": password])
+        #expect(try await HTTPSyncClient(port: server.port).allChanges("moods", token: token).isEmpty)
+        #expect(!server.commandLine.contains(password), "the password is not in the process list")
+        _ = try await server.terminate()
+
+        try "wrong\n".write(toFile: file, atomically: true, encoding: .utf8)
+        await #expect(throws: TestFailure.self) {
+            try await ServerProcess.run(["user", "add", "bob", "--database", url, "--database-password-file", file])
+        }
+    }
+
     static func addUser(_ name: String, _ database: String) async throws -> String {
         try token(try await ServerProcess.run(["user", "add", name, "--database", database]))
     }

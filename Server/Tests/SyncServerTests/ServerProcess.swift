@@ -22,10 +22,12 @@ final class ServerProcess {
     /// The port the server listens on.
     let port: Int
 
-    /// Starts `serve` on `port` (any free port for 0) and returns once it listens.
-    init(database: String, port: Int = 0) async throws {
+    /// Starts `serve` on `port` (any free port for 0), with `arguments` more and `environment`
+    /// added to this process's, and returns once it listens.
+    init(database: String, port: Int = 0, arguments: [String] = [], environment: [String: String] = [:]) async throws {
         let output = OutputLog()
-        process = try Self.launch(["serve", "--database", database, "--port", String(port)], output: output)
+        process = try Self.launch(
+            ["serve", "--database", database, "--port", String(port)] + arguments, environment: environment, output: output)
         self.output = output
         let deadline = ContinuousClock.now + .seconds(30)
         while true {
@@ -87,13 +89,22 @@ final class ServerProcess {
         if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
     }
 
-    private static func launch(_ arguments: [String], output: OutputLog) throws -> Process {
+    /// The process's command line as the system shows it to every user (`ps`).
+    var commandLine: String {
+        let data = FileManager.default.contents(atPath: "/proc/\(process.processIdentifier)/cmdline") ?? Data()
+        return String(decoding: data.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
+    }
+
+    private static func launch(_ arguments: [String], environment: [String: String] = [:], output: OutputLog) throws -> Process {
         guard let executable else {
             throw TestFailure("objectgraph-sync-server was not built next to the tests (swift build builds it)")
         }
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe

@@ -32,10 +32,8 @@ struct SyncRoutes {
     /// Readiness: the database answers within the readiness timeout (503 otherwise). `/health`
     /// says only that the process serves.
     private func ready() async throws -> Response {
-        do {
-            try await withDeadline(server.configuration.readinessTimeout) { try await server.storage.ping() }
-        } catch {
-            throw SyncRequestError.unavailable("The database does not answer: \(error is DeadlineExceeded ? "no answer in time" : "\(error)").")
+        guard await server.watch.check() else {
+            throw SyncRequestError.unavailable("The database does not answer.")
         }
         return Self.json(#"{"status":"ready"}"#)
     }

@@ -7,9 +7,9 @@ import ObjectGraphSyncProtocol
 /// gets 503 with `Retry-After` instead of waiting for a database that does not answer (with
 /// PostgreSQL down, a request waited for a connection for tens of seconds).
 ///
-/// Once the database failed so, requests fail at once for a second (``DatabaseOutage``): during
-/// an outage a request waits for the database only once a second, the others get 503 in
-/// microseconds.
+/// While the database is away (``DatabaseOutage``, noted by ``DatabaseWatch``'s pings and by the
+/// requests that found it unreachable), requests get 503 at once. The timeout is a backstop for
+/// the rest: generous, so that a busy database is not taken for an absent one.
 ///
 /// An operation cut off at the deadline may still complete: a push then applied is recognized
 /// as a replay when its client sends it again. Schema migrations, the tombstone purge and the
@@ -18,7 +18,7 @@ struct GuardedStorage: SyncStorage {
     let base: any SyncStorage
     let metrics: ServerMetrics
     let timeout: Duration
-    let outage = DatabaseOutage()
+    let outage: DatabaseOutage
 
     var maximumConnections: Int { base.maximumConnections }
 
@@ -29,9 +29,7 @@ struct GuardedStorage: SyncStorage {
         metrics.databaseOperations.increment()
         defer { metrics.databaseOperations.decrement() }
         do {
-            let result = try await withDeadline(timeout, operation)
-            outage.end()
-            return result
+            return try await withDeadline(timeout, operation)
         } catch is DeadlineExceeded {
             outage.begin()
             throw SyncRequestError.unavailable("The database did not answer within \(timeout); nothing was changed.")
@@ -44,7 +42,7 @@ struct GuardedStorage: SyncStorage {
     func isUnavailability(_ error: any Error) -> Bool { base.isUnavailability(error) }
 
     func migrate() async throws { try await base.migrate() }
-    func ping() async throws { try await run { try await base.ping() } }
+    func ping() async throws { try await base.ping() }
 
     func addUser(named name: String, now: Int64) async throws { try await base.addUser(named: name, now: now) }
     func addToken(digest: Data, forUser name: String, now: Int64, expiresAt: Int64?) async throws -> Int64 {
@@ -68,21 +66,18 @@ struct GuardedStorage: SyncStorage {
     func purge(committedBefore time: Int64) async throws -> Int { try await base.purge(committedBefore: time) }
 }
 
-/// Whether the database was found unreachable less than a second ago: then requests are refused
-/// without trying it. After the second, the next request tries it again, and its success ends
-/// the outage.
+/// Whether the database is away: begun by a failed ping or a request that found it
+/// unreachable, ended by a successful ping. Requests meanwhile get 503 at once.
 final class DatabaseOutage: Sendable {
-    private let until = Mutex<ContinuousClock.Instant?>(nil)
+    private let ongoing = Mutex(false)
 
-    var isOngoing: Bool {
-        until.withLock { until in until.map { ContinuousClock.now < $0 } ?? false }
-    }
+    var isOngoing: Bool { ongoing.withLock { $0 } }
 
-    func begin() {
-        until.withLock { $0 = ContinuousClock.now + .seconds(1) }
-    }
+    /// Begins an outage; true when none was ongoing.
+    @discardableResult
+    func begin() -> Bool { ongoing.withLock { was in defer { was = true }; return !was } }
 
-    func end() {
-        until.withLock { $0 = nil }
-    }
+    /// Ends the outage; true when one was ongoing.
+    @discardableResult
+    func end() -> Bool { ongoing.withLock { was in defer { was = false }; return was } }
 }

@@ -25,9 +25,12 @@ final class PostgresSyncStorage: SyncStorage {
     /// application): running the pool per run would stop the process on PostgresNIO's
     /// precondition at the second.
     private let connections: Int
+    /// One connection of the pool's, made directly to check the database at migration and to ping it.
+    private let probe: PostgresConnection.Configuration
 
-    init(configuration: PostgresClient.Configuration, logger: Logger) {
+    init(configuration: PostgresClient.Configuration, probe: PostgresConnection.Configuration, logger: Logger) {
         connections = configuration.options.maximumConnections
+        self.probe = probe
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
@@ -51,8 +54,17 @@ final class PostgresSyncStorage: SyncStorage {
 
     var maximumConnections: Int { connections }
 
+    /// A query on a connection of its own, opened for it: the pool's may all be in use on a busy
+    /// server, and a ping must not wait for them.
     func ping() async throws {
-        for try await _ in try await runningClient().query("SELECT 1", logger: logger).decode(Int.self) {}
+        let connection = try await PostgresConnection.connect(configuration: probe, id: 1, logger: logger)
+        do {
+            for try await _ in try await connection.query("SELECT 1", logger: logger).decode(Int.self) {}
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        try await connection.close()
     }
 
     func isUnavailability(_ error: any Error) -> Bool {
@@ -63,6 +75,7 @@ final class PostgresSyncStorage: SyncStorage {
     }
 
     func migrate() async throws {
+        try await checkLogin()
         try await transaction { connection in
             // Several instances may start together: one migrates, the others wait and find it done.
             try await connection.query("SELECT pg_advisory_xact_lock(7262835)", logger: logger)
@@ -82,6 +95,24 @@ final class PostgresSyncStorage: SyncStorage {
             try await connection.query(
                 "INSERT INTO objectgraph_schema (version) VALUES (\(Self.migrations.count))", logger: logger)
         }
+    }
+
+    /// Connects once, directly: the pool would retry a refused login or an unreachable server for
+    /// about a minute, then fail without saying why. Fails with ``SyncDatabaseError``.
+    private func checkLogin() async throws {
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(configuration: probe, id: 0, logger: logger)
+        } catch let error as PSQLError {
+            let server = error.serverInfo.map { info in
+                "\(info[.sqlState] ?? "") \(info[.message] ?? "")".trimmingCharacters(in: .whitespaces)
+            }
+            if let server, error.code == .server {
+                throw SyncDatabaseError.refused("PostgreSQL refused the connection: \(server)")
+            }
+            throw SyncDatabaseError.unreachable("PostgreSQL cannot be reached (\(error.code)): \(String(reflecting: error.underlying ?? error))")
+        }
+        try await connection.close()
     }
 
     /// The schema's versions, each the statements that bring the one before it up to date.
