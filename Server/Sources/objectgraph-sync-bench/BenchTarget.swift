@@ -18,6 +18,8 @@ struct BenchTarget: Sendable {
     var port: Int
     var plain: any PlainStore
     var http: HTTPClient
+    /// The users of the load workloads' clients.
+    let clients = ClientUsers()
 
     /// Starts a server on `database` (serving HTTP on a free port) and runs `body` with it.
     static func run<Result: Sendable>(
@@ -73,11 +75,11 @@ struct BenchTarget: Sendable {
         }
     }
 
-    /// Pushes over HTTP and expects the batch to be applied.
-    func pushOverHTTP(_ request: PushRequest, zone: String) async throws {
+    /// Pushes over HTTP (as the bench user, or the user of `token`) and expects the batch to be applied.
+    func pushOverHTTP(_ request: PushRequest, zone: String, token: String? = nil) async throws {
         var http = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/zones/\(zone)/push")
         http.method = .POST
-        http.headers.add(name: "Authorization", value: "Bearer \(token)")
+        http.headers.add(name: "Authorization", value: "Bearer \(token ?? self.token)")
         http.headers.add(name: "Content-Type", value: "application/json")
         http.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(request)))
         let response = try await self.http.execute(http, timeout: .seconds(60))
@@ -85,6 +87,20 @@ struct BenchTarget: Sendable {
         guard response.status == .ok else {
             throw BenchmarkError("push answered \(response.status): \(String(buffer: body))")
         }
+    }
+
+    /// The token of the load workloads' client `index`, a user of its own (made on first use,
+    /// with every client before it).
+    func clientToken(_ index: Int) async throws -> String {
+        try await clients.token(index, server: server)
+    }
+
+    /// The user of the load workloads' client `index`.
+    func clientUser(_ index: Int) async throws -> SyncUser {
+        guard let user = try await server.user(authenticatedBy: try await clientToken(index)) else {
+            throw BenchmarkError("client \(index) has no user")
+        }
+        return user
     }
 
     /// Reads a page over HTTP.
@@ -103,4 +119,17 @@ struct BenchTarget: Sendable {
 struct BenchmarkError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+/// The load workloads' clients, each a user of its own with a token, made on first use. (Names
+/// are unique: two callers waiting on `addUser` at once each add a user of their own.)
+actor ClientUsers {
+    private var tokens: [String] = []
+
+    func token(_ index: Int, server: SyncServer) async throws -> String {
+        while index >= tokens.count {
+            tokens.append(try await server.addUser(named: "client-\(UUID().uuidString.prefix(13))").text)
+        }
+        return tokens[index]
+    }
 }

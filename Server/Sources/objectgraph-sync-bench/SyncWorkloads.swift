@@ -12,7 +12,8 @@ enum SyncWorkloads {
             pushNewRecords(target, count: mutations),
             pushFieldUpdates(target, count: mutations),
             readFeed(target, count: mutations),
-        ] + pushLatency(target, clients: 16, pushesPerClient: 25, batchSize: 10)
+        ] + pushLoad(target, clients: 16, pushes: 50, batchSize: 10)
+            + pushLoad(target, clients: 64, pushes: 20, batchSize: 10)
             + [liveDelay(target, pushes: 100)]
             // The client does not depend on the server's database: measured once, on SQLite.
             + (target.label == "SQLite" ? ClientWorkloads.make(target, moods: mutations * 10) : [])
@@ -133,21 +134,23 @@ enum SyncWorkloads {
             }))
     }
 
-    // MARK: Latency
+    // MARK: Load
 
-    /// `clients` clients push at once, each to its own zone; the p50 and p99 of one push's time.
-    static func pushLatency(_ target: BenchTarget, clients: Int, pushesPerClient: Int, batchSize: Int) -> [SyncWorkload] {
-        let zones = ZoneNames(prefix: "latency")
+    /// `clients` clients push at once, each a user of its own to a zone of its own, `pushes`
+    /// batches of `batchSize` one after the other: the mutations per second of the whole, and the
+    /// p50 and p99 of one push's time.
+    static func pushLoad(_ target: BenchTarget, clients: Int, pushes: Int, batchSize: Int) -> [SyncWorkload] {
+        let zones = ZoneNames(prefix: "load")
         /// Runs the clients and returns every push's latency in milliseconds.
-        @Sendable func latencies(_ push: @escaping @Sendable (String, PushRequest) async throws -> Void) async throws -> [Double] {
+        @Sendable func latencies(_ push: @escaping @Sendable (Int, String, PushRequest) async throws -> Void) async throws -> [Double] {
             try await withThrowingTaskGroup(of: [Double].self) { group in
-                for _ in 0..<clients {
+                for client in 0..<clients {
                     let zone = zones.next()
                     group.addTask {
                         var times: [Double] = []
-                        for batch in Batches.creating(count: pushesPerClient * batchSize, size: batchSize) {
+                        for batch in Batches.creating(count: pushes * batchSize, size: batchSize) {
                             let start = ContinuousClock.now
-                            try await push(zone, batch)
+                            try await push(client, zone, batch)
                             times.append((ContinuousClock.now - start).milliseconds)
                         }
                         return times
@@ -156,18 +159,26 @@ enum SyncWorkloads {
                 return try await group.reduce(into: []) { $0 += $1 }
             }
         }
-        let serverPush: @Sendable (String, PushRequest) async throws -> Void = { zone, batch in
-            _ = try await target.server.push(batch, zone: zone, user: target.user)
+        let serverPush: @Sendable (Int, String, PushRequest) async throws -> Void = { client, zone, batch in
+            _ = try await target.server.push(batch, zone: zone, user: try await target.clientUser(client))
         }
-        let plainUpsert: @Sendable (String, PushRequest) async throws -> Void = { zone, batch in
+        let plainUpsert: @Sendable (Int, String, PushRequest) async throws -> Void = { _, zone, batch in
             try await target.plain.upsert(zone: zone, batch.mutations)
         }
-        let httpPush: @Sendable (String, PushRequest) async throws -> Void = { zone, batch in
-            try await target.pushOverHTTP(batch, zone: zone)
+        let httpPush: @Sendable (Int, String, PushRequest) async throws -> Void = { client, zone, batch in
+            try await target.pushOverHTTP(batch, zone: zone, token: try await target.clientToken(client))
         }
-        return [50.0, 99.0].map { rank in
-            func side(_ push: @escaping @Sendable (String, PushRequest) async throws -> Void) -> SyncContender {
-                SyncContender(run: { SyncWorkload.percentile(rank, of: try await latencies(push)) })
+        let prepare: @Sendable () async throws -> Void = { _ = try await target.clientToken(clients - 1) }
+        func throughput(_ push: @escaping @Sendable (Int, String, PushRequest) async throws -> Void) -> SyncContender {
+            SyncContender(prepare: prepare, run: { _ = try await latencies(push); return nil })
+        }
+        let load = SyncWorkload(
+            name: "sync: load, \(clients) clients pushing batches of \(batchSize) (\(target.label))",
+            items: clients * pushes * batchSize,
+            server: throughput(serverPush), plain: throughput(plainUpsert), http: throughput(httpPush))
+        return [load] + [50.0, 99.0].map { rank in
+            func side(_ push: @escaping @Sendable (Int, String, PushRequest) async throws -> Void) -> SyncContender {
+                SyncContender(prepare: prepare, run: { SyncWorkload.percentile(rank, of: try await latencies(push)) })
             }
             return SyncWorkload(
                 name: "sync: push p\(Int(rank)) latency, \(clients) clients, batches of \(batchSize) (\(target.label))",
