@@ -92,15 +92,12 @@ struct BenchTarget: Sendable {
     /// The token of the load workloads' client `index`, a user of its own (made on first use,
     /// with every client before it).
     func clientToken(_ index: Int) async throws -> String {
-        try await clients.token(index, server: server)
+        try await clients.client(index, server: server).token
     }
 
     /// The user of the load workloads' client `index`.
     func clientUser(_ index: Int) async throws -> SyncUser {
-        guard let user = try await server.user(authenticatedBy: try await clientToken(index)) else {
-            throw BenchmarkError("client \(index) has no user")
-        }
-        return user
+        try await clients.client(index, server: server).user
     }
 
     /// Reads a page over HTTP.
@@ -124,12 +121,14 @@ struct BenchmarkError: Error, CustomStringConvertible {
 /// The load workloads' clients, each a user of its own with a token, made on first use. (Names
 /// are unique: two callers waiting on `addUser` at once each add a user of their own.)
 actor ClientUsers {
-    private var tokens: [String] = []
+    private var clients: [(token: String, user: SyncUser)] = []
 
-    func token(_ index: Int, server: SyncServer) async throws -> String {
-        while index >= tokens.count {
-            tokens.append(try await server.addUser(named: "client-\(UUID().uuidString.prefix(13))").text)
+    func client(_ index: Int, server: SyncServer) async throws -> (token: String, user: SyncUser) {
+        while index >= clients.count {
+            let token = try await server.addUser(named: "client-\(UUID().uuidString.prefix(13))").text
+            guard let user = try await server.user(authenticatedBy: token) else { throw BenchmarkError("a new user's token failed") }
+            clients.append((token, user))
         }
-        return tokens[index]
+        return clients[index]
     }
 }

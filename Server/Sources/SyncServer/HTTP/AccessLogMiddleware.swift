@@ -38,6 +38,7 @@ struct AccessLogMiddleware: RouterMiddleware {
         metrics.request(
             route: matched ?? "none", method: request.method.rawValue, status: Int(status.code),
             duration: .nanoseconds(Int64(clamping: nanoseconds)))
+        guard context.logger.logLevel <= .info else { return }  // the line's metadata costs only when written
         let route = matched ?? request.uri.path
         var metadata: Logger.Metadata = [
             "method": .string(request.method.rawValue),

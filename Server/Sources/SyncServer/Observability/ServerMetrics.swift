@@ -1,4 +1,5 @@
 import Metrics
+import Synchronization
 import Prometheus
 
 /// The server's metrics, recorded through swift-metrics into a Prometheus registry of the
@@ -21,6 +22,13 @@ import Prometheus
 final class ServerMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
+
+    /// A request's metrics, made once per route, method and status: making them is a lookup in
+    /// the registry under its lock, on every request otherwise.
+    private struct RequestKey: Hashable {
+        var route: String, method: String, status: Int
+    }
+    private let requestMetrics = Mutex<[RequestKey: (count: Metrics.Counter, duration: Metrics.Timer)]>([:])
 
     let liveStreams: Meter
     let connections: Meter
@@ -50,10 +58,21 @@ final class ServerMetrics: Sendable {
 
     /// An answered request.
     func request(route: String, method: String, status: Int, duration: Duration) {
-        Metrics.Counter(label: "objectgraph_http_requests_total",
-                dimensions: [("route", route), ("method", method), ("status", String(status))], factory: factory).increment()
-        Metrics.Timer(label: "objectgraph_http_request_duration_seconds", dimensions: [("route", route), ("method", method)],
-                      factory: factory).record(duration: duration)
+        let key = RequestKey(route: route, method: method, status: status)
+        let metrics = requestMetrics.withLock { cache in
+            if let made = cache[key] { return made }
+            let made = (
+                count: Metrics.Counter(
+                    label: "objectgraph_http_requests_total",
+                    dimensions: [("route", route), ("method", method), ("status", String(status))], factory: factory),
+                duration: Metrics.Timer(
+                    label: "objectgraph_http_request_duration_seconds", dimensions: [("route", route), ("method", method)],
+                    factory: factory))
+            cache[key] = made
+            return made
+        }
+        metrics.count.increment()
+        metrics.duration.record(duration: duration)
     }
 
     /// How a push ended.
