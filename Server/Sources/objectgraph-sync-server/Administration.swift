@@ -15,7 +15,7 @@ struct User: AsyncParsableCommand {
         @OptionGroup var expiry: ExpiryOptions
 
         func run() async throws {
-            let server = try SyncServer(configuration: SyncServerConfiguration(database: try database.parsed()))
+            let server = try database.server()
             print(try await server.addUser(named: name, tokenExpiresAt: expiry.date))
         }
     }
@@ -27,7 +27,7 @@ struct User: AsyncParsableCommand {
         @OptionGroup var database: DatabaseOptions
 
         func run() async throws {
-            let server = try SyncServer(configuration: SyncServerConfiguration(database: try database.parsed()))
+            let server = try database.server()
             let users = try await server.users()
             if users.isEmpty { print("No users yet: objectgraph-sync-server user add NAME") }
             let now = Date()
@@ -63,7 +63,7 @@ struct Token: AsyncParsableCommand {
         @OptionGroup var expiry: ExpiryOptions
 
         func run() async throws {
-            let server = try SyncServer(configuration: SyncServerConfiguration(database: try database.parsed()))
+            let server = try database.server()
             print(try await server.createToken(forUser: name, expiresAt: expiry.date))
         }
     }
@@ -76,7 +76,7 @@ struct Token: AsyncParsableCommand {
         @Argument(help: "The token's ID.") var id: Int64
 
         func run() async throws {
-            let server = try SyncServer(configuration: SyncServerConfiguration(database: try database.parsed()))
+            let server = try database.server()
             try await server.revokeToken(id: id)
             print("Token \(id) is revoked.")
         }

@@ -55,4 +55,9 @@ struct DatabaseOptions: ParsableArguments {
         parsed = .postgres(url)
         return parsed
     }
+
+    /// A server on the database, for the administration commands (no HTTP).
+    func server() throws -> SyncServer {
+        try SyncServer(configuration: SyncServerConfiguration(database: try parsed()))
+    }
 }
