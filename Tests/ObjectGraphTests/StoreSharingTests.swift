@@ -100,7 +100,7 @@ import Testing
             return
         }
         #expect(cause.isRetryable)
-        #expect(cause.resultCode == 5)  // SQLITE_BUSY
+        #expect(cause.resultCode == .busy)
         try context.save()  // once the other writer is done, the same save succeeds
         #expect(try container.newBackgroundContext().fetchCount(FetchDescriptor<Mood>()) == 1)
     }

@@ -68,7 +68,7 @@ import Testing
 
     @Test func aStoreErrorQuotesOnlyTheStartOfItsStatement() {
         let sql = "SELECT 1 WHERE 1 IN (" + SQL.placeholders(300_000) + ")"
-        let error = ObjectGraphError.store(StoreError(resultCode: 1, message: "too many SQL variables", sql: sql))
+        let error = ObjectGraphError.store(StoreError(resultCode: .error, message: "too many SQL variables", sql: sql))
         #expect(error.description.count < StoreError.sqlPrefixLength + 100)
         #expect(error.description.contains("SELECT 1 WHERE 1 IN (?, ?"))
     }

@@ -53,9 +53,7 @@ extension ObjectContext {
         var seeds: [Int: DeletionSeed] = [:]
         for mapping in store.mappings {
             guard let slot = mapping.markedForDeletionSlot else { continue }
-            seeds[mapping.index] = DeletionSeed(
-                condition: SQLFragment("t0.\(mapping.quotedAttributeColumns[slot]) < ?", arguments: [cutoff.storedValue.databaseValue]),
-                isRepeatable: true)
+            seeds[mapping.index] = DeletionSeed.marked(before: cutoff, slot: slot, in: mapping)
         }
         return try deleteRows(seeds)
     }

@@ -82,12 +82,3 @@ extension ObjectContext {
         return keys
     }
 }
-
-extension RowReader {
-    /// The keys of the rows of a ``DelayedDeletable`` entity that are marked for deletion.
-    func markedKeys(of mapping: EntityMapping) throws -> [Int64] {
-        guard let slot = mapping.markedForDeletionSlot else { return [] }
-        return try keys(SQLFragment(
-            "SELECT Z_PK FROM \(mapping.table) WHERE \(mapping.quotedAttributeColumns[slot]) IS NOT NULL"))
-    }
-}

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import GRDBSQLite
 
@@ -9,6 +10,13 @@ struct DeletionSeed {
     /// changes those, so it selects the same rows again at the end, where the history and the
     /// `DELETE` then use it: walking its index costs SQLite less than finding every row by key.
     let isRepeatable: Bool
+
+    /// The rows of a ``DelayedDeletable`` entity marked before `cutoff`; `slot` is its mark's.
+    static func marked(before cutoff: Date, slot: Int, in mapping: EntityMapping) -> DeletionSeed {
+        DeletionSeed(
+            condition: SQLFragment("t0.\(mapping.quotedAttributeColumns[slot]) < ?", arguments: [cutoff.storedValue.databaseValue]),
+            isRepeatable: true)
+    }
 }
 
 /// What a batch deletion wrote: the rows deleted, and the rows left whose relationships changed

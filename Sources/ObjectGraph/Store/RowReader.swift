@@ -71,7 +71,7 @@ struct RowReader {
                     sql: "SELECT \(mapping.selectList), t0.Z_UUID FROM \(mapping.table) AS t0 WHERE t0.Z_UUID IN " + ids.sql)
                 try ObjectRows(mapping: mapping).forEach(statement, arguments: ids.arguments) { row in
                     guard let globalID = row.globalID(atColumn: globalIDColumn) else {
-                        throw StoreError(resultCode: 11 /* SQLITE_CORRUPT */, message: "\(mapping.name) row \(row.key) has no valid global ID")
+                        throw StoreError(resultCode: .corrupt, message: "\(mapping.name) row \(row.key) has no valid global ID")
                     }
                     try body(row, globalID)
                 }
@@ -183,5 +183,14 @@ private struct MemberGrouping<Member> {
             membersByOwner[owner]?.append(contentsOf: run)
         }
         run.removeAll(keepingCapacity: true)
+    }
+}
+
+extension RowReader {
+    /// The keys of the rows of a ``DelayedDeletable`` entity that are marked for deletion.
+    func markedKeys(of mapping: EntityMapping) throws -> [Int64] {
+        guard let slot = mapping.markedForDeletionSlot else { return [] }
+        return try keys(SQLFragment(
+            "SELECT Z_PK FROM \(mapping.table) WHERE \(mapping.quotedAttributeColumns[slot]) IS NOT NULL"))
     }
 }

@@ -128,7 +128,7 @@ struct RowWriter {
     }
 
     /// Runs a statement that writes one row; a uniqueness violation names the object and the value
-    /// (a global ID given twice, see ``ObjectContext/insert(_:globalID:)``, as `objectGlobalID`).
+    /// (a global ID given twice, by a context's `insert(_:globalID:)`, as `objectGlobalID`).
     private func execute(_ statement: Statement, row: some RowValues, id: ObjectID, mapping: EntityMapping,
                          globalID: UUID? = nil) throws {
         do {

@@ -47,10 +47,28 @@ struct SelectQuery {
         return condition.map { fragment + " WHERE " + $0 } ?? fragment
     }
 
-    /// `SELECT columns FROM table AS t0 WHERE … ORDER BY … LIMIT … OFFSET …`, leaving out the rows of
+    /// What a query selects.
+    enum Selection {
+        /// The rows' columns, for objects (``EntityMapping/selectList``).
+        case rows
+        /// The rows' keys.
+        case keys
+        /// The number of rows.
+        case count
+
+        func columns(of mapping: EntityMapping) -> String {
+            switch self {
+            case .rows: mapping.selectList
+            case .keys: "t0.Z_PK"
+            case .count: "COUNT(*)"
+            }
+        }
+    }
+
+    /// `SELECT … FROM table AS t0 WHERE … ORDER BY … LIMIT … OFFSET …`, leaving out the rows of
     /// `excludingKeys`.
-    func sql(selecting columns: String, limit: Int?, offset: Int, excludingKeys: some Collection<Int64>) -> SQLFragment {
-        var fragment = SQLFragment("SELECT \(columns) FROM \(mapping.table) AS t0")
+    func sql(_ selection: Selection, limit: Int?, offset: Int, excludingKeys: some Collection<Int64>) -> SQLFragment {
+        var fragment = SQLFragment("SELECT \(selection.columns(of: mapping)) FROM \(mapping.table) AS t0")
         var conditions: [SQLFragment] = condition.map { [$0] } ?? []
         if !excludingKeys.isEmpty {
             conditions.append("t0.Z_PK NOT IN " + SQL.list(excludingKeys.map(\.databaseValue)))

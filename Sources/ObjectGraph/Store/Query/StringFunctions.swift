@@ -9,16 +9,6 @@ import GRDB
 /// also ignores diacritics. A fetch answers from SQL for saved rows and from Swift for unsaved
 /// objects; both must give one answer, so the SQL side calls Swift. Registered on every connection.
 enum StringFunctions {
-    /// `caseInsensitiveCompare` as -1, 0 or 1 (`ComparisonResult`'s raw values).
-    static func caseInsensitiveCompare(_ lhs: String, _ rhs: String) -> ComparisonResult {
-        lhs.caseInsensitiveCompare(rhs)
-    }
-
-    /// `localizedStandardContains`: containment ignoring case and diacritics.
-    static func localizedStandardContains(_ string: String, _ other: String) -> Bool {
-        string.localizedStandardContains(other)
-    }
-
     /// The collation that orders strings as `comparator` does (in its forward order), or nil if
     /// SQLite has none: its own byte order for `.lexical` (Swift's `<` on the NFC strings that
     /// Swift writes), a collation calling Foundation for the localized comparators of Apple
@@ -46,11 +36,11 @@ enum StringFunctions {
     static func register(in db: Database) {
         db.add(function: DatabaseFunction(caseInsensitiveCompareName, argumentCount: 2, pure: true) { values in
             guard let lhs = String.fromDatabaseValue(values[0]), let rhs = String.fromDatabaseValue(values[1]) else { return nil }
-            return caseInsensitiveCompare(lhs, rhs).rawValue
+            return StringComparisons.caseInsensitiveCompare(lhs, rhs).rawValue
         })
         db.add(function: DatabaseFunction(localizedStandardContainsName, argumentCount: 2, pure: true) { values in
             guard let string = String.fromDatabaseValue(values[0]), let other = String.fromDatabaseValue(values[1]) else { return nil }
-            return localizedStandardContains(string, other)
+            return StringComparisons.localizedStandardContains(string, other)
         })
         for (comparator, name) in localizedCollations {
             db.add(collation: DatabaseCollation(name) { lhs, rhs in comparator.compare(lhs, rhs) })

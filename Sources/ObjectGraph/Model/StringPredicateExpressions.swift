@@ -3,7 +3,8 @@ public import Foundation
 // Foundation on Apple platforms lets `#Predicate` call `caseInsensitiveCompare` and
 // `localizedStandardContains`; on Linux it does not. `#Predicate` turns `a.name(b)` into
 // `PredicateExpressions.build_name(a, b)`, so supplying those builders here makes the same predicates
-// compile everywhere. Both translate to SQL, and evaluate in memory for unsaved objects.
+// compile everywhere. Both translate to SQL (`Store/Query/StringPredicates+SQL.swift`), and
+// evaluate in memory for unsaved objects, through the same Foundation methods.
 
 /// `lhs.caseInsensitiveCompare(rhs)` in a predicate.
 public struct CaseInsensitiveCompareExpression<Root: PredicateExpression, Other: PredicateExpression>: PredicateExpression
@@ -16,7 +17,7 @@ where Root.Output: StringProtocol, Other.Output: StringProtocol {
 
     /// Compares the two strings, ignoring case, as Foundation's `caseInsensitiveCompare` does.
     public func evaluate(_ bindings: PredicateBindings) throws -> ComparisonResult {
-        StringFunctions.caseInsensitiveCompare(String(try root.evaluate(bindings)), String(try other.evaluate(bindings)))
+        StringComparisons.caseInsensitiveCompare(String(try root.evaluate(bindings)), String(try other.evaluate(bindings)))
     }
 }
 
@@ -32,7 +33,7 @@ where Root.Output: StringProtocol, Other.Output: StringProtocol {
     /// Whether `root` contains `other`, ignoring case and diacritics, as Foundation's
     /// `localizedStandardContains` does.
     public func evaluate(_ bindings: PredicateBindings) throws -> Bool {
-        StringFunctions.localizedStandardContains(String(try root.evaluate(bindings)), String(try other.evaluate(bindings)))
+        StringComparisons.localizedStandardContains(String(try root.evaluate(bindings)), String(try other.evaluate(bindings)))
     }
 }
 
@@ -63,42 +64,16 @@ extension PredicateExpressions {
 }
 #endif
 
-extension CaseInsensitiveCompareExpression: SQLTranslatable {
-    func translate(_ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
-        try caseInsensitiveComparison(root, other, &translator)
+/// The string comparisons predicates make that SQLite has no exact equivalent for: Foundation's
+/// own, called by an in-memory evaluation and, through SQL functions the store registers, by SQL.
+enum StringComparisons {
+    /// `caseInsensitiveCompare`.
+    static func caseInsensitiveCompare(_ lhs: String, _ rhs: String) -> ComparisonResult {
+        lhs.caseInsensitiveCompare(rhs)
+    }
+
+    /// `localizedStandardContains`: containment ignoring case and diacritics.
+    static func localizedStandardContains(_ string: String, _ other: String) -> Bool {
+        string.localizedStandardContains(other)
     }
 }
-
-extension CaseInsensitiveContainsExpression: SQLTranslatable {
-    func translate(_ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
-        try caseInsensitiveContainment(root, other, &translator)
-    }
-}
-
-/// -1, 0 or 1 like `ComparisonResult`, compared without case: Foundation's own comparison, called
-/// from SQL (see ``StringFunctions``).
-func caseInsensitiveComparison(_ root: Any, _ other: Any, _ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
-    let l = try translator.scalar(translator.translate(root), "caseInsensitiveCompare")
-    let r = try translator.scalar(translator.translate(other), "caseInsensitiveCompare")
-    return .scalar(SQLFragment("\(StringFunctions.caseInsensitiveCompareName)(", l, ", ", r, ")"), .integer)
-}
-
-func caseInsensitiveContainment(_ root: Any, _ other: Any, _ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
-    let l = try translator.scalar(translator.translate(root), "localizedStandardContains")
-    let r = try translator.scalar(translator.translate(other), "localizedStandardContains")
-    return .scalar(SQLFragment("(\(StringFunctions.localizedStandardContainsName)(", l, ", ", r, ") = 1)"), .bool)
-}
-
-#if canImport(Darwin)
-extension PredicateExpressions.StringCaseInsensitiveCompare: SQLTranslatable {
-    func translate(_ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
-        try caseInsensitiveComparison(root, other, &translator)
-    }
-}
-
-extension PredicateExpressions.StringLocalizedStandardContains: SQLTranslatable {
-    func translate(_ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
-        try caseInsensitiveContainment(root, other, &translator)
-    }
-}
-#endif

@@ -174,24 +174,20 @@ struct FetchQuery<T: Entity> {
     }
 
     /// The query's SQL; unsaved objects have no row, so only saved ones are excluded.
-    private func sql(selecting columns: String, limit: Int?, offset: Int, excluding: [ObjectID]) -> SQLFragment {
-        select.sql(selecting: columns, limit: limit, offset: offset,
-                   excludingKeys: excluding.lazy.filter { !$0.isTemporary }.map(\.key))
+    private func sql(_ selection: SelectQuery.Selection, limit: Int?, offset: Int, excluding: [ObjectID]) -> SQLFragment {
+        select.sql(selection, limit: limit, offset: offset, excludingKeys: excluding.lazy.filter { !$0.isTemporary }.map(\.key))
     }
 
     func objects(limit: Int?, offset: Int, excluding: [ObjectID] = []) throws -> [AnyObject] {
-        try run {
-            try context.objects(from: sql(selecting: mapping.selectList, limit: limit, offset: offset, excluding: excluding),
-                                mapping: mapping)
-        }
+        try run { try context.objects(from: sql(.rows, limit: limit, offset: offset, excluding: excluding), mapping: mapping) }
     }
 
     func keys(limit: Int?, offset: Int) throws -> [Int64] {
-        try run { try context.store.reader.keys(sql(selecting: "t0.Z_PK", limit: limit, offset: offset, excluding: [])) }
+        try run { try context.store.reader.keys(sql(.keys, limit: limit, offset: offset, excluding: [])) }
     }
 
     func count(excluding: [ObjectID]) throws -> Int {
-        try run { try context.store.reader.count(sql(selecting: "COUNT(*)", limit: nil, offset: 0, excluding: excluding)) }
+        try run { try context.store.reader.count(sql(.count, limit: nil, offset: 0, excluding: excluding)) }
     }
 
     private func run<Result>(_ body: () throws -> Result) throws -> Result {

@@ -115,7 +115,7 @@ extension ObjectContainer {
 
     /// A history row this version of ObjectGraph did not write: the store is damaged.
     private static func corruptHistory(_ message: String) -> ObjectGraphError {
-        .store(StoreError(resultCode: 11 /* SQLITE_CORRUPT */, message: "history: " + message))
+        .store(StoreError(resultCode: .corrupt, message: "history: " + message))
     }
 }
 
