@@ -193,7 +193,7 @@ import Testing
         let derived = #expect(throws: ObjectGraphError.self) {
             try context.batchUpdate(Mood.self, set: [.set(\.text.count, to: 1)])
         }
-        guard case .invalidBatchOperation(let entity, _, _)? = derived else {
+        guard let thrown = derived, thrown.code == .invalidBatchOperation, let entity = thrown.entity else {
             Issue.record("expected invalidBatchOperation, got \(String(describing: derived))")
             return
         }
@@ -201,7 +201,7 @@ import Testing
         let unique = #expect(throws: ObjectGraphError.self) {
             try context.batchUpdate(Mood.self, set: [.set(\.remoteIdentifier, to: "same")])
         }
-        guard case .invalidBatchOperation(_, let property, _)? = unique else {
+        guard let thrown = unique, thrown.code == .invalidBatchOperation, case let property = thrown.property else {
             Issue.record("expected invalidBatchOperation, got \(String(describing: unique))")
             return
         }
@@ -251,7 +251,7 @@ import Testing
                 ["text": "b", "date": Date(), "remoteIdentifier": "same"],
             ])
         }
-        guard case .validationFailed(let failures)? = duplicate else {
+        guard let thrown = duplicate, thrown.code == .validationFailed, case let failures = thrown.validationFailures else {
             Issue.record("expected a uniqueness failure, got \(String(describing: duplicate))")
             return
         }
@@ -271,7 +271,7 @@ import Testing
     }
 
     private func reason(of error: ObjectGraphError?) -> String {
-        if case .invalidBatchOperation(_, _, let reason)? = error { return reason }
+        if let thrown = error, thrown.code == .invalidBatchOperation, let reason = thrown.reason { return reason }
         return ""
     }
 }

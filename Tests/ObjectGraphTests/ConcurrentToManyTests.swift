@@ -47,7 +47,7 @@ import Testing
         switch policy {
         case .error:
             let error = #expect(throws: ObjectGraphError.self) { try second.save() }
-            guard case .conflict(let conflicts)? = error else {
+            guard let thrown = error, thrown.code == .conflict, case let conflicts = thrown.conflicts else {
                 Issue.record("expected a conflict, got \(String(describing: error))")
                 return
             }

@@ -175,7 +175,7 @@ import Testing
     /// The conflicts a save fails with (none if it does not fail with conflicts).
     private func conflicts(savingIn context: ObjectContext) throws -> [SaveConflict] {
         let error = #expect(throws: ObjectGraphError.self) { try context.save() }
-        guard case .conflict(let conflicts) = error else { return [] }
-        return conflicts
+        guard let error, error.code == .conflict else { return [] }
+        return error.conflicts
     }
 }

@@ -20,7 +20,7 @@ import Testing
     private func expectWrongContext(_ object: any Entity, _ body: () throws -> Void,
                                     sourceLocation: SourceLocation = #_sourceLocation) {
         let error = #expect(throws: ObjectGraphError.self, sourceLocation: sourceLocation) { try body() }
-        guard case .wrongContext(let id, _)? = error else {
+        guard let thrown = error, thrown.code == .wrongContext, let id = thrown.objectID else {
             Issue.record("expected wrongContext, got \(String(describing: error))", sourceLocation: sourceLocation)
             return
         }

@@ -108,7 +108,7 @@ import Testing
         try context.save()
         folder.markForLocalDeletion()
         let error = #expect(throws: ObjectGraphError.self) { try context.save() }
-        guard case .validationFailed(let failures)? = error else {
+        guard let thrown = error, thrown.code == .validationFailed, case let failures = thrown.validationFailures else {
             Issue.record("expected a validation failure, got \(String(describing: error))")
             return
         }

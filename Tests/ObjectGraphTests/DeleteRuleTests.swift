@@ -113,7 +113,7 @@ import Testing
         #expect {
             try context.save()
         } throws: { error in
-            guard case .validationFailed(let failures)? = error as? ObjectGraphError, failures.count == 1 else { return false }
+            guard let thrown = error as? ObjectGraphError, thrown.code == .validationFailed, case let failures = thrown.validationFailures, failures.count == 1 else { return false }
             let failure = failures[0]
             guard case .deleteDenied(let count) = failure.reason else { return false }
             return failure.entity == "DenyingContinent" && failure.objectID == europe.objectID
@@ -146,7 +146,7 @@ import Testing
         france.name = "République française"  // a change of the related object, in the same save
         context.delete(europe)
         let error = #expect(throws: ObjectGraphError.self) { try context.save() }
-        guard case .validationFailed(let failures)? = error else {
+        guard let thrown = error, thrown.code == .validationFailed, case let failures = thrown.validationFailures else {
             Issue.record("expected validationFailed, got \(String(describing: error))")
             return
         }
@@ -171,8 +171,8 @@ import Testing
         #expect {
             try context.save()
         } throws: { error in
-            guard case .validationFailed(let failures)? = error as? ObjectGraphError,
-                  case .deleteDenied(let count)? = failures.first?.reason else { return false }
+            guard let thrown = error as? ObjectGraphError, thrown.code == .validationFailed,
+                  case .deleteDenied(let count)? = thrown.validationFailures.first?.reason else { return false }
             return count == 1
         }
     }
@@ -366,8 +366,8 @@ import Testing
         #expect {
             try writer.save()
         } throws: { error in
-            guard case .validationFailed(let failures)? = error as? ObjectGraphError,
-                  case .deleteDenied(let count)? = failures.first?.reason else { return false }
+            guard let thrown = error as? ObjectGraphError, thrown.code == .validationFailed,
+                  case .deleteDenied(let count)? = thrown.validationFailures.first?.reason else { return false }
             return count == 1_000
         }
         writer.delete(try writer.fetch(FetchDescriptor<DeniedCountry>()))

@@ -148,7 +148,7 @@ import Testing
         #expect {
             try context.fetch(request)
         } throws: { error in
-            guard case .unsupportedPredicate(let entity, let construct)? = error as? ObjectGraphError else { return false }
+            guard let thrown = error as? ObjectGraphError, thrown.code == .unsupportedPredicate, let entity = thrown.entity, let construct = thrown.reason else { return false }
             return entity == "Mood" && construct.contains("a value of type Date")
         }
     }

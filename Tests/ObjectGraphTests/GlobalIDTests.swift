@@ -100,7 +100,7 @@ import Testing
         let second = Mood(text: "second")
         try context.insert(second, globalID: globalID)
         let error = #expect(throws: ObjectGraphError.self) { try context.save() }
-        guard case .validationFailed(let failures)? = error else {
+        guard let thrown = error, thrown.code == .validationFailed, case let failures = thrown.validationFailures else {
             Issue.record("expected validationFailed, got \(String(describing: error))")
             return
         }

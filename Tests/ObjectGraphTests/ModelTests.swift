@@ -76,7 +76,7 @@ import Testing
         context.insert(other)
         context.insert(duplicate)
         let error = try #require(throws: ObjectGraphError.self) { try context.save() }
-        guard case .validationFailed(let failures) = error else {
+        guard error.code == .validationFailed, case let failures = error.validationFailures else {
             Issue.record("expected a validation failure, got \(error)")
             return
         }
@@ -127,7 +127,7 @@ import Testing
         let mood = Mood(text: "late", country: france)
         context.insert(mood)
         let error = try #require(throws: ObjectGraphError.self) { try context.save() }
-        guard case .validationFailed(let failures) = error else {
+        guard error.code == .validationFailed, case let failures = error.validationFailures else {
             Issue.record("expected a validation failure, got \(error)")
             return
         }
@@ -192,7 +192,7 @@ import Testing
         context.insert(tooLong)
         tooLong.songs = (1...4).map { Song(title: "\($0)") }
         let error = try #require(throws: ObjectGraphError.self) { try context.save() }
-        guard case .validationFailed(let failures) = error else {
+        guard error.code == .validationFailed, case let failures = error.validationFailures else {
             Issue.record("expected a validation failure, got \(error)")
             return
         }
@@ -217,7 +217,7 @@ import Testing
 
         account.balance = -5
         let update = try #require(throws: ObjectGraphError.self) { try context.save() }
-        guard case .validationFailed(let failures) = update else { Issue.record("\(update)"); return }
+        guard update.code == .validationFailed, case let failures = update.validationFailures else { Issue.record("\(update)"); return }
         #expect(failures.first?.entity == "Account")
         #expect(failures.first?.objectID == account.objectID)
         account.balance = 5

@@ -82,7 +82,7 @@ import Testing
         let error = #expect(throws: ObjectGraphError.self) {
             try context.fetch(FetchDescriptor<Mood>(predicate: #Predicate { ids.isEmpty && $0.objectID.isTemporary }))
         }
-        guard case .unsupportedPredicate(entity: "Mood", _)? = error else {
+        guard let thrown = error, thrown.code == .unsupportedPredicate, thrown.entity == "Mood" else {
             Issue.record("expected unsupportedPredicate, got \(String(describing: error))")
             return
         }

@@ -38,7 +38,7 @@ import Testing
 
         func reason(_ body: () throws -> Void) -> String? {
             let error = #expect(throws: ObjectGraphError.self) { try body() }
-            guard case let .invalidPropertyAccess(entity, _, reason)? = error, entity == "Mood" else { return nil }
+            guard let thrown = error, thrown.code == .invalidPropertyAccess, let entity = thrown.entity, let reason = thrown.reason, entity == "Mood" else { return nil }
             return reason
         }
         #expect(reason { _ = try mood.storedValue(forKey: "colour") }?.contains("no property") == true)
@@ -66,7 +66,7 @@ import Testing
         #expect(mood.country == nil)
 
         let error = #expect(throws: ObjectGraphError.self) { try mood.setRelatedObjects([europe], forKey: "country") }
-        guard case .invalidPropertyAccess(_, "country", let reason)? = error else {
+        guard let thrown = error, thrown.code == .invalidPropertyAccess, thrown.property == "country", let reason = thrown.reason else {
             Issue.record("expected invalidPropertyAccess, got \(String(describing: error))")
             return
         }

@@ -23,7 +23,7 @@ import Testing
 
     /// Whether an error is a failed read of the store, and not something else (such as "not found").
     static func isReadFailure(_ error: any Error) -> Bool {
-        guard case .readFailed(_, _, let cause)? = error as? ObjectGraphError else { return false }
+        guard let thrown = error as? ObjectGraphError, thrown.code == .readFailed, let cause = thrown.storeError else { return false }
         return cause.message.contains("no such table")
     }
 

@@ -52,7 +52,7 @@ import Testing
         let error = #expect(throws: ObjectGraphError.self) {
             try ObjectContainer(for: NoteChangedType.self, configuration: .file(path))
         }
-        if case .schemaMismatch? = error {} else { Issue.record("expected a schema mismatch, got \(String(describing: error))") }
+        if let thrown = error, thrown.code == .schemaMismatch {} else { Issue.record("expected a schema mismatch, got \(String(describing: error))") }
         #expect(Self.snapshot(path) == before)
     }
 
@@ -95,7 +95,7 @@ import Testing
         let error = try Self.whileAnotherConnectionWrites(path) {
             #expect(throws: ObjectGraphError.self) { try context.save() }
         }
-        guard case .store(let cause)? = error else {
+        guard let thrown = error, thrown.code == .store, let cause = thrown.storeError else {
             Issue.record("expected a store error, got \(String(describing: error))")
             return
         }

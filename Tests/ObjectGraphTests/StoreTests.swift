@@ -45,13 +45,13 @@ import Testing
         let changedType = try #require(throws: ObjectGraphError.self) {
             try ObjectContainer(for: NoteChangedType.self, configuration: .file(path))
         }
-        guard case .schemaMismatch(let differences) = changedType else { Issue.record("\(changedType)"); return }
+        guard changedType.code == .schemaMismatch, case let differences = changedType.schemaDifferences else { Issue.record("\(changedType)"); return }
         #expect(differences.contains { $0.location == "Note.text" && !$0.isAdditive })
 
         let removed = try #require(throws: ObjectGraphError.self) {
             try ObjectContainer(for: NoteWithoutText.self, configuration: .file(path))
         }
-        guard case .schemaMismatch(let removals) = removed else { Issue.record("\(removed)"); return }
+        guard removed.code == .schemaMismatch, case let removals = removed.schemaDifferences else { Issue.record("\(removed)"); return }
         #expect(removals.contains { $0.location == "Note.text" && !$0.isAdditive })
 
         // The refused openings left the data as it was.
@@ -67,7 +67,7 @@ import Testing
         let error = try #require(throws: ObjectGraphError.self) {
             try ObjectContainer(for: Mood.self, configuration: .file(path))
         }
-        guard case .incompatibleStore(let reportedPath, _) = error else { Issue.record("\(error)"); return }
+        guard error.code == .incompatibleStore, let reportedPath = error.path else { Issue.record("\(error)"); return }
         #expect(reportedPath == path)
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)).starts(with: Data("this is not SQLite".utf8)))
     }
@@ -83,7 +83,7 @@ import Testing
         let error = try #require(throws: ObjectGraphError.self) {
             try ObjectContainer(for: Mood.self, configuration: .file(path))
         }
-        guard case .incompatibleStore(_, let reason) = error else { Issue.record("\(error)"); return }
+        guard error.code == .incompatibleStore, let reason = error.reason else { Issue.record("\(error)"); return }
         #expect(reason.contains("invoice"))
         let reopened = try DatabaseQueue(path: path)
         #expect(try reopened.read { db in try Double.fetchOne(db, sql: "SELECT total FROM invoice") } == 9.5)
@@ -94,7 +94,7 @@ import Testing
         let error = try #require(throws: ObjectGraphError.self) {
             try ObjectContainer(for: Mood.self, configuration: .file(path))
         }
-        guard case .schemaMismatch(let differences) = error else { Issue.record("\(error)"); return }
+        guard error.code == .schemaMismatch, case let differences = error.schemaDifferences else { Issue.record("\(error)"); return }
         #expect(differences.contains { $0.location == "Note" })
     }
 

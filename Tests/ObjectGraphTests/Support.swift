@@ -31,7 +31,7 @@ func makeEurope(in context: ObjectContext) throws -> (europe: Continent, france:
 /// throws nothing or another error.
 func invalidModelMessage(sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> Void) -> String? {
     let error = #expect(throws: ObjectGraphError.self, sourceLocation: sourceLocation) { try body() }
-    guard case .invalidModel(let message)? = error else {
+    guard let thrown = error, thrown.code == .invalidModel, let message = thrown.reason else {
         Issue.record("expected invalidModel, got \(String(describing: error))", sourceLocation: sourceLocation)
         return nil
     }

@@ -16,7 +16,7 @@ import Testing
         context.insert(waypoint)
         waypoint.target = Coordinates(x: 1, refusesEncoding: true)
         let error = #expect(throws: ObjectGraphError.self) { try context.save() }
-        guard case .validationFailed(let failures)? = error else {
+        guard let thrown = error, thrown.code == .validationFailed, case let failures = thrown.validationFailures else {
             Issue.record("expected validationFailed, got \(String(describing: error))")
             return
         }
@@ -45,7 +45,7 @@ import Testing
         waypoint.position = Coordinates(x: 3, refusesEncoding: true)  // before insertion
         context.insert(waypoint)
         let error = #expect(throws: ObjectGraphError.self) { try context.save() }
-        guard case .validationFailed(let failures)? = error else {
+        guard let thrown = error, thrown.code == .validationFailed, case let failures = thrown.validationFailures else {
             Issue.record("expected validationFailed, got \(String(describing: error))")
             return
         }
@@ -88,7 +88,7 @@ import Testing
         let error = #expect(throws: ObjectGraphError.self) {
             try context.batchUpdate(Waypoint.self, set: [.set(\.target, to: unstorable)])
         }
-        guard case .invalidBatchOperation(let entity, let property, _)? = error else {
+        guard let thrown = error, thrown.code == .invalidBatchOperation, let entity = thrown.entity, case let property = thrown.property else {
             Issue.record("expected invalidBatchOperation, got \(String(describing: error))")
             return
         }
@@ -128,7 +128,7 @@ import Testing
     private static func expectUnreadable(_ id: ObjectID, _ property: String, sourceLocation: SourceLocation = #_sourceLocation,
                                          _ read: () throws -> Void) {
         let error = #expect(throws: ObjectGraphError.self, sourceLocation: sourceLocation) { try read() }
-        guard case let .unreadableValue(failedID, failedProperty, reason)? = error else {
+        guard let thrown = error, thrown.code == .unreadableValue, let failedID = thrown.objectID, let failedProperty = thrown.property, let reason = thrown.reason else {
             Issue.record("expected unreadableValue, got \(String(describing: error))", sourceLocation: sourceLocation)
             return
         }

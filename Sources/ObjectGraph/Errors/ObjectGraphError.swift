@@ -1,56 +1,295 @@
 public import Foundation
 
-/// Errors thrown by ObjectGraph. Each names the entity, object and property involved.
-public enum ObjectGraphError: Error, Sendable, Equatable {
+/// An error thrown by ObjectGraph: a ``code`` a program can match, the entity, object and property
+/// it concerns, and the details of its kind.
+///
+/// ```swift
+/// do {
+///     try context.save()
+/// } catch let error as ObjectGraphError {
+///     switch error.code {
+///     case .validationFailed: show(error.validationFailures)
+///     case .conflict: resolve(error.conflicts)
+///     case .store where error.storeError?.isRetryable == true: retryLater()
+///     default: throw error
+///     }
+/// }
+/// ```
+///
+/// New kinds of failure come with new codes: a `switch` over ``code`` with a `default` keeps
+/// compiling (as GRDB's `DatabaseError` and Hummingbird's errors do). Every code is listed in
+/// <doc:Errors>.
+public struct ObjectGraphError: Error, Sendable, Equatable {
+    /// What kind of failure an ``ObjectGraphError`` is.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, as the static property that stands for it.
+        public let name: String
+
+        private init(_ name: String) { self.name = name }
+
+        public var description: String { name }
+
+        /// A save found objects that break the schema's rules: ``ObjectGraphError/validationFailures``.
+        public static let validationFailed = Code("validationFailed")
+        /// No object with the ``ObjectGraphError/objectID`` exists in the store.
+        public static let objectNotFound = Code("objectNotFound")
+        /// A fault's row was deleted from the store before the fault was read.
+        public static let inaccessibleFault = Code("inaccessibleFault")
+        /// A string is not an object ID of this store (``ObjectGraphError/reason`` holds it).
+        public static let invalidObjectIDString = Code("invalidObjectIDString")
+        /// An object ID of another store or model.
+        public static let foreignObjectID = Code("foreignObjectID")
+        /// The store's schema differs from the model beyond automatic migration:
+        /// ``ObjectGraphError/schemaDifferences``.
+        public static let schemaMismatch = Code("schemaMismatch")
+        /// The model itself is inconsistent.
+        public static let invalidModel = Code("invalidModel")
+        /// The file is not a store ObjectGraph can open (``ObjectGraphError/path``).
+        public static let incompatibleStore = Code("incompatibleStore")
+        /// A predicate or sort has no translation to SQL.
+        public static let unsupportedPredicate = Code("unsupportedPredicate")
+        /// Rows changed since the context read them: ``ObjectGraphError/conflicts``.
+        public static let conflict = Code("conflict")
+        /// An object was used with a context it does not belong to.
+        public static let wrongContext = Code("wrongContext")
+        /// An entity type is not part of the container's schema.
+        public static let unknownEntity = Code("unknownEntity")
+        /// The store reported an error: ``ObjectGraphError/storeError``.
+        public static let store = Code("store")
+        /// The store could not read an object's row or a relationship's members.
+        public static let readFailed = Code("readFailed")
+        /// A stored value does not convert to its attribute's type.
+        public static let unreadableValue = Code("unreadableValue")
+        /// A batch operation was refused before anything was written.
+        public static let invalidBatchOperation = Code("invalidBatchOperation")
+        /// A list monitor was refused.
+        public static let invalidListMonitor = Code("invalidListMonitor")
+        /// A property named at run time cannot be read or written as asked.
+        public static let invalidPropertyAccess = Code("invalidPropertyAccess")
+
+        /// Every code this version of ObjectGraph throws.
+        public static let all: [Code] = [
+            .validationFailed, .objectNotFound, .inaccessibleFault, .invalidObjectIDString, .foreignObjectID,
+            .schemaMismatch, .invalidModel, .incompatibleStore, .unsupportedPredicate, .conflict, .wrongContext,
+            .unknownEntity, .store, .readFailed, .unreadableValue, .invalidBatchOperation, .invalidListMonitor,
+            .invalidPropertyAccess,
+        ]
+    }
+
+    /// What went wrong, with its details: one case per ``Code``. Internal, so that a new failure
+    /// is a new case here and a new code there, never a break of a user's `switch`.
+    enum Kind: Sendable, Equatable {
+        /// A save found objects that break the schema's rules; nothing was written.
+        case validationFailed([ValidationFailure])
+        /// No object with this ID exists in the store.
+        case objectNotFound(ObjectID)
+        /// A fault's row was deleted from the store (by another context) before the fault was read.
+        case inaccessibleFault(ObjectID)
+        /// A string is not an object ID of this store.
+        case invalidObjectIDString(String)
+        /// An object ID that belongs to another store or model.
+        case foreignObjectID(ObjectID)
+        /// The store's schema differs from the model in ways that cannot migrate automatically.
+        case schemaMismatch([SchemaDifference])
+        /// The model itself is inconsistent (for example a relationship without an inverse).
+        case invalidModel(String)
+        /// The file is a database that ObjectGraph did not create, or not a database at all.
+        case incompatibleStore(path: String, reason: String)
+        /// A predicate or sort uses something that has no translation to SQL.
+        case unsupportedPredicate(entity: String, construct: String)
+        /// A row changed in the store since this context read it (optimistic locking).
+        case conflict([SaveConflict])
+        /// An object was used with a context it does not belong to: inserted into it, deleted from it,
+        /// or related to one of its objects (`action` says which). Nothing was changed. Objects belong
+        /// to one context; look the same row up in this one with ``ObjectContext/object(with:)``.
+        case wrongContext(ObjectID, action: String)
+        /// The entity type is not part of the container's schema.
+        case unknownEntity(String)
+        /// The store reported an error, with SQLite's codes (``StoreError/isRetryable`` tells whether
+        /// trying again may succeed).
+        case store(StoreError)
+        /// The store could not read an object's row, or the members of one of its relationships
+        /// (`property`). Nothing is taken for missing: the object stays as it was (a fault stays a
+        /// fault) and is read again when next used.
+        case readFailed(ObjectID, property: String?, StoreError)
+        /// A stored value does not convert to its attribute's type: JSON that the app's `Codable` type
+        /// no longer decodes, a column holding text where a number belongs, NULL in a required
+        /// attribute, a raw value no case of an enum has. `reason` says what was stored and why it does
+        /// not fit. The stored data is left as it is; the accessor, which cannot throw, reads the
+        /// attribute's default until the object is given a new value.
+        case unreadableValue(ObjectID, property: String, reason: String)
+        /// A batch operation was refused before anything was written: `reason` says what is wrong with
+        /// its input (the row, for a batch insert) and `property` names the property involved.
+        case invalidBatchOperation(entity: String, property: String?, reason: String)
+        /// A list monitor was refused: `reason` says what its request lacks (an order, or an order that
+        /// keeps each section's objects together).
+        case invalidListMonitor(entity: String, reason: String)
+        /// A property named at run time (``Entity/storedValue(forKey:)`` and its kin) cannot be read or
+        /// written as asked: `reason` says why (no such property, a relationship where an attribute was
+        /// expected, a value of another kind, an object of another entity). Nothing was changed.
+        case invalidPropertyAccess(entity: String, property: String, reason: String)
+    }
+
+    /// The failure and its details.
+    let kind: Kind
+
+    init(_ kind: Kind) {
+        self.kind = kind
+    }
+
+    /// What kind of failure this is.
+    public var code: Code {
+        switch kind {
+        case .validationFailed: .validationFailed
+        case .objectNotFound: .objectNotFound
+        case .inaccessibleFault: .inaccessibleFault
+        case .invalidObjectIDString: .invalidObjectIDString
+        case .foreignObjectID: .foreignObjectID
+        case .schemaMismatch: .schemaMismatch
+        case .invalidModel: .invalidModel
+        case .incompatibleStore: .incompatibleStore
+        case .unsupportedPredicate: .unsupportedPredicate
+        case .conflict: .conflict
+        case .wrongContext: .wrongContext
+        case .unknownEntity: .unknownEntity
+        case .store: .store
+        case .readFailed: .readFailed
+        case .unreadableValue: .unreadableValue
+        case .invalidBatchOperation: .invalidBatchOperation
+        case .invalidListMonitor: .invalidListMonitor
+        case .invalidPropertyAccess: .invalidPropertyAccess
+        }
+    }
+
+    /// The entity the failure concerns, if one does: the object's, the predicate's, the batch's.
+    public var entity: String? {
+        switch kind {
+        case .validationFailed(let failures): failures.first?.entity
+        case .objectNotFound(let id), .inaccessibleFault(let id), .foreignObjectID(let id), .wrongContext(let id, _),
+            .readFailed(let id, _, _), .unreadableValue(let id, _, _):
+            id.entityName
+        case .unsupportedPredicate(let entity, _), .unknownEntity(let entity), .invalidBatchOperation(let entity, _, _),
+            .invalidListMonitor(let entity, _), .invalidPropertyAccess(let entity, _, _):
+            entity
+        case .conflict(let conflicts): conflicts.first?.objectID.entityName
+        case .invalidObjectIDString, .schemaMismatch, .invalidModel, .incompatibleStore, .store: nil
+        }
+    }
+
+    /// The object the failure concerns, if one does.
+    public var objectID: ObjectID? {
+        switch kind {
+        case .validationFailed(let failures): failures.first?.objectID
+        case .objectNotFound(let id), .inaccessibleFault(let id), .foreignObjectID(let id), .wrongContext(let id, _),
+            .readFailed(let id, _, _), .unreadableValue(let id, _, _):
+            id
+        case .conflict(let conflicts): conflicts.first?.objectID
+        default: nil
+        }
+    }
+
+    /// The property the failure concerns, if one does.
+    public var property: String? {
+        switch kind {
+        case .validationFailed(let failures): failures.first?.property
+        case .readFailed(_, let property, _), .invalidBatchOperation(_, let property, _): property
+        case .unreadableValue(_, let property, _), .invalidPropertyAccess(_, let property, _): property
+        default: nil
+        }
+    }
+
+    /// Why, in words, when the kind says more than its code: the model's inconsistency, the
+    /// construct that has no SQL, what was stored, what a batch or a monitor lacks, the action a
+    /// context refused, the string that is no object ID.
+    public var reason: String? {
+        switch kind {
+        case .invalidObjectIDString(let string): string
+        case .invalidModel(let message): message
+        case .incompatibleStore(_, let reason), .unreadableValue(_, _, let reason), .invalidBatchOperation(_, _, let reason),
+            .invalidListMonitor(_, let reason), .invalidPropertyAccess(_, _, let reason):
+            reason
+        case .unsupportedPredicate(_, let construct): construct
+        case .wrongContext(_, let action): action
+        default: nil
+        }
+    }
+
+    /// For ``Code/validationFailed``: every failure found.
+    public var validationFailures: [ValidationFailure] {
+        if case .validationFailed(let failures) = kind { failures } else { [] }
+    }
+
+    /// For ``Code/schemaMismatch``: every difference between the store and the model.
+    public var schemaDifferences: [SchemaDifference] {
+        if case .schemaMismatch(let differences) = kind { differences } else { [] }
+    }
+
+    /// For ``Code/conflict``: every row that changed since the context read it.
+    public var conflicts: [SaveConflict] {
+        if case .conflict(let conflicts) = kind { conflicts } else { [] }
+    }
+
+    /// For ``Code/store`` and ``Code/readFailed``: SQLite's error.
+    public var storeError: StoreError? {
+        switch kind {
+        case .store(let error), .readFailed(_, _, let error): error
+        default: nil
+        }
+    }
+
+    /// For ``Code/incompatibleStore``: the file.
+    public var path: String? {
+        if case .incompatibleStore(let path, _) = kind { path } else { nil }
+    }
+
+    // The errors, as they were cases of an enum: `throw ObjectGraphError.readFailed(...)`.
+
     /// A save found objects that break the schema's rules; nothing was written.
-    case validationFailed([ValidationFailure])
+    public static func validationFailed(_ failures: [ValidationFailure]) -> Self { Self(.validationFailed(failures)) }
     /// No object with this ID exists in the store.
-    case objectNotFound(ObjectID)
+    public static func objectNotFound(_ id: ObjectID) -> Self { Self(.objectNotFound(id)) }
     /// A fault's row was deleted from the store (by another context) before the fault was read.
-    case inaccessibleFault(ObjectID)
+    public static func inaccessibleFault(_ id: ObjectID) -> Self { Self(.inaccessibleFault(id)) }
     /// A string is not an object ID of this store.
-    case invalidObjectIDString(String)
+    public static func invalidObjectIDString(_ string: String) -> Self { Self(.invalidObjectIDString(string)) }
     /// An object ID that belongs to another store or model.
-    case foreignObjectID(ObjectID)
+    public static func foreignObjectID(_ id: ObjectID) -> Self { Self(.foreignObjectID(id)) }
     /// The store's schema differs from the model in ways that cannot migrate automatically.
-    case schemaMismatch([SchemaDifference])
+    public static func schemaMismatch(_ differences: [SchemaDifference]) -> Self { Self(.schemaMismatch(differences)) }
     /// The model itself is inconsistent (for example a relationship without an inverse).
-    case invalidModel(String)
+    public static func invalidModel(_ message: String) -> Self { Self(.invalidModel(message)) }
     /// The file is a database that ObjectGraph did not create, or not a database at all.
-    case incompatibleStore(path: String, reason: String)
+    public static func incompatibleStore(path: String, reason: String) -> Self { Self(.incompatibleStore(path: path, reason: reason)) }
     /// A predicate or sort uses something that has no translation to SQL.
-    case unsupportedPredicate(entity: String, construct: String)
+    public static func unsupportedPredicate(entity: String, construct: String) -> Self {
+        Self(.unsupportedPredicate(entity: entity, construct: construct))
+    }
     /// A row changed in the store since this context read it (optimistic locking).
-    case conflict([SaveConflict])
-    /// An object was used with a context it does not belong to: inserted into it, deleted from it,
-    /// or related to one of its objects (`action` says which). Nothing was changed. Objects belong
-    /// to one context; look the same row up in this one with ``ObjectContext/object(with:)``.
-    case wrongContext(ObjectID, action: String)
+    public static func conflict(_ conflicts: [SaveConflict]) -> Self { Self(.conflict(conflicts)) }
+    /// An object was used with a context it does not belong to (`action` says how).
+    public static func wrongContext(_ id: ObjectID, action: String) -> Self { Self(.wrongContext(id, action: action)) }
     /// The entity type is not part of the container's schema.
-    case unknownEntity(String)
-    /// The store reported an error, with SQLite's codes (``StoreError/isRetryable`` tells whether
-    /// trying again may succeed).
-    case store(StoreError)
-    /// The store could not read an object's row, or the members of one of its relationships
-    /// (`property`). Nothing is taken for missing: the object stays as it was (a fault stays a
-    /// fault) and is read again when next used.
-    case readFailed(ObjectID, property: String?, StoreError)
-    /// A stored value does not convert to its attribute's type: JSON that the app's `Codable` type
-    /// no longer decodes, a column holding text where a number belongs, NULL in a required
-    /// attribute, a raw value no case of an enum has. `reason` says what was stored and why it does
-    /// not fit. The stored data is left as it is; the accessor, which cannot throw, reads the
-    /// attribute's default until the object is given a new value.
-    case unreadableValue(ObjectID, property: String, reason: String)
-    /// A batch operation was refused before anything was written: `reason` says what is wrong with
-    /// its input (the row, for a batch insert) and `property` names the property involved.
-    case invalidBatchOperation(entity: String, property: String?, reason: String)
-    /// A list monitor was refused: `reason` says what its request lacks (an order, or an order that
-    /// keeps each section's objects together).
-    case invalidListMonitor(entity: String, reason: String)
-    /// A property named at run time (``Entity/storedValue(forKey:)`` and its kin) cannot be read or
-    /// written as asked: `reason` says why (no such property, a relationship where an attribute was
-    /// expected, a value of another kind, an object of another entity). Nothing was changed.
-    case invalidPropertyAccess(entity: String, property: String, reason: String)
+    public static func unknownEntity(_ name: String) -> Self { Self(.unknownEntity(name)) }
+    /// The store reported an error, with SQLite's codes.
+    public static func store(_ error: StoreError) -> Self { Self(.store(error)) }
+    /// The store could not read an object's row, or the members of one of its relationships.
+    public static func readFailed(_ id: ObjectID, property: String?, _ error: StoreError) -> Self {
+        Self(.readFailed(id, property: property, error))
+    }
+    /// A stored value does not convert to its attribute's type.
+    public static func unreadableValue(_ id: ObjectID, property: String, reason: String) -> Self {
+        Self(.unreadableValue(id, property: property, reason: reason))
+    }
+    /// A batch operation was refused before anything was written.
+    public static func invalidBatchOperation(entity: String, property: String?, reason: String) -> Self {
+        Self(.invalidBatchOperation(entity: entity, property: property, reason: reason))
+    }
+    /// A list monitor was refused.
+    public static func invalidListMonitor(entity: String, reason: String) -> Self { Self(.invalidListMonitor(entity: entity, reason: reason)) }
+    /// A property named at run time cannot be read or written as asked.
+    public static func invalidPropertyAccess(entity: String, property: String, reason: String) -> Self {
+        Self(.invalidPropertyAccess(entity: entity, property: property, reason: reason))
+    }
 }
 
 /// One reason a save was refused.
@@ -149,7 +388,7 @@ public struct SchemaDifference: Sendable, Equatable, CustomStringConvertible {
 
 extension ObjectGraphError: CustomStringConvertible, LocalizedError {
     public var description: String {
-        switch self {
+        switch kind {
         case .validationFailed(let failures):
             return "Validation failed: " + failures.map(\.description).joined(separator: "; ")
         case .objectNotFound(let id): return "No object \(id) in the store"

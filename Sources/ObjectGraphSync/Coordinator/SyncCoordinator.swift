@@ -200,7 +200,7 @@ public actor SyncCoordinator {
                 rounds += 1
                 again = recordedConsequences && rounds < 4
                 pushing = true  // the app's rules reacted: the next round sends it
-            } catch SyncError.store(.conflict) where conflicts < Self.conflictRetries {
+            } catch SyncError.store(let error) where error.code == .conflict && conflicts < Self.conflictRetries {
                 // The app saved an object the sync wrote, after the sync read it: the round starts
                 // again from the store, the app's change recorded first (so the feed does not
                 // overwrite it).
