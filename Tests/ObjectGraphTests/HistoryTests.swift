@@ -83,7 +83,8 @@ import Testing
         first.insert(Mood(text: "one"))
         try first.save()
         let between = Date()
-        Thread.sleep(forTimeInterval: 0.01)
+        // The next transaction's date must be after it: wait for the clock (milliseconds, as stored) to pass.
+        while Date().timeIntervalSince(between) < 0.002 {}
         second.insert(Country(name: "France"))
         try second.save()
         first.insert(Mood(text: "two"))
@@ -198,7 +199,7 @@ import Testing
     }
 
     /// Another process writes the store file: the view context and its observers learn of it by
-    /// themselves, within a bounded delay.
+    /// themselves.
     @MainActor @Test(.timeLimit(.minutes(1))) func anotherProcessesSaveReachesTheViewContext() async throws {
         let path = temporaryStorePath()
         let container = try ObjectContainer(for: Mood.self, configuration: .file(path))
@@ -214,7 +215,6 @@ import Testing
 
         let result = try runTestProcess(["change-moods", path])
         #expect(result.status == 0, "\(result.errors)")
-        let saved = ContinuousClock.now
         // Waits on the notifications, not on a clock: a sleeping task resumes on Swift's shared pool,
         // which the suite's long synchronous tests may hold for seconds, and would measure them.
         var inserted: [String] = []
@@ -222,9 +222,8 @@ import Testing
             inserted += change.insertedObjects.compactMap { ($0 as? Mood)?.text }
             if changes.count == 3, !inserted.isEmpty { break }
         }
-        // The delay itself is measured by the benchmark (one polling interval); this bound only
-        // says "by itself, soon", with room for a machine busy with the rest of the suite.
-        #expect(ContinuousClock.now - saved < .seconds(5))
+        // They came by themselves: nothing here asked for them (how soon is the benchmark's to say;
+        // the test's time limit only catches a hang).
         #expect(changes["to update"] == [.update(changedKeys: ["rating"])])
         #expect(changes["to mark"] == [.delete])
         #expect(changes["to delete"] == [.delete])

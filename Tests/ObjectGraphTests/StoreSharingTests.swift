@@ -70,18 +70,22 @@ import Testing
         let container = try ObjectContainer(for: Mood.self, configuration: .file(path))
         let other = try DatabaseQueue(path: path)
         let locked = AsyncStream<Void>.makeStream()
+        // The other writer keeps the lock until this save has begun, then lets it go.
+        let release = DispatchSemaphore(value: 0)
         let holder = Task.detached {
             try other.inDatabase { db in
                 try db.execute(sql: "BEGIN IMMEDIATE")
                 locked.continuation.yield()
-                Thread.sleep(forTimeInterval: 0.3)
+                release.wait()
                 try db.execute(sql: "COMMIT")
             }
         }
         for await _ in locked.stream { break }
         try await container.performBackgroundTask { context in
             context.insert(Mood(text: "patient"))
+            let began = context.observeWillSave { _ in release.signal() }
             try context.save()
+            withExtendedLifetime(began) {}
         }
         try await holder.value
         #expect(try container.newBackgroundContext().fetchCount(FetchDescriptor<Mood>()) == 1)
