@@ -2,7 +2,7 @@ import Foundation
 
 /// One message of `GET /v1/zones/{zone}/live`, a stream of server-sent events.
 ///
-/// The server writes each message with ``text``; a client splits the bytes it receives into
+/// The server writes each message with ``text()``; a client splits the bytes it receives into
 /// messages with ``LiveMessage/Parser``, whatever chunks the network cuts them into.
 public enum LiveMessage: Sendable, Hashable {
     /// The subscription is in place: every change committed from now on is announced.

@@ -47,10 +47,15 @@ public enum SyncDatabase: Sendable, Equatable, CustomStringConvertible {
 
 /// The parts of a `postgres://user:password@host:port/database` URL.
 public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
+    /// The server's host name or address.
     public var host: String
+    /// The server's port (5432 when the URL names none).
     public var port: Int
+    /// The user to log in as (`postgres` when the URL names none).
     public var user: String
+    /// The password, if any: from the URL, or set from the environment or a file by the command.
     public var password: String?
+    /// The database; nil for the user's default.
     public var database: String?
     /// `?sslmode=disable` (the default here) or `require`.
     public var requireTLS: Bool

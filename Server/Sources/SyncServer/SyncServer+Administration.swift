@@ -10,7 +10,9 @@ public import Foundation
 extension SyncServer {
     /// Adds a user and returns their first token.
     ///
-    /// - Parameter expiresAt: When the token stops letting the user in; nil for never.
+    /// - Parameters:
+    ///   - name: The user's name: printable, 1 to 100 characters, unique.
+    ///   - expiresAt: When the token stops letting the user in; nil for never.
     public func addUser(named name: String, tokenExpiresAt expiresAt: Date? = nil) async throws -> AccessToken {
         // Printable: a name reaches log lines and terminals.
         guard !name.isEmpty, name.count <= 100, name.allSatisfy({ !$0.isWhitespace || $0 == " " }),
@@ -26,7 +28,9 @@ extension SyncServer {
 
     /// Creates another token for a user.
     ///
-    /// - Parameter expiresAt: When the token stops letting the user in; nil for never.
+    /// - Parameters:
+    ///   - name: The user's name.
+    ///   - expiresAt: When the token stops letting the user in; nil for never.
     public func createToken(forUser name: String, expiresAt: Date? = nil) async throws -> AccessToken {
         let now = Date()
         try Self.checkExpiry(expiresAt, now: now)

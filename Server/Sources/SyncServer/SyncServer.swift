@@ -13,6 +13,7 @@ import ServiceLifecycle
 /// try await server.application().runService()   // until SIGINT or SIGTERM, then drains
 /// ```
 public struct SyncServer: Sendable {
+    /// How the server runs.
     public let configuration: SyncServerConfiguration
     let storage: any SyncStorage
     let notifier: FeedNotifier

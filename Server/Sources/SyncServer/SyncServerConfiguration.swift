@@ -2,7 +2,9 @@
 public struct SyncServerConfiguration: Sendable {
     /// Where the certificate chain and private key of the server's TLS are, as PEM files.
     public struct TLSFiles: Sendable, Hashable {
+        /// The certificate chain's PEM file, the server's certificate first.
         public var certificateChain: String
+        /// The private key's PEM file.
         public var privateKey: String
 
         public init(certificateChain: String, privateKey: String) {

@@ -40,7 +40,7 @@ extension ObjectContext {
 
     /// Deletes, as SQL in one transaction, the objects of every ``DelayedDeletable`` entity marked
     /// before `cutoff`, with the model's delete rules (see ``batchDelete(_:where:)``): the clean-up
-    /// seed 001 runs when an app goes to the background, or a server on a timer.
+    /// an app runs when it goes to the background, or a server on a timer.
     ///
     /// - Parameter cutoff: Objects marked before this date go; by default two minutes ago, time
     ///   enough for every context to let go of them.

@@ -27,16 +27,23 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         /// The primary code of an extended one (itself for a primary code).
         public var primaryResultCode: ResultCode { ResultCode(rawValue: rawValue & 0xFF) }
 
+        /// A generic error (`SQLITE_ERROR`): a statement SQLite refused.
         public static let error = ResultCode(rawValue: 1)
+        /// An error inside SQLite itself.
         public static let `internal` = ResultCode(rawValue: 2)
+        /// The file's permissions refuse the access.
         public static let permission = ResultCode(rawValue: 3)
+        /// An operation was aborted, by a callback or a rollback.
         public static let abort = ResultCode(rawValue: 4)
         /// Another connection or process held the lock past the busy timeout: worth retrying.
         public static let busy = ResultCode(rawValue: 5)
         /// A table was locked: worth retrying.
         public static let locked = ResultCode(rawValue: 6)
+        /// SQLite could not allocate memory.
         public static let noMemory = ResultCode(rawValue: 7)
+        /// The database is read-only.
         public static let readOnly = ResultCode(rawValue: 8)
+        /// An operation was interrupted.
         public static let interrupt = ResultCode(rawValue: 9)
         /// An operating system input or output error.
         public static let ioError = ResultCode(rawValue: 10)
@@ -46,12 +53,17 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let full = ResultCode(rawValue: 13)
         /// The file cannot be opened or created.
         public static let cannotOpen = ResultCode(rawValue: 14)
+        /// The schema changed while a statement ran.
         public static let schema = ResultCode(rawValue: 17)
+        /// A string or blob is larger than SQLite's limit.
         public static let tooBig = ResultCode(rawValue: 18)
         /// A constraint was violated (a unique index, a foreign key, NOT NULL).
         public static let constraint = ResultCode(rawValue: 19)
+        /// A value of the wrong type for its column.
         public static let mismatch = ResultCode(rawValue: 20)
+        /// SQLite's interface was misused.
         public static let misuse = ResultCode(rawValue: 21)
+        /// A parameter index out of range.
         public static let range = ResultCode(rawValue: 25)
         /// The file is not a SQLite database.
         public static let notADatabase = ResultCode(rawValue: 26)

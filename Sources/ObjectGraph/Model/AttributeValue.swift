@@ -54,14 +54,14 @@ public protocol AttributeValue: Sendable {
     var storedValue: StoredValue { get }
     /// Creates the value from its stored form, or throws why the stored form does not fit.
     ///
-    /// ObjectGraph calls it only once ``init(storedValue:)`` returned nil, to name the reason in
+    /// ObjectGraph calls it only once ``AttributeValue/init(storedValue:)`` returned nil, to name the reason in
     /// ``ObjectGraphError/unreadableValue(_:property:reason:)``. The default throws an error that
     /// shows the stored value and the type; ``CodableAttribute`` throws its decoder's error.
     init(checkedStoredValue: StoredValue) throws
     /// The stored form of the value, or the error that keeps it from being stored: what ObjectGraph
     /// writes, and what predicates and batch operations compare and set.
     ///
-    /// The default returns ``storedValue``; ``CodableAttribute`` throws its encoder's error, which
+    /// The default returns ``AttributeValue/storedValue``; ``CodableAttribute`` throws its encoder's error, which
     /// a save reports as ``ValidationFailure/Reason/unstorableValue(reason:)``.
     func checkedStoredValue() throws -> StoredValue
 }

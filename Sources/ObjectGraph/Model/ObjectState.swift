@@ -537,7 +537,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     }
 
     /// The value of a to-many relationship read earlier in the current deletion pass, if it has not
-    /// changed since. Rules of many deleted objects often read the same relationship (the seeds'
+    /// changed since. Rules of many deleted objects often read the same relationship (the demo's
     /// "was this the country's last mood?"), which would otherwise be rebuilt every time.
     @usableFromInline
     func cachedMembers(at index: Int) -> Any? {

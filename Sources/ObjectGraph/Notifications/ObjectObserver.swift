@@ -1,6 +1,6 @@
 public import Foundation
 
-/// Tells its owner when one object changes or goes: seed 000's `ManagedObjectObserver`, for a detail
+/// Tells its owner when one object changes or goes (Core Data apps write a `ManagedObjectObserver` for it), for a detail
 /// screen that must close when its object is deleted, whoever deleted it.
 ///
 /// It listens to the object's context's ``ObjectsDidChange``. An object deleted (in this context, by a

@@ -2,7 +2,8 @@ import Foundation
 public import ObjectGraph
 import ObjectGraphSyncProtocol
 
-/// Keeps a container's store in step with a sync server: seed 003's sync coordinator.
+/// Keeps a container's store in step with a sync server: a sync coordinator, as Core Data sync
+/// architectures have it, made crash-proof.
 ///
 /// ```swift
 /// let container = try ObjectContainer(schema: Schema([Mood.self, Country.self] + SyncCoordinator.entities))
@@ -37,7 +38,7 @@ public actor SyncCoordinator {
     ]
 
     /// The name of the coordinator's context: the author of its saves in the history and in every
-    /// ``DidSave``. Its saves are never uploaded.
+    /// `DidSave`. Its saves are never uploaded.
     public static let author = "ObjectGraphSync"
 
     let container: ObjectContainer

@@ -25,6 +25,7 @@ public struct SyncStatus: Sendable, Equatable {
         case unauthorized
     }
 
+    /// What the coordinator is doing now.
     public var activity: Activity = .stopped
     /// Why the last attempt failed; nil once one succeeds.
     public var lastError: SyncError?

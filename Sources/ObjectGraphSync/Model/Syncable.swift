@@ -17,7 +17,7 @@ public import ObjectGraphSyncProtocol
 /// ```
 ///
 /// An object's record on the server is identified by the object's global ID
-/// (``ObjectGraph/Entity/objectGlobalID``), made by the device that inserted it: no round trip
+/// (`objectGlobalID`), made by the device that inserted it: no round trip
 /// assigns identifiers, and an object made offline is already what the server will know it as.
 /// Every attribute and relationship syncs under its own name unless the configuration says
 /// otherwise; an entity that does not adopt the protocol stays local.

@@ -2,8 +2,8 @@ public import Foundation
 public import ObjectGraph
 public import ObjectGraphSyncProtocol
 
-/// Acts on the local objects its predicate selects, and hears the server's changes: seed 003's
-/// change processor.
+/// Acts on the local objects its predicate selects, and hears the server's changes: a change
+/// processor, as Core Data sync architectures have them.
 ///
 /// A processor selects its objects by what they are, not by what just happened to them: the
 /// coordinator gives it the objects of each local save that match its predicate (remapped into the
@@ -66,8 +66,9 @@ public struct Downloader: ChangeProcessor {
     }
 }
 
-/// Deletes on the server the objects of an entity marked for deletion here (seed 001's two-step
-/// deletion), then here: a marked object stays, hidden, until the server acknowledged.
+/// Deletes on the server the objects of an entity marked for deletion here (two-step deletion,
+/// see `DelayedDeletable`), then here: a marked object stays, hidden, until the server
+/// acknowledged.
 public struct RemoteDeleter<Object: Syncable & DelayedDeletable>: ChangeProcessor {
     public init() {}
 

@@ -13,11 +13,11 @@ public protocol SyncRemote: Sendable {
 
     /// The changes of a zone after `cursor`, at most `limit`, whole transactions only. A cursor
     /// older than the server keeps deletions for throws ``SyncError/server(_:_:)`` with
-    /// ``ObjectGraphSyncProtocol/SyncErrorBody/Code/mustRefetch``.
+    /// `SyncErrorBody.Code.mustRefetch`.
     func changes(zone: String, since cursor: FeedCursor, limit: Int) async throws -> ChangesPage
 
     /// The bytes of the zone's live route, as they arrive (the client reads them as
-    /// ``ObjectGraphSyncProtocol/LiveMessages``): server-sent events announcing each move of the
+    /// `LiveMessages`): server-sent events announcing each move of the
     /// feed. The sequence ends, or throws, when the connection does.
     func live(zone: String, since cursor: FeedCursor) -> AsyncThrowingStream<Data, any Error>
 }

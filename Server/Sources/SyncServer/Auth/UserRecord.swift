@@ -6,6 +6,7 @@ public struct UserRecord: Sendable, Hashable {
     public struct Token: Sendable, Hashable {
         /// The token's ID, which `token revoke` takes.
         public var id: Int64
+        /// When the token was made.
         public var created: Date
         /// Nil for a token that does not expire.
         public var expires: Date?
@@ -25,7 +26,9 @@ public struct UserRecord: Sendable, Hashable {
         }
     }
 
+    /// The user, as a request's token identifies them.
     public var user: SyncUser
+    /// When the user was added.
     public var created: Date
     /// The user's tokens, oldest first.
     public var tokens: [Token]

@@ -6,7 +6,9 @@ public import ObjectGraphSyncProtocol
 /// Every refusal leaves the stored data as it was; the routes throw it and one middleware turns
 /// it into the answer (`SyncErrorMiddleware`).
 public struct SyncRequestError: Error, Sendable, CustomStringConvertible {
+    /// The answer's status.
     public var status: HTTPResponse.Status
+    /// The answer's body: a code and a message naming what was wrong.
     public var body: SyncErrorBody
     /// For 429 and 503: the whole seconds after which the client may try again (`Retry-After`).
     public var retryAfter: Int?
