@@ -36,6 +36,21 @@ import Testing
         #expect(second.insertedObjects.isEmpty)
     }
 
+    @Test func aMisuseInAWillSaveHookFailsThatSaveAndWritesNothing() throws {
+        let container = try ObjectContainer(for: HookedNote.self, configuration: .inMemory)
+        let context = container.newBackgroundContext()
+        let note = HookedNote(text: "Draft")
+        context.insert(note)
+        note.onWillSave = { context.insert(Sample()) }  // not an entity of this container
+        let error = #expect(throws: ObjectGraphError.self) { try context.save() }
+        #expect(error?.code == .unknownEntity)
+        #expect(try container.newBackgroundContext().fetchCount(FetchDescriptor<HookedNote>()) == 0)
+
+        note.onWillSave = nil
+        try context.save()
+        #expect(try container.newBackgroundContext().fetchCount(FetchDescriptor<HookedNote>()) == 1)
+    }
+
     @Test func deletingAnObjectOfAnotherContextFailsAndDeletesNothing() throws {
         let (first, second, mood, _) = try twoContexts()
         second.delete(mood)

@@ -424,3 +424,13 @@ final class Impossible: Entity {
         self.parent = parent
     }
 }
+
+/// A `willSave()` that runs what a test gives it.
+@Entity final class HookedNote {
+    var text = ""
+    @Transient var onWillSave: (() -> Void)?
+
+    init(text: String) { self.text = text }
+
+    func willSave() { onWillSave?() }
+}

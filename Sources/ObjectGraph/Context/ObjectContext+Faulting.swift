@@ -1,3 +1,4 @@
+import Algorithms
 import Foundation
 
 /// Reading rows into objects: fetched rows, and faults fulfilled on first access.
@@ -98,9 +99,66 @@ extension ObjectContext {
     /// Throws the first read that failed since the last save, and forgets them: what a save does
     /// before writing anything.
     func throwReadFailures() throws {
-        if let stuck = rulesAwaitingRetry.first { throw stuck.failure }
+        if let stuck = changes.rulesAwaitingRetry.first { throw stuck.failure }
         guard let failure = readFailures.values.first else { return }
         readFailures = [:]
         throw failure
+    }
+
+    /// Loads the rows of the faults among `states`, a chunk of keys per query.
+    func loadFaults(_ states: [ObjectState]) {
+        let faults = states.filter { $0.isFault && !$0.id.isTemporary }
+        for (_, group) in Dictionary(grouping: faults, by: { ObjectIdentifier($0.entity) }) {
+            guard let mapping = group.first?.mapping else { continue }
+            for chunk in group.map(\.id.key).sorted().chunks(ofCount: SQL.inlineListLimit) {
+                _ = loadBatch(chunk, mapping: mapping)
+            }
+        }
+    }
+
+    /// Loads the objects of a batch, in the order of `keys`; rows that vanished become faults that
+    /// read as deleted. If the rows cannot be read, the objects not read yet are returned as faults:
+    /// each reads its row when used, and reports a failure then (see ``readFailures``).
+    ///
+    /// Rows are read in key order and matched to their positions by walking the sorted keys, without
+    /// hashing (the store reads a key range or an `IN` list, see ``RowReader``).
+    func loadBatch(_ batch: ArraySlice<Int64>, mapping: EntityMapping) -> [AnyObject] {
+        let keys = Array(batch)
+        let isSorted = zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 }
+        let order = isSorted ? Array(keys.indices) : keys.indices.sorted { keys[$0] < keys[$1] }
+        guard !keys.isEmpty else { return [] }
+
+        // Objects in key order, with the position in `order` each one belongs to.
+        var loaded: [AnyObject] = []
+        loaded.reserveCapacity(keys.count)
+        var positions: [Int] = []
+        positions.reserveCapacity(keys.count)
+        var next = 0  // position in `order` of the smallest key not matched yet
+        var unregistered: [Unmanaged<ObjectState>] = []
+        defer { registry.register(unregistered, of: mapping.declaration) }
+        do {
+            try store.reader.forEachRow(
+                keys: keys, mapping: mapping,
+                including: { key in
+                    while next < order.count, keys[order[next]] < key { next += 1 }
+                    return next < order.count && keys[order[next]] == key
+                },
+                { row in
+                    loaded.append(object(for: row, mapping: mapping, unregistered: &unregistered))
+                    positions.append(next)
+                    next += 1
+                })
+        } catch {
+            // Not "no rows": the objects that were not read stay faults, below, never deleted ones.
+        }
+        // The usual case: keys in order and every row found; the objects are the result as read.
+        if isSorted, loaded.count == keys.count { return loaded }
+        var objects = [AnyObject?](repeating: nil, count: keys.count)
+        for (object, position) in zip(loaded, positions) { objects[order[position]] = object }
+        return objects.enumerated().map { offset, object in
+            if let object { return object }
+            let id = ObjectID(entity: mapping.declaration, key: keys[offset], store: store.identity)
+            return registry.state(for: id)?.object ?? fault(for: id, mapping: mapping)
+        }
     }
 }

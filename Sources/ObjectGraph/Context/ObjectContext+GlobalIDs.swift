@@ -21,7 +21,7 @@ extension ObjectContext {
         guard let mapping = store.mapping(for: T._$entity) else { throw ObjectGraphError.unknownEntity(T._$entity.name) }
         var wanted = Set(globalIDs)
         var found: [UUID: T] = [:]
-        for object in inserted.values where !object._$state.isDeleted {
+        for object in changes.inserted.values where !object._$state.isDeleted {
             guard let typed = object as? T, let globalID = object._$state.globalID, wanted.remove(globalID) != nil else { continue }
             found[globalID] = typed
         }

@@ -41,14 +41,14 @@ extension ObjectContext {
         let notesUnheld = listMonitorObservers.isObserved
         for (id, keys) in save.updatedObjectIDs {
             guard let state = registry.state(for: id), let object = state.object else {
-                if notesUnheld { pendingChange.unheldUpdates.append(id, changedKeys: keys) }
+                if notesUnheld { changes.unposted.unheldUpdates.append(id, changedKeys: keys) }
                 continue
             }
             guard !state.isDeleted else { continue }
             reload(state, keepingChanges: true)
             recordRefresh(of: state, object, keys: keys)
         }
-        pendingChange.deleted.reserveCapacity(pendingChange.deleted.count + save.deletedObjectIDs.count)
+        changes.unposted.deleted.reserveCapacity(changes.unposted.deleted.count + save.deletedObjectIDs.count)
         for id in save.deletedObjectIDs {
             guard let state = registry.state(for: id), let object = state.object, !state.isDeleted else { continue }
             markDeletedElsewhere(state, object)
@@ -58,7 +58,7 @@ extension ObjectContext {
         guard objectsDidChangeObservers.isObserved || listMonitorObservers.isObserved else { return }
         for id in save.insertedObjectIDs where registry.state(for: id) == nil {
             guard let object = object(with: id) else { continue }
-            pendingChange.inserted[StateKey(object._$state)] = object
+            changes.unposted.inserted[StateKey(object._$state)] = object
         }
     }
 
@@ -70,10 +70,10 @@ extension ObjectContext {
         state.isInaccessible = true
         let key = StateKey(state)
         // Looked up only where the object can be: a batch deletion marks thousands at a time.
-        if state.isUpdated { updated[key] = nil }
+        if state.isUpdated { changes.updated[key] = nil }
         state.isUpdated = false
-        if !pendingChange.updated.isEmpty { pendingChange.updated[key] = nil }
-        if !pendingChange.refreshed.isEmpty { pendingChange.refreshed[key] = nil }
-        pendingChange.deleted[key] = object
+        if !changes.unposted.updated.isEmpty { changes.unposted.updated[key] = nil }
+        if !changes.unposted.refreshed.isEmpty { changes.unposted.refreshed[key] = nil }
+        changes.unposted.deleted[key] = object
     }
 }

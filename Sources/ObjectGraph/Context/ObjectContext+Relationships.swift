@@ -11,7 +11,7 @@ extension ObjectContext {
         let state = object._$state
         if state.context == nil, state.acceptsInitialValues { insertObject(object) }
         guard state.context === self else {
-            deferredErrors.append(.wrongContext(state.id, action: "related to an object of this context"))
+            changes.deferredErrors.append(.wrongContext(state.id, action: "related to an object of this context"))
             return nil
         }
         return state.id

@@ -69,27 +69,16 @@ public final class ObjectContext {
 
     /// Live objects by ID, unretained: each object's state removes its entry when it is deallocated.
     @exclusivity(unchecked) var registry: ObjectRegistry
-    /// Objects with unsaved changes, retained until saved or rolled back. Keyed by state identity,
-    /// which unlike the ID does not change at save.
-    @exclusivity(unchecked) var inserted: OrderedDictionary<StateKey, any Entity> = [:]
-    @exclusivity(unchecked) var updated: OrderedDictionary<StateKey, any Entity> = [:]
-    @exclusivity(unchecked) var deleted: OrderedDictionary<StateKey, any Entity> = [:]
-    /// Deleted objects whose delete rules have not run yet.
-    @exclusivity(unchecked) var pendingDeletions: [any Entity] = []
+    /// The unit of work: what changed since the last save, and what is still to be told of it.
+    @exclusivity(unchecked) var changes = ChangeTracker()
+    /// While delete rules run, what the pass keeps at hand (see ``DeletionPass``); nil otherwise.
+    @exclusivity(unchecked) var deletionPassMemory: DeletionPass.Memory?
+    /// Whether delete rules are running: a `delete` made meanwhile joins the pass, and saves of
+    /// other contexts wait.
     @exclusivity(unchecked) var isProcessingPendingChanges = false
-    /// While deletions propagate, the objects made for related rows, kept until the pass ends.
-    @exclusivity(unchecked) var objectsKeptForPass: [any Entity]?
-    /// While deletions propagate, to-many values read, by state and property index (see
-    /// ``ObjectState/cachedMembers(at:)``).
-    @exclusivity(unchecked) var cachedToManyValues: [StateKey: [Int: Any]] = [:]
     /// The keys of rows marked for deletion in the store, by mapping index, read when a relationship
     /// read needs them; forgotten when this context's view of the store changes.
     @exclusivity(unchecked) var markedKeysCache: [Int: MarkedKeySet] = [:]
-    /// The keys of objects whose mark for deletion was set or cleared here since the last save or
-    /// rollback, by mapping index: for these, the object's own value counts, not the store's.
-    @exclusivity(unchecked) var unsavedMarks: [Int: Set<Int64>] = [:]
-    /// Changes not posted yet in ``ObjectsDidChange``.
-    @exclusivity(unchecked) var pendingChange = PendingObjectsChange()
     let objectsDidChangeObservers = Observers<ObjectsDidChange>()
     /// List monitors: they hear every ``ObjectsDidChange``, those naming only rows nobody holds
     /// (``ObjectsDidChange/unheldUpdates``) too, before anyone else, so that a handler that reads a
@@ -97,17 +86,10 @@ public final class ObjectContext {
     let listMonitorObservers = Observers<ObjectsDidChange>()
     let willSaveObservers = Observers<WillSave>()
     let didSaveObservers = Observers<DidSave>()
-    /// Problems found outside a throwing call (such as inserting an object of an unknown entity),
-    /// reported by the next save.
-    var deferredErrors: [ObjectGraphError] = []
     /// Reads that failed in an accessor that cannot throw, by object: each object stays as it was
     /// and is read again when next used. ``Entity/checkedValue(_:)`` throws the failure of the read it
     /// made; the next save throws the first one (and forgets them all).
     @exclusivity(unchecked) var readFailures: OrderedDictionary<ObjectID, ObjectGraphError> = [:]
-    /// Deleted objects whose delete rules could not read what they needed; retried at every pass,
-    /// and a save fails while any is left.
-    @exclusivity(unchecked) var rulesAwaitingRetry: [(object: any Entity, failure: ObjectGraphError)] = []
-
     /// Traps, in debug builds, when two threads use the context at once.
     let exclusiveUse = ExclusiveUse()
 
@@ -139,17 +121,17 @@ public final class ObjectContext {
 
     /// Whether the context has unsaved changes.
     public var hasChanges: Bool {
-        !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty || !pendingDeletions.isEmpty
+        changes.hasChanges
     }
 
     /// Objects inserted since the last save.
-    public var insertedObjects: [any Entity] { Array(inserted.values) }
+    public var insertedObjects: [any Entity] { Array(changes.inserted.values) }
     /// Objects changed since the last save (not counting inserted or deleted ones).
     public var updatedObjects: [any Entity] {
-        updated.values.filter { !$0._$state.isDeleted && !$0._$state.isInserted }
+        changes.updated.values.filter { !$0._$state.isDeleted && !$0._$state.isInserted }
     }
     /// Objects deleted since the last save.
-    public var deletedObjects: [any Entity] { Array(deleted.values) }
+    public var deletedObjects: [any Entity] { Array(changes.deleted.values) }
     /// Every live object of the context.
     public var registeredObjects: [any Entity] {
         registry.states.compactMap(\.object)
@@ -180,11 +162,11 @@ public final class ObjectContext {
         // Only a new object is inserted: one of another context, or one that left its context
         // (rolled back, deleted, or its context is gone), stays where it is.
         guard state.context == nil, state.acceptsInitialValues else {
-            deferredErrors.append(.wrongContext(state.id, action: "inserted into this context"))
+            changes.deferredErrors.append(.wrongContext(state.id, action: "inserted into this context"))
             return
         }
         guard let mapping = store.mapping(for: state.entity) else {
-            deferredErrors.append(.unknownEntity(state.entity.name))
+            changes.deferredErrors.append(.unknownEntity(state.entity.name))
             return
         }
         state.acceptsInitialValues = false
@@ -196,8 +178,7 @@ public final class ObjectContext {
         state.isInserted = true
         state.insertionIsPosted = false
         registry.register(state)
-        inserted[StateKey(state)] = object
-        pendingChange.inserted[StateKey(state)] = object
+        changes.recordInsertion(of: object, key: StateKey(state))
         scheduleProcessing()
 
         // Relationships assigned before insertion now get their inverses.
@@ -245,7 +226,7 @@ public final class ObjectContext {
         let state = ObjectState.make(entity: mapping.declaration, id: id, context: self, mapping: mapping, row: nil)
         let object = MaterializationSlot.materialize(mapping.declaration.type, with: state)
         state.object = object
-        objectsKeptForPass?.append(object)
+        deletionPassMemory?.keptObjects.append(object)
         return (object, state)
     }
 
@@ -343,17 +324,17 @@ public final class ObjectContext {
     /// Keeps an object whose property `index` changed until saved, without loading it.
     func markUpdated(_ state: ObjectState, property index: Int) {
         state.notifyChange(of: index)
-        pendingChange.recordUpdate(of: state, property: index)
+        changes.unposted.recordUpdate(of: state, property: index)
         scheduleProcessing()
         guard !state.isInserted, !state.isUpdated, let object = state.object else { return }
         state.isUpdated = true
-        updated[StateKey(state)] = object
+        changes.updated[StateKey(state)] = object
     }
 
     /// Records that an object read values saved elsewhere (a merge, a refresh, a resolved conflict):
     /// posted as refreshed, and told to whoever observes it.
     func recordRefresh(of state: ObjectState, _ object: any Entity, keys: Set<String>) {
-        pendingChange.refreshed[StateKey(state)] = (object, keys)
+        changes.unposted.refreshed[StateKey(state)] = (object, keys)
         state.notifyChange(ofKeys: keys)
     }
 
@@ -378,23 +359,22 @@ public final class ObjectContext {
         postObjectsDidChange()
     }
 
-    /// Takes back every unsaved change, leaving ``pendingChange`` to say what that did (posted by a
+    /// Takes back every unsaved change, leaving the unposted changes to say what that did (posted by a
     /// rollback; a reset reports itself as a whole instead).
     private func discardUnsavedChanges() {
         // Posted for what the rollback does, not for the changes it takes back.
         var change = PendingObjectsChange()
-        for (key, object) in inserted { change.invalidated[key] = object }
-        for (key, object) in updated where !object._$state.isInserted { change.refreshed[key] = (object, []) }
-        for (key, object) in deleted where !object._$state.isInserted { change.refreshed[key] = (object, []) }
-        pendingChange = change
-        for object in inserted.values {
+        for (key, object) in changes.inserted { change.invalidated[key] = object }
+        for (key, object) in changes.updated where !object._$state.isInserted { change.refreshed[key] = (object, []) }
+        for (key, object) in changes.deleted where !object._$state.isInserted { change.refreshed[key] = (object, []) }
+        for object in changes.inserted.values {
             let state = object._$state
             state.isInserted = false
             state.isDeleted = true
             registry.unregister(state.id)
             state.attach(to: nil, mapping: nil)
         }
-        for object in Array(updated.values) + Array(deleted.values) {
+        for object in Array(changes.updated.values) + Array(changes.deleted.values) {
             let state = object._$state
             guard !state.isInserted else { continue }
             if let committed = state.committedValues { state.replaceValues(with: committed) }
@@ -405,14 +385,9 @@ public final class ObjectContext {
             state.isUpdated = false
             state.isDeleted = false
         }
-        inserted = [:]
-        updated = [:]
-        deleted = [:]
+        changes.clear()
+        changes.unposted = change
         markedKeysCache = [:]
-        unsavedMarks = [:]
-        pendingDeletions = []
-        rulesAwaitingRetry = []
-        deferredErrors = []
     }
 
     /// Forgets every object: unsaved changes are discarded and the objects callers still hold become
@@ -429,8 +404,8 @@ public final class ObjectContext {
         }
         registry.removeAll()
         readFailures = [:]
-        pendingChange = PendingObjectsChange()
-        pendingChange.invalidatedAll = true
+        changes.unposted = PendingObjectsChange()
+        changes.unposted.invalidatedAll = true
         postObjectsDidChange()
     }
 
@@ -445,7 +420,7 @@ public final class ObjectContext {
         defer { use.end() }
         let state = object._$state
         guard state.context === self, !state.isInserted else { return }
-        pendingChange.updated[StateKey(state)] = nil
+        changes.unposted.updated[StateKey(state)] = nil
         recordRefresh(of: state, object, keys: [])
         reload(state, keepingChanges: mergeChanges)
     }
@@ -459,7 +434,7 @@ public final class ObjectContext {
             return
         }
         if !keepingChanges || !state.isUpdated {
-            updated[StateKey(state)] = nil
+            changes.updated[StateKey(state)] = nil
             state.isUpdated = false
             state.unstorableValues = [:]
             state.isFault = true

@@ -102,63 +102,17 @@ extension ObjectContext {
     private func pendingObjects<T>(of query: FetchQuery<T>) throws -> [any Entity] {
         guard hasChanges else { return [] }
         let entity = query.mapping.declaration
-        var pending = (Array(inserted.values) + Array(updated.values) + Array(deleted.values))
+        var pending = changes.changedObjects
             .filter { $0._$state.entity === entity }
         let reads = query.select.reads
         guard reads.followsRelationships else { return pending }
-        let changed = (Array(inserted.values) + Array(updated.values)).map { ($0, $0._$state.changedKeys()) }
+        let changed = (Array(changes.inserted.values) + Array(changes.updated.values)).map { ($0, $0._$state.changedKeys()) }
         let known = Set(pending.map { ObjectIdentifier($0) })
         let reached = try objects(readingChangesOf: changed, reads: reads, root: entity)
             .compactMap { $0 as? any Entity }.filter { !known.contains(ObjectIdentifier($0)) }
         loadFaults(reached.map(\._$state))
         pending += reached
         return pending
-    }
-
-    /// Loads the objects of a batch, in the order of `keys`; rows that vanished become faults that
-    /// read as deleted. If the rows cannot be read, the objects not read yet are returned as faults:
-    /// each reads its row when used, and reports a failure then (see ``readFailures``).
-    ///
-    /// Rows are read in key order and matched to their positions by walking the sorted keys, without
-    /// hashing (the store reads a key range or an `IN` list, see ``RowReader``).
-    func loadBatch(_ batch: ArraySlice<Int64>, mapping: EntityMapping) -> [AnyObject] {
-        let keys = Array(batch)
-        let isSorted = zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 }
-        let order = isSorted ? Array(keys.indices) : keys.indices.sorted { keys[$0] < keys[$1] }
-        guard !keys.isEmpty else { return [] }
-
-        // Objects in key order, with the position in `order` each one belongs to.
-        var loaded: [AnyObject] = []
-        loaded.reserveCapacity(keys.count)
-        var positions: [Int] = []
-        positions.reserveCapacity(keys.count)
-        var next = 0  // position in `order` of the smallest key not matched yet
-        var unregistered: [Unmanaged<ObjectState>] = []
-        defer { registry.register(unregistered, of: mapping.declaration) }
-        do {
-            try store.reader.forEachRow(
-                keys: keys, mapping: mapping,
-                including: { key in
-                    while next < order.count, keys[order[next]] < key { next += 1 }
-                    return next < order.count && keys[order[next]] == key
-                },
-                { row in
-                    loaded.append(object(for: row, mapping: mapping, unregistered: &unregistered))
-                    positions.append(next)
-                    next += 1
-                })
-        } catch {
-            // Not "no rows": the objects that were not read stay faults, below, never deleted ones.
-        }
-        // The usual case: keys in order and every row found; the objects are the result as read.
-        if isSorted, loaded.count == keys.count { return loaded }
-        var objects = [AnyObject?](repeating: nil, count: keys.count)
-        for (object, position) in zip(loaded, positions) { objects[order[position]] = object }
-        return objects.enumerated().map { offset, object in
-            if let object { return object }
-            let id = ObjectID(entity: mapping.declaration, key: keys[offset], store: store.identity)
-            return registry.state(for: id)?.object ?? fault(for: id, mapping: mapping)
-        }
     }
 }
 

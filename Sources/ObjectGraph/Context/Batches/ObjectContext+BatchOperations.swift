@@ -34,7 +34,7 @@ extension ObjectContext {
         let use = beginUse()
         defer { use.end() }
         let select = try SelectQuery(FetchDescriptor<T>(predicate: predicate, includesMarkedForDeletion: true), store: store)
-        return try deleteRows([select.mapping.index: DeletionSeed(condition: select.condition,
+        return try batchOperations.deleteRows([select.mapping.index: DeletionSeed(condition: select.condition,
                                                                   isRepeatable: select.readsOnlyOwnColumns)])
     }
 
@@ -55,25 +55,7 @@ extension ObjectContext {
             guard let slot = mapping.markedForDeletionSlot else { continue }
             seeds[mapping.index] = DeletionSeed.marked(before: cutoff, slot: slot, in: mapping)
         }
-        return try deleteRows(seeds)
-    }
-
-    /// Deletes the rows `seeds` select (by mapping index) in the batch's transaction, with their
-    /// delete rules.
-    private func deleteRows(_ seeds: [Int: DeletionSeed]) throws -> Set<ObjectID> {
-        let mappings = store.mappings
-        let identity = store.identity
-        let commit = try commitBatch { writer in
-            let deletion = try writer.deleteWithRules(seeds, mappings: mappings, store: identity)
-            guard !deletion.deleted.isEmpty else { return nil }
-            let id = { (index: Int, key: Int64) in ObjectID(entity: mappings[index].declaration, key: key, store: identity) }
-            return BatchChanges(
-                updated: Dictionary(uniqueKeysWithValues: deletion.updated.flatMap { index, rows in
-                    rows.map { (id(index, $0.key), $0.value) }
-                }),
-                deleted: Set(deletion.deleted.flatMap { index, keys in keys.map { id(index, $0) } }))
-        }
-        return commit?.deletedObjectIDs ?? []
+        return try batchOperations.deleteRows(seeds)
     }
 
     /// Sets attributes of the objects matching a predicate, as SQL in one transaction. Each row's
@@ -99,22 +81,8 @@ extension ObjectContext {
         let use = beginUse()
         defer { use.end() }
         let select = try SelectQuery(FetchDescriptor<T>(predicate: predicate, includesMarkedForDeletion: true), store: store)
-        let mapping = select.mapping
-        let columns = try assignments.map { try $0.column(in: mapping) }
-        guard !columns.isEmpty else { return [] }
-        let names = Set(columns.map(\.name))
-        let identity = store.identity
-        let commit = try commitBatch { writer in
-            let keys = try writer.keys(select.matchingKeys)
-            guard !keys.isEmpty else { return nil }
-            let selection = KeySelection(keys)
-            try writer.update(keys: selection, setting: columns.map { ($0.slot, $0.value) }, mapping: mapping)
-            try writer.recordChanges(.update, keys: selection, changedKeys: names.sorted().joined(separator: ","), mapping: mapping)
-            return BatchChanges(updated: Dictionary(uniqueKeysWithValues: keys.map {
-                (ObjectID(entity: mapping.declaration, key: $0, store: identity), names)
-            }))
-        }
-        return commit.map { Set($0.updatedObjectIDs.keys) } ?? []
+        let columns = try assignments.map { try $0.column(in: select.mapping) }
+        return try batchOperations.updateRows(select, setting: columns)
     }
 
     /// Inserts rows from dictionaries of attribute values, by attribute name, as SQL in one
@@ -138,7 +106,7 @@ extension ObjectContext {
         defer { use.end() }
         guard let mapping = store.mapping(for: T._$entity) else { throw ObjectGraphError.unknownEntity(T._$entity.name) }
         let rows = try values.enumerated().map { try BatchRow(values: $1, row: $0, mapping: mapping) }
-        return try insertRows(rows, mapping: mapping)
+        return try batchOperations.insertRows(rows, mapping: mapping)
     }
 
     /// Inserts rows made from new objects' attribute values, as SQL in one transaction. The objects
@@ -156,61 +124,13 @@ extension ObjectContext {
         defer { use.end() }
         guard let mapping = store.mapping(for: T._$entity) else { throw ObjectGraphError.unknownEntity(T._$entity.name) }
         let rows = try objects.enumerated().map { try BatchRow(object: $1, row: $0, mapping: mapping) }
-        return try insertRows(rows, mapping: mapping)
+        return try batchOperations.insertRows(rows, mapping: mapping)
     }
 
-    private func insertRows(_ rows: [BatchRow], mapping: EntityMapping) throws -> [ObjectID] {
-        guard !rows.isEmpty else { return [] }
-        let identity = store.identity
-        let temporaryIDs = rows.map { _ in ObjectID(entity: mapping.declaration, key: -TemporaryKeys.next(), store: nil) }
-        var inserted: [ObjectID] = []
-        _ = try commitBatch { writer in
-            try writer.allocateKeys(temporaryIDs.map(\.key), for: mapping)
-            for (row, id) in zip(rows, temporaryIDs) {
-                try writer.insert(row, id: id, globalID: GlobalIDs.next(), mapping: mapping)
-            }
-            let keys = temporaryIDs.compactMap { writer.permanentKey($0.key) }
-            try writer.recordChanges(.insert, keys: KeySelection(keys), mapping: mapping)
-            inserted = keys.map { ObjectID(entity: mapping.declaration, key: $0, store: identity) }
-            return BatchChanges(inserted: Set(inserted))
+    /// The batch operations of this context: committed with its name as author, merged here first.
+    private var batchOperations: BatchOperations {
+        BatchOperations(store: store, coordinator: coordinator, author: name) { [unowned self] save in
+            self.mergeChanges(from: save)
         }
-        return inserted
     }
-
-    /// What a batch operation changed, by ID.
-    struct BatchChanges {
-        var inserted: Set<ObjectID> = []
-        var updated: [ObjectID: Set<String>] = [:]
-        var deleted: Set<ObjectID> = []
-    }
-
-    /// Runs a batch operation in a write transaction with its record in the history, then delivers
-    /// what it changed to every live context, this one first. `body` returns nil when there is
-    /// nothing to do; no transaction is recorded then.
-    private func commitBatch(_ body: (inout RowWriter) throws -> BatchChanges?) throws -> DidSave? {
-        let date = Date()
-        let origin = coordinator.origin
-        let written: (BatchChanges, Int64)?
-        do {
-            written = try store.write { writer in
-                // Recorded first, so that the changes recorded by `body` belong to it; a batch that
-                // finds nothing to do leaves no transaction behind (its write is rolled back).
-                let sequence = try writer.recordTransaction(author: name, date: date, origin: origin)
-                guard let changes = try body(&writer) else { throw NothingToCommit() }
-                return (changes, sequence)
-            }
-        } catch is NothingToCommit {
-            written = nil
-        } catch let error as StoreError {
-            throw ObjectGraphError.store(error)
-        }
-        guard let (changes, sequence) = written else { return nil }
-        let save = DidSave(insertedObjectIDs: changes.inserted, updatedObjectIDs: changes.updated,
-                           deletedObjectIDs: changes.deleted, author: name, sequence: sequence, date: date)
-        coordinator.didCommit(save, from: nil)
-        mergeChanges(from: save)
-        return save
-    }
-
-    private struct NothingToCommit: Error {}
 }

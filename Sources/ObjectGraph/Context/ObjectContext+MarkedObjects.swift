@@ -34,7 +34,7 @@ extension ObjectContext {
             _ = recordReadFailure(error, of: owner, property: property())
             return nil
         }
-        let unsaved = unsavedMarks[mapping.index] ?? []
+        let unsaved = changes.unsavedMarks[mapping.index] ?? []
         if stored.isEmpty && unsaved.isEmpty { return nil }
         return Marks(stored: stored, unsaved: unsaved, slot: slot)
     }
@@ -71,7 +71,7 @@ extension ObjectContext {
 
     /// Notes that an object's mark was set or cleared and not saved yet: reads go by its value.
     func noteUnsavedMark(of state: ObjectState, mapping: EntityMapping) {
-        unsavedMarks[mapping.index, default: []].insert(state.id.key)
+        changes.unsavedMarks[mapping.index, default: []].insert(state.id.key)
     }
 
     /// The keys of an entity's rows marked in the store, read once per view of the store.

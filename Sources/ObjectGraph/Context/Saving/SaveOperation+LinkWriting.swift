@@ -7,7 +7,7 @@ import OrderedCollections
 /// which carries no version: a save writes the links its context added and removed, never the whole
 /// set as it was loaded (that would bring back links another context removed since), and each link
 /// once, though both of its objects recorded it.
-extension ObjectContext {
+extension SaveOperation {
     /// What the merge policy decided for the relationships of the objects it resolved.
     struct RelationshipResolutions {
         /// Objects whose changes are discarded (``MergePolicy/rollback``).
@@ -85,12 +85,5 @@ extension ObjectContext {
         return recorded.filter { entry in
             resolutions.discarded.contains(StateKey(entry.state)) || entry.links.contains(where: discardedLinks.contains)
         }.map { ($0.state, $0.slot) }
-    }
-
-    /// Whether a save of the object changes join-table rows: a versioned change of the object, since
-    /// the rows carry no version of their own.
-    func changesManyToMany(_ state: ObjectState) -> Bool {
-        guard !state.changedToMany.isEmpty, let mapping = state.mapping else { return false }
-        return state.changedToMany.keys.contains { mapping.toManyRelationships[$0].isManyToMany }
     }
 }

@@ -1,6 +1,6 @@
 
 /// Resolving save conflicts with the context's ``MergePolicy``, inside the save's transaction.
-extension ObjectContext {
+extension SaveOperation {
     /// What a conflict resolved to: applied to the object once the transaction commits.
     struct ConflictResolution {
         let state: ObjectState
@@ -55,7 +55,7 @@ extension ObjectContext {
         resolution.version = version
         // Join-table changes are written on top of the store's links (see `writeToMany`), except
         // when the policy discards this object's changes.
-        let bumpsVersion = changesManyToMany(state) && mergePolicy != .rollback
+        let bumpsVersion = state.changesManyToMany && mergePolicy != .rollback
         if !written.isEmpty || bumpsVersion {
             _ = try writer.update(state, id: state.id, positions: written, ifVersion: nil, bumpingVersion: bumpsVersion,
                                   mapping: mapping)
@@ -72,7 +72,7 @@ extension ObjectContext {
             let state = resolution.state
             guard let object = state.object else { continue }
             if resolution.isDeletedInStore {
-                markDeletedElsewhere(state, object)
+                context.markDeletedElsewhere(state, object)
                 continue
             }
             guard !resolution.storeValues.isEmpty else {
@@ -85,7 +85,7 @@ extension ObjectContext {
             forgetInverseMembers(of: state, at: relinked)
             state.load(values, version: resolution.version)
             forgetInverseMembers(of: state, at: relinked)
-            recordRefresh(of: state, object, keys: resolution.keysFromStore)
+            context.recordRefresh(of: state, object, keys: resolution.keysFromStore)
         }
     }
 
@@ -98,10 +98,10 @@ extension ObjectContext {
         for position in positions {
             let relationship = mapping.toOneRelationships[position - attributeCount]
             guard relationship.inverseIsToMany, let id = state.relatedID(at: position - attributeCount),
-                  let related = registry.state(for: id),
+                  let related = context.registry.state(for: id),
                   related.changedToMany[relationship.inverseSlot] == nil else { continue }
             related.toMany[relationship.inverseSlot] = .fault
-            forgetCachedMembers(of: related)
+            context.forgetCachedMembers(of: related)
         }
     }
 }

@@ -1,0 +1,95 @@
+/// A save's validation: every failure found, before anything is written.
+extension SaveOperation {
+    /// Checks required values, unstorable values, links to deleted objects, relationship counts,
+    /// deny rules (of deleted objects, and of objects being marked for deletion) and the objects'
+    /// own `validateFor…` hooks; throws every failure found, causes first.
+    func validate() throws {
+        var failures: [ValidationFailure] = []
+        for object in context.changes.changedObjects {
+            let state = object._$state
+            guard let mapping = state.mapping else { continue }
+            func fail(_ property: String?, _ reason: ValidationFailure.Reason) {
+                failures.append(ValidationFailure(entity: mapping.name, objectID: state.id, property: property, reason: reason))
+            }
+            if state.isDeleted {
+                guard !state.isInserted else { continue }
+                for (slot, relationship) in mapping.toManyRelationships.enumerated()
+                where relationship.description.deleteRule == .deny {
+                    let remaining = try context.loadedMembers(of: state, slot: slot).filter { !context.isDeletedHere($0) }.count
+                    if remaining > 0 { fail(relationship.name, .deleteDenied(count: remaining)) }
+                }
+                for (slot, relationship) in mapping.toOneRelationships.enumerated()
+                where relationship.description.deleteRule == .deny {
+                    if let id = state.relatedID(at: slot), !context.isDeletedHere(id) { fail(relationship.name, .deleteDenied(count: 1)) }
+                }
+                do { try object.validateForDelete() } catch { fail(nil, .custom("\(error)")) }
+                continue
+            }
+            if state.isFault { continue }
+            if let deletable = object as? any DelayedDeletable, type(of: deletable).propagatesDeleteRulesWhenMarked,
+               deletable.changedForDelayedDeletion {
+                // The deny rules of an object being marked, as its deletion would meet them later.
+                for (slot, relationship) in mapping.toManyRelationships.enumerated() where relationship.description.deleteRule == .deny {
+                    let members = context.unmarked(try context.loadedMembers(of: state, slot: slot), destination: mapping.toManyDestinations[slot],
+                                           owner: state, property: relationship.name)
+                    let remaining = members.count { !context.isDeletedHere($0) }
+                    if remaining > 0 { fail(relationship.name, .deleteDenied(count: remaining)) }
+                }
+                for (slot, relationship) in mapping.toOneRelationships.enumerated() where relationship.description.deleteRule == .deny {
+                    if let id = state.relatedID(at: slot), !context.isDeletedHere(id),
+                       !context.isHiddenAsMarked(id, owner: state, property: relationship.name) {
+                        fail(relationship.name, .deleteDenied(count: 1))
+                    }
+                }
+            }
+            // A value that could not be encoded was not written: named as such, not as missing.
+            let unstorable = state.unstorableValues
+            for (index, reason) in unstorable.sorted(by: { $0.key < $1.key }) {
+                fail(state.entity.propertyNames[index], .unstorableValue(reason: reason))
+            }
+            for (slot, attribute) in mapping.description.attributes.enumerated()
+            where !attribute.isOptional && state.value(atPosition: slot).isNull
+                && (unstorable.isEmpty || unstorable[state.entity.layout.attributeProperties[slot]] == nil) {
+                fail(attribute.name, .missingValue)
+            }
+            // A link to an object deleted here would outlive its row.
+            for (slot, relationship) in mapping.toOneRelationships.enumerated() {
+                if let id = state.relatedID(at: slot), context.isDeletedHere(id) { fail(relationship.name, .relatedObjectDeleted(id)) }
+            }
+            for (slot, relationship) in mapping.toManyRelationships.enumerated()
+            where state.isInserted || state.changedToMany[slot] != nil {
+                let description = relationship.description
+                guard description.minimumCount != nil || description.maximumCount != nil else { continue }
+                let count = try context.loadedMembers(of: state, slot: slot).filter { !context.isDeletedHere($0) }.count
+                if let minimum = description.minimumCount, count < minimum {
+                    fail(description.name, .tooFewObjects(count: count, minimum: minimum))
+                }
+                if let maximum = description.maximumCount, count > maximum {
+                    fail(description.name, .tooManyObjects(count: count, maximum: maximum))
+                }
+            }
+            do {
+                if state.isInserted { try object.validateForInsert() } else { try object.validateForUpdate() }
+            } catch {
+                fail(nil, .custom("\(error)"))
+            }
+        }
+        if !failures.isEmpty { throw ObjectGraphError.validationFailed(causesFirst(failures)) }
+    }
+
+    /// The failures with refused deletions first, as the cause: an object of the save that still
+    /// points to an object whose deletion a deny rule refused is a consequence of that deletion, not
+    /// reported apart.
+    private func causesFirst(_ failures: [ValidationFailure]) -> [ValidationFailure] {
+        func isDenial(_ failure: ValidationFailure) -> Bool {
+            if case .deleteDenied = failure.reason { true } else { false }
+        }
+        let denied = Set(failures.lazy.filter(isDenial).map(\.objectID))
+        guard !denied.isEmpty else { return failures }
+        let others = failures.filter { failure in
+            if case .relatedObjectDeleted(let id) = failure.reason { return !denied.contains(id) }
+            return !isDenial(failure)
+        }
+        return failures.filter(isDenial) + others
+    }
+}

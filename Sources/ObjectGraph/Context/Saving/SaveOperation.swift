@@ -1,0 +1,171 @@
+import Foundation
+import OrderedCollections
+
+/// One save of a context: hooks, validation, then every change in one SQLite transaction, and the
+/// context brought up to date once it committed.
+///
+/// The steps live in their own files: validation (`+Validation`), the transaction (`+Writing`),
+/// conflicts settled by the merge policy (`+Conflicts`) and join-table links (`+LinkWriting`). The
+/// context's objects change only after the transaction commits, so a failed save leaves store and
+/// context as they were. A save operation is made by ``ObjectContext/save()`` for one call and reads
+/// and changes the context through it.
+struct SaveOperation {
+    let context: ObjectContext
+    /// The merge policy, read once: a hook that changes it affects the next save.
+    let mergePolicy: MergePolicy
+
+    init(context: ObjectContext) {
+        self.context = context
+        self.mergePolicy = context.mergePolicy
+    }
+
+    var store: SQLiteStore { context.store }
+
+    /// Runs the save. The context has changes, its pending changes were processed, and no read has
+    /// failed since the last save.
+    func run() throws {
+        context.willSaveObservers.post(WillSave(
+            insertedObjectIDs: Set(context.changes.inserted.values.lazy.filter { !$0._$state.isDeleted }.map(\.objectID)),
+            updatedObjectIDs: Set(context.updatedObjects.map(\.objectID)),
+            deletedObjectIDs: Set(context.changes.deleted.values.lazy.filter { !$0._$state.isInserted }.map(\.objectID)),
+            author: context.name))
+        runWillSaveHooks()
+        // What the hooks could not do (relate an object of another context, read a row) fails the
+        // save now, before anything is written.
+        if let error = context.changes.takeDeferredError() { throw error }
+        try context.throwReadFailures()
+        try validate()
+        let plan = SavePlan(context.changes)
+        // Read before the commit makes the current values the committed ones.
+        var keySets = ChangedKeySets()
+        var updatedKeys: [ObjectID: Set<String>] = [:]
+        for state in context.changes.updated.values.lazy.map(\._$state) where !state.isInserted && !state.isDeleted {
+            let keys = keySets.changedKeys(of: state)
+            if !keys.isEmpty { updatedKeys[state.id] = keys }
+        }
+        let written = try write(plan, updatedKeys: updatedKeys)
+        commit(plan, newKeys: written.newKeys)
+        for (state, slot) in written.unwritten {  // the merge policy kept the store's links: read them again
+            state.toMany[slot] = .fault
+            context.forgetCachedMembers(of: state)
+        }
+        apply(written.resolutions)
+        let didSave = DidSave(
+            insertedObjectIDs: Set(plan.inserts.map(\.id)),
+            updatedObjectIDs: written.updatedKeys,
+            deletedObjectIDs: Set(plan.deletes.map(\.id)),
+            author: context.name, sequence: written.sequence, date: written.date)
+        context.coordinator.didCommit(didSave, from: context.inbox)
+        context.didSaveObservers.post(didSave)
+        context.postObjectsDidChange()  // objects the merge policy refreshed or found deleted
+    }
+
+    /// `willSave` may change more objects; they get their `willSave` too.
+    private func runWillSaveHooks() {
+        var notified: Set<StateKey> = []
+        for _ in 0..<100 {
+            let pending = context.changes.changedObjects.filter { !notified.contains(StateKey($0._$state)) }
+            guard !pending.isEmpty else { return }
+            for object in pending {
+                notified.insert(StateKey(object._$state))
+                object.willSave()
+            }
+            context.processLocalChanges()
+        }
+    }
+
+    // MARK: After commit
+
+    /// Makes the saved state the context's committed state, and ends its unit of work. Runs only
+    /// after the transaction committed.
+    private func commit(_ plan: SavePlan, newKeys: [Int64: Int64]) {
+        var permanent: [Int64: ObjectID] = [:]
+        permanent.reserveCapacity(newKeys.count)
+        for state in plan.inserts {
+            guard let key = newKeys[state.id.key] else { continue }
+            let id = ObjectID(entity: state.entity, key: key, store: store.identity)
+            permanent[state.id.key] = id
+            context.registry.unregister(state.id)
+            state.id = id
+            context.registry.register(state)
+            state.version = 1
+            state.isInserted = false
+        }
+        func remap(_ id: ObjectID?) -> ObjectID? {
+            guard let id, id.isTemporary else { return id }
+            return permanent[id.key] ?? id
+        }
+        for object in plan.all {
+            let state = object._$state
+            if !permanent.isEmpty {
+                // Rebuilt only where a temporary ID appears: most links point to saved objects.
+                for position in state.entity.layout.attributeCount..<state.valueCount {
+                    if case .integer(let key) = state.value(atPosition: position), key < 0, let saved = newKeys[key] {
+                        state.write(.integer(saved), atPosition: position)
+                    }
+                }
+                for slot in state.toMany.indices {
+                    if case .loaded(let members) = state.toMany[slot], members.contains(where: \.isTemporary) {
+                        state.toMany[slot] = .loaded(OrderedSet(members.compactMap(remap)))
+                    } else if case let .pending(added, removed) = state.toMany[slot] {
+                        state.toMany[slot] = .pending(added: OrderedSet(added.compactMap(remap)),
+                                                      removed: Set(removed.compactMap(remap)))
+                    }
+                }
+            }
+            if state.isDeleted {
+                context.registry.unregister(state.id)
+                state.attach(to: nil, mapping: nil)
+                continue
+            }
+            if state.isUpdated && (state.hasColumnChanges || state.changesManyToMany) { state.version += 1 }
+            state.isUpdated = false
+            state.commit()
+        }
+        assert(context.changes.pendingDeletions.isEmpty && context.changes.rulesAwaitingRetry.isEmpty
+               && context.changes.deferredErrors.isEmpty, "a save committed with work of its unit left undone")
+        context.changes.clear()
+        context.markedKeysCache = [:]
+        for object in plan.all { object.didSave() }
+    }
+}
+
+/// What a save writes: the objects to insert, update and delete, in the order they changed.
+struct SavePlan {
+    var inserts: [ObjectState] = []
+    var updates: [ObjectState] = []
+    var deletes: [ObjectState] = []
+    /// Objects whose to-many relationships changed.
+    var relationshipChanges: [ObjectState] = []
+    /// Every object the save concerns, for the steps after the commit.
+    var all: [any Entity] = []
+
+    /// The plan for a unit of work whose delete rules ran: an object inserted and deleted is not
+    /// written, nor is an updated object whose changes a merge took back.
+    init(_ changes: ChangeTracker) {
+        for object in changes.inserted.values where !object._$state.isDeleted {
+            inserts.append(object._$state)
+            all.append(object)
+        }
+        for object in changes.updated.values where !object._$state.isDeleted && !object._$state.isInserted {
+            let state = object._$state
+            if state.hasColumnChanges || state.changesManyToMany { updates.append(state) }
+            all.append(object)
+        }
+        for object in changes.deleted.values where !object._$state.isInserted {
+            deletes.append(object._$state)
+            all.append(object)
+        }
+        relationshipChanges = (inserts + changes.updated.values.map(\._$state))
+            .filter { !$0.isDeleted && !$0.changedToMany.isEmpty }
+    }
+}
+
+extension ObjectState {
+    /// Whether a save of the object changes join-table rows: a versioned change of the object, since
+    /// the rows carry no version of their own.
+    var changesManyToMany: Bool {
+        guard !changedToMany.isEmpty, let mapping else { return false }
+        return changedToMany.keys.contains { mapping.toManyRelationships[$0].isManyToMany }
+    }
+}
