@@ -18,10 +18,21 @@ extension ObjectContainer {
 
     /// The commits to the store from now on (see ``observeCommits(_:)``); the stream ends when its
     /// consumer stops iterating.
-    public var commits: AsyncStream<DidSave> {
-        let (stream, continuation) = AsyncStream<DidSave>.makeStream()
+    ///
+    /// - Parameter bufferingPolicy: What the stream keeps of the commits its consumer has not taken
+    ///   yet: by default the 128 newest, so a consumer that falls behind misses the oldest rather
+    ///   than making memory grow without bound. Pass `.unbounded` to keep them all, or use
+    ///   ``observeCommits(_:)``, which misses none.
+    public func commits(
+        bufferingPolicy: AsyncStream<DidSave>.Continuation.BufferingPolicy = .bufferingNewest(128)
+    ) -> AsyncStream<DidSave> {
+        let (stream, continuation) = AsyncStream<DidSave>.makeStream(bufferingPolicy: bufferingPolicy)
         let token = observeCommits { continuation.yield($0) }
         continuation.onTermination = { _ in token.cancel() }
         return stream
     }
+
+    /// The commits to the store from now on, the 128 newest kept while the consumer falls behind:
+    /// ``commits(bufferingPolicy:)`` with its default policy.
+    public var commits: AsyncStream<DidSave> { commits() }
 }

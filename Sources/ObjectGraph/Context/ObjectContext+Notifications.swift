@@ -1,8 +1,11 @@
 /// Registering for a context's notifications.
 ///
 /// A handler runs on the context's isolation (the main actor for the view context), synchronously,
-/// when the context posts; a stream delivers to whoever iterates it. Registrations last as long as
-/// their token, streams as long as their iteration.
+/// when the context posts, and misses nothing; a stream delivers to whoever iterates it, keeping
+/// what its consumer has not taken yet as its buffering policy says: by default the 128 newest
+/// values, so a consumer that falls behind misses the oldest rather than making memory grow without
+/// bound (pass `.unbounded` to keep them all). Registrations last as long as their token, streams
+/// as long as their iteration.
 extension ObjectContext {
     /// Calls `handler` each time the context posts ``ObjectsDidChange``.
     ///
@@ -13,7 +16,18 @@ extension ObjectContext {
     }
 
     /// The ``ObjectsDidChange`` the context posts from now on. Iterate it on the context's isolation.
-    public var objectsDidChangeNotifications: AsyncStream<ObjectsDidChange> { objectsDidChangeObservers.stream() }
+    ///
+    /// - Parameter bufferingPolicy: What the stream keeps of the notifications not taken yet; by
+    ///   default the 128 newest.
+    public func objectsDidChangeNotifications(
+        bufferingPolicy: AsyncStream<ObjectsDidChange>.Continuation.BufferingPolicy = .bufferingNewest(128)
+    ) -> AsyncStream<ObjectsDidChange> {
+        objectsDidChangeObservers.stream(bufferingPolicy: bufferingPolicy)
+    }
+
+    /// The ``ObjectsDidChange`` the context posts from now on, the 128 newest kept while the consumer
+    /// falls behind: ``objectsDidChangeNotifications(bufferingPolicy:)`` with its default policy.
+    public var objectsDidChangeNotifications: AsyncStream<ObjectsDidChange> { objectsDidChangeNotifications() }
 
     /// Calls a list monitor's `handler` with every ``ObjectsDidChange``, those that name no object
     /// but only rows updated elsewhere that this context does not hold
@@ -39,8 +53,30 @@ extension ObjectContext {
     }
 
     /// The saves of this context that begin from now on.
-    public var willSaveNotifications: AsyncStream<WillSave> { willSaveObservers.stream() }
+    ///
+    /// - Parameter bufferingPolicy: What the stream keeps of the notifications not taken yet; by
+    ///   default the 128 newest.
+    public func willSaveNotifications(
+        bufferingPolicy: AsyncStream<WillSave>.Continuation.BufferingPolicy = .bufferingNewest(128)
+    ) -> AsyncStream<WillSave> {
+        willSaveObservers.stream(bufferingPolicy: bufferingPolicy)
+    }
+
+    /// The saves of this context that begin from now on, the 128 newest kept while the consumer
+    /// falls behind: ``willSaveNotifications(bufferingPolicy:)`` with its default policy.
+    public var willSaveNotifications: AsyncStream<WillSave> { willSaveNotifications() }
 
     /// The successful saves of this context from now on.
-    public var didSaveNotifications: AsyncStream<DidSave> { didSaveObservers.stream() }
+    ///
+    /// - Parameter bufferingPolicy: What the stream keeps of the notifications not taken yet; by
+    ///   default the 128 newest.
+    public func didSaveNotifications(
+        bufferingPolicy: AsyncStream<DidSave>.Continuation.BufferingPolicy = .bufferingNewest(128)
+    ) -> AsyncStream<DidSave> {
+        didSaveObservers.stream(bufferingPolicy: bufferingPolicy)
+    }
+
+    /// The successful saves of this context from now on, the 128 newest kept while the consumer
+    /// falls behind: ``didSaveNotifications(bufferingPolicy:)`` with its default policy.
+    public var didSaveNotifications: AsyncStream<DidSave> { didSaveNotifications() }
 }

@@ -13,7 +13,7 @@ final class StoreCoordinator: Sendable {
     let origin = UUID()
     private let liveContexts = LiveContexts()
     /// Whoever observes every commit of the container (``ObjectContainer/observeCommits(_:)``).
-    let commitObservers = CommitObservers()
+    let commitObservers = Observers<DidSave>()
 
     private let historyWatcher: HistoryWatcher?
 
@@ -98,26 +98,5 @@ private final class LiveContexts: Sendable {
             return entries.compactMap(\.inbox)
         }
         for inbox in inboxes where inbox !== author { inbox.deliver(save) }
-    }
-}
-
-/// The handlers of every commit to a container's store, called on the committing thread.
-final class CommitObservers: Sendable {
-    private let handlers = Locked<(next: Int, entries: [(id: Int, handler: @Sendable (DidSave) -> Void)])>((0, []))
-
-    /// Adds a handler until the returned token goes.
-    func add(_ handler: @escaping @Sendable (DidSave) -> Void) -> ObservationToken {
-        let id = handlers.withLock { state in
-            state.next += 1
-            state.entries.append((state.next, handler))
-            return state.next
-        }
-        return ObservationToken { [weak self] in
-            self?.handlers.withLock { $0.entries.removeAll { $0.id == id } }
-        }
-    }
-
-    func post(_ save: DidSave) {
-        for entry in handlers.withLock({ $0.entries }) { entry.handler(save) }
     }
 }

@@ -44,7 +44,7 @@ public final class ListMonitor<Object: Entity>: Observable {
     private var sectionKeys: [String?] = []
     private var sectionCounts: [String?: Int] = [:]
     private var sectionStarts: [Int] = []
-    private var observers = WeakObservers<ListEvent>()
+    private let observers = Observers<ListEvent>()
     private let changesetObservers = Observers<ListChangeset<Object>>()
     private var token: ObservationToken?
     /// Observation: every read of the list is a read of `contents`, every change a change of it.
@@ -148,7 +148,21 @@ public final class ListMonitor<Object: Entity>: Observable {
     }
 
     /// The changes of the list from now on, each as one value. Iterate it on the context's isolation.
-    public var changes: AsyncStream<ListChangeset<Object>> { changesetObservers.stream() }
+    ///
+    /// - Parameter bufferingPolicy: What the stream keeps of the changesets its consumer has not
+    ///   taken yet: by default the 128 newest, so a consumer that falls behind misses the oldest
+    ///   rather than making memory grow without bound. A consumer that must apply every changeset
+    ///   (to a copy of the list, say) passes `.unbounded`, or uses ``observeChanges(_:)``, which
+    ///   misses none.
+    public func changes(
+        bufferingPolicy: AsyncStream<ListChangeset<Object>>.Continuation.BufferingPolicy = .bufferingNewest(128)
+    ) -> AsyncStream<ListChangeset<Object>> {
+        changesetObservers.stream(bufferingPolicy: bufferingPolicy)
+    }
+
+    /// The changes of the list from now on, the 128 newest kept while the consumer falls behind:
+    /// ``changes(bufferingPolicy:)`` with its default policy.
+    public var changes: AsyncStream<ListChangeset<Object>> { changes() }
 
     /// Fetches the list again with new clauses (nil keeps the current one) and reports it as a whole
     /// (``ListObserver/listMonitorWillRefetch(_:)``, a changeset whose ``ListChangeset/isRefetch`` is true).

@@ -1,4 +1,5 @@
 public import Observation
+import Foundation
 
 /// Receives the changes of one object from an ``ObjectMonitor``: CoreStore's `ObjectObserver`.
 ///
@@ -51,7 +52,21 @@ public final class ObjectMonitor<Object: Entity>: Observable {
         registrar.access(self, keyPath: objectKeyPath)
         return monitored
     }
-    private var monitored: Object?
+    /// The object, held strongly until it goes; or, for a monitor that must not keep it alive (an
+    /// ``ObjectObserver``'s), weakly.
+    private var monitored: Object? {
+        get { heldObject ?? weaklyHeldObject }
+        set {
+            if holdsObject { heldObject = newValue } else { weaklyHeldObject = newValue }
+        }
+    }
+    private var heldObject: Object?
+    private weak var weaklyHeldObject: Object?
+    private let holdsObject: Bool
+    /// A condition the object must keep meeting; when it stops, the object counts as deleted.
+    private let predicate: Predicate<Object>?
+    /// Told of the error when `predicate` cannot be evaluated on the object.
+    var evaluationFailed: (any Error) -> Void = { _ in }
     private let registrar = ObservationRegistrar()
     private let objectKeyPath: KeyPath<ObjectMonitor, Object?> = \.object
     /// The relationships whose objects' changes are reported as the object's own.
@@ -61,7 +76,7 @@ public final class ObjectMonitor<Object: Entity>: Observable {
     /// holds (a country the screen shows only through its mood) would change elsewhere unheard.
     /// Walked again when a link changes (`mood.country`, or a country's `continent` on the way).
     private var reached: [[[any Entity]]] = []
-    private var observers = WeakObservers<Event>()
+    private let observers = Observers<Event>()
     private var token: ObservationToken?
 
     enum Event {
@@ -69,11 +84,19 @@ public final class ObjectMonitor<Object: Entity>: Observable {
         case delete(Object)
     }
 
-    /// A monitor of `object`; nil when the object belongs to no context.
-    init?(object: Object, related: [RelatedObjects<Object>]) {
+    /// A monitor of `object`; nil when the object belongs to no context, or is deleted.
+    ///
+    /// - Parameters:
+    ///   - related: The relationships whose objects' changes count as the object's.
+    ///   - predicate: A condition the object must keep meeting, or it counts as deleted.
+    ///   - holdsObject: Whether the monitor keeps the object alive until it goes.
+    init?(object: Object, related: [RelatedObjects<Object>], predicate: Predicate<Object>? = nil,
+          holdsObject: Bool = true) {
         guard let context = object.objectContext, !object.isDeleted else { return nil }
-        self.monitored = object
+        self.holdsObject = holdsObject
+        self.predicate = predicate
         self.related = related
+        monitored = object
         reached = related.map { $0.reach(from: object) }
         token = context.observeObjectsDidChange { [weak self] change in self?.process(change) }
     }
@@ -102,7 +125,7 @@ public final class ObjectMonitor<Object: Entity>: Observable {
 
     private func process(_ change: ObjectsDidChange) {
         guard let object = monitored else { return }
-        switch change.kind(for: object) {
+        switch change.kind(for: object, matching: predicate, evaluationFailed: evaluationFailed) {
         case .update(let keys)?:
             observers.post(.update(object, changedKeys: keys.union(relatedChangedKeys(in: change, objectKeys: keys))))
         case .delete?:
