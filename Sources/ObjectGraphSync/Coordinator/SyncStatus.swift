@@ -59,6 +59,10 @@ public final class ObservableSyncStatus: Observable, Sendable {
     }
 
     /// The status now, then each change of it.
+    ///
+    /// The stream keeps at most the 16 newest statuses its consumer has not taken: a status
+    /// replaces the ones before it, so a consumer that falls behind reads the latest, and memory
+    /// stays bounded.
     public var updates: AsyncStream<SyncStatus> {
         let (stream, continuation) = AsyncStream<SyncStatus>.makeStream(bufferingPolicy: .bufferingNewest(16))
         let id = UUID()

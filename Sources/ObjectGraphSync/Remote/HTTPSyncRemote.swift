@@ -70,30 +70,62 @@ public final class HTTPSyncRemote: SyncRemote {
         return try decode(ChangesPage.self, from: body)
     }
 
+    /// The live route's bytes, read as the consumer asks for them: nothing is read ahead, so a
+    /// consumer that falls behind leaves the bytes in the connection (TCP's flow control then holds
+    /// the server back), never in memory. Cancelling the consumer's task cancels the request.
     public func live(zone: String, since cursor: FeedCursor) -> AsyncThrowingStream<Data, any Error> {
-        let (chunks, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
-        let request = self.request("zones/\(zone)/live", query: ["since": cursor.description])
-        let client = self.client, timeout = self.timeout
-        // Cancelling the reader (the stream's consumer went away) cancels the request.
-        let reader = Task {
+        let reader = LiveRouteReader(client: client, request: request("zones/\(zone)/live", query: ["since": cursor.description]),
+                                     timeout: timeout)
+        return AsyncThrowingStream(unfolding: { try await reader.next() })
+    }
+
+    /// Opens the live route at the first demand, then reads one chunk of its body per demand.
+    private final class LiveRouteReader: @unchecked Sendable {
+        // Safety: `next()` is only called by `AsyncThrowingStream(unfolding:)`, once per demand of
+        // the stream's one iterator, each call after the previous one returned: the mutable state
+        // is never touched by two calls at once (checked in debug builds by `isReading`).
+        private let client: HTTPClient
+        private let request: HTTPClientRequest
+        private let timeout: TimeInterval
+        private var body: HTTPClientResponse.Body.AsyncIterator?
+        private var isOpened = false
+        private var isReading = false
+
+        init(client: HTTPClient, request: HTTPClientRequest, timeout: TimeInterval) {
+            self.client = client
+            self.request = request
+            self.timeout = timeout
+        }
+
+        /// The next chunk; nil once the server ended the answer.
+        func next() async throws -> Data? {
+            assert(!isReading, "the live route's body was read by two demands at once")
+            isReading = true
+            defer { isReading = false }
             do {
-                let response = try await client.execute(request, timeout: .milliseconds(Int64(timeout * 1000)))
-                guard response.status == .ok else {
-                    let body = try? await response.body.collect(upTo: 64 * 1024)
-                    throw Self.refusal(body.map { Data(buffer: $0) } ?? Data(), status: Int(response.status.code), route: "the live route")
+                if !isOpened {
+                    isOpened = true
+                    let response = try await client.execute(request, timeout: .milliseconds(Int64(timeout * 1000)))
+                    guard response.status == .ok else {
+                        let answer = try? await response.body.collect(upTo: 64 * 1024)
+                        throw HTTPSyncRemote.refusal(answer.map { Data(buffer: $0) } ?? Data(), status: Int(response.status.code),
+                                                     route: "the live route")
+                    }
+                    body = response.body.makeAsyncIterator()
                 }
-                for try await buffer in response.body {
-                    continuation.yield(Data(buffer: buffer))
+                guard body != nil, let chunk = try await body?.next() else {
+                    body = nil
+                    return nil
                 }
-                continuation.finish()
+                return Data(buffer: chunk)
             } catch let error as SyncError {
-                continuation.finish(throwing: error)
+                body = nil
+                throw error
             } catch {
-                continuation.finish(throwing: SyncError.unreachable("the live route broke: \(error)"))
+                body = nil
+                throw SyncError.unreachable("the live route broke: \(error)")
             }
         }
-        continuation.onTermination = { _ in reader.cancel() }
-        return chunks
     }
 
     // MARK: HTTP
@@ -132,7 +164,7 @@ public final class HTTPSyncRemote: SyncRemote {
     }
 
     /// The error an answer other than success stands for.
-    private static func refusal(_ body: Data, status: Int, route: String?) -> SyncError {
+    fileprivate static func refusal(_ body: Data, status: Int, route: String?) -> SyncError {
         let prefix = route.map { "\($0) answered " } ?? ""
         // A body that is no error body (a proxy's page) still leaves the status to go by.
         let answer = try? JSONDecoder().decode(SyncErrorBody.self, from: body)

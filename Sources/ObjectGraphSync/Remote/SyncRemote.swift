@@ -18,7 +18,9 @@ public protocol SyncRemote: Sendable {
 
     /// The bytes of the zone's live route, as they arrive (the client reads them as
     /// `LiveMessages`): server-sent events announcing each move of the
-    /// feed. The sequence ends, or throws, when the connection does.
+    /// feed. The sequence ends, or throws, when the connection does. Read them as the consumer
+    /// asks (``HTTPSyncRemote`` does): buffered ahead, a consumer that falls behind would hold
+    /// them all in memory.
     func live(zone: String, since cursor: FeedCursor) -> AsyncThrowingStream<Data, any Error>
 }
 
