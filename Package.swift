@@ -5,7 +5,7 @@ import PackageDescription
 /// Every target builds in the Swift 6 language mode (complete strict concurrency checking).
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
-    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("InternalImportsByDefault")
 ]
 
 let package = Package(
@@ -20,7 +20,7 @@ let package = Package(
         // The seeds' example model (moods, countries, continents), for the demo and the sync tests.
         .library(name: "MoodyModel", targets: ["MoodyModel"]),
         .executable(name: "moody", targets: ["moody"]),
-        .executable(name: "objectgraph-bench", targets: ["objectgraph-bench"]),
+        .executable(name: "objectgraph-bench", targets: ["objectgraph-bench"])
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -31,7 +31,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // `swift package generate-documentation`: CI builds the DocC catalogs and fails on warnings.
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0")
     ],
     targets: [
         .macro(
@@ -40,7 +40,7 @@ let package = Package(
                 .product(name: "SwiftSyntax", package: "swift-syntax"),
                 .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
                 .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
-                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax")
             ],
             swiftSettings: strictSettings
         ),
@@ -51,7 +51,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),  // SQLite's C API, for its limits
                 .product(name: "OrderedCollections", package: "swift-collections"),
-                .product(name: "Algorithms", package: "swift-algorithms"),
+                .product(name: "Algorithms", package: "swift-algorithms")
             ],
             swiftSettings: strictSettings
         ),
@@ -67,7 +67,7 @@ let package = Package(
                 "ObjectGraph", "ObjectGraphSyncProtocol",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio")
             ],
             swiftSettings: strictSettings
         ),
@@ -80,7 +80,7 @@ let package = Package(
             name: "moody",
             dependencies: [
                 "MoodyModel", "ObjectGraph", "ObjectGraphSync",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
             ],
             swiftSettings: strictSettings
         ),
@@ -89,7 +89,7 @@ let package = Package(
             dependencies: [
                 "MoodyModel", "ObjectGraph",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
             ],
             swiftSettings: strictSettings
         ),
@@ -104,6 +104,6 @@ let package = Package(
             name: "ObjectGraphTests",
             dependencies: ["ObjectGraph", "MoodyModel", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
-        ),
+        )
     ]
 )

@@ -8,7 +8,7 @@ import PackageDescription
 /// Every target builds in the Swift 6 language mode (complete strict concurrency checking).
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
-    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("InternalImportsByDefault")
 ]
 
 let package = Package(
@@ -17,7 +17,7 @@ let package = Package(
     products: [
         .library(name: "SyncServer", targets: ["SyncServer"]),
         .executable(name: "objectgraph-sync-server", targets: ["objectgraph-sync-server"]),
-        .executable(name: "moody-sync-demo", targets: ["moody-sync-demo"]),
+        .executable(name: "moody-sync-demo", targets: ["moody-sync-demo"])
     ],
     dependencies: [
         // The repository's root package, named so that the clone's directory name does not matter.
@@ -38,7 +38,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // `swift package generate-documentation`: CI builds the DocC catalog and fails on warnings.
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0")
     ],
     targets: [
         .target(
@@ -59,7 +59,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird")
             ],
             swiftSettings: strictSettings
         ),
@@ -69,7 +69,7 @@ let package = Package(
                 "SyncServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strictSettings
         ),
@@ -83,7 +83,7 @@ let package = Package(
                 .product(name: "MoodyModel", package: "ObjectGraph"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
             ],
             swiftSettings: strictSettings
         ),
@@ -103,7 +103,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
             ],
             swiftSettings: strictSettings
         ),
@@ -114,7 +114,7 @@ let package = Package(
                 .product(name: "ObjectGraph", package: "ObjectGraph"),
                 .product(name: "ObjectGraphSync", package: "ObjectGraph"),
                 .product(name: "ObjectGraphSyncProtocol", package: "ObjectGraph"),
-                .product(name: "MoodyModel", package: "ObjectGraph"),
+                .product(name: "MoodyModel", package: "ObjectGraph")
             ],
             path: "Tests/SyncTestClient",
             swiftSettings: strictSettings
@@ -141,9 +141,9 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 // Built for the tests that run the server, or a sync client, as a process and kill it.
                 "objectgraph-sync-server",
-                "objectgraph-sync-test-client",
+                "objectgraph-sync-test-client"
             ],
             swiftSettings: strictSettings
-        ),
+        )
     ]
 )

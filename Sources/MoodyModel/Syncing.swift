@@ -33,7 +33,7 @@ public enum MoodyStore {
     /// each entity, so that a mark (`moody delete`) is sent as a deletion at once instead of when
     /// the clean-up deletes the marked object for good.
     public static let syncProcessors: [any ChangeProcessor] = [
-        Uploader(), RemoteDeleter<Mood>(), RemoteDeleter<Country>(), RemoteDeleter<Continent>(), Downloader(),
+        Uploader(), RemoteDeleter<Mood>(), RemoteDeleter<Country>(), RemoteDeleter<Continent>(), Downloader()
     ]
 
     /// Moody's entities and the sync's own.

@@ -21,7 +21,8 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         in context: some MacroExpansionContext
     ) throws -> [AttributeSyntax] {
         guard let variable = member.as(VariableDeclSyntax.self),
-              let property = PersistedProperty(variable) else { return [] }
+            let property = PersistedProperty(variable)
+        else { return [] }
         let persisted = PersistedProperty.all(in: declaration)
         guard let index = persisted.firstIndex(where: { $0.name == property.name }) else { return [] }
         return ["@_PersistedProperty(index: \(raw: index))"]
@@ -76,7 +77,7 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             public static let _$entity = ObjectGraph.EntityDeclaration(\(raw: typeName).self, name: \(raw: entityName), originalName: \(raw: originalName ?? "nil"), properties: [
             \(raw: declarations)
             ])
-            """,
+            """
         ]
     }
 
@@ -91,12 +92,15 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
     ) throws -> [ExtensionDeclSyntax] {
         guard declaration.is(ClassDeclSyntax.self) else { return [] }
         // Objects are unique per context, so equality is identity.
-        return [try ExtensionDeclSyntax("""
-            extension \(type.trimmed): ObjectGraph.Entity, Swift.Hashable, Swift.Equatable {
-                public static func == (lhs: \(type.trimmed), rhs: \(type.trimmed)) -> Bool { lhs === rhs }
-                public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
-            }
-            """)]
+        return [
+            try ExtensionDeclSyntax(
+                """
+                extension \(type.trimmed): ObjectGraph.Entity, Swift.Hashable, Swift.Equatable {
+                    public static func == (lhs: \(type.trimmed), rhs: \(type.trimmed)) -> Bool { lhs === rhs }
+                    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+                }
+                """)
+        ]
     }
 
     /// The entity's name (the unlabelled argument) and former name (`originalName:`), as written.
@@ -118,14 +122,14 @@ struct PersistedProperty {
 
     init?(_ variable: VariableDeclSyntax) {
         guard variable.bindingSpecifier.tokenKind == .keyword(.var),
-              !variable.modifiers.contains(where: {
-                  [.keyword(.static), .keyword(.class), .keyword(.lazy)].contains($0.name.tokenKind)
-              }),
-              variable.bindings.count == 1,
-              let binding = variable.bindings.first,
-              let identifier = binding.pattern.as(IdentifierPatternSyntax.self),
-              binding.accessorBlock == nil,  // computed properties are not persisted
-              !Self.has(attribute: "Transient", in: variable)
+            !variable.modifiers.contains(where: {
+                [.keyword(.static), .keyword(.class), .keyword(.lazy)].contains($0.name.tokenKind)
+            }),
+            variable.bindings.count == 1,
+            let binding = variable.bindings.first,
+            let identifier = binding.pattern.as(IdentifierPatternSyntax.self),
+            binding.accessorBlock == nil,  // computed properties are not persisted
+            !Self.has(attribute: "Transient", in: variable)
         else { return nil }
         name = identifier.identifier.trimmedDescription
         initializer = binding.initializer?.value.trimmedDescription
@@ -144,9 +148,10 @@ struct PersistedProperty {
     static func letProperties(in declaration: some DeclGroupSyntax) -> [VariableDeclSyntax] {
         declaration.memberBlock.members.compactMap { member in
             guard let variable = member.decl.as(VariableDeclSyntax.self),
-                  variable.bindingSpecifier.tokenKind == .keyword(.let),
-                  !variable.modifiers.contains(where: { $0.name.tokenKind == .keyword(.static) }),
-                  !has(attribute: "Transient", in: variable) else { return nil }
+                variable.bindingSpecifier.tokenKind == .keyword(.let),
+                !variable.modifiers.contains(where: { $0.name.tokenKind == .keyword(.static) }),
+                !has(attribute: "Transient", in: variable)
+            else { return nil }
             return variable
         }
     }
@@ -178,7 +183,8 @@ struct PersistedProperty {
     private static func arguments(of name: String, in variable: VariableDeclSyntax) -> String? {
         for element in variable.attributes {
             guard let attribute = element.as(AttributeSyntax.self),
-                  attribute.attributeName.trimmedDescription == name else { continue }
+                attribute.attributeName.trimmedDescription == name
+            else { continue }
             if case .argumentList(let list) = attribute.arguments {
                 return list.map { argument in
                     // Unlabelled attribute options become the `options:` argument.
@@ -186,7 +192,7 @@ struct PersistedProperty {
                         ? "options: [\(argument.expression.trimmedDescription)]"
                         : argument.trimmedDescription.trimmingSuffix(",")
                 }.joined(separator: ", ")
-                .mergingAttributeOptions()
+                    .mergingAttributeOptions()
             }
             return ""
         }

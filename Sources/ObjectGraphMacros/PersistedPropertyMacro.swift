@@ -12,7 +12,8 @@ public struct PersistedPropertyMacro: AccessorMacro {
         in context: some MacroExpansionContext
     ) throws -> [AccessorDeclSyntax] {
         guard case .argumentList(let arguments) = node.arguments,
-              let index = arguments.first?.expression.trimmedDescription else { return [] }
+            let index = arguments.first?.expression.trimmedDescription
+        else { return [] }
         return [
             """
             @storageRestrictions(accesses: _$state)
@@ -21,7 +22,7 @@ public struct PersistedPropertyMacro: AccessorMacro {
             }
             """,
             "get { _$state.value(at: \(raw: index)) }",
-            "set { _$state.setValue(newValue, at: \(raw: index)) }",
+            "set { _$state.setValue(newValue, at: \(raw: index)) }"
         ]
     }
 }

@@ -6,6 +6,6 @@ struct ObjectGraphMacrosPlugin: CompilerPlugin {
     let providingMacros: [any Macro.Type] = [
         EntityMacro.self,
         PersistedPropertyMacro.self,
-        MarkerMacro.self,
+        MarkerMacro.self
     ]
 }

@@ -15,9 +15,10 @@ extension Decoder {
         let container = try container(keyedBy: AnyCodingKey.self)
         let names = Set(Key.allCases.map(\.stringValue))
         if let unknown = container.allKeys.first(where: { !names.contains($0.stringValue) }) {
-            throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: codingPath + [unknown],
-                debugDescription: "unknown key \"\(unknown.stringValue)\""))
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: codingPath + [unknown],
+                    debugDescription: "unknown key \"\(unknown.stringValue)\""))
         }
     }
 }

@@ -49,8 +49,9 @@ enum DeleteRulesDemo {
         print("             deleted at once: \(context.deletedObjects.count) objects")
         try context.save()
         let reader = container.newBackgroundContext()
-        print("             saved; the store holds \(try reader.fetchCount(FetchDescriptor<CascadingCountry>())) countries, "
-              + "\(try reader.fetchCount(FetchDescriptor<CascadingCity>())) cities")
+        print(
+            "             saved; the store holds \(try reader.fetchCount(FetchDescriptor<CascadingCountry>())) countries, "
+                + "\(try reader.fetchCount(FetchDescriptor<CascadingCity>())) cities")
     }
 
     /// Deny: the continent cannot go while it has countries.
@@ -86,8 +87,9 @@ enum DeleteRulesDemo {
         let stored = try reader.fetch(FetchDescriptor<LooseCountry>())[0]
         let dangling = stored.continent
         let name = dangling?.name ?? "?"  // reading it finds the row gone
-        print("             France.continent still names Europe's row: it reads as deleted "
-              + "(\(dangling?.isDeleted ?? false)), name \"\(name)\"")
+        print(
+            "             France.continent still names Europe's row: it reads as deleted "
+                + "(\(dangling?.isDeleted ?? false)), name \"\(name)\"")
     }
 
     /// The seeds' custom rules, in `prepareForDeletion()`.

@@ -50,7 +50,8 @@ enum DetailViewDemo {
             try sync.save()
         }
         for await _ in deleted { break }
-        print("  detail view open: \(detail.isOpen); the mood reads as deleted: \(mood.isDeleted), "
-              + "with its last text '\(mood.text)'")
+        print(
+            "  detail view open: \(detail.isOpen); the mood reads as deleted: \(mood.isDeleted), "
+                + "with its last text '\(mood.text)'")
     }
 }

@@ -28,29 +28,49 @@ enum ListMonitorDemo {
         detailMonitor?.addObserver(detailScreen)
 
         let steps: [(String, @Sendable (ObjectContext) throws -> Void)] = [
-            ("inserts 'Beach' in Spain", { sync in
-                let spain = try sync.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.name == "Spain" }))[0]
-                sync.insert(Mood(text: "Beach", rating: 5, country: spain))
-            }),
-            ("restores 'Snow day', marked for deletion, which the view context does not hold (it enters the list)", { sync in
-                try sync.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.text == "Snow day" },
-                                                     includesMarkedForDeletion: true))[0].markedForDeletionDate = nil
-            }),
-            ("renames 'Rainy commute' to 'Commute in the rain' (a sort key: a move)", { sync in
-                try sync.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.text == "Rainy commute" }))[0].text =
-                    "Commute in the rain"
-            }),
-            ("rates 'Croissant' 5 (not a sort key: an update)", { sync in
-                try sync.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.text == "Croissant" }))[0].rating = 5
-            }),
-            ("renames Spain to 'Andorra' (a related object: its moods move, section and all)", { sync in
-                try sync.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.name == "Spain" }))[0].name = "Andorra"
-            }),
-            ("deletes the French moods (the last one takes France with it)", { sync in
-                for mood in try sync.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.country?.name == "France" })) {
-                    sync.delete(mood)
+            (
+                "inserts 'Beach' in Spain",
+                { sync in
+                    let spain = try sync.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.name == "Spain" }))[0]
+                    sync.insert(Mood(text: "Beach", rating: 5, country: spain))
                 }
-            }),
+            ),
+            (
+                "restores 'Snow day', marked for deletion, which the view context does not hold (it enters the list)",
+                { sync in
+                    try sync.fetch(
+                        FetchDescriptor<Mood>(
+                            predicate: #Predicate { $0.text == "Snow day" },
+                            includesMarkedForDeletion: true))[0].markedForDeletionDate = nil
+                }
+            ),
+            (
+                "renames 'Rainy commute' to 'Commute in the rain' (a sort key: a move)",
+                { sync in
+                    try sync.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.text == "Rainy commute" }))[0].text =
+                        "Commute in the rain"
+                }
+            ),
+            (
+                "rates 'Croissant' 5 (not a sort key: an update)",
+                { sync in
+                    try sync.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.text == "Croissant" }))[0].rating = 5
+                }
+            ),
+            (
+                "renames Spain to 'Andorra' (a related object: its moods move, section and all)",
+                { sync in
+                    try sync.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.name == "Spain" }))[0].name = "Andorra"
+                }
+            ),
+            (
+                "deletes the French moods (the last one takes France with it)",
+                { sync in
+                    for mood in try sync.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.country?.name == "France" })) {
+                        sync.delete(mood)
+                    }
+                }
+            )
         ]
         for (description, change) in steps {
             print("  sync \(description); the view context merges it, the monitor reports:")

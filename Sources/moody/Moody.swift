@@ -59,19 +59,24 @@ struct Demo: AsyncParsableCommand {
         let inFrance = try reader.fetchCount(FetchDescriptor<Mood>(predicate: #Predicate { $0.country?.name == "France" }))
         print("Moods in France, counted by SQL: \(inFrance)")
 
-        let byCountry = FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.country?.name), SortDescriptor(\.text)],
-                                           fetchBatchSize: 2)
+        let byCountry = FetchDescriptor<Mood>(
+            sortBy: [SortDescriptor(\.country?.name), SortDescriptor(\.text)],
+            fetchBatchSize: 2)
         print("Sorted by country, then text, loaded two at a time:")
         for mood in try reader.fetch(byCountry) {
             print("  \(mood.country?.name ?? "?"): \(mood.text)")
         }
 
         // IDs travel as JSON (to another process, say) and come back to fetch the same objects.
-        let json = try JSONEncoder().encode(try reader.fetchIdentifiers(FetchDescriptor<Mood>(
-            predicate: #Predicate { $0.rating >= 4 })))
+        let json = try JSONEncoder().encode(
+            try reader.fetchIdentifiers(
+                FetchDescriptor<Mood>(
+                    predicate: #Predicate { $0.rating >= 4 })))
         let ids = try JSONDecoder().decode([ObjectID].self, from: json)
-        let picked = try reader.fetch(FetchDescriptor<Mood>(predicate: #Predicate { ids.contains($0.objectID) },
-                                                             sortBy: [SortDescriptor(\.text)]))
+        let picked = try reader.fetch(
+            FetchDescriptor<Mood>(
+                predicate: #Predicate { ids.contains($0.objectID) },
+                sortBy: [SortDescriptor(\.text)]))
         print("Fetched by \(ids.count) IDs decoded from JSON: \(picked.map(\.text))")
 
         let rainy = try reader.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.text.starts(with: "Rainy") }))[0]
@@ -88,7 +93,9 @@ struct Demo: AsyncParsableCommand {
             print("A second France is refused: \(error)")
             reader.rollback()
         }
-        print("Done: \(try reader.fetchCount(FetchDescriptor<Mood>())) moods in \(try reader.fetchCount(FetchDescriptor<Country>())) countries.")
+        print(
+            "Done: \(try reader.fetchCount(FetchDescriptor<Mood>())) moods in \(try reader.fetchCount(FetchDescriptor<Country>())) countries."
+        )
         try DeleteRulesDemo.run()
         try await DetailViewDemo.run()
         try TwoStepDeletionDemo.run()
@@ -143,9 +150,10 @@ struct Delete: ParsableCommand {
         let country = mood.country
         mood.markForLocalDeletion()
         try context.save()
-        print("Marked '\(mood.text)' for deletion; it is hidden now"
-              + (country?.isMarkedForDeletion == true ? ", and so is \(country?.name ?? "its country"), now empty" : "")
-              + ". `moody clean-up` deletes it for good.")
+        print(
+            "Marked '\(mood.text)' for deletion; it is hidden now"
+                + (country?.isMarkedForDeletion == true ? ", and so is \(country?.name ?? "its country"), now empty" : "")
+                + ". `moody clean-up` deletes it for good.")
     }
 }
 
@@ -160,7 +168,9 @@ struct CleanUp: ParsableCommand {
         context.name = "moody clean-up"
         let deleted = try context.deleteMarkedObjects(markedBefore: Date(timeIntervalSinceNow: -delay))
         let counts = Dictionary(grouping: deleted, by: \.entityName).mapValues(\.count)
-        print(deleted.isEmpty ? "Nothing marked before the last \(Int(delay)) seconds."
-              : "Deleted " + counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
+        print(
+            deleted.isEmpty
+                ? "Nothing marked before the last \(Int(delay)) seconds."
+                : "Deleted " + counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", "))
     }
 }

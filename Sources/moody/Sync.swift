@@ -97,8 +97,9 @@ struct SyncServerOptions: ParsableArguments {
         guard let token = token ?? ProcessInfo.processInfo.environment["OBJECTGRAPH_SYNC_TOKEN"], !token.isEmpty else {
             throw ValidationError("Give the user's token with --token or OBJECTGRAPH_SYNC_TOKEN.")
         }
-        return try SyncCoordinator(container: container, remote: HTTPSyncRemote(url: url, token: token), zone: zone,
-                                   syncing: MoodyStore.syncedTypes, processors: MoodyStore.syncProcessors)
+        return try SyncCoordinator(
+            container: container, remote: HTTPSyncRemote(url: url, token: token), zone: zone,
+            syncing: MoodyStore.syncedTypes, processors: MoodyStore.syncProcessors)
     }
 }
 
@@ -135,15 +136,16 @@ final class ReceivedChanges: Sendable {
 enum SyncStatusText {
     static func lines(_ status: SyncStatus) -> [String] {
         var lines: [String] = []
-        let activity: String = switch status.activity {
-        case .stopped: "not running"
-        case .idle: "up to date"
-        case .pushing: "sending changes"
-        case .pulling: "reading the server's changes"
-        case .offline: "offline"
-        case .failing: "failing"
-        case .unauthorized: "stopped: the server refused the token"
-        }
+        let activity: String =
+            switch status.activity {
+            case .stopped: "not running"
+            case .idle: "up to date"
+            case .pushing: "sending changes"
+            case .pulling: "reading the server's changes"
+            case .offline: "offline"
+            case .failing: "failing"
+            case .unauthorized: "stopped: the server refused the token"
+            }
         lines.append("  sync: \(activity)")
         if let error = status.lastError { lines.append("  last error: \(error)") }
         if let retry = status.nextRetry { lines.append("  next attempt: \(retry.formatted(date: .omitted, time: .standard))") }
@@ -151,7 +153,8 @@ enum SyncStatusText {
         if let unread = status.hasUnreadServerChanges {
             lines.append("  server changes not read yet: \(unread ? "yes" : "none")")
         }
-        lines.append("  last successful sync: \(status.lastSuccessfulSync.map { $0.formatted(date: .abbreviated, time: .standard) } ?? "never")")
+        lines.append(
+            "  last successful sync: \(status.lastSuccessfulSync.map { $0.formatted(date: .abbreviated, time: .standard) } ?? "never")")
         return lines
     }
 }

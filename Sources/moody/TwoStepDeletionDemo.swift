@@ -23,11 +23,13 @@ enum TwoStepDeletionDemo {
 
         mood.markForLocalDeletion(at: Date(timeIntervalSinceNow: -180))  // marked three minutes ago
         try context.save()
-        print("  Marked '\(mood.text)'; Japan and Asia were left empty, so they were marked too: "
-              + "\(japan.isMarkedForDeletion), \(asia.isMarkedForDeletion)")
-        print("  Moods listed: \(try list.fetch(FetchDescriptor<Mood>()).map(\.text)); "
-              + "countries: \(try list.fetch(FetchDescriptor<Country>()).map(\.name)); "
-              + "rows still stored: \(try list.fetchCount(FetchDescriptor<Mood>(includesMarkedForDeletion: true)))")
+        print(
+            "  Marked '\(mood.text)'; Japan and Asia were left empty, so they were marked too: "
+                + "\(japan.isMarkedForDeletion), \(asia.isMarkedForDeletion)")
+        print(
+            "  Moods listed: \(try list.fetch(FetchDescriptor<Mood>()).map(\.text)); "
+                + "countries: \(try list.fetch(FetchDescriptor<Country>()).map(\.name)); "
+                + "rows still stored: \(try list.fetchCount(FetchDescriptor<Mood>(includesMarkedForDeletion: true)))")
 
         let cleaner = container.newBackgroundContext()
         cleaner.name = "clean-up"
@@ -36,8 +38,9 @@ enum TwoStepDeletionDemo {
         context.processPendingChanges()  // a background context merges other commits when next used
         print("  The app's objects learned of it: mood deleted \(mood.isDeleted), Japan \(japan.isDeleted), Asia \(asia.isDeleted)")
         let transaction = try requireLastTransaction(container.fetchHistory())
-        print("  History: transaction \(transaction.token) by \(transaction.author ?? "?") deleted "
-              + "\(transaction.changes.filter { $0.kind == .delete }.count) objects")
+        print(
+            "  History: transaction \(transaction.token) by \(transaction.author ?? "?") deleted "
+                + "\(transaction.changes.filter { $0.kind == .delete }.count) objects")
     }
 
     private static func requireLastTransaction(_ transactions: [HistoryTransaction]) throws -> HistoryTransaction {

@@ -18,12 +18,14 @@ struct Watch: AsyncParsableCommand {
 
     @MainActor func run() async throws {
         let container = try options.open()
-        let screen = MoodListScreen(try MoodListScreen.monitor(in: container.viewContext),
-                                    style: .live(clearsScreen: isatty(STDOUT_FILENO) != 0))
+        let screen = MoodListScreen(
+            try MoodListScreen.monitor(in: container.viewContext),
+            style: .live(clearsScreen: isatty(STDOUT_FILENO) != 0))
         screen.draw(clearsScreen: isatty(STDOUT_FILENO) != 0, footer: [])
         guard let simulate else {
-            print("Watching \(options.store): change it from another terminal (moody add \"Happy\" --country France). "
-                  + "Ctrl-C stops.")
+            print(
+                "Watching \(options.store): change it from another terminal (moody add \"Happy\" --country France). "
+                    + "Ctrl-C stops.")
             fflush(nil)
             while true { try await Task.sleep(for: .seconds(3_600)) }
         }
@@ -52,10 +54,13 @@ enum SimulatedSync {
         case 3: if let target { context.delete(target) }
         default:
             let name = countries.randomElement(using: &random) ?? "France"
-            let country = try context.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.name == name })).first
+            let country =
+                try context.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.name == name })).first
                 ?? Country(name: name)
-            context.insert(Mood(text: "\(words.randomElement(using: &random) ?? "Calm") \(step)",
-                                rating: Int.random(in: 1...5, using: &random), country: country))
+            context.insert(
+                Mood(
+                    text: "\(words.randomElement(using: &random) ?? "Calm") \(step)",
+                    rating: Int.random(in: 1...5, using: &random), country: country))
         }
         try context.save()
     }

@@ -47,38 +47,54 @@ enum BatchWorkloads {
                 run: {
                     guard let graph else { return }
                     let context = graph.newBackgroundContext()
-                    try context.batchDelete(Mood.self, where: #Predicate { mood in
-                        mood.markedForDeletionDate.flatMap { $0 < cutoff } ?? false
-                    })
+                    try context.batchDelete(
+                        Mood.self,
+                        where: #Predicate { mood in
+                            mood.markedForDeletionDate.flatMap { $0 < cutoff } ?? false
+                        })
                     for context in contexts { context.processPendingChanges() }
                 },
                 verify: {
-                    try WorkloadError.check("held objects deleted", held.map { $0.count { $0.isDeleted } },
-                                            Array(repeating: marked, count: liveContextCount))
-                    try graph.map { try ObjectGraphSide.verifyCounts(in: $0, continents: 1, countries: dataset.countryCount,
-                                                                     moods: dataset.moodCount - marked) }
+                    try WorkloadError.check(
+                        "held objects deleted", held.map { $0.count { $0.isDeleted } },
+                        Array(repeating: marked, count: liveContextCount))
+                    try graph.map {
+                        try ObjectGraphSide.verifyCounts(
+                            in: $0, continents: 1, countries: dataset.countryCount,
+                            moods: dataset.moodCount - marked)
+                    }
                 }),
             baseline: Contender(
-                prepare: { plain = nil; plain = try markedPlainCopy(templates, "batch-delete-plain", date: markDate) },
+                prepare: {
+                    plain = nil; plain = try markedPlainCopy(templates, "batch-delete-plain", date: markDate)
+                },
                 run: {
                     try plain?.write { db in
                         try db.execute(sql: "DELETE FROM mood WHERE markedForDeletionDate < ?", arguments: [cutoff.timeIntervalSince1970])
                     }
                 },
                 verify: {
-                    try plain.map { try PlainSQL.verifyCounts(in: $0, continents: 1, countries: dataset.countryCount,
-                                                              moods: dataset.moodCount - marked) }
+                    try plain.map {
+                        try PlainSQL.verifyCounts(
+                            in: $0, continents: 1, countries: dataset.countryCount,
+                            moods: dataset.moodCount - marked)
+                    }
                 }),
             peer: Contender(
-                prepare: { records = nil; records = try markedPlainCopy(templates, "batch-delete-records", date: markDate) },
+                prepare: {
+                    records = nil; records = try markedPlainCopy(templates, "batch-delete-records", date: markDate)
+                },
                 run: {
                     try records?.write { db in
                         _ = try MoodRecord.filter(Column("markedForDeletionDate") < cutoff).deleteAll(db)
                     }
                 },
                 verify: {
-                    try records.map { try PlainSQL.verifyCounts(in: $0, continents: 1, countries: dataset.countryCount,
-                                                                moods: dataset.moodCount - marked) }
+                    try records.map {
+                        try PlainSQL.verifyCounts(
+                            in: $0, continents: 1, countries: dataset.countryCount,
+                            moods: dataset.moodCount - marked)
+                    }
                 }))
     }
 
@@ -119,7 +135,8 @@ enum BatchWorkloads {
             baseline: Contender(run: {
                 try plain?.read { db in
                     var total = 0
-                    for row in try Row.fetchAll(db, sql: "SELECT Z_SEQUENCE, Z_AUTHOR, Z_TIMESTAMP FROM Z_TRANSACTION ORDER BY Z_SEQUENCE") {
+                    for row in try Row.fetchAll(db, sql: "SELECT Z_SEQUENCE, Z_AUTHOR, Z_TIMESTAMP FROM Z_TRANSACTION ORDER BY Z_SEQUENCE")
+                    {
                         total &+= row[0] as Int64 == 0 ? 0 : 1
                     }
                     for row in try Row.fetchAll(db, sql: "SELECT Z_SEQUENCE, Z_ENTITY, Z_PK, Z_KIND, Z_UUID, Z_KEYS FROM Z_CHANGE") {
@@ -166,7 +183,9 @@ enum BatchWorkloads {
                 plainReader = try DatabaseQueue(path: plainPath)
             },
             objectGraph: Contender(
-                prepare: { merged = false; rating = rating % 5 + 1 },
+                prepare: {
+                    merged = false; rating = rating % 5 + 1
+                },
                 run: {
                     guard let there, let watched else { return }
                     let elsewhere = there.newBackgroundContext()

@@ -30,7 +30,8 @@ struct Benchmark: ParsableCommand {
         defer { files.removeAll() }
 
         print("\(moodCount) moods over \(dataset.countryCount) countries, median of \(runs) runs")
-        let workloads = CoreWorkloads.make(dataset: dataset, iterationRows: moodCount * 10, files: files)
+        let workloads =
+            CoreWorkloads.make(dataset: dataset, iterationRows: moodCount * 10, files: files)
             + DeletionWorkloads.make(dataset: dataset, files: files)
             + MergeWorkloads.make(dataset: dataset, files: files)
             + BatchWorkloads.make(dataset: dataset, files: files)

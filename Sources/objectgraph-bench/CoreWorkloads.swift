@@ -7,14 +7,15 @@ import ObjectGraph
 enum CoreWorkloads {
     static func make(dataset: Dataset, iterationRows: Int, files: ScratchFiles) -> [Workload] {
         let stores = SharedStores(dataset: dataset, files: files, name: "read")
-        let large = SharedStores(dataset: Dataset(moodCount: iterationRows, countryCount: dataset.countryCount),
-                                 files: files, name: "large")
+        let large = SharedStores(
+            dataset: Dataset(moodCount: iterationRows, countryCount: dataset.countryCount),
+            files: files, name: "large")
         return [
             insert(dataset: dataset, files: files),
             fetchAll(stores),
             predicateFetch(stores),
             update(count: dataset.moodCount / 10, stores),
-            iterate(large),
+            iterate(large)
         ]
     }
 

@@ -36,7 +36,8 @@ enum Sink {
     nonisolated(unsafe) static var checksum = 0
 
     static func consume(_ text: String, _ rating: Int, _ date: Date, _ remote: String?, _ marked: Date?) {
-        checksum &+= text.utf8.count &+ rating &+ Int(date.timeIntervalSince1970)
+        checksum &+=
+            text.utf8.count &+ rating &+ Int(date.timeIntervalSince1970)
             &+ (remote?.utf8.count ?? 0) &+ (marked == nil ? 0 : 1)
     }
 }

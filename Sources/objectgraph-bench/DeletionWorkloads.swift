@@ -20,7 +20,9 @@ enum DeletionWorkloads {
             name: "delete a continent: \(templates.dataset.countryCount) countries, \(templates.dataset.moodCount) moods",
             setUp: templates.fill,
             objectGraph: Contender(
-                prepare: { graph = nil; graph = try templates.graphCopy("cascade") },
+                prepare: {
+                    graph = nil; graph = try templates.graphCopy("cascade")
+                },
                 run: {
                     guard let graph else { return }
                     let context = graph.newBackgroundContext()
@@ -29,11 +31,15 @@ enum DeletionWorkloads {
                 },
                 verify: { try graph.map { try ObjectGraphSide.verifyCounts(in: $0, continents: 0, countries: 0, moods: 0) } }),
             baseline: Contender(
-                prepare: { plain = nil; plain = try templates.plainCopy("cascade-plain") },
+                prepare: {
+                    plain = nil; plain = try templates.plainCopy("cascade-plain")
+                },
                 run: { try plain?.write { db in try db.execute(sql: "DELETE FROM continent") } },
                 verify: { try plain.map { try PlainSQL.verifyCounts(in: $0, continents: 0, countries: 0, moods: 0) } }),
             peer: Contender(
-                prepare: { records = nil; records = try templates.plainCopy("cascade-records") },
+                prepare: {
+                    records = nil; records = try templates.plainCopy("cascade-records")
+                },
                 run: {
                     try records?.write { db in
                         for continent in try ContinentRecord.fetchAll(db) { try continent.delete(db) }
@@ -54,7 +60,9 @@ enum DeletionWorkloads {
             name: "delete \(count) moods (nullify) and save",
             setUp: templates.fill,
             objectGraph: Contender(
-                prepare: { graph = nil; graph = try templates.graphCopy("nullify") },
+                prepare: {
+                    graph = nil; graph = try templates.graphCopy("nullify")
+                },
                 run: {
                     guard let graph else { return }
                     let context = graph.newBackgroundContext()
@@ -62,11 +70,16 @@ enum DeletionWorkloads {
                     try context.save()
                 },
                 verify: {
-                    try graph.map { try ObjectGraphSide.verifyCounts(in: $0, continents: expected.continents,
-                                                                     countries: expected.countries, moods: expected.moods) }
+                    try graph.map {
+                        try ObjectGraphSide.verifyCounts(
+                            in: $0, continents: expected.continents,
+                            countries: expected.countries, moods: expected.moods)
+                    }
                 }),
             baseline: Contender(
-                prepare: { plain = nil; plain = try templates.plainCopy("nullify-plain") },
+                prepare: {
+                    plain = nil; plain = try templates.plainCopy("nullify-plain")
+                },
                 run: {
                     try plain?.write { db in
                         let keys = try Int64.fetchAll(db, sql: "SELECT id FROM mood ORDER BY id LIMIT ?", arguments: [count])
@@ -75,19 +88,27 @@ enum DeletionWorkloads {
                     }
                 },
                 verify: {
-                    try plain.map { try PlainSQL.verifyCounts(in: $0, continents: expected.continents,
-                                                              countries: expected.countries, moods: expected.moods) }
+                    try plain.map {
+                        try PlainSQL.verifyCounts(
+                            in: $0, continents: expected.continents,
+                            countries: expected.countries, moods: expected.moods)
+                    }
                 }),
             peer: Contender(
-                prepare: { records = nil; records = try templates.plainCopy("nullify-records") },
+                prepare: {
+                    records = nil; records = try templates.plainCopy("nullify-records")
+                },
                 run: {
                     try records?.write { db in
                         for mood in try MoodRecord.order(Column("id")).limit(count).fetchAll(db) { try mood.delete(db) }
                     }
                 },
                 verify: {
-                    try records.map { try PlainSQL.verifyCounts(in: $0, continents: expected.continents,
-                                                                countries: expected.countries, moods: expected.moods) }
+                    try records.map {
+                        try PlainSQL.verifyCounts(
+                            in: $0, continents: expected.continents,
+                            countries: expected.countries, moods: expected.moods)
+                    }
                 }))
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
 
 #if os(Linux)
-/// glibc's `malloc_trim` (in `malloc.h`, which the Glibc module does not export).
-@_silgen_name("malloc_trim") private func malloc_trim(_ pad: Int) -> Int32
+    /// glibc's `malloc_trim` (in `malloc.h`, which the Glibc module does not export).
+    @_silgen_name("malloc_trim") private func malloc_trim(_ pad: Int) -> Int32
 #endif
 
 /// Wall-clock timing and peak resident memory of one piece of work.
@@ -20,7 +20,8 @@ enum Measure {
         let start = clock.now
         try body()
         let elapsed = clock.now - start
-        let milliseconds = Double(elapsed.components.seconds) * 1_000
+        let milliseconds =
+            Double(elapsed.components.seconds) * 1_000
             + Double(elapsed.components.attoseconds) / 1e15
         return Measurement(milliseconds: milliseconds, peakResidentMegabytes: PeakMemory.megabytes())
     }
@@ -42,7 +43,7 @@ enum Measure {
 enum PeakMemory {
     static func reset() {
         #if os(Linux)
-        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+            try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
         #endif
     }
 
@@ -51,35 +52,36 @@ enum PeakMemory {
     /// every run would make each run fault its pages in again, which a running program does not do.
     static func releaseFreedMemory() {
         #if os(Linux)
-        _ = malloc_trim(0)
+            _ = malloc_trim(0)
         #endif
     }
 
     static func megabytes() -> Double {
         #if os(Linux)
-        if let kilobytes = statusKilobytes("VmHWM:") { return kilobytes / 1024 }
+            if let kilobytes = statusKilobytes("VmHWM:") { return kilobytes / 1024 }
         #endif
         var usage = rusage()
         #if os(Linux)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return Double(usage.ru_maxrss) / 1024  // kilobytes
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            return Double(usage.ru_maxrss) / 1024  // kilobytes
         #else
-        getrusage(RUSAGE_SELF, &usage)
-        return Double(usage.ru_maxrss) / 1_048_576  // bytes
+            getrusage(RUSAGE_SELF, &usage)
+            return Double(usage.ru_maxrss) / 1_048_576  // bytes
         #endif
     }
 
     /// The memory the process holds now (Linux: `VmRSS`; elsewhere the peak, the best available).
     static func currentMegabytes() -> Double {
         #if os(Linux)
-        if let kilobytes = statusKilobytes("VmRSS:") { return kilobytes / 1024 }
+            if let kilobytes = statusKilobytes("VmRSS:") { return kilobytes / 1024 }
         #endif
         return megabytes()
     }
 
     private static func statusKilobytes(_ field: String) -> Double? {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) }) else { return nil }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field) })
+        else { return nil }
         return Double(line.split(separator: " ").dropFirst().first ?? "")
     }
 }

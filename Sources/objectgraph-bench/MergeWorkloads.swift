@@ -28,8 +28,9 @@ enum MergeWorkloads {
             name: "save \(count) updated moods, merged into \(readerCount) contexts",
             setUp: {
                 try stores.fill()
-                scene = try Scene(container: stores.graph(), changing: 0..<count,
-                                  heldByReaders: Array(repeating: 0..<count, count: readerCount))
+                scene = try Scene(
+                    container: stores.graph(), changing: 0..<count,
+                    heldByReaders: Array(repeating: 0..<count, count: readerCount))
             },
             objectGraph: Contender(
                 prepare: { scene?.changeRatings() },
@@ -40,8 +41,9 @@ enum MergeWorkloads {
                 },
                 verify: {
                     guard let scene else { return }
-                    try WorkloadError.check("objects refreshed per context", scene.refreshedCounts,
-                                            Array(repeating: count, count: readerCount))
+                    try WorkloadError.check(
+                        "objects refreshed per context", scene.refreshedCounts,
+                        Array(repeating: count, count: readerCount))
                     try WorkloadError.check("unsaved changes", scene.writer.hasChanges, false)
                 }),
             baseline: Contender(
@@ -103,18 +105,22 @@ enum MergeWorkloads {
         /// Moods are named by their position in the store's order (the order they were inserted in).
         init(container: ObjectContainer, changing changed: Range<Int>, heldByReaders: [Range<Int>]) throws {
             writer = container.newBackgroundContext()
-            moods = try writer.fetch(FetchDescriptor<Mood>(fetchLimit: changed.count, fetchOffset: changed.lowerBound, includesMarkedForDeletion: true)).map { $0 }
+            moods = try writer.fetch(
+                FetchDescriptor<Mood>(fetchLimit: changed.count, fetchOffset: changed.lowerBound, includesMarkedForDeletion: true)
+            ).map { $0 }
             readers = heldByReaders.map { _ in container.newBackgroundContext() }
             held = try zip(readers, heldByReaders).map { reader, range in
-                let ids = try reader.fetchIdentifiers(FetchDescriptor<Mood>(fetchLimit: range.count, fetchOffset: range.lowerBound, includesMarkedForDeletion: true))
+                let ids = try reader.fetchIdentifiers(
+                    FetchDescriptor<Mood>(fetchLimit: range.count, fetchOffset: range.lowerBound, includesMarkedForDeletion: true))
                 return ids.compactMap { reader.object(with: $0) }
             }
             refreshedCounts = Array(repeating: 0, count: readers.count)
             for (index, reader) in readers.enumerated() {
-                tokens.append(reader.observeObjectsDidChange { [unowned self] change in
-                    refreshedCounts[index] += change.refreshedObjects.count
-                    postedChanges += 1
-                })
+                tokens.append(
+                    reader.observeObjectsDidChange { [unowned self] change in
+                        refreshedCounts[index] += change.refreshedObjects.count
+                        postedChanges += 1
+                    })
             }
         }
 
@@ -138,14 +144,17 @@ enum MergeWorkloads {
         var cachedRowCount: Int { caches.reduce(0) { $0 + $1.count } }
 
         /// Reads the rows to change and fills the caches with `cachedRows` (the changed ones by default).
-        mutating func prepare(_ pool: DatabasePool, changing count: Int, caches cacheCount: Int,
-                              cachedRows: ClosedRange<Int64>? = nil) throws {
+        mutating func prepare(
+            _ pool: DatabasePool, changing count: Int, caches cacheCount: Int,
+            cachedRows: ClosedRange<Int64>? = nil
+        ) throws {
             let (changes, cached) = try pool.read { db in
                 let changes = try Row.fetchAll(db, sql: "SELECT id, rating FROM mood ORDER BY id LIMIT ?", arguments: [count])
                     .map { (id: $0[0] as Int64, rating: $0[1] as Int % 5 + 1) }
                 let range = cachedRows ?? (changes.first?.id ?? 0)...(changes.last?.id ?? 0)
-                let rows = try Row.fetchAll(db, sql: "SELECT \(PlainSQL.moodColumns) FROM mood WHERE id BETWEEN ? AND ?",
-                                            arguments: [range.lowerBound, range.upperBound])
+                let rows = try Row.fetchAll(
+                    db, sql: "SELECT \(PlainSQL.moodColumns) FROM mood WHERE id BETWEEN ? AND ?",
+                    arguments: [range.lowerBound, range.upperBound])
                 return (changes, Dictionary(uniqueKeysWithValues: rows.map { ($0[0] as Int64, $0) }))
             }
             self.changes = changes
@@ -174,8 +183,10 @@ enum MergeWorkloads {
 
         var cachedRecordCount: Int { caches.reduce(0) { $0 + $1.count } }
 
-        mutating func prepare(_ pool: DatabasePool, changing count: Int, caches cacheCount: Int,
-                              cachedRows: ClosedRange<Int64>? = nil) throws {
+        mutating func prepare(
+            _ pool: DatabasePool, changing count: Int, caches cacheCount: Int,
+            cachedRows: ClosedRange<Int64>? = nil
+        ) throws {
             let (changed, cached) = try pool.read { db in
                 let changed = try MoodRecord.order(Column("id")).limit(count).fetchAll(db).map { record in
                     var record = record

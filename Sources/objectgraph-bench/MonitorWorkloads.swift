@@ -75,8 +75,10 @@ enum MonitorWorkloads {
                     switch change {
                     case .update: live.monitor[position].date.addTimeInterval(0.5)
                     case .insert:
-                        live.context.insert(Mood(text: "New \(step)", rating: 3, date: Dataset.epoch.addingTimeInterval(Double(step) + 0.25),
-                                                 country: live.countries[step % live.countries.count]))
+                        live.context.insert(
+                            Mood(
+                                text: "New \(step)", rating: 3, date: Dataset.epoch.addingTimeInterval(Double(step) + 0.25),
+                                country: live.countries[step % live.countries.count]))
                     case .delete: live.context.delete(live.monitor[position])
                     }
                     try live.context.save()  // posts the change to the monitor first, then writes it
@@ -106,8 +108,11 @@ enum MonitorWorkloads {
         switch change {
         case .update: try db.execute(sql: "UPDATE mood SET date = date + 0.5 WHERE id = ?", arguments: [id])
         case .insert:
-            try db.execute(sql: "INSERT INTO mood (text, rating, date, countryId) VALUES (?, 3, ?, ?)", arguments: [
-                "New \(step)", Dataset.epoch.addingTimeInterval(Double(step) + 0.25).timeIntervalSince1970, step % 10 + 1])
+            try db.execute(
+                sql: "INSERT INTO mood (text, rating, date, countryId) VALUES (?, 3, ?, ?)",
+                arguments: [
+                    "New \(step)", Dataset.epoch.addingTimeInterval(Double(step) + 0.25).timeIntervalSince1970, step % 10 + 1
+                ])
         case .delete: try db.execute(sql: "DELETE FROM mood WHERE id = ?", arguments: [id])
         }
     }
@@ -135,14 +140,16 @@ enum MonitorWorkloads {
                 let context = container.newBackgroundContext()
                 monitors = try (0..<10).map { country in
                     let name = stores.dataset.countryName(country)
-                    return try context.monitorList(FetchDescriptor<Mood>(
-                        predicate: #Predicate { $0.country?.name == name }, sortBy: [SortDescriptor(\.date)],
-                        includesMarkedForDeletion: true))
+                    return try context.monitorList(
+                        FetchDescriptor<Mood>(
+                            predicate: #Predicate { $0.country?.name == name }, sortBy: [SortDescriptor(\.date)],
+                            includesMarkedForDeletion: true))
                 }
                 tokens = monitors.map { $0.observeChanges { _ in changesets += 1 } }
                 screens = context
                 let other = container.newBackgroundContext()
-                writerMoods = try other.fetch(FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.date)], includesMarkedForDeletion: true)).map { $0 }
+                writerMoods = try other.fetch(FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.date)], includesMarkedForDeletion: true)).map
+                { $0 }
                 writer = other
                 plainLists = try stores.plain().read { db in try (1...10).map { try ListRow.fetchCountry($0, db) } }
                 recordLists = try stores.plain().read { db in try (1...10).map { try MoodRecord.fetchCountry($0, db) } }
@@ -161,7 +168,8 @@ enum MonitorWorkloads {
                 verify: {
                     try WorkloadError.check("changesets reported (at least one a save)", min(changesets, saves), saves)
                     let total = monitors.reduce(0) { $0 + $1.count }
-                    try WorkloadError.check("listed", total, try screens?.fetchCount(FetchDescriptor<Mood>(includesMarkedForDeletion: true)))
+                    try WorkloadError.check(
+                        "listed", total, try screens?.fetchCount(FetchDescriptor<Mood>(includesMarkedForDeletion: true)))
                     withExtendedLifetime(tokens) {}
                 }),
             baseline: Contender(run: {
@@ -321,8 +329,10 @@ enum MonitorWorkloads {
     }
 
     /// The baseline's version of a rating change: the rows' ratings written, then the list fetched.
-    private static func setRatings<Row>(_ ids: [Int64], to rating: Int, in pool: DatabasePool,
-                                        fetch: (Database) throws -> [Row]) throws -> [Row] {
+    private static func setRatings<Row>(
+        _ ids: [Int64], to rating: Int, in pool: DatabasePool,
+        fetch: (Database) throws -> [Row]
+    ) throws -> [Row] {
         try pool.write { db in
             let statement = try db.cachedStatement(sql: "UPDATE mood SET rating = ? WHERE id = ?")
             for id in ids { try statement.execute(arguments: [rating, id]) }
@@ -366,8 +376,9 @@ enum MonitorWorkloads {
         }
         let objects = try held { context in try context.fetch(MonitorStores.request).map { $0 } }
         let monitored = try held { context in try MonitorStores.monitor(in: context) }
-        return String(format: "monitor memory: the %d fetched objects hold %.1f MB, the monitored list %.1f MB (%.2fx)",
-                      stores.dataset.moodCount, objects, monitored, monitored / max(objects, 0.1))
+        return String(
+            format: "monitor memory: the %d fetched objects hold %.1f MB, the monitored list %.1f MB (%.2fx)",
+            stores.dataset.moodCount, objects, monitored, monitored / max(objects, 0.1))
     }
 }
 
@@ -467,34 +478,42 @@ struct ListRow: Equatable, FetchableRecord {
 
     /// Every mood, by country name then date: the monitored list.
     static func fetchList(_ db: Database) throws -> [ListRow] {
-        try fetchAll(db.cachedStatement(sql: """
-            SELECT mood.id, mood.text, mood.rating, mood.date, country.name FROM mood
-            LEFT JOIN country ON country.id = mood.countryId ORDER BY country.name, mood.date, mood.id
-            """))
+        try fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT mood.id, mood.text, mood.rating, mood.date, country.name FROM mood
+                    LEFT JOIN country ON country.id = mood.countryId ORDER BY country.name, mood.date, mood.id
+                    """))
     }
 
     /// The moods rated 5, by date.
     static func fetchTopRated(_ db: Database) throws -> [ListRow] {
-        try fetchAll(db.cachedStatement(sql: """
-            SELECT mood.id, mood.text, mood.rating, mood.date, NULL FROM mood WHERE rating = 5 ORDER BY date, id
-            """))
+        try fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT mood.id, mood.text, mood.rating, mood.date, NULL FROM mood WHERE rating = 5 ORDER BY date, id
+                    """))
     }
 
     /// One country's moods by date.
     static func fetchCountry(_ countryID: Int, _ db: Database) throws -> [ListRow] {
-        try fetchAll(db.cachedStatement(sql: """
-            SELECT mood.id, mood.text, mood.rating, mood.date, NULL FROM mood
-            WHERE mood.countryId = ? ORDER BY mood.date, mood.id
-            """), arguments: [countryID])
+        try fetchAll(
+            db.cachedStatement(
+                sql: """
+                    SELECT mood.id, mood.text, mood.rating, mood.date, NULL FROM mood
+                    WHERE mood.countryId = ? ORDER BY mood.date, mood.id
+                    """), arguments: [countryID])
     }
 }
 
 extension MoodRecord {
     static func fetchList(_ db: Database) throws -> [MoodRecord] {
-        try fetchAll(db, sql: """
-            SELECT mood.* FROM mood LEFT JOIN country ON country.id = mood.countryId
-            ORDER BY country.name, mood.date, mood.id
-            """)
+        try fetchAll(
+            db,
+            sql: """
+                SELECT mood.* FROM mood LEFT JOIN country ON country.id = mood.countryId
+                ORDER BY country.name, mood.date, mood.id
+                """)
     }
 
     static func fetchCountry(_ countryID: Int, _ db: Database) throws -> [MoodRecord] {

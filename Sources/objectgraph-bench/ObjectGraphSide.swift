@@ -41,8 +41,9 @@ enum ObjectGraphSide {
             countries = (0..<dataset.countryCount).compactMap { byName[dataset.countryName($0)] }
         }
         for index in range {
-            let mood = Mood(text: dataset.text(index), rating: dataset.rating(index), date: dataset.date(index),
-                            country: countries[dataset.countryIndex(index)])
+            let mood = Mood(
+                text: dataset.text(index), rating: dataset.rating(index), date: dataset.date(index),
+                country: countries[dataset.countryIndex(index)])
             mood.remoteIdentifier = dataset.remoteIdentifier(index)
             mood.markedForDeletionDate = dataset.markedForDeletionDate(index)
             context.insert(mood)
@@ -53,7 +54,8 @@ enum ObjectGraphSide {
     /// Checks what a deletion left in the store.
     static func verifyCounts(in container: ObjectContainer, continents: Int, countries: Int, moods: Int) throws {
         let context = container.newBackgroundContext()
-        try WorkloadError.check("continents", try context.fetchCount(FetchDescriptor<Continent>(includesMarkedForDeletion: true)), continents)
+        try WorkloadError.check(
+            "continents", try context.fetchCount(FetchDescriptor<Continent>(includesMarkedForDeletion: true)), continents)
         try WorkloadError.check("countries", try context.fetchCount(FetchDescriptor<Country>(includesMarkedForDeletion: true)), countries)
         try WorkloadError.check("moods", try context.fetchCount(FetchDescriptor<Mood>(includesMarkedForDeletion: true)), moods)
     }

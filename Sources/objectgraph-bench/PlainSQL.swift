@@ -7,18 +7,19 @@ enum PlainSQL {
     static func openDatabase(at path: String) throws -> DatabasePool {
         let pool = try DatabasePool(path: path)
         try pool.write { db in
-            try db.execute(sql: """
-                CREATE TABLE IF NOT EXISTS continent (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
-                CREATE TABLE IF NOT EXISTS country (
-                    id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,
-                    continentId INTEGER REFERENCES continent(id) ON DELETE CASCADE);
-                CREATE INDEX IF NOT EXISTS country_continentId ON country(continentId);
-                CREATE TABLE IF NOT EXISTS mood (
-                    id INTEGER PRIMARY KEY, text TEXT NOT NULL, rating INTEGER NOT NULL, date REAL NOT NULL,
-                    remoteIdentifier TEXT UNIQUE, markedForDeletionDate REAL,
-                    countryId INTEGER REFERENCES country(id) ON DELETE CASCADE);
-                CREATE INDEX IF NOT EXISTS mood_countryId ON mood(countryId);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE IF NOT EXISTS continent (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+                    CREATE TABLE IF NOT EXISTS country (
+                        id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE,
+                        continentId INTEGER REFERENCES continent(id) ON DELETE CASCADE);
+                    CREATE INDEX IF NOT EXISTS country_continentId ON country(continentId);
+                    CREATE TABLE IF NOT EXISTS mood (
+                        id INTEGER PRIMARY KEY, text TEXT NOT NULL, rating INTEGER NOT NULL, date REAL NOT NULL,
+                        remoteIdentifier TEXT UNIQUE, markedForDeletionDate REAL,
+                        countryId INTEGER REFERENCES country(id) ON DELETE CASCADE);
+                    CREATE INDEX IF NOT EXISTS mood_countryId ON mood(countryId);
+                    """)
         }
         return pool
     }
@@ -43,15 +44,16 @@ enum PlainSQL {
                     try country.execute(arguments: [index + 1, dataset.countryName(index)])
                 }
             }
-            let mood = try db.makeStatement(sql: """
-                INSERT INTO mood (text, rating, date, remoteIdentifier, markedForDeletionDate, countryId)
-                VALUES (?, ?, ?, ?, ?, ?)
-                """)
+            let mood = try db.makeStatement(
+                sql: """
+                    INSERT INTO mood (text, rating, date, remoteIdentifier, markedForDeletionDate, countryId)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """)
             for index in range {
                 try mood.execute(arguments: [
                     dataset.text(index), dataset.rating(index), dataset.date(index).timeIntervalSince1970,
                     dataset.remoteIdentifier(index), dataset.markedForDeletionDate(index)?.timeIntervalSince1970,
-                    dataset.countryIndex(index) + 1,
+                    dataset.countryIndex(index) + 1
                 ])
             }
         }
@@ -64,8 +66,9 @@ enum PlainSQL {
         let rows = try Row.fetchCursor(db.cachedStatement(sql: sql))
         while let row = try rows.next() {
             let marked: Double? = row[5]
-            Sink.consume(row[1], row[2], Date(timeIntervalSince1970: row[3]), row[4],
-                         marked.map(Date.init(timeIntervalSince1970:)))
+            Sink.consume(
+                row[1], row[2], Date(timeIntervalSince1970: row[3]), row[4],
+                marked.map(Date.init(timeIntervalSince1970:)))
         }
     }
 }

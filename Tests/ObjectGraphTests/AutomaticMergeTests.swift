@@ -6,8 +6,10 @@ import Testing
 /// Every save reaches every other live context of the container by itself (issue 4, point 4).
 @Suite struct AutomaticMergeTests {
     /// A saved mood, and a second context holding it loaded.
-    private func moodHeldElsewhere() throws -> (container: ObjectContainer, writer: ObjectContext, mood: Mood,
-                                                reader: ObjectContext, copy: Mood) {
+    private func moodHeldElsewhere() throws -> (
+        container: ObjectContainer, writer: ObjectContext, mood: Mood,
+        reader: ObjectContext, copy: Mood
+    ) {
         let container = try makeContainer()
         let writer = container.newBackgroundContext()
         let mood = Mood(text: "Sunny", rating: 4)
@@ -108,10 +110,10 @@ import Testing
 
     @Test func unsavedEditsAreKeptAndAContextMergesBeforeItSaves() throws {
         let (container, writer, mood, reader, copy) = try moodHeldElsewhere()
-        copy.rating = 5        // the reader's own edit, unsaved
-        mood.text = "Stormy"   // the writer's, saved
+        copy.rating = 5  // the reader's own edit, unsaved
+        mood.text = "Stormy"  // the writer's, saved
         try writer.save()
-        try reader.save()      // merges first: no conflict, both edits kept
+        try reader.save()  // merges first: no conflict, both edits kept
         #expect(copy.text == "Stormy" && copy.rating == 5)
         let stored = try container.newBackgroundContext().existingObject(with: mood.objectID, as: Mood.self)
         #expect(stored.text == "Stormy" && stored.rating == 5)

@@ -134,8 +134,12 @@ import Testing
         context.insert(france)
         try context.save()
         let error = #expect(throws: ObjectGraphError.self) { try context.batchDelete(DenyingContinent.self) }
-        #expect(error == .validationFailed([ValidationFailure(
-            entity: "DenyingContinent", objectID: europe.objectID, property: "countries", reason: .deleteDenied(count: 1))]))
+        #expect(
+            error
+                == .validationFailed([
+                    ValidationFailure(
+                        entity: "DenyingContinent", objectID: europe.objectID, property: "countries", reason: .deleteDenied(count: 1))
+                ]))
         #expect(try context.fetchCount(FetchDescriptor<DenyingContinent>()) == 2)  // Asia stayed too
         #expect(try container.fetchHistory().count == 1)  // the save only
         // Deleting the country with them is allowed.
@@ -216,10 +220,12 @@ import Testing
         var inserted: [ObjectID] = []
         let token = viewer.observeObjectsDidChange { inserted += $0.insertedObjects.map(\.objectID) }
         let date = Date(timeIntervalSince1970: 1_700_000_000)
-        let ids = try context.batchInsert(Mood.self, values: [
-            ["text": "Calm", "rating": 4, "date": date],
-            ["text": "Tired", "date": date],
-        ])
+        let ids = try context.batchInsert(
+            Mood.self,
+            values: [
+                ["text": "Calm", "rating": 4, "date": date],
+                ["text": "Tired", "date": date]
+            ])
         viewer.processPendingChanges()
         #expect(Set(inserted) == Set(ids))
         let moods = try ids.map { try viewer.existingObject(with: $0, as: Mood.self) }
@@ -236,7 +242,7 @@ import Testing
             (["text": "x", "date": Date(), "mood": 1], "mood"),
             (["text": 3, "date": Date()], "text"),
             (["date": Date()], "text"),
-            (["text": "x", "date": Date(), "country": "France"], "country"),
+            (["text": "x", "date": Date(), "country": "France"], "country")
         ]
         for (row, property) in cases {
             let error = #expect(throws: ObjectGraphError.self) {
@@ -246,10 +252,12 @@ import Testing
             #expect(reason(of: error).hasPrefix("row 1:"))
         }
         let duplicate = #expect(throws: ObjectGraphError.self) {
-            try context.batchInsert(Mood.self, values: [
-                ["text": "a", "date": Date(), "remoteIdentifier": "same"],
-                ["text": "b", "date": Date(), "remoteIdentifier": "same"],
-            ])
+            try context.batchInsert(
+                Mood.self,
+                values: [
+                    ["text": "a", "date": Date(), "remoteIdentifier": "same"],
+                    ["text": "b", "date": Date(), "remoteIdentifier": "same"]
+                ])
         }
         guard let thrown = duplicate, thrown.code == .validationFailed, case let failures = thrown.validationFailures else {
             Issue.record("expected a uniqueness failure, got \(String(describing: duplicate))")

@@ -79,7 +79,7 @@ import Testing
         (MergePolicy.storeTrumps, "From the first", 1, late),
         (MergePolicy.objectTrumps, "From the second", 1, late),
         (MergePolicy.overwrite, "From the second", 3, late),
-        (MergePolicy.rollback, "From the first", 1, early),
+        (MergePolicy.rollback, "From the first", 1, early)
     ])
     func aPolicySettlesTheConflict(policy: MergePolicy, text: String, rating: Int, date: Date) throws {
         let editors = try TwoEditors(policy: policy)
@@ -98,21 +98,23 @@ import Testing
         #expect(mood.objectVersion == (policy == .rollback ? 2 : 3))
 
         // What the store decided against this context is posted as a refresh of those properties.
-        let fromStore: Set<String> = switch policy {
-        case .storeTrumps: ["text", "rating"]
-        case .objectTrumps: ["rating"]
-        case .rollback: ["text", "rating", "date"]
-        default: []
-        }
+        let fromStore: Set<String> =
+            switch policy {
+            case .storeTrumps: ["text", "rating"]
+            case .objectTrumps: ["rating"]
+            case .rollback: ["text", "rating", "date"]
+            default: []
+            }
         let refreshed = changes.flatMap(\.refreshedObjects).filter { $0.object === mood }
         #expect(refreshed.map(\.changedKeys) == (fromStore.isEmpty ? [] : [fromStore]))
         // And the save reports only what it wrote.
-        let written: Set<String>? = switch policy {
-        case .storeTrumps: ["date"]
-        case .objectTrumps: ["text", "date"]
-        case .overwrite: ["text", "date"]
-        default: nil
-        }
+        let written: Set<String>? =
+            switch policy {
+            case .storeTrumps: ["date"]
+            case .objectTrumps: ["text", "date"]
+            case .overwrite: ["text", "date"]
+            default: nil
+            }
         #expect(saves.first?.updatedObjectIDs[mood.objectID] == written)
 
         // The first context, merging that save, sees the same mood.

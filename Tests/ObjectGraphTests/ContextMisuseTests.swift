@@ -17,8 +17,10 @@ import Testing
         return (first, container.newBackgroundContext(), mood, france)
     }
 
-    private func expectWrongContext(_ object: any Entity, _ body: () throws -> Void,
-                                    sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectWrongContext(
+        _ object: any Entity, _ body: () throws -> Void,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let error = #expect(throws: ObjectGraphError.self, sourceLocation: sourceLocation) { try body() }
         guard let thrown = error, thrown.code == .wrongContext, let id = thrown.objectID else {
             Issue.record("expected wrongContext, got \(String(describing: error))", sourceLocation: sourceLocation)

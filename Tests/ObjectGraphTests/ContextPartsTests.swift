@@ -1,7 +1,8 @@
 import Foundation
 import MoodyModel
-@testable import ObjectGraph
 import Testing
+
+@testable import ObjectGraph
 
 /// The parts a context is made of, each on its own: its unit of work, the plan of a save, a
 /// deletion pass and the batch operations.

@@ -18,7 +18,7 @@ import Testing
             let path = try #require(lines.first)
             #expect(path.hasSuffix("/objectgraph-test-process/default.sqlite"))
             #if !canImport(Darwin)  // Foundation reads XDG_DATA_HOME on Linux; Apple's ignores it
-            #expect(path.hasPrefix(home.path))
+                #expect(path.hasPrefix(home.path))
             #endif
             #expect(FileManager.default.fileExists(atPath: path))
         }

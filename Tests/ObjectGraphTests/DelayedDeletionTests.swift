@@ -36,8 +36,11 @@ import Testing
         moods[2].markForLocalDeletion()  // unsaved
         let predicate = Mood.notMarkedForLocalDeletionPredicate
         let inMemory = try moods.filter { try predicate.evaluate($0) }.map(\.text)
-        let fetched = try context.fetch(FetchDescriptor(predicate: predicate, sortBy: [SortDescriptor(\.text)],
-                                                        includesMarkedForDeletion: true)).map(\.text)
+        let fetched = try context.fetch(
+            FetchDescriptor(
+                predicate: predicate, sortBy: [SortDescriptor(\.text)],
+                includesMarkedForDeletion: true)
+        ).map(\.text)
         #expect(inMemory == ["a"])
         #expect(fetched == inMemory)
     }
@@ -209,7 +212,7 @@ import Testing
             #Predicate { $0.country != nil },
             #Predicate { $0.country?.name == "France" },
             #Predicate { $0.country?.objectID == franceID },
-            #Predicate { $0.country?.objectID != franceID },
+            #Predicate { $0.country?.objectID != franceID }
         ]
         let all = try reader.fetch(FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.text)], includesMarkedForDeletion: true))
         for predicate in predicates {
@@ -220,16 +223,19 @@ import Testing
         #expect(try reader.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.country == nil })).map(\.text) == ["a"])
 
         let countries = try reader.fetch(FetchDescriptor<Country>(sortBy: [SortDescriptor(\.name)], includesMarkedForDeletion: true))
-        for predicate: Predicate<Country> in [#Predicate { $0.moods.count == 1 }, #Predicate { $0.moods.isEmpty },
-                                              #Predicate { $0.moods.contains { $0.text == "c" } }] {
+        for predicate: Predicate<Country> in [
+            #Predicate { $0.moods.count == 1 }, #Predicate { $0.moods.isEmpty },
+            #Predicate { $0.moods.contains { $0.text == "c" } }
+        ] {
             let request = FetchDescriptor(predicate: predicate, sortBy: [SortDescriptor(\.name)], includesMarkedForDeletion: true)
             let inSwift = try countries.filter { try predicate.evaluate($0) }.map(\.name)
             #expect(try reader.fetch(request).map(\.name) == inSwift, "\(predicate)")
         }
 
         // A sort by the marked country's name sorts as nil, first (not between Albania and Spain).
-        let byCountry = FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.country?.name), SortDescriptor(\.text)],
-                                              includesMarkedForDeletion: true)
+        let byCountry = FetchDescriptor<Mood>(
+            sortBy: [SortDescriptor(\.country?.name), SortDescriptor(\.text)],
+            includesMarkedForDeletion: true)
         #expect(try reader.fetch(byCountry).map(\.text) == ["a", "x", "b", "c"])
         let spanish = try reader.existingObject(with: moods[1].objectID, as: Mood.self)
         spanish.text = "z"  // unsaved: merged in memory, where the sort must agree with the store's
@@ -326,9 +332,12 @@ import Testing
             }
             #expect(columns == [["markedForDeletionDate"]])
             let name = try #require(partial.first.map { $0["name"] as String })
-            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \"Mood\" INDEXED BY \"\(name)\" WHERE markedForDeletionDate IS NOT NULL") == 1)
-            let plan = try String.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT Z_PK FROM \"Mood\" WHERE markedForDeletionDate < ?",
-                                           arguments: [Date().timeIntervalSince1970], adapter: SuffixRowAdapter(fromIndex: 3))
+            #expect(
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \"Mood\" INDEXED BY \"\(name)\" WHERE markedForDeletionDate IS NOT NULL")
+                    == 1)
+            let plan = try String.fetchAll(
+                db, sql: "EXPLAIN QUERY PLAN SELECT Z_PK FROM \"Mood\" WHERE markedForDeletionDate < ?",
+                arguments: [Date().timeIntervalSince1970], adapter: SuffixRowAdapter(fromIndex: 3))
             #expect(plan.contains { $0.contains("markedForDeletionDate") })
         }
     }

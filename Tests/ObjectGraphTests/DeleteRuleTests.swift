@@ -6,8 +6,9 @@ import Testing
 /// The delete rules of seed 002 on the Europe / France / Spain example, and the seeds' custom rules.
 @Suite struct DeleteRuleTests {
     private func container() throws -> ObjectContainer {
-        try ObjectContainer(for: Mood.self, CascadingContinent.self, DenyingContinent.self, LooseContinent.self,
-                            RingLink.self, configuration: .inMemory)
+        try ObjectContainer(
+            for: Mood.self, CascadingContinent.self, DenyingContinent.self, LooseContinent.self,
+            RingLink.self, configuration: .inMemory)
     }
 
     private func names<T: Entity>(_ objects: some Sequence<T>, _ name: KeyPath<T, String>) -> [String] {
@@ -113,7 +114,9 @@ import Testing
         #expect {
             try context.save()
         } throws: { error in
-            guard let thrown = error as? ObjectGraphError, thrown.code == .validationFailed, case let failures = thrown.validationFailures, failures.count == 1 else { return false }
+            guard let thrown = error as? ObjectGraphError, thrown.code == .validationFailed, case let failures = thrown.validationFailures,
+                failures.count == 1
+            else { return false }
             let failure = failures[0]
             guard case .deleteDenied(let count) = failure.reason else { return false }
             return failure.entity == "DenyingContinent" && failure.objectID == europe.objectID
@@ -172,7 +175,8 @@ import Testing
             try context.save()
         } throws: { error in
             guard let thrown = error as? ObjectGraphError, thrown.code == .validationFailed,
-                  case .deleteDenied(let count)? = thrown.validationFailures.first?.reason else { return false }
+                case .deleteDenied(let count)? = thrown.validationFailures.first?.reason
+            else { return false }
             return count == 1
         }
     }
@@ -367,7 +371,8 @@ import Testing
             try writer.save()
         } throws: { error in
             guard let thrown = error as? ObjectGraphError, thrown.code == .validationFailed,
-                  case .deleteDenied(let count)? = thrown.validationFailures.first?.reason else { return false }
+                case .deleteDenied(let count)? = thrown.validationFailures.first?.reason
+            else { return false }
             return count == 1_000
         }
         writer.delete(try writer.fetch(FetchDescriptor<DeniedCountry>()))
@@ -379,10 +384,11 @@ import Testing
         let countries = try reader.fetch(FetchDescriptor<LooseCountry>())
         #expect(countries.count == 1_000)
         // Each link names the deleted row: read, it gives an object marked deleted.
-        #expect(countries.allSatisfy { country in
-            guard let continent = country.continent else { return false }
-            return continent.name == "" && continent.isDeleted
-        })
+        #expect(
+            countries.allSatisfy { country in
+                guard let continent = country.continent else { return false }
+                return continent.name == "" && continent.isDeleted
+            })
     }
 
     @Test func aLargeCascadeDeletesEverythingAndRollsBack() throws {

@@ -12,8 +12,9 @@ import Testing
         context.insert(france)
         context.insert(spain)
         for (index, rating) in [1, 4, 5, 2, 4].enumerated() {
-            let mood = Mood(text: "mood \(index)", rating: rating, date: Date(timeIntervalSince1970: Double(index)),
-                            country: index.isMultiple(of: 2) ? france : spain)
+            let mood = Mood(
+                text: "mood \(index)", rating: rating, date: Date(timeIntervalSince1970: Double(index)),
+                country: index.isMultiple(of: 2) ? france : spain)
             context.insert(mood)
         }
         try context.save()
@@ -22,8 +23,9 @@ import Testing
 
     @Test func predicateSortLimitAndOffset() throws {
         let (_, context) = try seeded()
-        var request = FetchDescriptor<Mood>(predicate: #Predicate { $0.rating > 3 && $0.markedForDeletionDate == nil },
-                                         sortBy: [SortDescriptor(\.date, order: .reverse)])
+        var request = FetchDescriptor<Mood>(
+            predicate: #Predicate { $0.rating > 3 && $0.markedForDeletionDate == nil },
+            sortBy: [SortDescriptor(\.date, order: .reverse)])
         #expect(try context.fetch(request).map(\.text) == ["mood 4", "mood 2", "mood 1"])
         request.fetchLimit = 1
         request.fetchOffset = 1
@@ -44,7 +46,8 @@ import Testing
         let names = ["mood 1", "mood 3"]
         let member = try context.fetch(FetchDescriptor<Mood>(predicate: #Predicate { names.contains($0.text) }))
         #expect(Set(member.map(\.text)) == Set(names))
-        let notFrance = try context.fetch(FetchDescriptor<Mood>(predicate: #Predicate { !($0.country?.name == "France") || $0.rating == 1 }))
+        let notFrance = try context.fetch(
+            FetchDescriptor<Mood>(predicate: #Predicate { !($0.country?.name == "France") || $0.rating == 1 }))
         #expect(Set(notFrance.map(\.text)) == ["mood 0", "mood 1", "mood 3"])
     }
 
@@ -83,8 +86,9 @@ import Testing
         let spanish = Mood(text: "b", country: spain)
         for mood in [french, spanish] { context.insert(mood) }
         try context.save()
-        let inEurope = FetchDescriptor<Mood>(predicate: #Predicate { $0.country?.continent?.name == "Europe" },
-                                             sortBy: [SortDescriptor(\.text)])
+        let inEurope = FetchDescriptor<Mood>(
+            predicate: #Predicate { $0.country?.continent?.name == "Europe" },
+            sortBy: [SortDescriptor(\.text)])
         europe.name = "Eurasia"
         #expect(try context.fetch(inEurope).isEmpty)
         #expect(try context.fetchCount(inEurope) == 0)
@@ -148,7 +152,9 @@ import Testing
         #expect {
             try context.fetch(request)
         } throws: { error in
-            guard let thrown = error as? ObjectGraphError, thrown.code == .unsupportedPredicate, let entity = thrown.entity, let construct = thrown.reason else { return false }
+            guard let thrown = error as? ObjectGraphError, thrown.code == .unsupportedPredicate, let entity = thrown.entity,
+                let construct = thrown.reason
+            else { return false }
             return entity == "Mood" && construct.contains("a value of type Date")
         }
     }

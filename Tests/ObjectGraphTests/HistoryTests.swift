@@ -46,8 +46,12 @@ import Testing
         let context = container.newBackgroundContext()
         context.name = "cleaner"
         let start = try container.lastHistoryToken()
-        let ids = try context.batchInsert(Mood.self, values: [["text": "a", "date": Date(), "remoteIdentifier": "r-a"],
-                                                              ["text": "never synced", "date": Date()]])
+        let ids = try context.batchInsert(
+            Mood.self,
+            values: [
+                ["text": "a", "date": Date(), "remoteIdentifier": "r-a"],
+                ["text": "never synced", "date": Date()]
+            ])
         try context.batchUpdate(Mood.self, set: [.set(\.rating, to: 1)])
         try context.batchDelete(Mood.self)
         let transactions = try container.fetchHistory(HistoryRequest(after: start))
@@ -144,17 +148,18 @@ import Testing
             expected = try container.fetchHistory().map { $0.changes.map(\.kind) }
         }
         try DatabaseQueue(path: path).write { db in
-            try db.execute(sql: """
-                CREATE TABLE Z_CHANGE_KEYED (
-                    Z_SEQUENCE INTEGER NOT NULL, Z_ENTITY TEXT NOT NULL, Z_PK INTEGER NOT NULL,
-                    Z_KIND INTEGER NOT NULL, Z_UUID BLOB, Z_KEYS TEXT, Z_TOMBSTONE TEXT,
-                    PRIMARY KEY (Z_SEQUENCE, Z_ENTITY, Z_PK)) WITHOUT ROWID;
-                INSERT INTO Z_CHANGE_KEYED SELECT * FROM Z_CHANGE;
-                DROP TABLE Z_CHANGE;
-                ALTER TABLE Z_CHANGE_KEYED RENAME TO Z_CHANGE;
-                ALTER TABLE Z_TRANSACTION DROP COLUMN Z_FIRSTCHANGE;
-                ALTER TABLE Z_TRANSACTION DROP COLUMN Z_ENDCHANGE;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE Z_CHANGE_KEYED (
+                        Z_SEQUENCE INTEGER NOT NULL, Z_ENTITY TEXT NOT NULL, Z_PK INTEGER NOT NULL,
+                        Z_KIND INTEGER NOT NULL, Z_UUID BLOB, Z_KEYS TEXT, Z_TOMBSTONE TEXT,
+                        PRIMARY KEY (Z_SEQUENCE, Z_ENTITY, Z_PK)) WITHOUT ROWID;
+                    INSERT INTO Z_CHANGE_KEYED SELECT * FROM Z_CHANGE;
+                    DROP TABLE Z_CHANGE;
+                    ALTER TABLE Z_CHANGE_KEYED RENAME TO Z_CHANGE;
+                    ALTER TABLE Z_TRANSACTION DROP COLUMN Z_FIRSTCHANGE;
+                    ALTER TABLE Z_TRANSACTION DROP COLUMN Z_ENDCHANGE;
+                    """)
         }
         let container = try ObjectContainer(for: Mood.self, configuration: .file(path))
         #expect(try container.fetchHistory().map { $0.changes.map(\.kind) } == expected)
@@ -185,8 +190,10 @@ import Testing
         let observer = ObjectObserver(mood) { changes.append($0) }
 
         let elsewhere = there.newBackgroundContext()
-        try elsewhere.existingObject(with: there.objectID(forURIRepresentation: mood.objectID.uriRepresentation),
-                                     as: Mood.self).rating = 5
+        try elsewhere.existingObject(
+            with: there.objectID(forURIRepresentation: mood.objectID.uriRepresentation),
+            as: Mood.self
+        ).rating = 5
         try elsewhere.save()
         #expect(mood.rating == 3)  // not looked yet
         try here.mergeChangesFromOtherProcesses()
@@ -229,8 +236,9 @@ import Testing
         #expect(changes["to delete"] == [.delete])
         #expect(inserted == ["inserted elsewhere"])
         #expect(moods[0].rating == 5)
-        #expect(try context.fetch(FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.text)])).map(\.text)
-            == ["inserted elsewhere", "to update"])
+        #expect(
+            try context.fetch(FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.text)])).map(\.text)
+                == ["inserted elsewhere", "to update"])
         let history = try container.fetchHistory(HistoryRequest(authors: ["other process"]))
         #expect(history.count == 1)
         withExtendedLifetime(observers) {}

@@ -26,8 +26,8 @@ import Testing
         let (reader, fault) = try deletedUnderAFault()
         var changes: [ObjectsDidChange] = []
         let token = reader.observeObjectsDidChange { changes.append($0) }
-        #expect(fault.rating == 3)   // the declared default
-        #expect(fault.text == "")    // the type's default: no default is declared
+        #expect(fault.rating == 3)  // the declared default
+        #expect(fault.text == "")  // the type's default: no default is declared
         #expect(fault.isDeleted)
         #expect(throws: ObjectGraphError.inaccessibleFault(fault.objectID)) { try fault.checkedValue(\.text) }
         reader.processPendingChanges()

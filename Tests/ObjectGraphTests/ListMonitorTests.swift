@@ -45,8 +45,9 @@ private final class RecordingListObserver: ListSectionObserver {
     /// The same request, fetched afresh, grouped the way the monitor groups it.
     private static func freshList(in context: ObjectContext) throws -> ShownList {
         let cutoff = Self.cutoff
-        return try ShownList(fetching: FetchDescriptor<Mood>(
-            predicate: #Predicate { $0.date >= cutoff }, sortBy: [SortDescriptor(\.rating), SortDescriptor(\.text)]),
+        return try ShownList(
+            fetching: FetchDescriptor<Mood>(
+                predicate: #Predicate { $0.date >= cutoff }, sortBy: [SortDescriptor(\.rating), SortDescriptor(\.text)]),
             in: context, sectionKey: { String($0.rating) })
     }
 
@@ -105,7 +106,7 @@ private final class RecordingListObserver: ListSectionObserver {
         context.processPendingChanges()
         #expect(monitor.objects.map(\.text) == ["w0", "w2", "w3", "w1"])
         let expected: [ListChangeset<Word>.Change] = [
-            .moveObject(words[2], from: IndexPath(indexes: [1, 1]), to: IndexPath(indexes: [0, 1])),
+            .moveObject(words[2], from: IndexPath(indexes: [1, 1]), to: IndexPath(indexes: [0, 1]))
         ]
         #expect(changesets.map(\.changes) == [expected])
         withExtendedLifetime(token) {}
@@ -124,7 +125,8 @@ private final class RecordingListObserver: ListSectionObserver {
         #expect(Change.insertObject(mood, at: path) == .insertObject(mood, at: path))
         #expect(Change.insertObject(mood, at: path) != .insertObject(other, at: path), "objects compare by identity")
         #expect(Change.insertObject(mood, at: path) != .updateObject(mood, at: path))
-        #expect(Change.moveObject(mood, from: path, to: IndexPath(indexes: [1, 0])).description
+        #expect(
+            Change.moveObject(mood, from: path, to: IndexPath(indexes: [1, 0])).description
                 == "move \(mood.objectID) from [0, 2] to [1, 0]")
         #expect(Change.deleteObject(mood, from: path).description == "delete \(mood.objectID) from [0, 2]")
         let monitor = try context.monitorSectionedList(Mood.self, sectionBy: SectionBy(\.rating), sortBy: [SortDescriptor(\.rating)])
@@ -291,10 +293,11 @@ private final class RecordingListObserver: ListSectionObserver {
             Int.random(in: 0...3, using: &random) == 0 ? nil : countries.filter { !$0.isDeleted }.randomElement(using: &random)
         }
         func randomMood() -> Mood {
-            Mood(text: ["a", "b", "c", "d"].randomElement(using: &random) ?? "a",
-                 rating: Int.random(in: 1...4, using: &random),
-                 date: Self.cutoff.addingTimeInterval(Double(Int.random(in: -2...4, using: &random))),
-                 country: randomCountry())
+            Mood(
+                text: ["a", "b", "c", "d"].randomElement(using: &random) ?? "a",
+                rating: Int.random(in: 1...4, using: &random),
+                date: Self.cutoff.addingTimeInterval(Double(Int.random(in: -2...4, using: &random))),
+                country: randomCountry())
         }
         countries = Array(try context.fetch(FetchDescriptor<Country>(sortBy: [SortDescriptor(\.name)])))
         for _ in 0..<8 { context.insert(randomMood()) }
@@ -306,8 +309,10 @@ private final class RecordingListObserver: ListSectionObserver {
             let before = ShownList(monitor)
             changesets = []
             let all = try context.fetch(FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.text)], includesMarkedForDeletion: true))
-            countries = Array(try context.fetch(FetchDescriptor<Country>(sortBy: [SortDescriptor(\.name)], includesMarkedForDeletion: true)))
-            continents = Array(try context.fetch(FetchDescriptor<Continent>(sortBy: [SortDescriptor(\.name)], includesMarkedForDeletion: true)))
+            countries = Array(
+                try context.fetch(FetchDescriptor<Country>(sortBy: [SortDescriptor(\.name)], includesMarkedForDeletion: true)))
+            continents = Array(
+                try context.fetch(FetchDescriptor<Continent>(sortBy: [SortDescriptor(\.name)], includesMarkedForDeletion: true)))
             if countries.isEmpty || continents.isEmpty {
                 let continent = continents.first ?? Continent(name: uniqueName(["Eu", "Af"]))
                 let country = Country(name: uniqueName(["A", "M", "Z"]), continent: continent)

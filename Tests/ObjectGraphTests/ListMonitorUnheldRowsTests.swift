@@ -190,8 +190,9 @@ import Testing
             Int.random(in: 0...4, using: &random) == 0 ? nil : try liveCountries().randomElement(using: &random)
         }
         func randomMood() throws -> Mood {
-            Mood(text: ["a", "b", "c", "d", "e"].randomElement(using: &random) ?? "a",
-                 rating: Int.random(in: 1...4, using: &random), date: randomDate(), country: try randomCountry())
+            Mood(
+                text: ["a", "b", "c", "d", "e"].randomElement(using: &random) ?? "a",
+                rating: Int.random(in: 1...4, using: &random), date: randomDate(), country: try randomCountry())
         }
         for _ in 0..<10 { writer.insert(try randomMood()) }
         try writer.save()
@@ -208,8 +209,10 @@ import Testing
             let moods = Array(try writer.fetch(FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.text)])))
             let countries = try liveCountries()
             // Marked continents too: their names are still taken.
-            let allContinents = Array(try writer.fetch(FetchDescriptor<Continent>(
-                sortBy: [SortDescriptor(\.name)], includesMarkedForDeletion: true)))
+            let allContinents = Array(
+                try writer.fetch(
+                    FetchDescriptor<Continent>(
+                        sortBy: [SortDescriptor(\.name)], includesMarkedForDeletion: true)))
             for _ in 0..<Int.random(in: 1...3, using: &random) {
                 let mood = moods.filter { !$0.isDeleted }.randomElement(using: &random)
                 let country = countries.filter { !$0.isDeleted }.randomElement(using: &random)
@@ -246,8 +249,9 @@ import Testing
                 case 12:
                     try writer.save()
                     let rating = Int.random(in: 1...4, using: &random)
-                    _ = try writer.batchUpdate(Mood.self, where: #Predicate { $0.rating == rating },
-                                               set: [.set(\.rating, to: Int.random(in: 1...4, using: &random))])
+                    _ = try writer.batchUpdate(
+                        Mood.self, where: #Predicate { $0.rating == rating },
+                        set: [.set(\.rating, to: Int.random(in: 1...4, using: &random))])
                     steps.append("batch update")
                 default:
                     try writer.save()

@@ -34,10 +34,10 @@ import Testing
         reader.mergeChanges(from: try #require(saves.first))
 
         #expect(readSunny.text == "Very sunny")  // the other context's change
-        #expect(readSunny.rating == 5)            // the reader's unsaved change, kept
+        #expect(readSunny.rating == 5)  // the reader's unsaved change, kept
         #expect(readSunny.hasChanges)
         #expect(readRainy.isDeleted)
-        #expect(readRainy.text == "Rainy")        // a deleted object keeps its last values
+        #expect(readRainy.text == "Rainy")  // a deleted object keeps its last values
         #expect(readFrance.moods.map(\.text) == ["Very sunny"])
         let change = try #require(changes.last)
         #expect(change.deletedObjects.count == 1 && change.deletedObjects.first === readRainy)

@@ -63,7 +63,8 @@ import Testing
         let request = FetchDescriptor<Sample>(predicate: #Predicate { $0.weather == rainy }, sortBy: [SortDescriptor(\.decimal)])
         // Decimals sort as numbers (9.75 < 10.5 < 100), not as the text they are stored as.
         #expect(try context.fetch(request).map(\.decimal) == [Decimal(string: "10.5")!, 100])
-        #expect(try context.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.decimal)])).map(\.decimal).first == Decimal(string: "9.75"))
+        #expect(
+            try context.fetch(FetchDescriptor<Sample>(sortBy: [SortDescriptor(\.decimal)])).map(\.decimal).first == Decimal(string: "9.75"))
     }
 
     @Test func uniqueViolationIsTypedAndTheFailedSaveChangesNothing() throws {
@@ -196,10 +197,16 @@ import Testing
             Issue.record("expected a validation failure, got \(error)")
             return
         }
-        #expect(failures.contains { $0.objectID == empty.objectID && $0.property == "songs"
-            && $0.reason == .tooFewObjects(count: 0, minimum: 1) })
-        #expect(failures.contains { $0.objectID == tooLong.objectID && $0.property == "songs"
-            && $0.reason == .tooManyObjects(count: 4, maximum: 3) })
+        #expect(
+            failures.contains {
+                $0.objectID == empty.objectID && $0.property == "songs"
+                    && $0.reason == .tooFewObjects(count: 0, minimum: 1)
+            })
+        #expect(
+            failures.contains {
+                $0.objectID == tooLong.objectID && $0.property == "songs"
+                    && $0.reason == .tooManyObjects(count: 4, maximum: 3)
+            })
         #expect(try container.newBackgroundContext().fetchCount(FetchDescriptor<Song>()) == 0)
     }
 
@@ -262,7 +269,9 @@ import Testing
         let id = try container.objectID(forURIRepresentation: uri)
         #expect(throws: ObjectGraphError.objectNotFound(id)) { try container.newBackgroundContext().existingObject(with: id) }
         #expect(throws: ObjectGraphError.self) { try container.objectID(forURIRepresentation: "x-objectgraph://nope/Country/p1") }
-        #expect(throws: ObjectGraphError.self) { try container.objectID(forURIRepresentation: uri.replacingOccurrences(of: "/p", with: "/q")) }
+        #expect(throws: ObjectGraphError.self) {
+            try container.objectID(forURIRepresentation: uri.replacingOccurrences(of: "/p", with: "/q"))
+        }
         let other = try makeContainer()
         #expect(throws: ObjectGraphError.foreignObjectID(id)) { try other.newBackgroundContext().existingObject(with: id) }
     }

@@ -16,25 +16,31 @@ enum MonitoredListShape: CaseIterable, Sendable {
         let cutoff = Self.cutoff
         switch self {
         case .byRating:
-            return FetchDescriptor(predicate: #Predicate { $0.date >= cutoff },
-                                   sortBy: [SortDescriptor(\.rating), SortDescriptor(\.text)])
+            return FetchDescriptor(
+                predicate: #Predicate { $0.date >= cutoff },
+                sortBy: [SortDescriptor(\.rating), SortDescriptor(\.text)])
         case .byCountry:
-            return FetchDescriptor(predicate: #Predicate { ($0.country?.continent?.name ?? "none") != "Asia" },
-                                   sortBy: [SortDescriptor(\.country?.name), SortDescriptor(\.text)])
+            return FetchDescriptor(
+                predicate: #Predicate { ($0.country?.continent?.name ?? "none") != "Asia" },
+                sortBy: [SortDescriptor(\.country?.name), SortDescriptor(\.text)])
         case .unsectioned:
-            return FetchDescriptor(predicate: #Predicate { $0.rating >= 2 },
-                                   sortBy: [SortDescriptor(\.date, order: .reverse), SortDescriptor(\.text)])
+            return FetchDescriptor(
+                predicate: #Predicate { $0.rating >= 2 },
+                sortBy: [SortDescriptor(\.date, order: .reverse), SortDescriptor(\.text)])
         case .inEurope:
-            return FetchDescriptor(predicate: #Predicate { $0.country?.continent?.name == "Europe" },
-                                   sortBy: [SortDescriptor(\.date, order: .reverse), SortDescriptor(\.text)])
+            return FetchDescriptor(
+                predicate: #Predicate { $0.country?.continent?.name == "Europe" },
+                sortBy: [SortDescriptor(\.date, order: .reverse), SortDescriptor(\.text)])
         case .window:
-            var request = FetchDescriptor<Mood>(predicate: #Predicate { $0.rating >= 2 },
-                                                sortBy: [SortDescriptor(\.text), SortDescriptor(\.rating)])
+            var request = FetchDescriptor<Mood>(
+                predicate: #Predicate { $0.rating >= 2 },
+                sortBy: [SortDescriptor(\.text), SortDescriptor(\.rating)])
             request.fetchLimit = 4
             return request
         case .batched:
-            var request = FetchDescriptor<Mood>(predicate: #Predicate { $0.rating <= 3 },
-                                                sortBy: [SortDescriptor(\.date), SortDescriptor(\.text)])
+            var request = FetchDescriptor<Mood>(
+                predicate: #Predicate { $0.rating <= 3 },
+                sortBy: [SortDescriptor(\.date), SortDescriptor(\.text)])
             request.fetchBatchSize = 3
             return request
         }

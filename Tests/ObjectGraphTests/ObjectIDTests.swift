@@ -12,7 +12,8 @@ import Testing
         context.insert(mood)
         try context.save()
         let data = try JSONEncoder().encode([mood.objectID])
-        #expect(String(decoding: data, as: UTF8.self) == "[\"\(mood.objectID.uriRepresentation.replacingOccurrences(of: "/", with: "\\/"))\"]")
+        #expect(
+            String(decoding: data, as: UTF8.self) == "[\"\(mood.objectID.uriRepresentation.replacingOccurrences(of: "/", with: "\\/"))\"]")
         let decoded = try JSONDecoder().decode([ObjectID].self, from: data)
         #expect(decoded == [mood.objectID])
         #expect(try container.newBackgroundContext().existingObject(with: decoded[0], as: Mood.self).text == "Sunny")
@@ -33,8 +34,10 @@ import Testing
         try context.save()
         let valid = mood.objectID.uriRepresentation
         let unknownStore = valid.replacingOccurrences(of: valid.dropFirst(16).prefix(36), with: UUID().uuidString)
-        for string in ["mood 1", valid.replacingOccurrences(of: "/p", with: "/t"), unknownStore,
-                       valid.replacingOccurrences(of: "/Mood/", with: "/Nothing/")] {
+        for string in [
+            "mood 1", valid.replacingOccurrences(of: "/p", with: "/t"), unknownStore,
+            valid.replacingOccurrences(of: "/Mood/", with: "/Nothing/")
+        ] {
             #expect(throws: DecodingError.self, "\(string)") {
                 try JSONDecoder().decode(ObjectID.self, from: JSONEncoder().encode(string))
             }
@@ -51,8 +54,10 @@ import Testing
         try context.save()
         let extra = Mood(text: "unsaved", country: spain)
         context.insert(extra)
-        let picked = [moods[1].objectID, moods[4].objectID, moods[7].objectID, extra.objectID,
-                      france.objectID]  // an ID of another entity matches no mood
+        let picked = [
+            moods[1].objectID, moods[4].objectID, moods[7].objectID, extra.objectID,
+            france.objectID
+        ]  // an ID of another entity matches no mood
         let one = moods[4].objectID, countryID = france.objectID
         let predicates: [(String, Predicate<Mood>)] = [
             ("contains", #Predicate { picked.contains($0.objectID) }),
@@ -62,7 +67,7 @@ import Testing
             ("== another entity's ID", #Predicate { $0.objectID == countryID }),
             ("to-one ==", #Predicate { $0.country?.objectID == countryID }),
             ("to-one !=", #Predicate { $0.country?.objectID != countryID }),
-            ("to-one == nil", #Predicate { $0.country?.objectID == nil }),
+            ("to-one == nil", #Predicate { $0.country?.objectID == nil })
         ]
         let all = moods + [extra]
         for (name, predicate) in predicates {

@@ -49,7 +49,8 @@ private final class RecordingObjectObserver: ObjectMonitorObserver {
         mood.rating = 2
         context.processPendingChanges()
         let update: [RecordingObjectObserver.Event] = [
-            .willUpdate(text: "Cloudy"), .didUpdate(text: "Cloudy", keys: ["text", "rating"])]
+            .willUpdate(text: "Cloudy"), .didUpdate(text: "Cloudy", keys: ["text", "rating"])
+        ]
         #expect(screen.events == update)
         #expect(badge.events == update)
 
@@ -143,8 +144,9 @@ private final class RecordingObjectObserver: ObjectMonitorObserver {
         context.insert(mood)
         try context.save()
         let plain = try #require(context.monitorObject(mood))
-        let withCountry = try #require(context.monitorObject(
-            mood, includingChangesOf: [.through(\.country), .through(\.country?.continent)]))
+        let withCountry = try #require(
+            context.monitorObject(
+                mood, includingChangesOf: [.through(\.country), .through(\.country?.continent)]))
         let plainScreen = RecordingObjectObserver()
         let screen = RecordingObjectObserver()
         plain.addObserver(plainScreen)
@@ -190,8 +192,9 @@ private final class RecordingObjectObserver: ObjectMonitorObserver {
         // The screen's context holds the mood alone: no country, no continent.
         let context = container.newBackgroundContext()
         let mood = try context.existingObject(with: written.objectID, as: Mood.self)
-        let monitor = try #require(context.monitorObject(
-            mood, includingChangesOf: [.through(\.country), .through(\.country?.continent)]))
+        let monitor = try #require(
+            context.monitorObject(
+                mood, includingChangesOf: [.through(\.country), .through(\.country?.continent)]))
         let screen = RecordingObjectObserver()
         monitor.addObserver(screen)
         #expect(context.registeredObjects.count >= 1)
@@ -232,8 +235,10 @@ private final class RecordingObjectObserver: ObjectMonitorObserver {
         let monitor = try #require(context.monitorObject(france, includingChangesOf: [.through(\.moods)]))
         final class CountryScreen: ObjectMonitorObserver {
             var keys: [Set<String>] = []
-            func objectMonitor(_ monitor: ObjectMonitor<Country>, didUpdateObject object: Country,
-                               changedPersistentKeys: Set<String>) { keys.append(changedPersistentKeys) }
+            func objectMonitor(
+                _ monitor: ObjectMonitor<Country>, didUpdateObject object: Country,
+                changedPersistentKeys: Set<String>
+            ) { keys.append(changedPersistentKeys) }
         }
         let screen = CountryScreen()
         monitor.addObserver(screen)

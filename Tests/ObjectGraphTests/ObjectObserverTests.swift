@@ -19,8 +19,10 @@ import Testing
     }
 
     /// Makes a change in a new context of the container, saves it, and returns the save.
-    private func saveInAnotherContext(of container: ObjectContainer,
-                                      _ change: (ObjectContext) throws -> Void) throws -> DidSave {
+    private func saveInAnotherContext(
+        of container: ObjectContainer,
+        _ change: (ObjectContext) throws -> Void
+    ) throws -> DidSave {
         let background = container.newBackgroundContext()
         var saves: [DidSave] = []
         let token = background.observeDidSave { saves.append($0) }
@@ -117,9 +119,10 @@ import Testing
         let (mood, _) = try savedMood(in: context)
         mood.remoteIdentifier = "r1"
         let recorder = Recorder()
-        let observer = try #require(ObjectObserver(mood, matching: #Predicate<Mood> { $0.remoteIdentifier!.count > 0 }) {
-            recorder.changes.append($0)
-        })
+        let observer = try #require(
+            ObjectObserver(mood, matching: #Predicate<Mood> { $0.remoteIdentifier!.count > 0 }) {
+                recorder.changes.append($0)
+            })
         mood.text = "Still here"
         context.processPendingChanges()
         #expect(observer.lastError == nil)

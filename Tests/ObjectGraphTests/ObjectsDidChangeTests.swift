@@ -39,7 +39,7 @@ import Testing
         context.insert(italy)
         france.name = "République française"
         #expect(changes.isEmpty)  // gathered until pending changes are processed
-        context.delete(spain)     // which delete does
+        context.delete(spain)  // which delete does
         #expect(changes.count == 1)
         let change = try #require(changes.first)
         #expect(change.insertedObjects.count == 1 && change.insertedObjects.first === italy)

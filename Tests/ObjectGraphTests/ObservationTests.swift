@@ -1,7 +1,7 @@
 import Foundation
 import MoodyModel
-import Observation
 import ObjectGraph
+import Observation
 import Synchronization
 import Testing
 

@@ -109,8 +109,9 @@ import Testing
                 loose.removeAll { $0 == title }
                 steps.append("put loose \(title) into \(owner) at \(index)")
             }
-            #expect(owners.members(of: 0) == expected[0] && owners.members(of: 1) == expected[1],
-                    "\(storage), seed \(seed), step \(step): in memory")
+            #expect(
+                owners.members(of: 0) == expected[0] && owners.members(of: 1) == expected[1],
+                "\(storage), seed \(seed), step \(step): in memory")
             guard Bool.random(using: &random) || step == 29 else { continue }
             try context.save()
             steps.append("save")

@@ -38,7 +38,9 @@ import Testing
 
         func reason(_ body: () throws -> Void) -> String? {
             let error = #expect(throws: ObjectGraphError.self) { try body() }
-            guard let thrown = error, thrown.code == .invalidPropertyAccess, let entity = thrown.entity, let reason = thrown.reason, entity == "Mood" else { return nil }
+            guard let thrown = error, thrown.code == .invalidPropertyAccess, let entity = thrown.entity, let reason = thrown.reason,
+                entity == "Mood"
+            else { return nil }
             return reason
         }
         #expect(reason { _ = try mood.storedValue(forKey: "colour") }?.contains("no property") == true)

@@ -31,8 +31,11 @@ import Testing
         }
 
         let context = try ObjectContainer(for: Release.self, configuration: .file(path)).newBackgroundContext()
-        let fetched = try #require(try context.fetch(FetchDescriptor<Release>(
-            predicate: #Predicate { $0.version == "2.1.1" && $0.context == "nightly" && $0.value > 12 })).first)
+        let fetched = try #require(
+            try context.fetch(
+                FetchDescriptor<Release>(
+                    predicate: #Predicate { $0.version == "2.1.1" && $0.context == "nightly" && $0.value > 12 })
+            ).first)
         #expect(fetched.version == "2.1.1")
         #expect(fetched.context == "nightly")
         #expect(fetched.value == 12.5)

@@ -8,10 +8,11 @@ import Testing
 /// saved and changed (both merged), and each result is compared with Foundation's `evaluate` and
 /// `sorted(using:)` on the same objects.
 @Suite struct SQLAndMemoryAgreementTests {
-    static let texts = ["École", "école", "ÉCOLE", "ecole", "e", "é", "É", "zèbre", "Zoë", "zoe", "apple",
-                        "Banana", "banana", "b9", "b10", "B10", "straße", "Straße", "Ωmega", "ωmega", "", "a b"]
+    static let texts = [
+        "École", "école", "ÉCOLE", "ecole", "e", "é", "É", "zèbre", "Zoë", "zoe", "apple",
+        "Banana", "banana", "b9", "b10", "B10", "straße", "Straße", "Ωmega", "ωmega", "", "a b"
+    ]
     static let needles = ["é", "É", "e", "ÉCOLE", "b1", "Ω", "ω", "ss", "a", "", "zo", "B"]
-
 
     struct Row: Equatable {
         let serial: Int, text: String, note: String?, rank: Int, starred: Bool, pinned: Bool?
@@ -33,7 +34,7 @@ import Testing
             ("note < or false", #Predicate { $0.note.flatMap { $0 < needle } ?? false }),
             ("not (note < or false)", #Predicate { !($0.note.flatMap { $0 < needle } ?? false) }),
             ("note contains or false, or rank", #Predicate { ($0.note.flatMap { $0.contains(needle) } ?? false) || $0.rank == rank }),
-            ("note < or true, and rank", #Predicate { ($0.note.flatMap { $0 < needle } ?? true) && $0.rank <= rank }),
+            ("note < or true, and rank", #Predicate { ($0.note.flatMap { $0 < needle } ?? true) && $0.rank <= rank })
         ]
     }
 
@@ -45,7 +46,7 @@ import Testing
         ("rank reverse then note", [SortDescriptor(\.rank, order: .reverse), SortDescriptor(\.note, order: .reverse)]),
         // Foundation's SortDescriptor has no Bool sort; ObjectGraph's, false first (issue 26, point 5).
         ("starred then text", [SortDescriptor(\.starred), SortDescriptor(\.text, comparator: .lexical)]),
-        ("pinned reverse then serial", [SortDescriptor(\.pinned, order: .reverse), SortDescriptor(\.serial)]),
+        ("pinned reverse then serial", [SortDescriptor(\.pinned, order: .reverse), SortDescriptor(\.serial)])
     ]
 
     /// The sort keys of each row, to compare orders where equal keys may come in any order.
@@ -69,8 +70,11 @@ import Testing
     func savedUnsavedAndSwiftAgree(seed: Int) throws {
         var random = SeededGenerator(state: UInt64(seed))
         let values = (0..<14).map { serial in
-            (serial, Self.texts.randomElement(using: &random)!, Bool.random(using: &random) ? nil : Self.texts.randomElement(using: &random)!,
-             Int.random(in: 0...2, using: &random))
+            (
+                serial, Self.texts.randomElement(using: &random)!,
+                Bool.random(using: &random) ? nil : Self.texts.randomElement(using: &random)!,
+                Int.random(in: 0...2, using: &random)
+            )
         }
         let container = try ObjectContainer(for: Word.self, configuration: .inMemory)
         let saved = container.newBackgroundContext()
@@ -100,8 +104,10 @@ import Testing
                         let expected = Self.rows(try swiftWords.filter { try predicate.evaluate($0) }.sorted(using: sort))
                         let request = FetchDescriptor<Word>(predicate: predicate, sortBy: sort)
                         let context = "seed \(seed), \(name) \"\(needle)\", sorted by \(sortName)"
-                        for (side, words) in [("saved", try saved.fetch(request)), ("unsaved", try pending.fetch(request)),
-                                              ("mixed", try mixed.fetch(request))] {
+                        for (side, words) in [
+                            ("saved", try saved.fetch(request)), ("unsaved", try pending.fetch(request)),
+                            ("mixed", try mixed.fetch(request))
+                        ] {
                             let rows = Self.rows(words)
                             #expect(Set(rows.map(\.serial)) == Set(expected.map(\.serial)), "\(side): \(context)")
                             #expect(Self.keys(rows, sortName) == Self.keys(expected, sortName), "\(side): \(context)")

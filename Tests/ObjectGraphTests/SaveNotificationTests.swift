@@ -52,7 +52,7 @@ import Testing
         var events: [String] = []
         let tokens = [
             context.observeWillSave { note in events.append("will \(note.insertedObjectIDs.count)") },
-            context.observeDidSave { _ in events.append("did") },
+            context.observeDidSave { _ in events.append("did") }
         ]
         context.insert(Country(name: "France"))
         try context.save()

@@ -16,8 +16,10 @@ struct ShownList: Equatable, CustomStringConvertible {
     }
 
     /// What a fresh fetch of `request` gives, grouped by `sectionKey` (one section, keyed nil, without).
-    init(fetching request: FetchDescriptor<Mood>, in context: ObjectContext,
-         sectionKey: ((Mood) -> String?)? = nil) throws {
+    init(
+        fetching request: FetchDescriptor<Mood>, in context: ObjectContext,
+        sectionKey: ((Mood) -> String?)? = nil
+    ) throws {
         sections = []
         let moods = try context.fetch(request)
         if sectionKey == nil { sections = [(nil, [])] }

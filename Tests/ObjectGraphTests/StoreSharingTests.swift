@@ -52,7 +52,10 @@ import Testing
         let error = #expect(throws: ObjectGraphError.self) {
             try ObjectContainer(for: NoteChangedType.self, configuration: .file(path))
         }
-        if let thrown = error, thrown.code == .schemaMismatch {} else { Issue.record("expected a schema mismatch, got \(String(describing: error))") }
+        if let thrown = error, thrown.code == .schemaMismatch {
+        } else {
+            Issue.record("expected a schema mismatch, got \(String(describing: error))")
+        }
         #expect(Self.snapshot(path) == before)
     }
 

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 import MoodyModel
-@testable import ObjectGraph
 import Testing
+
+@testable import ObjectGraph
 
 @Suite struct StoreTests {
     /// A store file written with the first version of the `Note` model, closed again.
@@ -45,7 +46,9 @@ import Testing
         let changedType = try #require(throws: ObjectGraphError.self) {
             try ObjectContainer(for: NoteChangedType.self, configuration: .file(path))
         }
-        guard changedType.code == .schemaMismatch, case let differences = changedType.schemaDifferences else { Issue.record("\(changedType)"); return }
+        guard changedType.code == .schemaMismatch, case let differences = changedType.schemaDifferences else {
+            Issue.record("\(changedType)"); return
+        }
         #expect(differences.contains { $0.location == "Note.text" && !$0.isAdditive })
 
         let removed = try #require(throws: ObjectGraphError.self) {

@@ -34,11 +34,13 @@ import Testing
 
     @Test func aStreamKeepsWhatItsBufferingPolicySays() async throws {
         let context = try makeContainer().newBackgroundContext()
-        let few = await keptInsertions(count: 100, of: context.objectsDidChangeNotifications(bufferingPolicy: .bufferingNewest(3)),
-                                       in: context)
+        let few = await keptInsertions(
+            count: 100, of: context.objectsDidChangeNotifications(bufferingPolicy: .bufferingNewest(3)),
+            in: context)
         #expect(few == ["99", "100", "last"])
-        let all = await keptInsertions(count: 1_000, of: context.objectsDidChangeNotifications(bufferingPolicy: .unbounded),
-                                       in: context)
+        let all = await keptInsertions(
+            count: 1_000, of: context.objectsDidChangeNotifications(bufferingPolicy: .unbounded),
+            in: context)
         #expect(all.count == 1_001)
     }
 
@@ -74,7 +76,9 @@ import Testing
         var count = 0
         for await changeset in changes {
             count += 1
-            if changeset.changes.contains(where: { if case .insertObject(let mood, _) = $0 { mood.text == "last" } else { false } }) { break }
+            if changeset.changes.contains(where: { if case .insertObject(let mood, _) = $0 { mood.text == "last" } else { false } }) {
+                break
+            }
         }
         #expect(count == 128)
     }

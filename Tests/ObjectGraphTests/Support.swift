@@ -44,13 +44,15 @@ func testProcessURL() throws -> URL {
         .compactMap { $0?.deletingLastPathComponent() }
         .flatMap { [$0, $0.deletingLastPathComponent()] }
         .map { $0.appendingPathComponent("objectgraph-test-process") }
-    return try #require(candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) },
-                        "objectgraph-test-process is built with the tests (swift build --build-tests)")
+    return try #require(
+        candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) },
+        "objectgraph-test-process is built with the tests (swift build --build-tests)")
 }
 
 /// Runs the helper executable to its end, with `environment` added to this process's.
 func runTestProcess(_ arguments: [String], environment: [String: String] = [:])
-    throws -> (status: Int32, reason: Process.TerminationReason, output: String, errors: String) {
+    throws -> (status: Int32, reason: Process.TerminationReason, output: String, errors: String)
+{
     let process = Process()
     process.executableURL = try testProcessURL()
     process.arguments = arguments
@@ -63,8 +65,10 @@ func runTestProcess(_ arguments: [String], environment: [String: String] = [:])
     let outputData = output.fileHandleForReading.readDataToEndOfFile()
     let errorData = errors.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return (process.terminationStatus, process.terminationReason,
-            String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self))
+    return (
+        process.terminationStatus, process.terminationReason,
+        String(decoding: outputData, as: UTF8.self), String(decoding: errorData, as: UTF8.self)
+    )
 }
 
 /// A deterministic generator (SplitMix64), so that a failing random test names a seed that

@@ -203,9 +203,11 @@ enum NoCase: RawRepresentable, CaseIterable, AttributeValue {
 final class Impossible: Entity {
     let _$state: ObjectState = ObjectState._claim(Impossible._$entity)
     init(_$materializing token: MaterializationToken) {}
-    static let _$entity = EntityDeclaration(Impossible.self, name: "Impossible", properties: [
-        .property("value", \Impossible.value, chained: \Impossible?.?.value),
-    ])
+    static let _$entity = EntityDeclaration(
+        Impossible.self, name: "Impossible",
+        properties: [
+            .property("value", \Impossible.value, chained: \Impossible?.?.value)
+        ])
     var value: NoCase { _$state.value(at: 0) }  // a setter's body would never run: no warning wanted
     static func == (lhs: Impossible, rhs: Impossible) -> Bool { lhs === rhs }
     func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }

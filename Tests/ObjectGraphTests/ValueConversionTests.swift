@@ -88,7 +88,8 @@ import Testing
         let error = #expect(throws: ObjectGraphError.self) {
             try context.batchUpdate(Waypoint.self, set: [.set(\.target, to: unstorable)])
         }
-        guard let thrown = error, thrown.code == .invalidBatchOperation, let entity = thrown.entity, case let property = thrown.property else {
+        guard let thrown = error, thrown.code == .invalidBatchOperation, let entity = thrown.entity, case let property = thrown.property
+        else {
             Issue.record("expected invalidBatchOperation, got \(String(describing: error))")
             return
         }
@@ -125,10 +126,14 @@ import Testing
     }
 
     /// The error `read` throws, which must be `unreadableValue` naming `property` of `id`.
-    private static func expectUnreadable(_ id: ObjectID, _ property: String, sourceLocation: SourceLocation = #_sourceLocation,
-                                         _ read: () throws -> Void) {
+    private static func expectUnreadable(
+        _ id: ObjectID, _ property: String, sourceLocation: SourceLocation = #_sourceLocation,
+        _ read: () throws -> Void
+    ) {
         let error = #expect(throws: ObjectGraphError.self, sourceLocation: sourceLocation) { try read() }
-        guard let thrown = error, thrown.code == .unreadableValue, let failedID = thrown.objectID, let failedProperty = thrown.property, let reason = thrown.reason else {
+        guard let thrown = error, thrown.code == .unreadableValue, let failedID = thrown.objectID, let failedProperty = thrown.property,
+            let reason = thrown.reason
+        else {
             Issue.record("expected unreadableValue, got \(String(describing: error))", sourceLocation: sourceLocation)
             return
         }
@@ -164,7 +169,7 @@ import Testing
         (#"UPDATE "Sample" SET "decimal" = 'many'"#, "decimal"),
         (#"UPDATE "Sample" SET "decimal" = '12abc'"#, "decimal"),
         (#"UPDATE "Sample" SET "date" = 'yesterday'"#, "date"),
-        (#"UPDATE "Sample" SET "optionalInt" = 'seven'"#, "optionalInt"),
+        (#"UPDATE "Sample" SET "optionalInt" = 'seven'"#, "optionalInt")
     ])
     func aColumnHoldingWhatItsAttributeCannotReadIsAnErrorNotADefault(change: String, property: String) throws {
         let (path, sampleID, _) = try Self.storeWithForeignValues(change)
@@ -175,7 +180,7 @@ import Testing
             "int": { _ = try $0.checkedValue(\.int) }, "bool": { _ = try $0.checkedValue(\.bool) },
             "string": { _ = try $0.checkedValue(\.string) }, "weather": { _ = try $0.checkedValue(\.weather) },
             "uuid": { _ = try $0.checkedValue(\.uuid) }, "decimal": { _ = try $0.checkedValue(\.decimal) },
-            "date": { _ = try $0.checkedValue(\.date) }, "optionalInt": { _ = try $0.checkedValue(\.optionalInt) },
+            "date": { _ = try $0.checkedValue(\.date) }, "optionalInt": { _ = try $0.checkedValue(\.optionalInt) }
         ]
         let read = try #require(reads[property])
         Self.expectUnreadable(sampleID, property) { try read(sample) }

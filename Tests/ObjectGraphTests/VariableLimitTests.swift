@@ -1,7 +1,8 @@
 import Foundation
 import MoodyModel
-@testable import ObjectGraph
 import Testing
+
+@testable import ObjectGraph
 
 /// No SQLite variable limit is reachable (issue 10, point 5). This machine's SQLite allows 250,000
 /// variables and standard builds 32,766; the tests that would need that many objects run on a

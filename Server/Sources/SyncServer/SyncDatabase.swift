@@ -1,7 +1,7 @@
 import Foundation
 import Logging
-public import PostgresNIO
 import NIOSSL
+public import PostgresNIO
 import ServiceLifecycle
 
 /// Where the server keeps its data: a SQLite file (the default) or a PostgreSQL database.

@@ -1,8 +1,8 @@
 public import Foundation
 public import Hummingbird
-public import Logging
 import HummingbirdCore
 import HummingbirdTLS
+public import Logging
 import NIOSSL
 import ServiceLifecycle
 
@@ -48,8 +48,9 @@ public struct SyncServer: Sendable {
         self.limitEvents = events
         self.guards = RequestGuards(configuration.rates, events: limitEvents)
         let connections = configuration.connections
-        let http1 = HTTPServerBuilder.http1(configuration: .init(
-            additionalChannelHandlers: [ConnectionDeadlines(limits: connections, events: events)]))
+        let http1 = HTTPServerBuilder.http1(
+            configuration: .init(
+                additionalChannelHandlers: [ConnectionDeadlines(limits: connections, events: events)]))
         if let files = configuration.tls {
             let tls: TLSConfiguration
             do {

@@ -111,7 +111,9 @@ enum SyncDemo {
         for device in [phone, laptop] {
             await device.sync.stop()
             let status = device.sync.status.current
-            print("  \(device.name): \(status.pendingChanges) changes waiting, last sync \(status.lastSuccessfulSync.map { "\($0)" } ?? "never")")
+            print(
+                "  \(device.name): \(status.pendingChanges) changes waiting, last sync \(status.lastSuccessfulSync.map { "\($0)" } ?? "never")"
+            )
         }
         print("Done: every change travelled through the server's HTTP API and its live route.")
     }
@@ -129,8 +131,9 @@ enum SyncDemo {
         let path = directory.appendingPathComponent("\(name).sqlite").path
         container = try ObjectContainer(schema: MoodyStore.schema(), configuration: .file(path))
         guard let url = URL(string: "http://127.0.0.1:\(port)") else { throw DemoError("no URL for port \(port)") }
-        sync = try SyncCoordinator(container: container, remote: HTTPSyncRemote(url: url, token: token), zone: "moods",
-                                   syncing: MoodyStore.syncedTypes, processors: MoodyStore.syncProcessors)
+        sync = try SyncCoordinator(
+            container: container, remote: HTTPSyncRemote(url: url, token: token), zone: "moods",
+            syncing: MoodyStore.syncedTypes, processors: MoodyStore.syncProcessors)
         print("  \(name): \(path), syncing live")
     }
 

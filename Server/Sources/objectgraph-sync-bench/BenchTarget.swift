@@ -61,8 +61,9 @@ struct BenchTarget: Sendable {
                     clientTask = Task { await client.run() }
                     plain = try await PlainPostgres.prepare(client, logger: logger)
                 }
-                let result = try await body(BenchTarget(
-                    label: label, server: server, user: user, token: token, port: port, plain: plain, http: http))
+                let result = try await body(
+                    BenchTarget(
+                        label: label, server: server, user: user, token: token, port: port, plain: plain, http: http))
                 await services.triggerGracefulShutdown()
                 try await group.waitForAll()
                 return result

@@ -122,11 +122,13 @@ final class ClientDevice: Sendable {
     init(_ target: BenchTarget, zone: String) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("objectgraph-sync-bench-client-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        container = try ObjectContainer(schema: MoodyStore.schema(),
-                                        configuration: .file(directory.appendingPathComponent("store.sqlite").path))
+        container = try ObjectContainer(
+            schema: MoodyStore.schema(),
+            configuration: .file(directory.appendingPathComponent("store.sqlite").path))
         guard let url = URL(string: "http://127.0.0.1:\(target.port)") else { throw BenchmarkError("no URL") }
-        sync = try SyncCoordinator(container: container, remote: HTTPSyncRemote(url: url, token: target.token), zone: zone,
-                                   syncing: MoodyStore.syncedTypes, batchSize: ClientWorkloads.pageSize)
+        sync = try SyncCoordinator(
+            container: container, remote: HTTPSyncRemote(url: url, token: target.token), zone: zone,
+            syncing: MoodyStore.syncedTypes, batchSize: ClientWorkloads.pageSize)
     }
 
     deinit {
@@ -178,10 +180,13 @@ enum MoodZone {
             mutation("Country", id, ["name": .string("Country \(index)")])
         }
         for index in 0..<moods {
-            mutations.append(mutation("Mood", ids.next(), [
-                "text": .string("Mood \(index)"), "rating": .integer(Int64(index % 5 + 1)),
-                "date": .double(Double(index)), "country": .string(countryIDs[index % countries].uuidString),
-            ]))
+            mutations.append(
+                mutation(
+                    "Mood", ids.next(),
+                    [
+                        "text": .string("Mood \(index)"), "rating": .integer(Int64(index % 5 + 1)),
+                        "date": .double(Double(index)), "country": .string(countryIDs[index % countries].uuidString)
+                    ]))
         }
         for start in stride(from: 0, to: mutations.count, by: ClientWorkloads.pageSize) {
             let batch = Array(mutations[start..<min(start + ClientWorkloads.pageSize, mutations.count)])
@@ -218,8 +223,11 @@ struct RecordIDs {
         var bytes: [UInt8] = []
         for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: high >> UInt64(shift))) }
         for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: low >> UInt64(shift))) }
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
     }
 }
 
@@ -257,8 +265,10 @@ struct RecordIDs {
 
     /// Returns once `condition` holds, checked now and each time `context` posts a change; the
     /// timeout only catches a hang.
-    private static func waitForChange(in context: ObjectContext, of container: ObjectContainer,
-                                      until condition: @escaping @MainActor () throws -> Bool) async throws {
+    private static func waitForChange(
+        in context: ObjectContext, of container: ObjectContainer,
+        until condition: @escaping @MainActor () throws -> Bool
+    ) async throws {
         let (changes, change) = AsyncStream<Void>.makeStream()
         let observation = context.observeObjectsDidChange { _ in change.yield() }
         // A merge posts only the objects the context holds: a new mood is heard of by its commit.
@@ -288,12 +298,13 @@ final class PlainClientStore: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         pool = try DatabasePool(path: directory.appendingPathComponent("plain.sqlite").path)
         try pool.write { db in
-            try db.execute(sql: """
-                CREATE TABLE country (id INTEGER PRIMARY KEY, uuid BLOB NOT NULL UNIQUE, name TEXT, continent BLOB);
-                CREATE TABLE mood (id INTEGER PRIMARY KEY, uuid BLOB NOT NULL UNIQUE, text TEXT, rating INTEGER,
-                                   date REAL, country BLOB);
-                CREATE TABLE cursor (zone TEXT PRIMARY KEY, position INTEGER NOT NULL);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE country (id INTEGER PRIMARY KEY, uuid BLOB NOT NULL UNIQUE, name TEXT, continent BLOB);
+                    CREATE TABLE mood (id INTEGER PRIMARY KEY, uuid BLOB NOT NULL UNIQUE, text TEXT, rating INTEGER,
+                                       date REAL, country BLOB);
+                    CREATE TABLE cursor (zone TEXT PRIMARY KEY, position INTEGER NOT NULL);
+                    """)
         }
     }
 
@@ -314,38 +325,45 @@ final class PlainClientStore: Sendable {
                 readAhead = Task { try await target.changesOverHTTP(zone: zone, since: cursor, limit: limit) }
             }
             try await pool.write { db in
-                let mood = try db.cachedStatement(sql: """
-                    INSERT INTO mood (uuid, text, rating, date, country) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT (uuid) DO UPDATE SET text = excluded.text, rating = excluded.rating,
-                        date = excluded.date, country = excluded.country
-                    """)
-                let country = try db.cachedStatement(sql: """
-                    INSERT INTO country (uuid, name) VALUES (?, ?)
-                    ON CONFLICT (uuid) DO UPDATE SET name = excluded.name
-                    """)
+                let mood = try db.cachedStatement(
+                    sql: """
+                        INSERT INTO mood (uuid, text, rating, date, country) VALUES (?, ?, ?, ?, ?)
+                        ON CONFLICT (uuid) DO UPDATE SET text = excluded.text, rating = excluded.rating,
+                            date = excluded.date, country = excluded.country
+                        """)
+                let country = try db.cachedStatement(
+                    sql: """
+                        INSERT INTO country (uuid, name) VALUES (?, ?)
+                        ON CONFLICT (uuid) DO UPDATE SET name = excluded.name
+                        """)
                 for change in page.changes {
                     let record = change.record
                     let fields = record.fields
                     switch record.entity {
                     case "Mood":
-                        try mood.execute(arguments: [record.id, fields["text"]?.text, fields["rating"]?.integer,
-                                                     fields["date"]?.double, fields["country"]?.text.flatMap(UUID.init(uuidString:))])
+                        try mood.execute(arguments: [
+                            record.id, fields["text"]?.text, fields["rating"]?.integer,
+                            fields["date"]?.double, fields["country"]?.text.flatMap(UUID.init(uuidString:))
+                        ])
                     case "Country":
                         try country.execute(arguments: [record.id, fields["name"]?.text])
                     default:
                         break
                     }
                 }
-                try db.execute(sql: "INSERT OR REPLACE INTO cursor (zone, position) VALUES (?, ?)",
-                               arguments: [zone, page.cursor.position])
+                try db.execute(
+                    sql: "INSERT OR REPLACE INTO cursor (zone, position) VALUES (?, ?)",
+                    arguments: [zone, page.cursor.position])
             }
         }
     }
 
     func expectMoods(_ count: Int) throws {
         let (moods, withCountry) = try pool.read { db in
-            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM mood") ?? 0,
-             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM mood WHERE country IS NOT NULL") ?? 0)
+            (
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM mood") ?? 0,
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM mood WHERE country IS NOT NULL") ?? 0
+            )
         }
         guard moods == count, withCountry == count else {
             throw BenchmarkError("the plain store holds \(moods) moods, \(withCountry) with a country; \(count) expected")

@@ -23,23 +23,25 @@ struct PlainSQLite: PlainStore {
     init(path: String) throws {
         pool = try DatabasePool(path: path)
         try pool.write { db in
-            try db.execute(sql: """
-                CREATE TABLE IF NOT EXISTS records (
-                    seq INTEGER PRIMARY KEY, zone TEXT NOT NULL, id BLOB NOT NULL, entity TEXT NOT NULL,
-                    fields TEXT NOT NULL, UNIQUE (zone, id));
-                CREATE INDEX IF NOT EXISTS records_by_zone ON records (zone, seq);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE IF NOT EXISTS records (
+                        seq INTEGER PRIMARY KEY, zone TEXT NOT NULL, id BLOB NOT NULL, entity TEXT NOT NULL,
+                        fields TEXT NOT NULL, UNIQUE (zone, id));
+                    CREATE INDEX IF NOT EXISTS records_by_zone ON records (zone, seq);
+                    """)
         }
     }
 
     func upsert(zone: String, _ mutations: [Mutation]) async throws {
         let rows = try mutations.map { ($0.id, $0.entity, try JSONEncoder().encode($0.fields)) }
         try await pool.write { db in
-            let statement = try db.cachedStatement(sql: """
-                INSERT INTO records (zone, id, entity, fields) VALUES (?, ?, ?, ?)
-                ON CONFLICT (zone, id) DO UPDATE SET
-                    fields = json_patch(fields, excluded.fields), seq = (SELECT MAX(seq) + 1 FROM records)
-                """)
+            let statement = try db.cachedStatement(
+                sql: """
+                    INSERT INTO records (zone, id, entity, fields) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (zone, id) DO UPDATE SET
+                        fields = json_patch(fields, excluded.fields), seq = (SELECT MAX(seq) + 1 FROM records)
+                    """)
             for (id, entity, fields) in rows {
                 try statement.execute(arguments: [zone, id, entity, String(decoding: fields, as: UTF8.self)])
             }

@@ -1,7 +1,7 @@
 import Foundation
 import ObjectGraphSyncProtocol
-import Synchronization
 import SyncServer
+import Synchronization
 
 /// The `sync` workload group, for one database.
 enum SyncWorkloads {
@@ -11,7 +11,7 @@ enum SyncWorkloads {
         [
             pushNewRecords(target, count: mutations),
             pushFieldUpdates(target, count: mutations),
-            readFeed(target, count: mutations),
+            readFeed(target, count: mutations)
         ] + pushLoad(target, clients: 16, pushes: 50, batchSize: 10)
             + pushLoad(target, clients: 64, pushes: 20, batchSize: 10)
             + [liveDelay(target, pushes: 100)]
@@ -104,34 +104,40 @@ enum SyncWorkloads {
         return SyncWorkload(
             name: "sync: feed read \(count) changes, pages of \(page) (\(target.label))",
             items: count,
-            server: SyncContender(prepare: fill, run: {
-                var cursor = FeedCursor.start, read = 0, more = true
-                while more {
-                    let changes = try await target.server.changes(zone: zone, user: target.user, since: cursor, limit: page)
-                    (cursor, read, more) = (changes.cursor, read + changes.changes.count, changes.hasMore)
-                }
-                guard read == count else { throw BenchmarkError("read \(read) of \(count) changes") }
-                return nil
-            }),
-            plain: SyncContender(prepare: fill, run: {
-                var after: Int64 = 0, read = 0
-                while true {
-                    let (rows, last) = try await target.plain.read(zone: zone, after: after, limit: page)
-                    if rows == 0 { break }
-                    (after, read) = (last, read + rows)
-                }
-                guard read == count else { throw BenchmarkError("read \(read) of \(count) rows") }
-                return nil
-            }),
-            http: SyncContender(prepare: fill, run: {
-                var cursor = FeedCursor.start, read = 0, more = true
-                while more {
-                    let changes = try await target.changesOverHTTP(zone: zone, since: cursor, limit: page)
-                    (cursor, read, more) = (changes.cursor, read + changes.changes.count, changes.hasMore)
-                }
-                guard read == count else { throw BenchmarkError("read \(read) of \(count) changes") }
-                return nil
-            }))
+            server: SyncContender(
+                prepare: fill,
+                run: {
+                    var cursor = FeedCursor.start, read = 0, more = true
+                    while more {
+                        let changes = try await target.server.changes(zone: zone, user: target.user, since: cursor, limit: page)
+                        (cursor, read, more) = (changes.cursor, read + changes.changes.count, changes.hasMore)
+                    }
+                    guard read == count else { throw BenchmarkError("read \(read) of \(count) changes") }
+                    return nil
+                }),
+            plain: SyncContender(
+                prepare: fill,
+                run: {
+                    var after: Int64 = 0, read = 0
+                    while true {
+                        let (rows, last) = try await target.plain.read(zone: zone, after: after, limit: page)
+                        if rows == 0 { break }
+                        (after, read) = (last, read + rows)
+                    }
+                    guard read == count else { throw BenchmarkError("read \(read) of \(count) rows") }
+                    return nil
+                }),
+            http: SyncContender(
+                prepare: fill,
+                run: {
+                    var cursor = FeedCursor.start, read = 0, more = true
+                    while more {
+                        let changes = try await target.changesOverHTTP(zone: zone, since: cursor, limit: page)
+                        (cursor, read, more) = (changes.cursor, read + changes.changes.count, changes.hasMore)
+                    }
+                    guard read == count else { throw BenchmarkError("read \(read) of \(count) changes") }
+                    return nil
+                }))
     }
 
     // MARK: Load
@@ -170,20 +176,25 @@ enum SyncWorkloads {
         }
         let prepare: @Sendable () async throws -> Void = { _ = try await target.clientToken(clients - 1) }
         func throughput(_ push: @escaping @Sendable (Int, String, PushRequest) async throws -> Void) -> SyncContender {
-            SyncContender(prepare: prepare, run: { _ = try await latencies(push); return nil })
+            SyncContender(
+                prepare: prepare,
+                run: {
+                    _ = try await latencies(push); return nil
+                })
         }
         let load = SyncWorkload(
             name: "sync: load, \(clients) clients pushing batches of \(batchSize) (\(target.label))",
             items: clients * pushes * batchSize,
             server: throughput(serverPush), plain: throughput(plainUpsert), http: throughput(httpPush))
-        return [load] + [50.0, 99.0].map { rank in
-            func side(_ push: @escaping @Sendable (Int, String, PushRequest) async throws -> Void) -> SyncContender {
-                SyncContender(prepare: prepare, run: { SyncWorkload.percentile(rank, of: try await latencies(push)) })
+        return [load]
+            + [50.0, 99.0].map { rank in
+                func side(_ push: @escaping @Sendable (Int, String, PushRequest) async throws -> Void) -> SyncContender {
+                    SyncContender(prepare: prepare, run: { SyncWorkload.percentile(rank, of: try await latencies(push)) })
+                }
+                return SyncWorkload(
+                    name: "sync: push p\(Int(rank)) latency, \(clients) clients, batches of \(batchSize) (\(target.label))",
+                    server: side(serverPush), plain: side(plainUpsert), http: side(httpPush))
             }
-            return SyncWorkload(
-                name: "sync: push p\(Int(rank)) latency, \(clients) clients, batches of \(batchSize) (\(target.label))",
-                server: side(serverPush), plain: side(plainUpsert), http: side(httpPush))
-        }
     }
 
     // MARK: Live
@@ -218,12 +229,16 @@ enum Batches {
     static func creating(count: Int, size: Int) -> [PushRequest] {
         let client = UUID()
         return stride(from: 0, to: count, by: size).map { start in
-            PushRequest(clientID: client, mutations: (start..<min(start + size, count)).map { index in
-                .upsert(Int64(index + 1), entity: "Mood", id: UUID(), fields: [
-                    "text": .string("Mood \(index)"), "rating": .integer(Int64(index % 5)),
-                    "createdAt": .double(Double(index)),
-                ])
-            })
+            PushRequest(
+                clientID: client,
+                mutations: (start..<min(start + size, count)).map { index in
+                    .upsert(
+                        Int64(index + 1), entity: "Mood", id: UUID(),
+                        fields: [
+                            "text": .string("Mood \(index)"), "rating": .integer(Int64(index % 5)),
+                            "createdAt": .double(Double(index))
+                        ])
+                })
         }
     }
 
@@ -232,10 +247,12 @@ enum Batches {
         let client = UUID()
         var number: Int64 = 0
         return creates.map { batch in
-            PushRequest(clientID: client, mutations: batch.mutations.map { created in
-                number += 1
-                return .upsert(number, entity: "Mood", id: created.id, baseVersion: 1, fields: ["rating": .integer(number % 7)])
-            })
+            PushRequest(
+                clientID: client,
+                mutations: batch.mutations.map { created in
+                    number += 1
+                    return .upsert(number, entity: "Mood", id: created.id, baseVersion: 1, fields: ["rating": .integer(number % 7)])
+                })
         }
     }
 }

@@ -36,9 +36,9 @@ struct User: AsyncParsableCommand {
                 if record.tokens.isEmpty { print("  no token") }
                 for token in record.tokens {
                     let state =
-                        if let revoked = token.revoked { "revoked \(Self.format(revoked))" }
-                        else if let expires = token.expires { token.isValid(at: now) ? "expires \(Self.format(expires))" : "expired \(Self.format(expires))" }
-                        else { "valid, does not expire" }
+                        if let revoked = token.revoked { "revoked \(Self.format(revoked))" } else if let expires = token.expires {
+                            token.isValid(at: now) ? "expires \(Self.format(expires))" : "expired \(Self.format(expires))"
+                        } else { "valid, does not expire" }
                     print("  token \(token.id): created \(Self.format(token.created)), \(state)")
                 }
             }

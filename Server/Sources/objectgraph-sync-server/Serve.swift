@@ -52,8 +52,10 @@ struct SizeOptions: ParsableArguments {
     }
 
     func validate() throws {
-        for (name, value) in [("max-body-bytes", maxBodyBytes), ("max-mutations-per-push", maxMutationsPerPush),
-                              ("max-record-bytes", maxRecordBytes), ("max-page-size", maxPageSize)] where value < 1 {
+        for (name, value) in [
+            ("max-body-bytes", maxBodyBytes), ("max-mutations-per-push", maxMutationsPerPush),
+            ("max-record-bytes", maxRecordBytes), ("max-page-size", maxPageSize)
+        ] where value < 1 {
             throw ValidationError("--\(name) must be 1 or more.")
         }
     }
@@ -74,8 +76,10 @@ struct ConnectionOptions: ParsableArguments {
     }
 
     func validate() throws {
-        for (name, value) in [("idle-timeout", idleTimeout), ("request-header-timeout", requestHeaderTimeout),
-                              ("request-body-timeout", requestBodyTimeout)] where !(value > 0) {
+        for (name, value) in [
+            ("idle-timeout", idleTimeout), ("request-header-timeout", requestHeaderTimeout),
+            ("request-body-timeout", requestBodyTimeout)
+        ] where !(value > 0) {
             throw ValidationError("--\(name) must be more than 0 seconds.")
         }
         if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be 1 or more.") }
@@ -106,7 +110,8 @@ struct RateOptions: ParsableArguments {
 }
 
 struct LiveOptions: ParsableArguments {
-    @Option(name: .customLong("live-stream-lifetime"), help: "Seconds a live stream lasts before the server ends it (the client reconnects).")
+    @Option(
+        name: .customLong("live-stream-lifetime"), help: "Seconds a live stream lasts before the server ends it (the client reconnects).")
     var lifetime: Double = 600
     @Option(name: .customLong("live-tick-interval"), help: "Seconds between a live stream's keep-alive comments and token checks.")
     var tickInterval: Double = 15
@@ -120,13 +125,15 @@ struct OperationOptions: ParsableArguments {
     @Option(help: "A PEM file of the server's TLS certificate chain: the server speaks HTTPS (with --tls-key).")
     var tlsCertificate: String?
     @Option(help: "A PEM file of the TLS certificate's private key.") var tlsKey: String?
-    @Option(help: ArgumentHelp(
-        "An origin whose web apps may call the API from a browser (CORS), or * for any; repeat for several.",
-        valueName: "origin"))
+    @Option(
+        help: ArgumentHelp(
+            "An origin whose web apps may call the API from a browser (CORS), or * for any; repeat for several.",
+            valueName: "origin"))
     var corsOrigin: [String] = []
-    @Option(help: ArgumentHelp(
-        "A file holding the token /metrics asks for (its first line).",
-        discussion: "Or $OBJECTGRAPH_SYNC_METRICS_TOKEN. Without either, /metrics is open: keep it behind your proxy."))
+    @Option(
+        help: ArgumentHelp(
+            "A file holding the token /metrics asks for (its first line).",
+            discussion: "Or $OBJECTGRAPH_SYNC_METRICS_TOKEN. Without either, /metrics is open: keep it behind your proxy."))
     var metricsTokenFile: String?
     @Option(help: "Seconds a request waits for the database before it gets 503.") var databaseTimeout: Double = 5
     @Option(help: "Seconds /ready waits for the database before it answers 503.") var readinessTimeout: Double = 2

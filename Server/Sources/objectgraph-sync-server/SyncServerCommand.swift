@@ -20,13 +20,15 @@ struct SyncServerCommand: AsyncParsableCommand {
 /// URL can come from `OBJECTGRAPH_SYNC_DATABASE`, and a PostgreSQL password from
 /// `OBJECTGRAPH_SYNC_DATABASE_PASSWORD` or a file.
 struct DatabaseOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
-        "A SQLite file's path, or a postgres://user@host:port/database URL.",
-        discussion: "Default: $OBJECTGRAPH_SYNC_DATABASE, else objectgraph-sync.sqlite."))
+    @Option(
+        help: ArgumentHelp(
+            "A SQLite file's path, or a postgres://user@host:port/database URL.",
+            discussion: "Default: $OBJECTGRAPH_SYNC_DATABASE, else objectgraph-sync.sqlite."))
     var database: String?
-    @Option(help: ArgumentHelp(
-        "A file holding the PostgreSQL password (its first line).",
-        discussion: "Or $OBJECTGRAPH_SYNC_DATABASE_PASSWORD. Either keeps the password out of the process list."))
+    @Option(
+        help: ArgumentHelp(
+            "A file holding the PostgreSQL password (its first line).",
+            discussion: "Or $OBJECTGRAPH_SYNC_DATABASE_PASSWORD. Either keeps the password out of the process list."))
     var databasePasswordFile: String?
 
     func parsed(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> SyncDatabase {
@@ -48,9 +50,10 @@ struct DatabaseOptions: ParsableArguments {
         } else if let password = environment["OBJECTGRAPH_SYNC_DATABASE_PASSWORD"] {
             url.password = password
         } else if url.password != nil, database != nil {
-            FileHandle.standardError.write(Data((
-                "Warning: the database password is on the command line, where any user of this machine can read it; "
-                    + "use OBJECTGRAPH_SYNC_DATABASE, OBJECTGRAPH_SYNC_DATABASE_PASSWORD or --database-password-file.\n").utf8))
+            FileHandle.standardError.write(
+                Data(
+                    ("Warning: the database password is on the command line, where any user of this machine can read it; "
+                        + "use OBJECTGRAPH_SYNC_DATABASE, OBJECTGRAPH_SYNC_DATABASE_PASSWORD or --database-password-file.\n").utf8))
         }
         parsed = .postgres(url)
         return parsed

@@ -5,7 +5,9 @@ import Testing
 
 @Suite("Administration: users and the life of their tokens")
 struct AdministrationTests {
-    @Test("Users are listed with their tokens by ID and dates, never a token's secret; a revoked token is refused at its next request and its live stream ends", arguments: Backend.available)
+    @Test(
+        "Users are listed with their tokens by ID and dates, never a token's secret; a revoked token is refused at its next request and its live stream ends",
+        arguments: Backend.available)
     func revocation(_ backend: Backend) async throws {
         var server = try await SyncTestServer(backend)
         server.configuration.liveTickInterval = .milliseconds(100)
@@ -50,7 +52,9 @@ struct AdministrationTests {
         await #expect(throws: SyncAdminError.invalidExpiry(past)) { try await server.createToken(forUser: "alice", expiresAt: past) }
     }
 
-    @Test("A token revoked from the command line is refused by every instance sharing the database at its next request", arguments: Backend.available)
+    @Test(
+        "A token revoked from the command line is refused by every instance sharing the database at its next request",
+        arguments: Backend.available)
     func revocationReachesEveryInstance(_ backend: Backend) async throws {
         let database = try await backend.newDatabaseArgument()
         let token = try await ProcessTests.addUser("alice", database)

@@ -11,8 +11,9 @@ import Testing
 struct ConfigurationTests {
     static let openssl = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
-    @Test("With a certificate and key, the server speaks HTTPS; plain HTTP gets no answer",
-          .enabled(if: openssl != nil, "openssl makes the test's certificate"))
+    @Test(
+        "With a certificate and key, the server speaks HTTPS; plain HTTP gets no answer",
+        .enabled(if: openssl != nil, "openssl makes the test's certificate"))
     func tls() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("objectgraph-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -21,8 +22,10 @@ struct ConfigurationTests {
         let key = directory.appendingPathComponent("key.pem").path
         let make = Process()
         make.executableURL = URL(fileURLWithPath: try #require(Self.openssl))
-        make.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "1",
-                          "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"]
+        make.arguments = [
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "1",
+            "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"
+        ]
         make.standardOutput = FileHandle.nullDevice
         make.standardError = FileHandle.nullDevice
         try make.run()
@@ -40,7 +43,8 @@ struct ConfigurationTests {
             request.headers.add(name: "Authorization", value: "Bearer \(token)")
             let secure = try await client.execute(request, timeout: .seconds(30))
             #expect(secure.status == .ok)
-            let plain = try? await HTTPClient.tests.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/health"), timeout: .seconds(30))
+            let plain = try? await HTTPClient.tests.execute(
+                HTTPClientRequest(url: "http://127.0.0.1:\(port)/health"), timeout: .seconds(30))
             let status = plain?.status
             #expect(status != .ok)
         }
@@ -50,7 +54,9 @@ struct ConfigurationTests {
         #expect(throws: SyncServerSetupError.self) { try SyncServer(configuration: server.configuration) }
     }
 
-    @Test("Web apps of the configured origins may call the API from a browser: preflights are answered, answers (errors too) carry the CORS headers; other origins get none")
+    @Test(
+        "Web apps of the configured origins may call the API from a browser: preflights are answered, answers (errors too) carry the CORS headers; other origins get none"
+    )
     func cors() async throws {
         var server = try await SyncTestServer(.sqlite)
         server.configuration.corsOrigins = ["https://app.example"]
@@ -58,8 +64,10 @@ struct ConfigurationTests {
         try await server.run { client in
             let preflight = try await client.client.execute(
                 uri: "/v1/zones/moods/push", method: .options,
-                headers: [.origin: "https://app.example", .accessControlRequestMethod: "POST",
-                          .accessControlRequestHeaders: "authorization, content-type"], body: nil)
+                headers: [
+                    .origin: "https://app.example", .accessControlRequestMethod: "POST",
+                    .accessControlRequestHeaders: "authorization, content-type"
+                ], body: nil)
             #expect(preflight.status == .noContent)
             #expect(preflight.headers[.accessControlAllowOrigin] == "https://app.example")
             #expect(preflight.headers[.accessControlAllowMethods]?.contains("POST") == true)
@@ -85,7 +93,8 @@ struct ConfigurationTests {
         let plain = try await SyncTestServer(.sqlite)
         try await plain.run { client in
             let preflight: TestResponse = try await client.client.execute(
-                uri: "/v1/zones/moods/push", method: .options, headers: [.origin: "https://app.example", .accessControlRequestMethod: "POST"],
+                uri: "/v1/zones/moods/push", method: .options,
+                headers: [.origin: "https://app.example", .accessControlRequestMethod: "POST"],
                 body: nil)
             #expect(preflight.status == .methodNotAllowed)
         }

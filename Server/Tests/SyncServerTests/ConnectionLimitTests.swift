@@ -22,7 +22,8 @@ struct ConnectionLimitTests {
             let stalls = [
                 "",  // nothing at all
                 "GET /health HTTP/1.1\r\nHost: x",  // half its headers
-                "POST /v1/zones/moods/push HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nContent-Length: 100\r\n\r\n{\"clientID\"",  // half its body
+                // half its body
+                "POST /v1/zones/moods/push HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nContent-Length: 100\r\n\r\n{\"clientID\""
             ]
             var stalled: [RawConnection] = []
             for stall in stalls + stalls {
@@ -40,8 +41,10 @@ struct ConnectionLimitTests {
             var push = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/zones/moods/push")
             push.method = .POST
             push.headers.add(name: "Authorization", value: "Bearer \(token)")
-            push.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(
-                PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: ["text": .string("Fine")])))))
+            push.body = .bytes(
+                ByteBuffer(
+                    data: try JSONEncoder().encode(
+                        PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: ["text": .string("Fine")])))))
             #expect(try await HTTPClient.tests.execute(push, timeout: .seconds(60)).status == .ok)
             #expect(try await live.arrival(reaching: 1, within: .seconds(60)) != nil)
             #expect(!live.isFinished)
@@ -60,7 +63,9 @@ struct ConnectionLimitTests {
         try await server.serve { port in
             var idle: [RawConnection] = []
             for _ in 0..<limit { idle.append(try await RawConnection(port: port)) }
-            let waiting = Task { try await HTTPClient.tests.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/health"), timeout: .seconds(60)) }
+            let waiting = Task {
+                try await HTTPClient.tests.execute(HTTPClientRequest(url: "http://127.0.0.1:\(port)/health"), timeout: .seconds(60))
+            }
             // The server noticed it is at the limit (the timeout only catches a hang).
             let deadline = ContinuousClock.now + .seconds(60)
             while !logs.records.contains(where: { $0.metadata["limit"] == "connection limit" }) {

@@ -9,22 +9,30 @@ import Testing
 struct FeedTests {
     let device = UUID()
 
-    @Test("Past the tombstone horizon a stale cursor gets 410, and reading again from the start gives the current state", arguments: Backend.available)
+    @Test(
+        "Past the tombstone horizon a stale cursor gets 410, and reading again from the start gives the current state",
+        arguments: Backend.available)
     func tombstoneHorizon(_ backend: Backend) async throws {
         let server = try await SyncTestServer(backend)
         let token = try await server.addUser("alice")
         let kept = UUID(), gone = UUID()
         try await server.run { client in
-            try await client.pushApplied("moods", PushRequest(
-                device,
-                .upsert(1, entity: "Mood", id: kept, fields: ["text": .string("Kept")]),
-                .upsert(2, entity: "Mood", id: gone, fields: ["text": .string("Gone")])), token: token)
+            try await client.pushApplied(
+                "moods",
+                PushRequest(
+                    device,
+                    .upsert(1, entity: "Mood", id: kept, fields: ["text": .string("Kept")]),
+                    .upsert(2, entity: "Mood", id: gone, fields: ["text": .string("Gone")])), token: token)
             let early = try await client.allChanges("moods", token: token).cursor
-            try await client.pushApplied("moods", PushRequest(
-                device, .upsert(3, entity: "Mood", id: kept, baseVersion: 1, fields: ["text": .string("Still kept")])),
+            try await client.pushApplied(
+                "moods",
+                PushRequest(
+                    device, .upsert(3, entity: "Mood", id: kept, baseVersion: 1, fields: ["text": .string("Still kept")])),
                 token: token)
-            try await client.pushApplied("moods", PushRequest(
-                device, .delete(4, entity: "Mood", id: gone, baseVersion: 1)), token: token)
+            try await client.pushApplied(
+                "moods",
+                PushRequest(
+                    device, .delete(4, entity: "Mood", id: gone, baseVersion: 1)), token: token)
             let head = try await client.allChanges("moods", token: token).cursor
 
             // Within the horizon nothing goes.
@@ -53,7 +61,9 @@ struct FeedTests {
         }
     }
 
-    @Test("Many concurrent pushers and a reader: the reader's feed skips and repeats nothing, and keeps each client's order", arguments: Backend.available)
+    @Test(
+        "Many concurrent pushers and a reader: the reader's feed skips and repeats nothing, and keeps each client's order",
+        arguments: Backend.available)
     func concurrentPushersAndReader(_ backend: Backend) async throws {
         let pushers = 12, batches = 15, batchSize = 4
         var server = try await SyncTestServer(backend)
@@ -120,8 +130,10 @@ struct FeedTests {
         let token = try await server.addUser("alice")
         let bob = try await server.addUser("bob")
         try await server.run { client in
-            let first = try await client.pushApplied("moods", PushRequest(
-                device, .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: token)
+            let first = try await client.pushApplied(
+                "moods",
+                PushRequest(
+                    device, .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: token)
 
             // Behind the head on connecting: told at once.
             let behind = try await LiveListener(port: client.port, zone: "moods", token: token)
@@ -133,20 +145,28 @@ struct FeedTests {
             // Each push is heard (how soon is the benchmark's "live delay"; the timeout only
             // catches a hang).
             for number in Int64(2)...21 {
-                let result = try await client.pushApplied("moods", PushRequest(
-                    device, .upsert(number, entity: "Mood", id: UUID(), fields: [:])), token: token)
+                let result = try await client.pushApplied(
+                    "moods",
+                    PushRequest(
+                        device, .upsert(number, entity: "Mood", id: UUID(), fields: [:])), token: token)
                 #expect(try await live.arrival(reaching: result.cursor.position, within: .seconds(60)) != nil)
             }
 
             // Bob's zone of the same name, and Alice's other zones, do not wake her: the next event
             // she hears is her zone's next push.
             let count = live.received.count
-            try await client.pushApplied("moods", PushRequest(
-                UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: bob)
-            try await client.pushApplied("diary", PushRequest(
-                device, .upsert(1, entity: "Entry", id: UUID(), fields: [:])), token: token)
-            let next = try await client.pushApplied("moods", PushRequest(
-                device, .upsert(22, entity: "Mood", id: UUID(), fields: [:])), token: token)
+            try await client.pushApplied(
+                "moods",
+                PushRequest(
+                    UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: bob)
+            try await client.pushApplied(
+                "diary",
+                PushRequest(
+                    device, .upsert(1, entity: "Entry", id: UUID(), fields: [:])), token: token)
+            let next = try await client.pushApplied(
+                "moods",
+                PushRequest(
+                    device, .upsert(22, entity: "Mood", id: UUID(), fields: [:])), token: token)
             #expect(try await live.arrival(reaching: next.cursor.position, within: .seconds(60)) != nil)
             #expect(live.received.dropFirst(count).map(\.cursor) == [next.cursor])
         }
@@ -162,9 +182,11 @@ struct FeedTests {
         for _ in 0..<count {
             let mutations = (0..<size).map { _ -> Mutation in
                 number += 1
-                return .upsert(number, entity: "Mood", id: UUID(), fields: [
-                    "client": .string(device.uuidString), "number": .integer(number),
-                ])
+                return .upsert(
+                    number, entity: "Mood", id: UUID(),
+                    fields: [
+                        "client": .string(device.uuidString), "number": .integer(number)
+                    ])
             }
             try await push(PushRequest(clientID: device, mutations: mutations))
         }

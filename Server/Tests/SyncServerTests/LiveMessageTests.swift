@@ -6,7 +6,7 @@ import Testing
 struct LiveMessageTests {
     let messages: [LiveMessage] = [
         .listening, .changes(LiveEvent(cursor: FeedCursor(position: 7, zoneTag: 0xffffffff))), .keepAlive,
-        .changes(LiveEvent(cursor: FeedCursor(position: 1_234_567, zoneTag: 1))),
+        .changes(LiveEvent(cursor: FeedCursor(position: 1_234_567, zoneTag: 1)))
     ]
 
     @Test("Messages come back whole, however the network cuts the bytes")

@@ -8,7 +8,9 @@ import Testing
 
 @Suite("Logs: a line per request, and no request can write one of its own")
 struct LoggingTests {
-    @Test("Request text (cursors, limits, zones, names, paths) reaches the log escaped: nothing a client sends can end a line or forge another")
+    @Test(
+        "Request text (cursors, limits, zones, names, paths) reaches the log escaped: nothing a client sends can end a line or forge another"
+    )
     func requestTextCannotForgeLogLines() async throws {
         let logs = CapturedLogs()
         let server = try await SyncTestServer(.sqlite, logger: logs.logger)
@@ -24,7 +26,7 @@ struct LoggingTests {
                 "/v1/zones/moods/changes?limit=\(encoded)",
                 "/v1/zones/mo\(encoded)ods/changes",
                 "/v1/zones/moods/live?since=\(encoded)",
-                "/nothing\(encoded)",
+                "/nothing\(encoded)"
             ] {
                 let response = try await client.request(.get, uri, token: token)
                 #expect(response.status == .badRequest || response.status == .notFound, "\(uri)")
@@ -36,8 +38,9 @@ struct LoggingTests {
         #expect(records.count >= 8)
         for record in records {
             for text in [record.message] + record.metadata.values {
-                #expect(!text.unicodeScalars.contains { $0.properties.generalCategory == .control || $0 == "\u{2028}" || $0 == "\u{2029}" },
-                        "a log record holds a control character: \(text.debugDescription)")
+                #expect(
+                    !text.unicodeScalars.contains { $0.properties.generalCategory == .control || $0 == "\u{2028}" || $0 == "\u{2029}" },
+                    "a log record holds a control character: \(text.debugDescription)")
             }
         }
     }
@@ -57,7 +60,7 @@ struct LoggingTests {
             let health = try await client.request(.get, "/health", token: nil)
             for (response, route, user) in [
                 (push, "/v1/zones/{zone}/push", "alice"), (changes, "/v1/zones/{zone}/changes", "alice"),
-                (refused, "/v1/zones/{zone}/changes", nil), (unknown, "/nothing", nil), (health, "/health", nil),
+                (refused, "/v1/zones/{zone}/changes", nil), (unknown, "/nothing", nil), (health, "/health", nil)
             ] {
                 let id = try #require(response.headers[.init("X-Request-ID")!])
                 answers.withLock { $0.append((id, Int(response.status.code), route, user)) }

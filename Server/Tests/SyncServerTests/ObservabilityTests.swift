@@ -6,7 +6,9 @@ import Testing
 
 @Suite("Observability: metrics for Prometheus, liveness and readiness")
 struct ObservabilityTests {
-    @Test("/metrics reports requests by route and status, push and feed latencies, mutations applied, conflicts, live streams, connections and the database's use, in Prometheus's text format")
+    @Test(
+        "/metrics reports requests by route and status, push and feed latencies, mutations applied, conflicts, live streams, connections and the database's use, in Prometheus's text format"
+    )
     func metrics() async throws {
         let server = try await SyncTestServer(.sqlite)
         let token = try await server.addUser("alice")
@@ -68,8 +70,9 @@ struct ObservabilityTests {
         }
     }
 
-    @Test("/ready answers 200 while the database answers and 503 while it cannot be reached; pushes then get 503 with Retry-After, /health stays 200, and all recovers with the database",
-          .enabled(if: PostgresTestServer.binaries != nil, Comment(rawValue: PostgresTestServer.unavailable)))
+    @Test(
+        "/ready answers 200 while the database answers and 503 while it cannot be reached; pushes then get 503 with Retry-After, /health stays 200, and all recovers with the database",
+        .enabled(if: PostgresTestServer.binaries != nil, Comment(rawValue: PostgresTestServer.unavailable)))
     func readiness() async throws {
         let database = try PostgresTestServer.dedicated()
         var server = try await SyncTestServer(.sqlite)
@@ -84,7 +87,8 @@ struct ObservabilityTests {
             #expect(ready.status == .serviceUnavailable)
             #expect(ready.headers[.retryAfter] != nil)
             #expect(try await client.request(.get, "/health", token: nil).status == .ok, "the process still serves")
-            let push = try await client.push("moods", PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: token)
+            let push = try await client.push(
+                "moods", PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: token)
             #expect(push.status == .serviceUnavailable)
             #expect(push.error?.error == .unavailable)
             #expect(push.headers[.retryAfter] != nil)

@@ -30,13 +30,19 @@ struct OpenAPITests {
         let mutation = Mutation.upsert(1, entity: "Mood", id: UUID(), baseVersion: 2, fields: ["text": .string("x")])
         let push = PushRequest(clientID: UUID(), mutations: [mutation])
         let page = ChangesPage(
-            changes: [FeedChange(position: 1, transaction: 1, record: SyncedRecord(
-                entity: "Mood", id: mutation.id, version: 1, deleted: false, fields: [:]))],
+            changes: [
+                FeedChange(
+                    position: 1, transaction: 1,
+                    record: SyncedRecord(
+                        entity: "Mood", id: mutation.id, version: 1, deleted: false, fields: [:]))
+            ],
             cursor: FeedCursor(position: 1, zoneTag: 1), hasMore: false)
         let error = SyncErrorBody(
             error: .conflict, message: "m", conflicts: [.init(number: 1, server: page.changes[0].record)], lastAppliedNumber: 1)
-        for value in [try keys(of: push), try keys(of: mutation), try keys(of: page), try keys(of: page.changes[0]),
-                      try keys(of: page.changes[0].record), try keys(of: error)] {
+        for value in [
+            try keys(of: push), try keys(of: mutation), try keys(of: page), try keys(of: page.changes[0]),
+            try keys(of: page.changes[0].record), try keys(of: error)
+        ] {
             for key in value {
                 #expect(description.contains("\n        \(key):"), "\(key) is not a described property")
             }

@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import SyncServer
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A throwaway PostgreSQL server for the tests: started once per test process from Debian's
 /// `postgresql` package (`initdb` in a temporary directory, a free port), stopped when the
@@ -57,8 +58,11 @@ enum PostgresTestServer {
         /// Gives the `postgres` user `password` and makes connections over TCP prove it.
         func requirePassword(_ password: String) throws {
             try PostgresTestServer.run(
-                "psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-q", "-c",
-                         "ALTER USER postgres PASSWORD '\(password)'"])
+                "psql",
+                [
+                    "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-q", "-c",
+                    "ALTER USER postgres PASSWORD '\(password)'"
+                ])
             try "local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\n"
                 .write(toFile: "\(directory)/pg_hba.conf", atomically: true, encoding: .utf8)
             try PostgresTestServer.run("pg_ctl", ["-D", directory, "-w", "reload"], asPostgres: true)
@@ -67,8 +71,11 @@ enum PostgresTestServer {
         /// Starts it again on the same port and data.
         func start() throws {
             try PostgresTestServer.run(
-                "pg_ctl", ["-D", directory, "-w", "-l", "\(directory).restart.log", "-o",
-                           "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off", "start"],
+                "pg_ctl",
+                [
+                    "-D", directory, "-w", "-l", "\(directory).restart.log", "-o",
+                    "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off", "start"
+                ],
                 asPostgres: true)
         }
     }

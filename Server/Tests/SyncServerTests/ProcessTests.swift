@@ -6,7 +6,9 @@ import Testing
 /// The server as a user runs it: the `objectgraph-sync-server` executable, in processes of its own.
 @Suite("Server processes: the command line, shutdown, kill -9, several instances")
 struct ProcessTests {
-    @Test("`user add` and `token create` print tokens that work; SIGTERM stops the server cleanly, ending live streams", arguments: Backend.available)
+    @Test(
+        "`user add` and `token create` print tokens that work; SIGTERM stops the server cleanly, ending live streams",
+        arguments: Backend.available)
     func commandLineAndShutdown(_ backend: Backend) async throws {
         let database = try await backend.newDatabaseArgument()
         let token = try await Self.addUser("alice", database)
@@ -18,8 +20,10 @@ struct ProcessTests {
 
         let server = try await ServerProcess(database: database)
         let client = HTTPSyncClient(port: server.port)
-        let pushed = try await client.pushApplied("moods", PushRequest(
-            clientID: UUID(), mutations: [.upsert(1, entity: "Mood", id: UUID(), fields: [:])]), token: token)
+        let pushed = try await client.pushApplied(
+            "moods",
+            PushRequest(
+                clientID: UUID(), mutations: [.upsert(1, entity: "Mood", id: UUID(), fields: [:])]), token: token)
         #expect(try await client.allChanges("moods", token: second).count == 1, "both tokens are Alice's")
 
         let live = try await LiveListener(port: server.port, zone: "moods", since: pushed.cursor, token: token)
@@ -28,7 +32,9 @@ struct ProcessTests {
         #expect(!server.log.contains("Error"), "\(server.log)")
     }
 
-    @Test("kill -9 during a stream of pushes, then a restart: every acknowledged mutation is there exactly once, none half-applied", arguments: Backend.available)
+    @Test(
+        "kill -9 during a stream of pushes, then a restart: every acknowledged mutation is there exactly once, none half-applied",
+        arguments: Backend.available)
     func killDuringPushes(_ backend: Backend) async throws {
         let database = try await backend.newDatabaseArgument()
         let token = try await Self.addUser("alice", database)
@@ -39,11 +45,15 @@ struct ProcessTests {
 
         let pusher = Task {
             for batch in 0..<batches {
-                let request = PushRequest(clientID: device, mutations: (0..<size).map { index in
-                    .upsert(Int64(batch * size + index + 1), entity: "Mood", id: UUID(), fields: [
-                        "batch": .integer(Int64(batch)), "index": .integer(Int64(index)),
-                    ])
-                })
+                let request = PushRequest(
+                    clientID: device,
+                    mutations: (0..<size).map { index in
+                        .upsert(
+                            Int64(batch * size + index + 1), entity: "Mood", id: UUID(),
+                            fields: [
+                                "batch": .integer(Int64(batch)), "index": .integer(Int64(index))
+                            ])
+                    })
                 // Until the server acknowledges the batch, send the same one again: a batch the
                 // server applied before it died is answered as a replay.
                 while true {
@@ -127,8 +137,10 @@ struct ProcessTests {
         }
         // Instance 0's live client heard of the pushes the other instances took.
         #expect(try await live.arrival(reaching: Int64(total), within: .seconds(60)) != nil)
-        try await HTTPSyncClient(port: ports[1]).pushApplied("moods", PushRequest(
-            clientID: UUID(), mutations: [.upsert(1, entity: "Mood", id: UUID(), fields: [:])]), token: token)
+        try await HTTPSyncClient(port: ports[1]).pushApplied(
+            "moods",
+            PushRequest(
+                clientID: UUID(), mutations: [.upsert(1, entity: "Mood", id: UUID(), fields: [:])]), token: token)
         #expect(try await live.arrival(reaching: Int64(total + 1), within: .seconds(60)) != nil)
         for server in servers { _ = try await server.terminate() }
     }
@@ -136,8 +148,9 @@ struct ProcessTests {
     // MARK: Helpers
 
     /// Adds a user with the command line, as an administrator does, and returns the token it printed.
-    @Test("A PostgreSQL password comes from the environment or a file, never the command line, and a wrong one is a clear error",
-          .enabled(if: PostgresTestServer.binaries != nil, Comment(rawValue: PostgresTestServer.unavailable)))
+    @Test(
+        "A PostgreSQL password comes from the environment or a file, never the command line, and a wrong one is a clear error",
+        .enabled(if: PostgresTestServer.binaries != nil, Comment(rawValue: PostgresTestServer.unavailable)))
     func databasePassword() async throws {
         let database = try PostgresTestServer.dedicated()
         defer { try? database.stop() }
@@ -148,7 +161,8 @@ struct ProcessTests {
         try "\(password)\n".write(toFile: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: file) }
 
-        let token = try ProcessTests.token(try await ServerProcess.run(["user", "add", "alice", "--database", url, "--database-password-file", file]))
+        let token = try ProcessTests.token(
+            try await ServerProcess.run(["user", "add", "alice", "--database", url, "--database-password-file", file]))
         let server = try await ServerProcess(database: url, environment: ["OBJECTGRAPH_SYNC_DATABASE_PASSWORD": password])
         #expect(try await HTTPSyncClient(port: server.port).allChanges("moods", token: token).isEmpty)
         #expect(!server.commandLine.contains(password), "the password is not in the process list")

@@ -15,16 +15,20 @@ struct PushAndFeedTests {
         let token = try await server.addUser("alice")
         let happy = UUID(), sad = UUID()
         try await server.run { client in
-            let first = try await client.pushApplied("moods", PushRequest(
-                device,
-                .upsert(1, entity: "Mood", id: happy, fields: ["text": .string("Happy"), "rating": .integer(4)]),
-                .upsert(2, entity: "Mood", id: sad, fields: ["text": .string("Sad"), "rating": .integer(1)])),
+            let first = try await client.pushApplied(
+                "moods",
+                PushRequest(
+                    device,
+                    .upsert(1, entity: "Mood", id: happy, fields: ["text": .string("Happy"), "rating": .integer(4)]),
+                    .upsert(2, entity: "Mood", id: sad, fields: ["text": .string("Sad"), "rating": .integer(1)])),
                 token: token)
             #expect(first.applied.map(\.version) == [1, 1])
             #expect(first.cursor.position == 2)
 
-            let second = try await client.pushApplied("moods", PushRequest(
-                device, .upsert(3, entity: "Mood", id: happy, baseVersion: 1, fields: ["rating": .integer(5)])),
+            let second = try await client.pushApplied(
+                "moods",
+                PushRequest(
+                    device, .upsert(3, entity: "Mood", id: happy, baseVersion: 1, fields: ["rating": .integer(5)])),
                 token: token)
             #expect(second.applied.map(\.version) == [2])
 
@@ -48,14 +52,20 @@ struct PushAndFeedTests {
         let token = try await server.addUser("alice")
         let mood = UUID()
         try await server.run { client in
-            try await client.pushApplied("moods", PushRequest(
-                device, .upsert(1, entity: "Mood", id: mood, fields: ["text": .string("Calm"), "rating": .integer(3)])),
+            try await client.pushApplied(
+                "moods",
+                PushRequest(
+                    device, .upsert(1, entity: "Mood", id: mood, fields: ["text": .string("Calm"), "rating": .integer(3)])),
                 token: token)
-            try await client.pushApplied("moods", PushRequest(
-                device, .upsert(2, entity: "Mood", id: mood, baseVersion: 1, fields: ["text": .string("Calmer")])),
+            try await client.pushApplied(
+                "moods",
+                PushRequest(
+                    device, .upsert(2, entity: "Mood", id: mood, baseVersion: 1, fields: ["text": .string("Calmer")])),
                 token: token)
-            let other = try await client.pushApplied("moods", PushRequest(
-                otherDevice, .upsert(1, entity: "Mood", id: mood, baseVersion: 1, fields: ["rating": .integer(4)])),
+            let other = try await client.pushApplied(
+                "moods",
+                PushRequest(
+                    otherDevice, .upsert(1, entity: "Mood", id: mood, baseVersion: 1, fields: ["rating": .integer(4)])),
                 token: token)
             #expect(other.applied.map(\.version) == [3])
             let last = try #require(try await client.allChanges("moods", token: token).changes.last)
@@ -63,7 +73,9 @@ struct PushAndFeedTests {
         }
     }
 
-    @Test("Field values of every JSON kind come back exactly, after a create and after a merge of another field", arguments: Backend.available)
+    @Test(
+        "Field values of every JSON kind come back exactly, after a create and after a merge of another field", arguments: Backend.available
+    )
     func fieldValuesRoundTrip(_ backend: Backend) async throws {
         let server = try await SyncTestServer(backend)
         let token = try await server.addUser("alice")
@@ -77,12 +89,15 @@ struct PushAndFeedTests {
             "tenth": .double(0.1), "tiny": .double(-2.5e-300), "huge": .double(1.7976931348623157e308),
             "null": .null, "yes": .bool(true), "no": .bool(false),
             "nested": .object(["list": .array([.integer(1), .string("two"), .null, .object([:]), .array([])])]),
-            "ключ 🔑": .string("a key that is not ASCII"),
+            "ключ 🔑": .string("a key that is not ASCII")
         ]
         try await server.run { client in
-            try await client.pushApplied("kinds", PushRequest(device, .upsert(1, entity: "Kinds", id: record, fields: fields)), token: token)
-            try await client.pushApplied("kinds", PushRequest(
-                device, .upsert(2, entity: "Kinds", id: record, baseVersion: 1, fields: ["zero": .integer(1)])),
+            try await client.pushApplied(
+                "kinds", PushRequest(device, .upsert(1, entity: "Kinds", id: record, fields: fields)), token: token)
+            try await client.pushApplied(
+                "kinds",
+                PushRequest(
+                    device, .upsert(2, entity: "Kinds", id: record, baseVersion: 1, fields: ["zero": .integer(1)])),
                 token: token)
             let changes = try await client.allChanges("kinds", token: token).changes
             var merged = fields
@@ -100,21 +115,28 @@ struct PushAndFeedTests {
         }
     }
 
-    @Test("A stale change to a field is refused with the server's record, and nothing of its batch is applied", arguments: Backend.available)
+    @Test(
+        "A stale change to a field is refused with the server's record, and nothing of its batch is applied", arguments: Backend.available)
     func conflictRefusesTheBatch(_ backend: Backend) async throws {
         let server = try await SyncTestServer(backend)
         let token = try await server.addUser("alice")
         let mood = UUID(), fresh = UUID()
         try await server.run { client in
-            try await client.pushApplied("moods", PushRequest(
-                device, .upsert(1, entity: "Mood", id: mood, fields: ["text": .string("Calm")])), token: token)
-            try await client.pushApplied("moods", PushRequest(
-                device, .upsert(2, entity: "Mood", id: mood, baseVersion: 1, fields: ["text": .string("Calmer")])),
+            try await client.pushApplied(
+                "moods",
+                PushRequest(
+                    device, .upsert(1, entity: "Mood", id: mood, fields: ["text": .string("Calm")])), token: token)
+            try await client.pushApplied(
+                "moods",
+                PushRequest(
+                    device, .upsert(2, entity: "Mood", id: mood, baseVersion: 1, fields: ["text": .string("Calmer")])),
                 token: token)
-            let response = try await client.push("moods", PushRequest(
-                otherDevice,
-                .upsert(1, entity: "Mood", id: fresh, fields: ["text": .string("New")]),
-                .upsert(2, entity: "Mood", id: mood, baseVersion: 1, fields: ["text": .string("Stormy")])),
+            let response = try await client.push(
+                "moods",
+                PushRequest(
+                    otherDevice,
+                    .upsert(1, entity: "Mood", id: fresh, fields: ["text": .string("New")]),
+                    .upsert(2, entity: "Mood", id: mood, baseVersion: 1, fields: ["text": .string("Stormy")])),
                 token: token)
             #expect(response.status == .conflict)
             let body = try #require(response.error)
@@ -130,14 +152,18 @@ struct PushAndFeedTests {
             #expect(!changes.contains { $0.record.id == fresh })
 
             // Creating a record that exists is a conflict too: the client learns of the server's copy.
-            let create = try await client.push("moods", PushRequest(
-                otherDevice, .upsert(1, entity: "Mood", id: mood, fields: ["text": .string("Duplicate")])), token: token)
+            let create = try await client.push(
+                "moods",
+                PushRequest(
+                    otherDevice, .upsert(1, entity: "Mood", id: mood, fields: ["text": .string("Duplicate")])), token: token)
             #expect(create.status == .conflict)
             #expect(create.error?.conflicts?.first?.server.version == 2)
 
             // Merged onto the server's version, the retry goes through.
-            let retry = try await client.pushApplied("moods", PushRequest(
-                otherDevice, .upsert(1, entity: "Mood", id: mood, baseVersion: 2, fields: ["text": .string("Stormy")])),
+            let retry = try await client.pushApplied(
+                "moods",
+                PushRequest(
+                    otherDevice, .upsert(1, entity: "Mood", id: mood, baseVersion: 2, fields: ["text": .string("Stormy")])),
                 token: token)
             #expect(retry.applied.map(\.version) == [3])
         }
@@ -162,8 +188,10 @@ struct PushAndFeedTests {
             #expect(replay.headers[HTTPField.Name("ObjectGraph-Replayed")!] == "true")
             #expect(try await client.allChanges("moods", token: token).changes.count == 2)
 
-            let reuse = try await client.push("moods", PushRequest(
-                device, .upsert(8, entity: "Mood", id: mood, baseVersion: 2, fields: ["text": .string("Other")])),
+            let reuse = try await client.push(
+                "moods",
+                PushRequest(
+                    device, .upsert(8, entity: "Mood", id: mood, baseVersion: 2, fields: ["text": .string("Other")])),
                 token: token)
             #expect(reuse.status == .conflict)
             #expect(reuse.error?.error == .mutationNumberUsed)
@@ -181,9 +209,11 @@ struct PushAndFeedTests {
                 // A client that timed out sends its batch again, several times, while the first
                 // send waits for the zone or is being applied.
                 let base = Int64(round * 100)
-                let batch = PushRequest(clientID: device, mutations: (0..<50).map { index in
-                    .upsert(base + Int64(index), entity: "Mood", id: UUID(), fields: ["text": .string("Mood \(index)")])
-                })
+                let batch = PushRequest(
+                    clientID: device,
+                    mutations: (0..<50).map { index in
+                        .upsert(base + Int64(index), entity: "Mood", id: UUID(), fields: ["text": .string("Mood \(index)")])
+                    })
                 // Over connections of their own, so that the sends really overlap.
                 let http = HTTPSyncClient(port: client.port)
                 let answers = try await withThrowingTaskGroup(of: HTTPSyncClient.Answer.self) { group in
@@ -205,30 +235,40 @@ struct PushAndFeedTests {
         let token = try await server.addUser("alice")
         let mood = UUID()
         try await server.run { client in
-            try await client.pushApplied("moods", PushRequest(
-                device, .upsert(1, entity: "Mood", id: mood, fields: ["text": .string("Happy")])), token: token)
-            let stale = try await client.push("moods", PushRequest(
-                otherDevice, .upsert(1, entity: "Mood", id: mood, baseVersion: 1, fields: ["text": .string("x")]),
-                .delete(2, entity: "Mood", id: mood, baseVersion: nil)), token: token)
+            try await client.pushApplied(
+                "moods",
+                PushRequest(
+                    device, .upsert(1, entity: "Mood", id: mood, fields: ["text": .string("Happy")])), token: token)
+            let stale = try await client.push(
+                "moods",
+                PushRequest(
+                    otherDevice, .upsert(1, entity: "Mood", id: mood, baseVersion: 1, fields: ["text": .string("x")]),
+                    .delete(2, entity: "Mood", id: mood, baseVersion: nil)), token: token)
             #expect(stale.status == .conflict, "a delete without a base version is a conflict")
 
-            let deleted = try await client.pushApplied("moods", PushRequest(
-                device, .delete(2, entity: "Mood", id: mood, baseVersion: 1)), token: token)
+            let deleted = try await client.pushApplied(
+                "moods",
+                PushRequest(
+                    device, .delete(2, entity: "Mood", id: mood, baseVersion: 1)), token: token)
             #expect(deleted.applied.map(\.version) == [2])
             let last = try #require(try await client.allChanges("moods", token: token).changes.last)
             #expect(last.record.deleted)
             #expect(last.record.fields.isEmpty)
             #expect(last.record.entity == "Mood")
 
-            let update = try await client.push("moods", PushRequest(
-                otherDevice, .upsert(3, entity: "Mood", id: mood, baseVersion: 1, fields: ["text": .string("Late")])),
+            let update = try await client.push(
+                "moods",
+                PushRequest(
+                    otherDevice, .upsert(3, entity: "Mood", id: mood, baseVersion: 1, fields: ["text": .string("Late")])),
                 token: token)
             #expect(update.status == .conflict)
             #expect(update.error?.conflicts?.first?.server.deleted == true)
 
             // Deleting again is not a change: no second tombstone.
-            try await client.pushApplied("moods", PushRequest(
-                otherDevice, .delete(4, entity: "Mood", id: mood, baseVersion: 1)), token: token)
+            try await client.pushApplied(
+                "moods",
+                PushRequest(
+                    otherDevice, .delete(4, entity: "Mood", id: mood, baseVersion: 1)), token: token)
             #expect(try await client.allChanges("moods", token: token).changes.count == 2)
         }
     }

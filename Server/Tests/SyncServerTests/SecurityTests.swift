@@ -16,14 +16,17 @@ struct SecurityTests {
             try await client.pushApplied(
                 "moods", PushRequest(device, .upsert(1, entity: "Mood", id: UUID(), fields: ["text": .string("Fine")])),
                 token: token)
-            let push = #"{"clientID":"\#(UUID().uuidString)","mutations":[{"number":2,"operation":"upsert","entity":"Mood","id":"\#(UUID().uuidString)","fields":{}}]}"#
+            let push =
+                #"{"clientID":"\#(UUID().uuidString)","mutations":[{"number":2,"operation":"upsert","entity":"Mood","id":"\#(UUID().uuidString)","fields":{}}]}"#
             let routes: [(HTTPRequest.Method, String, String?)] = [
                 (.post, "/v1/zones/moods/push", push),
                 (.get, "/v1/zones/moods/changes", nil),
-                (.get, "/v1/zones/moods/live", nil),
+                (.get, "/v1/zones/moods/live", nil)
             ]
             // No token, an empty one, a made-up one, Alice's with its last letter changed, or longer.
-            let badTokens: [String?] = [nil, "", "ogs_notAToken", String(token.dropLast()) + (token.hasSuffix("B") ? "C" : "B"), token + "x"]
+            let badTokens: [String?] = [
+                nil, "", "ogs_notAToken", String(token.dropLast()) + (token.hasSuffix("B") ? "C" : "B"), token + "x"
+            ]
             for (method, uri, body) in routes {
                 for bad in badTokens {
                     let response = try await client.request(method, uri, token: bad, body: body)
@@ -40,7 +43,9 @@ struct SecurityTests {
         }
     }
 
-    @Test("A user reaches only their own zones: another user's records can be neither read, changed nor deleted", arguments: Backend.available)
+    @Test(
+        "A user reaches only their own zones: another user's records can be neither read, changed nor deleted", arguments: Backend.available
+    )
     func usersAreIsolated(_ backend: Backend) async throws {
         let server = try await SyncTestServer(backend)
         let alice = try await server.addUser("alice")
@@ -61,7 +66,7 @@ struct SecurityTests {
             for mutation in [
                 Mutation.upsert(1, entity: "Mood", id: secret, baseVersion: 1, fields: ["text": .string("Stolen")]),
                 .delete(1, entity: "Mood", id: secret, baseVersion: 1),
-                .delete(1, entity: "Mood", id: secret, baseVersion: nil),
+                .delete(1, entity: "Mood", id: secret, baseVersion: nil)
             ] {
                 let response = try await client.push("moods", PushRequest(bobsDevice, mutation), token: bob)
                 #expect(response.status == .notFound)
@@ -77,12 +82,15 @@ struct SecurityTests {
             let after = try await client.allChanges("moods", token: alice)
             #expect(after.changes == before.changes, "Alice's zone is as she left it")
             #expect(after.cursor == before.cursor)
-            #expect(try await client.allChanges("moods", token: bob).changes.map(\.record.fields)
-                == [["text": .string("Mine")]])
+            #expect(
+                try await client.allChanges("moods", token: bob).changes.map(\.record.fields)
+                    == [["text": .string("Mine")]])
         }
     }
 
-    @Test("Malformed JSON, wrong types, unknown keys and invalid values get 400 naming what is wrong; nothing is stored", arguments: Backend.available)
+    @Test(
+        "Malformed JSON, wrong types, unknown keys and invalid values get 400 naming what is wrong; nothing is stored",
+        arguments: Backend.available)
     func badRequestsAreRefused(_ backend: Backend) async throws {
         let server = try await SyncTestServer(backend)
         let token = try await server.addUser("alice")
@@ -106,22 +114,57 @@ struct SecurityTests {
                 (mutation(#"{"number":"two","operation":"upsert","entity":"Mood","id":"\#(other)","fields":{}}"#), "mutations[0].number"),
                 (mutation(#"{"number":2,"operation":"rename","entity":"Mood","id":"\#(other)","fields":{}}"#), "operation"),
                 (mutation(#"{"number":2,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{},"color":"red"}"#), "color"),
-                (mutation(#"{"number":2,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{"text":1e999}}"#), "not a valid request"),
+                (
+                    mutation(#"{"number":2,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{"text":1e999}}"#),
+                    "not a valid request"
+                ),
                 (#"{"clientID":"\#(device.uuidString)","mutations":[]}"#, "at least one mutation"),
                 (mutation(#"{"number":0,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{}}"#), "start at 1"),
-                (mutation(#"{"number":3,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{}},{"number":3,"operation":"upsert","entity":"Mood","id":"\#(UUID().uuidString)","fields":{}}"#), "increase"),
+                (
+                    mutation(
+                        #"{"number":3,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{}},{"number":3,"operation":"upsert","entity":"Mood","id":"\#(UUID().uuidString)","fields":{}}"#
+                    ), "increase"
+                ),
                 (mutation(#"{"number":2,"operation":"upsert","entity":"","id":"\#(other)","fields":{}}"#), "entity name"),
                 (mutation(#"{"number":2,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{"":1}}"#), "field name"),
-                (mutation(#"{"number":2,"operation":"upsert","entity":"Mood","id":"\#(mood.uuidString)","baseVersion":0,"fields":{}}"#), "baseVersion 0"),
-                (mutation(#"{"number":2,"operation":"delete","entity":"Mood","id":"\#(mood.uuidString)","baseVersion":1,"fields":{"a":1}}"#), "carries no fields"),
-                (mutation(#"{"number":2,"operation":"upsert","entity":"Tag","id":"\#(mood.uuidString)","baseVersion":1,"fields":{}}"#), "is a Mood"),
+                (
+                    mutation(#"{"number":2,"operation":"upsert","entity":"Mood","id":"\#(mood.uuidString)","baseVersion":0,"fields":{}}"#),
+                    "baseVersion 0"
+                ),
+                (
+                    mutation(
+                        #"{"number":2,"operation":"delete","entity":"Mood","id":"\#(mood.uuidString)","baseVersion":1,"fields":{"a":1}}"#),
+                    "carries no fields"
+                ),
+                (
+                    mutation(#"{"number":2,"operation":"upsert","entity":"Tag","id":"\#(mood.uuidString)","baseVersion":1,"fields":{}}"#),
+                    "is a Mood"
+                ),
                 // Values the server would have stored as another value: refused, never changed.
-                (mutation(#"{"number":2,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{"count":18446744073709551616}}"#), "beyond the 64-bit integer range"),
-                (mutation(#"{"number":2,"operation":"upsert","entity":"Mood","id":"\#(mood.uuidString)","baseVersion":9223372036854775808,"fields":{}}"#), "beyond the 64-bit integer range"),
-                (mutation(#"{"number":2,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{"text":"a","text":"b"}}"#), "appears twice"),
-                (mutation(#"{"number":2,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{"deep":\#(String(repeating: "[", count: 200) + String(repeating: "]", count: 200))}}"#), "nest deeper"),
-                (mutation(#"{"number":2,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{"text":"tab\#t"}}"#), "control character"),
-                (mutation(#"{"number":+2,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{}}"#), "not a valid request"),
+                (
+                    mutation(
+                        #"{"number":2,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{"count":18446744073709551616}}"#),
+                    "beyond the 64-bit integer range"
+                ),
+                (
+                    mutation(
+                        #"{"number":2,"operation":"upsert","entity":"Mood","id":"\#(mood.uuidString)","baseVersion":9223372036854775808,"fields":{}}"#
+                    ), "beyond the 64-bit integer range"
+                ),
+                (
+                    mutation(#"{"number":2,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{"text":"a","text":"b"}}"#),
+                    "appears twice"
+                ),
+                (
+                    mutation(
+                        #"{"number":2,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{"deep":\#(String(repeating: "[", count: 200) + String(repeating: "]", count: 200))}}"#
+                    ), "nest deeper"
+                ),
+                (
+                    mutation(#"{"number":2,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{"text":"tab\#t"}}"#),
+                    "control character"
+                ),
+                (mutation(#"{"number":+2,"operation":"upsert","entity":"Mood","id":"\#(other)","fields":{}}"#), "not a valid request")
             ]
             for (body, fragment) in bodies {
                 let response = try await client.request(.post, "/v1/zones/moods/push", token: token, body: body)
@@ -141,7 +184,7 @@ struct SecurityTests {
                 "/v1/zones/moods/live?since=x",
                 "/v1/zones/./changes",
                 "/v1/zones/../changes",
-                "/v1/zones/%2E%2E/changes",
+                "/v1/zones/%2E%2E/changes"
             ]
             for uri in uris {
                 let response = try await client.request(.get, uri, token: token)
@@ -161,7 +204,9 @@ struct SecurityTests {
         }
     }
 
-    @Test("A cursor given out for another zone is refused on changes and live (410: read the zone again), one without its zone's tag is not a cursor (400); 0 reads any zone from its start", arguments: Backend.available)
+    @Test(
+        "A cursor given out for another zone is refused on changes and live (410: read the zone again), one without its zone's tag is not a cursor (400); 0 reads any zone from its start",
+        arguments: Backend.available)
     func cursorsOfOtherZones(_ backend: Backend) async throws {
         let server = try await SyncTestServer(backend)
         let token = try await server.addUser("alice")
@@ -175,8 +220,10 @@ struct SecurityTests {
             let moods = try await client.allChanges("moods", token: token).cursor
             let notes = try await client.allChanges("notes", token: token).cursor
             #expect(moods.position == notes.position && moods != notes, "the same position, told apart by the zone")
-            for uri in ["/v1/zones/notes/changes?since=\(moods)", "/v1/zones/notes/live?since=\(moods)",
-                        "/v1/zones/moods/changes?since=\(notes)", "/v1/zones/moods/live?since=\(notes)"] {
+            for uri in [
+                "/v1/zones/notes/changes?since=\(moods)", "/v1/zones/notes/live?since=\(moods)",
+                "/v1/zones/moods/changes?since=\(notes)", "/v1/zones/moods/live?since=\(notes)"
+            ] {
                 let response = try await client.request(.get, uri, token: token)
                 #expect(response.status == .gone, "\(uri)")
                 #expect(response.error?.error == .mustRefetch)
@@ -200,7 +247,7 @@ struct SecurityTests {
                 ("/health", "GET, HEAD", [.post, .put, .delete, .patch]),
                 ("/v1/zones/moods/push", "POST", [.get, .head, .put, .delete, .patch]),
                 ("/v1/zones/moods/changes", "GET, HEAD", [.post, .put, .delete, .patch]),
-                ("/v1/zones/moods/live", "GET, HEAD", [.post, .put, .delete]),
+                ("/v1/zones/moods/live", "GET, HEAD", [.post, .put, .delete])
             ]
             for (uri, allowed, methods) in routes {
                 for method in methods {
@@ -217,7 +264,9 @@ struct SecurityTests {
         }
     }
 
-    @Test("Entity and field names holding control characters (U+0000 among them) are refused with 400 on both databases; nothing is stored under another name", arguments: Backend.available)
+    @Test(
+        "Entity and field names holding control characters (U+0000 among them) are refused with 400 on both databases; nothing is stored under another name",
+        arguments: Backend.available)
     func controlCharactersInNames(_ backend: Backend) async throws {
         let server = try await SyncTestServer(backend)
         let token = try await server.addUser("alice")
@@ -232,7 +281,7 @@ struct SecurityTests {
                     Mutation.upsert(2, entity: name, id: UUID(), fields: ["text": .string("x")]),
                     .upsert(2, entity: "Mood", id: UUID(), fields: [name: .string("x")]),
                     .upsert(2, entity: "Mood", id: mood, baseVersion: 1, fields: [name: .string("x")]),
-                    .delete(2, entity: name, id: mood, baseVersion: 1),
+                    .delete(2, entity: name, id: mood, baseVersion: 1)
                 ] {
                     let response = try await client.push("moods", PushRequest(device, mutation), token: token)
                     #expect(response.status == .badRequest, "\(name.debugDescription)")
@@ -260,13 +309,17 @@ struct SecurityTests {
                 token: token)
             let before = try await client.allChanges("moods", token: token)
 
-            let huge = PushRequest(device, .upsert(2, entity: "Mood", id: UUID(), fields: ["text": .string(String(repeating: "x", count: 100_000))]))
-            let tooMany = PushRequest(clientID: device, mutations: (2...12).map {
-                .upsert(Int64($0), entity: "Mood", id: UUID(), fields: [:])
-            })
+            let huge = PushRequest(
+                device, .upsert(2, entity: "Mood", id: UUID(), fields: ["text": .string(String(repeating: "x", count: 100_000))]))
+            let tooMany = PushRequest(
+                clientID: device,
+                mutations: (2...12).map {
+                    .upsert(Int64($0), entity: "Mood", id: UUID(), fields: [:])
+                })
             // Each field fits; the record they make together does not.
             let half = String(repeating: "y", count: 600)
-            let bigRecord = PushRequest(device, .upsert(2, entity: "Mood", id: mood, baseVersion: 1, fields: ["note": .string(half), "more": .string(half)]))
+            let bigRecord = PushRequest(
+                device, .upsert(2, entity: "Mood", id: mood, baseVersion: 1, fields: ["note": .string(half), "more": .string(half)]))
             for (request, fragment) in [(huge, "\(64 << 10) bytes"), (tooMany, "at most 10 mutations"), (bigRecord, "the limit is 1024")] {
                 let response = try await client.push("moods", request, token: token)
                 #expect(response.status == .contentTooLarge)
@@ -286,7 +339,9 @@ struct SecurityTests {
 
 @Suite("Rates: no user, and no address without a valid token, can take the server for itself")
 struct RateLimitTests {
-    @Test("A user over the request rate gets 429 with Retry-After and nothing is done; another user is not slowed", arguments: Backend.available)
+    @Test(
+        "A user over the request rate gets 429 with Retry-After and nothing is done; another user is not slowed",
+        arguments: Backend.available)
     func userRate(_ backend: Backend) async throws {
         var server = try await SyncTestServer(backend)
         server.configuration.rates = RateLimits(userRequests: .init(perSecond: 0.001, burst: 3))
@@ -313,20 +368,24 @@ struct RateLimitTests {
         let bob = try await server.addUser("bob")
         try await server.run { client in
             // Two pushes of Alice's whose bodies have not all arrived: they hold her two places.
-            let body = String(decoding: try JSONEncoder().encode(
-                PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: ["text": .string("Slow")]))), as: UTF8.self)
+            let body = String(
+                decoding: try JSONEncoder().encode(
+                    PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: ["text": .string("Slow")]))), as: UTF8.self)
             var slow: [RawConnection] = []
             for _ in 0..<2 {
                 let connection = try await RawConnection(port: client.port)
-                try await connection.send("POST /v1/zones/moods/push HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(alice)\r\n"
-                                          + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n{")
+                try await connection.send(
+                    "POST /v1/zones/moods/push HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(alice)\r\n"
+                        + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n{")
                 slow.append(connection)
             }
             // The route counts a push in once it starts: wait until both are in (a third is refused).
-            var third = try await client.push("moods", PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: alice)
+            var third = try await client.push(
+                "moods", PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: alice)
             while third.status == .ok {
                 // A place was still free: that push went through; try again until both slow ones hold theirs.
-                third = try await client.push("moods", PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: alice)
+                third = try await client.push(
+                    "moods", PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: alice)
             }
             #expect(third.status == .tooManyRequests)
             #expect(third.headers[.retryAfter] == "1")
@@ -372,19 +431,21 @@ struct RateLimitTests {
         }
     }
 
-    @Test("Four-megabyte bodies of every shape, pushed in parallel, are each refused or applied, and another user's small push goes through meanwhile",
-          .timeLimit(.minutes(2)))
+    @Test(
+        "Four-megabyte bodies of every shape, pushed in parallel, are each refused or applied, and another user's small push goes through meanwhile",
+        .timeLimit(.minutes(2)))
     func pathologicalBodies() async throws {
         let server = try await SyncTestServer(.sqlite)
         let alice = try await server.addUser("alice")
         let bob = try await server.addUser("bob")
         let size = (4 << 20) - 4096  // under the body limit: each is read whole
-        let head = #"{"clientID":"\#(UUID().uuidString)","mutations":[{"number":1,"operation":"upsert","entity":"Mood","id":"\#(UUID().uuidString)","fields":{"a":"#
+        let head =
+            #"{"clientID":"\#(UUID().uuidString)","mutations":[{"number":1,"operation":"upsert","entity":"Mood","id":"\#(UUID().uuidString)","fields":{"a":"#
         let values = [
             "[" + String(repeating: "[],", count: size / 3 - 30) + "[]]",
             "[" + String(repeating: "{},", count: size / 3 - 30) + "{}]",
             "[" + String(repeating: "1,", count: size / 2 - 40) + "1]",
-            String(repeating: "[", count: size / 2 - 40) + String(repeating: "]", count: size / 2 - 40),
+            String(repeating: "[", count: size / 2 - 40) + String(repeating: "]", count: size / 2 - 40)
         ]
         try await server.run { client in
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -396,7 +457,8 @@ struct RateLimitTests {
                 }
                 group.addTask {
                     try await client.pushApplied(
-                        "moods", PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: ["text": .string("Small")])), token: bob)
+                        "moods", PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: ["text": .string("Small")])), token: bob
+                    )
                 }
                 try await group.waitForAll()
             }

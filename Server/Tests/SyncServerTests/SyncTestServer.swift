@@ -3,9 +3,9 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
-import ServiceLifecycle
 import NIOCore
 import ObjectGraphSyncProtocol
+import ServiceLifecycle
 import SyncServer
 import Testing
 

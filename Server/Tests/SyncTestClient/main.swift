@@ -49,13 +49,15 @@ final class DyingRemote: SyncRemote, @unchecked Sendable {
 let arguments = CommandLine.arguments
 let deathParts = arguments.count == 6 ? arguments[5].split(separator: ":") : []
 guard arguments.count == 6, let url = URL(string: arguments[1]), let count = Int(arguments[4]),
-      arguments[5] == "none" || (deathParts.count == 2 && Int(deathParts[1]) != nil) else {
+    arguments[5] == "none" || (deathParts.count == 2 && Int(deathParts[1]) != nil)
+else {
     FileHandle.standardError.write(Data("usage: URL TOKEN STORE COUNT none|push:K|page:K\n".utf8))
     exit(2)
 }
 let death = deathParts.count == 2 ? (route: String(deathParts[0]), answer: Int(deathParts[1]) ?? 0) : nil
-let container = try ObjectContainer(schema: Schema([Mood.self, Country.self, Continent.self] + SyncCoordinator.entities),
-                                    configuration: .file(arguments[3]))
+let container = try ObjectContainer(
+    schema: Schema([Mood.self, Country.self, Continent.self] + SyncCoordinator.entities),
+    configuration: .file(arguments[3]))
 let sync = try SyncCoordinator(
     container: container, remote: DyingRemote(remote: HTTPSyncRemote(url: url, token: arguments[2]), death: death),
     zone: "moods", syncing: [Mood.self, Country.self, Continent.self])

@@ -102,11 +102,12 @@ extension ObjectContainer {
                 throw Self.corruptHistory("tombstone of \(change.entity) \(change.key) in transaction \(transaction.sequence): \(error)")
             }
         }
-        let kind: HistoryChange.Kind = switch change.kind {
-        case .insert: .insert
-        case .update: .update
-        case .delete: .delete
-        }
+        let kind: HistoryChange.Kind =
+            switch change.kind {
+            case .insert: .insert
+            case .update: .update
+            case .delete: .delete
+            }
         return HistoryChange(
             kind: kind, objectID: objectID,
             globalID: globalID, changedKeys: Set(change.changedKeys?.split(separator: ",").map(String.init) ?? []),
@@ -129,9 +130,10 @@ extension Tombstone {
         self.objectID = objectID
         guard let json else {
             // The entity preserves nothing, or every preserved value was nil.
-            values = Dictionary(uniqueKeysWithValues: mapping.preservedAttributes.map {
-                (mapping.description.attributes[$0].name, StoredValue.null)
-            })
+            values = Dictionary(
+                uniqueKeysWithValues: mapping.preservedAttributes.map {
+                    (mapping.description.attributes[$0].name, StoredValue.null)
+                })
             return
         }
         let object = try JSONDecoder().decode([String: PreservedValue].self, from: Data(json.utf8))

@@ -78,7 +78,8 @@ public final class ObjectContainer: Sendable {
     ///   this store.
     public func objectID(forURIRepresentation string: String) throws -> ObjectID {
         guard let parts = ObjectID.parts(ofURIRepresentation: string), parts.store == store.identity.uuid,
-              let mapping = store.mapping(named: parts.entity) else {
+            let mapping = store.mapping(named: parts.entity)
+        else {
             throw ObjectGraphError.invalidObjectIDString(string)
         }
         return ObjectID(entity: mapping.declaration, key: parts.key, store: store.identity)
@@ -95,9 +96,11 @@ private final class ViewContextHolder: @unchecked Sendable {
         // Other contexts' saves, and this context's own changes, are processed on the main actor as
         // soon as it is free (as Core Data does at the end of an event), so that the user interface
         // learns of them without calling `processPendingChanges()`.
-        let context = ObjectContext(container: container, processSoon: { [weak self] in
-            Task { @MainActor in self?.storage?.processPendingChanges() }
-        })
+        let context = ObjectContext(
+            container: container,
+            processSoon: { [weak self] in
+                Task { @MainActor in self?.storage?.processPendingChanges() }
+            })
         context.name = "view"
         context.isObservable = true  // what SwiftUI views read
         storage = context

@@ -18,12 +18,12 @@ final class ExclusiveUse: @unchecked Sendable {
     /// A use in progress; ``end()`` closes it.
     struct Use {
         #if DEBUG
-        fileprivate let check: ExclusiveUse
+            fileprivate let check: ExclusiveUse
         #endif
 
         @inline(__always) func end() {
             #if DEBUG
-            check.leave()
+                check.leave()
             #endif
         }
     }
@@ -36,7 +36,8 @@ final class ExclusiveUse: @unchecked Sendable {
             let name = context.name.map { "context \"\($0)\"" } ?? "an unnamed context"
             // A trap, not an error: the other thread is already modifying the context's state, and
             // nothing either thread does from here can be trusted. Debug builds only.
-            fatalError("""
+            fatalError(
+                """
                 ObjectGraph: \(name) is used on thread \(Self.describe(thread)) while thread \
                 \(Self.describe(owner)) is using it. A context belongs to one isolation at a time: \
                 pass ObjectIDs to other threads, and use a context of their own there.
@@ -56,9 +57,9 @@ final class ExclusiveUse: @unchecked Sendable {
 
     private static func describe(_ thread: pthread_t) -> String {
         #if canImport(Darwin)
-        "\(pthread_mach_thread_np(thread))"
+            "\(pthread_mach_thread_np(thread))"
         #else
-        "\(thread)"
+            "\(thread)"
         #endif
     }
 }
@@ -67,10 +68,10 @@ extension ObjectContext {
     /// Marks the start of an operation on this context; call ``ExclusiveUse/Use/end()`` when it ends.
     @inline(__always) func beginUse() -> ExclusiveUse.Use {
         #if DEBUG
-        exclusiveUse.enter(self)
-        return ExclusiveUse.Use(check: exclusiveUse)
+            exclusiveUse.enter(self)
+            return ExclusiveUse.Use(check: exclusiveUse)
         #else
-        return ExclusiveUse.Use()
+            return ExclusiveUse.Use()
         #endif
     }
 }

@@ -24,8 +24,10 @@ extension ObjectContext {
     /// The marks of `destination`; nil when none of its objects can be marked or none is. When the
     /// store's marks cannot be read, the failure is recorded for `owner`'s `property` (the next save
     /// throws it) and nothing is hidden.
-    private func marks(of destination: EntityDeclaration, owner: ObjectState,
-                       property: @autoclosure () -> String) -> Marks? {
+    private func marks(
+        of destination: EntityDeclaration, owner: ObjectState,
+        property: @autoclosure () -> String
+    ) -> Marks? {
         guard let mapping = store.mapping(for: destination), let slot = mapping.markedForDeletionSlot else { return nil }
         let stored: MarkedKeySet
         do {
@@ -40,8 +42,10 @@ extension ObjectContext {
     }
 
     /// The members of a relationship that are not marked for deletion.
-    func unmarked(_ ids: [ObjectID], destination: EntityDeclaration, owner: ObjectState,
-                  property: @autoclosure () -> String) -> [ObjectID] {
+    func unmarked(
+        _ ids: [ObjectID], destination: EntityDeclaration, owner: ObjectState,
+        property: @autoclosure () -> String
+    ) -> [ObjectID] {
         guard !ids.isEmpty, let marks = marks(of: destination, owner: owner, property: property()) else { return ids }
         // Most relationships hide nothing: they are returned as they are, without a copy. Without
         // unsaved marks a member is tested against the stored ones alone, in a loop of a few

@@ -11,16 +11,19 @@ extension ObjectContext {
     ///   A deleted object counts as wholly changed: an object of this context may still point to it
     ///   (an insertion linked to an object another context deleted), and reads its values no longer.
     /// - Throws: A failed read of a relationship (what the reads reach is then unknown).
-    func objects(readingChangesOf changed: [(object: any Entity, changedKeys: Set<String>)],
-                 reads: PropertyReads, root: EntityDeclaration) throws -> [AnyObject] {
+    func objects(
+        readingChangesOf changed: [(object: any Entity, changedKeys: Set<String>)],
+        reads: PropertyReads, root: EntityDeclaration
+    ) throws -> [AnyObject] {
         guard reads.followsRelationships else { return [] }
         var frontier: [ObjectState] = []
         var visited = Set<ObjectIdentifier>()
         for (object, changedKeys) in changed {
             let state = object._$state
             guard state.context === self, reads.isAffected(by: state.isDeleted ? [] : changedKeys, of: state.entity),
-                  !reads.relationships(leadingTo: state.entity).isEmpty,
-                  visited.insert(ObjectIdentifier(state)).inserted else { continue }
+                !reads.relationships(leadingTo: state.entity).isEmpty,
+                visited.insert(ObjectIdentifier(state)).inserted
+            else { continue }
             frontier.append(state)
         }
         var found: [AnyObject] = []
@@ -32,7 +35,8 @@ extension ObjectContext {
                     let ids = try inverseIDs(of: states, followed.relationship)
                     for object in objects(with: ids, of: followed.owner) {
                         guard let state = (object as? any Entity)?._$state,
-                              visited.insert(ObjectIdentifier(state)).inserted else { continue }
+                            visited.insert(ObjectIdentifier(state)).inserted
+                        else { continue }
                         if followed.owner === root { found.append(object) }
                         if !reads.relationships(leadingTo: followed.owner).isEmpty { next.append(state) }
                     }

@@ -295,7 +295,6 @@ public final class ObjectContext {
         registry.state(for: id)?.object
     }
 
-
     /// Called by a state being deallocated.
     func forget(_ state: ObjectState) {
         if !registrars.isEmpty { registrars[ObjectIdentifier(state)] = nil }
@@ -463,8 +462,9 @@ public final class ObjectContext {
         }
         // To-many relationships read the store again when next used, with this context's changes
         // on top: the save may have added or removed members (a member it deleted is gone).
-        state.toMany = ContiguousArray(state.toMany.indices.map { slot in
-            state.changedToMany[slot].map { .pending(added: $0.added, removed: $0.removed) } ?? .fault
-        })
+        state.toMany = ContiguousArray(
+            state.toMany.indices.map { slot in
+                state.changedToMany[slot].map { .pending(added: $0.added, removed: $0.removed) } ?? .fault
+            })
     }
 }

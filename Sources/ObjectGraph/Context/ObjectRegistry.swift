@@ -57,8 +57,9 @@ struct ObjectRegistry {
     @discardableResult
     mutating func forget(_ state: ObjectState) -> Bool {
         guard let table = table(for: state.id.entity),
-              let index = tables[table].states.index(forKey: RowKey(state.id.key)),
-              tables[table].states.values[index].toOpaque() == Unmanaged.passUnretained(state).toOpaque() else { return false }
+            let index = tables[table].states.index(forKey: RowKey(state.id.key)),
+            tables[table].states.values[index].toOpaque() == Unmanaged.passUnretained(state).toOpaque()
+        else { return false }
         tables[table].states.remove(at: index)
         if !tables[table].deleted.isEmpty { tables[table].deleted.remove(state.id.key) }
         return true
@@ -67,7 +68,8 @@ struct ObjectRegistry {
     /// Whether the ID names a live object that is deleted; one test when none of its entity is.
     func isDeleted(_ id: ObjectID) -> Bool {
         guard id.store == nil || id.store == store, let table = table(for: id.entity),
-              !tables[table].deleted.isEmpty, tables[table].deleted.contains(id.key) else { return false }
+            !tables[table].deleted.isEmpty, tables[table].deleted.contains(id.key)
+        else { return false }
         return tables[table].states[RowKey(id.key)]?._withUnsafeGuaranteedRef { $0.isDeleted } == true
     }
 

@@ -42,8 +42,10 @@ final class HistoryWatcher: Sendable {
         scheduleLook(for: coordinator, after: .nanoseconds(Int(min(max(nanoseconds, 1), 1e18))), on: queue)
     }
 
-    private static func scheduleLook(for coordinator: StoreCoordinator, after delay: DispatchTimeInterval,
-                                     on queue: DispatchQueue) {
+    private static func scheduleLook(
+        for coordinator: StoreCoordinator, after delay: DispatchTimeInterval,
+        on queue: DispatchQueue
+    ) {
         // Not kept between looks: a container released is not kept alive by its watcher.
         queue.asyncAfter(deadline: .now() + delay) { [weak coordinator] in
             guard let coordinator else { return }

@@ -58,8 +58,9 @@ final class StoreCoordinator: Sendable {
             case .delete: deleted.insert(id)
             }
         }
-        return DidSave(insertedObjectIDs: inserted, updatedObjectIDs: updated, deletedObjectIDs: deleted,
-                       author: transaction.author, sequence: transaction.sequence, date: transaction.date)
+        return DidSave(
+            insertedObjectIDs: inserted, updatedObjectIDs: updated, deletedObjectIDs: deleted,
+            author: transaction.author, sequence: transaction.sequence, date: transaction.date)
     }
 
     /// Starts delivering commits to a new context, by its inbox, until the context is released.

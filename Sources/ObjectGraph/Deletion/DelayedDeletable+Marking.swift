@@ -50,9 +50,11 @@ extension DelayedDeletable {
     public static func batchDeleteMarkedObjects(
         in context: ObjectContext, markedBefore cutoff: Date = Date(timeIntervalSinceNow: -120)
     ) throws -> Set<ObjectID> {
-        try context.batchDelete(Self.self, where: #Predicate<Self> { object in
-            object.markedForDeletionDate.flatMap { $0 < cutoff } ?? false
-        })
+        try context.batchDelete(
+            Self.self,
+            where: #Predicate<Self> { object in
+                object.markedForDeletionDate.flatMap { $0 < cutoff } ?? false
+            })
     }
 }
 

@@ -72,7 +72,7 @@ public struct ObjectGraphError: Error, Sendable, Equatable {
             .validationFailed, .objectNotFound, .inaccessibleFault, .invalidObjectIDString, .foreignObjectID,
             .schemaMismatch, .invalidModel, .incompatibleStore, .unsupportedPredicate, .conflict, .wrongContext,
             .unknownEntity, .store, .readFailed, .unreadableValue, .invalidBatchOperation, .invalidListMonitor,
-            .invalidPropertyAccess,
+            .invalidPropertyAccess
         ]
     }
 
@@ -285,7 +285,9 @@ public struct ObjectGraphError: Error, Sendable, Equatable {
         Self(.invalidBatchOperation(entity: entity, property: property, reason: reason))
     }
     /// A list monitor was refused.
-    public static func invalidListMonitor(entity: String, reason: String) -> Self { Self(.invalidListMonitor(entity: entity, reason: reason)) }
+    public static func invalidListMonitor(entity: String, reason: String) -> Self {
+        Self(.invalidListMonitor(entity: entity, reason: reason))
+    }
     /// A property named at run time cannot be read or written as asked.
     public static func invalidPropertyAccess(entity: String, property: String, reason: String) -> Self {
         Self(.invalidPropertyAccess(entity: entity, property: property, reason: reason))
@@ -344,7 +346,8 @@ public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
         case let .tooManyObjects(count, maximum):
             return "\(subject) holds \(count) objects, more than its maximum of \(maximum)"
         case .deleteDenied(let count):
-            return "\(objectID) cannot be deleted: its relationship '\(property ?? "?")' (delete rule deny) still holds \(count) object\(count == 1 ? "" : "s")"
+            return
+                "\(objectID) cannot be deleted: its relationship '\(property ?? "?")' (delete rule deny) still holds \(count) object\(count == 1 ? "" : "s")"
         case .unstorableValue(let reason): return "\(subject) has a value that cannot be stored: \(reason)"
         case .relatedObjectDeleted(let id): return "\(subject) points to \(id), which is deleted"
         case .custom(let message): return "\(subject) is invalid: \(message)"

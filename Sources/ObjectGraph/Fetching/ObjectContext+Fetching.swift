@@ -20,8 +20,9 @@ extension ObjectContext {
         let pending = request.includesPendingChanges ? try pendingObjects(of: query) : []
         if request.fetchBatchSize > 0, pending.isEmpty {
             let keys = try query.keys(limit: request.fetchLimit, offset: request.fetchOffset)
-            return FetchResults(batches: BatchedObjects(
-                keys: keys, batchSize: request.fetchBatchSize, context: self, mapping: query.mapping))
+            return FetchResults(
+                batches: BatchedObjects(
+                    keys: keys, batchSize: request.fetchBatchSize, context: self, mapping: query.mapping))
         }
         guard !pending.isEmpty else {
             return FetchResults(objects: try query.objects(limit: request.fetchLimit, offset: request.fetchOffset))

@@ -110,8 +110,10 @@ public struct HistoryRequest: Sendable {
     public var fetchLimit: Int?
 
     /// A request; every condition is optional.
-    public init(after token: HistoryToken? = nil, authors: Set<String>? = nil, entityNames: Set<String>? = nil,
-                from startDate: Date? = nil, to endDate: Date? = nil, fetchLimit: Int? = nil) {
+    public init(
+        after token: HistoryToken? = nil, authors: Set<String>? = nil, entityNames: Set<String>? = nil,
+        from startDate: Date? = nil, to endDate: Date? = nil, fetchLimit: Int? = nil
+    ) {
         self.token = token
         self.authors = authors
         self.entityNames = entityNames

@@ -187,8 +187,11 @@ extension UUID: AttributeValue {
         switch storedValue {
         case .blob(let data) where data.count == 16:
             let bytes = [UInt8](data)
-            self.init(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                             bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+            self.init(
+                uuid: (
+                    bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                    bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+                ))
         case .text(let string):
             self.init(uuidString: string)
         default:

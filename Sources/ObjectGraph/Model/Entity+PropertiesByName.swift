@@ -109,10 +109,12 @@ extension Entity {
     private func attributeSlot(named key: String) throws -> (index: Int, slot: Int) {
         let entity = _$state.entity
         guard let index = entity.propertyNames.firstIndex(of: key) else {
-            throw ObjectGraphError.invalidPropertyAccess(entity: entity.name, property: key, reason: "the entity has no property of that name")
+            throw ObjectGraphError.invalidPropertyAccess(
+                entity: entity.name, property: key, reason: "the entity has no property of that name")
         }
         guard case .attribute(let slot) = entity.layout.slots[index] else {
-            throw ObjectGraphError.invalidPropertyAccess(entity: entity.name, property: key, reason: "it is a relationship, not an attribute")
+            throw ObjectGraphError.invalidPropertyAccess(
+                entity: entity.name, property: key, reason: "it is a relationship, not an attribute")
         }
         return (index, slot)
     }
@@ -120,10 +122,12 @@ extension Entity {
     private func relationshipIndex(named key: String) throws -> Int {
         let entity = _$state.entity
         guard let index = entity.propertyNames.firstIndex(of: key) else {
-            throw ObjectGraphError.invalidPropertyAccess(entity: entity.name, property: key, reason: "the entity has no property of that name")
+            throw ObjectGraphError.invalidPropertyAccess(
+                entity: entity.name, property: key, reason: "the entity has no property of that name")
         }
         guard entity.properties[index].isRelationship else {
-            throw ObjectGraphError.invalidPropertyAccess(entity: entity.name, property: key, reason: "it is an attribute, not a relationship")
+            throw ObjectGraphError.invalidPropertyAccess(
+                entity: entity.name, property: key, reason: "it is an attribute, not a relationship")
         }
         return index
     }
@@ -131,16 +135,19 @@ extension Entity {
     /// Why `value` cannot be stored in `attribute`; nil when it can: a value of the kind its type is
     /// stored as, or of another kind its type reads exactly (an integer for a `Double`, a UUID's text).
     private static func misfit(_ value: StoredValue, _ attribute: AttributeDeclaration) -> String? {
-        let fits = switch (value, attribute.type) {
-        case (.null, _): attribute.isOptional
-        case (.integer, .integer), (.integer, .bool), (.integer, .double), (.integer, .date), (.integer, .decimal),
-             (.real, .double), (.real, .date), (.real, .decimal),
-             (.text, .string), (.text, .decimal), (.text, .uuid), (.text, .json),
-             (.blob, .data), (.blob, .uuid), (.blob, .json): true
-        default: false
-        }
+        let fits =
+            switch (value, attribute.type) {
+            case (.null, _): attribute.isOptional
+            case (.integer, .integer), (.integer, .bool), (.integer, .double), (.integer, .date), (.integer, .decimal),
+                (.real, .double), (.real, .date), (.real, .decimal),
+                (.text, .string), (.text, .decimal), (.text, .uuid), (.text, .json),
+                (.blob, .data), (.blob, .uuid), (.blob, .json):
+                true
+            default: false
+            }
         guard !fits else { return nil }
-        return value.isNull ? "the attribute is required, and nil is not a value of \(attribute.typeName)"
+        return value.isNull
+            ? "the attribute is required, and nil is not a value of \(attribute.typeName)"
             : "\(value) is not a stored value of \(attribute.typeName)"
     }
 }

@@ -121,29 +121,35 @@ extension PropertyDeclaration {
         } catch {
             failure = "\(error)"
         }
-        return PropertyDeclaration(name: name, keyPath: keyPath, chainedKeyPath: chained, observation: PropertyObservation(keyPath), kind: .attribute(AttributeDeclaration(
-            type: Value.attributeType, typeName: "\(Value.self)", isInhabited: Value.isInhabited,
-            isOptional: Value.isOptionalAttribute, defaultValue: declared, defaultValueFailure: failure,
-            options: Set(options), originalName: originalName)))
+        return PropertyDeclaration(
+            name: name, keyPath: keyPath, chainedKeyPath: chained, observation: PropertyObservation(keyPath),
+            kind: .attribute(
+                AttributeDeclaration(
+                    type: Value.attributeType, typeName: "\(Value.self)", isInhabited: Value.isInhabited,
+                    isOptional: Value.isOptionalAttribute, defaultValue: declared, defaultValueFailure: failure,
+                    options: Set(options), originalName: originalName)))
     }
 
     /// A to-one relationship.
     public static func property<Root: Entity, Destination: Entity>(
-        _ name: String, _ keyPath: any KeyPath<Root, Destination?> & Sendable, chained: any AnyKeyPath & Sendable, default value: Destination? = nil
+        _ name: String, _ keyPath: any KeyPath<Root, Destination?> & Sendable, chained: any AnyKeyPath & Sendable,
+        default value: Destination? = nil
     ) -> PropertyDeclaration {
         relationship(name, keyPath, chained: chained)
     }
 
     /// A to-many relationship.
     public static func property<Root: Entity, Destination: Entity>(
-        _ name: String, _ keyPath: any KeyPath<Root, Set<Destination>> & Sendable, chained: any AnyKeyPath & Sendable, default value: Set<Destination> = []
+        _ name: String, _ keyPath: any KeyPath<Root, Set<Destination>> & Sendable, chained: any AnyKeyPath & Sendable,
+        default value: Set<Destination> = []
     ) -> PropertyDeclaration {
         relationship(name, keyPath, chained: chained)
     }
 
     /// An ordered to-many relationship.
     public static func property<Root: Entity, Destination: Entity>(
-        _ name: String, _ keyPath: any KeyPath<Root, [Destination]> & Sendable, chained: any AnyKeyPath & Sendable, default value: [Destination] = []
+        _ name: String, _ keyPath: any KeyPath<Root, [Destination]> & Sendable, chained: any AnyKeyPath & Sendable,
+        default value: [Destination] = []
     ) -> PropertyDeclaration {
         relationship(name, keyPath, chained: chained)
     }
@@ -154,9 +160,12 @@ extension PropertyDeclaration {
         deleteRule: DeleteRule = .nullify, inverse: (any AnyKeyPath & Sendable)? = nil,
         minimumCount: Int? = nil, maximumCount: Int? = nil, default value: Destination? = nil
     ) -> PropertyDeclaration {
-        PropertyDeclaration(name: name, keyPath: keyPath, chainedKeyPath: chained, observation: PropertyObservation(keyPath), kind: .relationship(RelationshipDeclaration(
-            destination: { Destination._$entity }, isToMany: false, isOrdered: false, deleteRule: deleteRule,
-            inverse: inverse, minimumCount: minimumCount, maximumCount: maximumCount)))
+        PropertyDeclaration(
+            name: name, keyPath: keyPath, chainedKeyPath: chained, observation: PropertyObservation(keyPath),
+            kind: .relationship(
+                RelationshipDeclaration(
+                    destination: { Destination._$entity }, isToMany: false, isOrdered: false, deleteRule: deleteRule,
+                    inverse: inverse, minimumCount: minimumCount, maximumCount: maximumCount)))
     }
 
     /// A to-many relationship configured with `@Relationship`.
@@ -165,9 +174,12 @@ extension PropertyDeclaration {
         deleteRule: DeleteRule = .nullify, inverse: (any AnyKeyPath & Sendable)? = nil,
         minimumCount: Int? = nil, maximumCount: Int? = nil, default value: Set<Destination> = []
     ) -> PropertyDeclaration {
-        PropertyDeclaration(name: name, keyPath: keyPath, chainedKeyPath: chained, observation: PropertyObservation(keyPath), kind: .relationship(RelationshipDeclaration(
-            destination: { Destination._$entity }, isToMany: true, isOrdered: false, deleteRule: deleteRule,
-            inverse: inverse, minimumCount: minimumCount, maximumCount: maximumCount)))
+        PropertyDeclaration(
+            name: name, keyPath: keyPath, chainedKeyPath: chained, observation: PropertyObservation(keyPath),
+            kind: .relationship(
+                RelationshipDeclaration(
+                    destination: { Destination._$entity }, isToMany: true, isOrdered: false, deleteRule: deleteRule,
+                    inverse: inverse, minimumCount: minimumCount, maximumCount: maximumCount)))
     }
 
     /// An ordered to-many relationship configured with `@Relationship`.
@@ -176,9 +188,12 @@ extension PropertyDeclaration {
         deleteRule: DeleteRule = .nullify, inverse: (any AnyKeyPath & Sendable)? = nil,
         minimumCount: Int? = nil, maximumCount: Int? = nil, default value: [Destination] = []
     ) -> PropertyDeclaration {
-        PropertyDeclaration(name: name, keyPath: keyPath, chainedKeyPath: chained, observation: PropertyObservation(keyPath), kind: .relationship(RelationshipDeclaration(
-            destination: { Destination._$entity }, isToMany: true, isOrdered: true, deleteRule: deleteRule,
-            inverse: inverse, minimumCount: minimumCount, maximumCount: maximumCount)))
+        PropertyDeclaration(
+            name: name, keyPath: keyPath, chainedKeyPath: chained, observation: PropertyObservation(keyPath),
+            kind: .relationship(
+                RelationshipDeclaration(
+                    destination: { Destination._$entity }, isToMany: true, isOrdered: true, deleteRule: deleteRule,
+                    inverse: inverse, minimumCount: minimumCount, maximumCount: maximumCount)))
     }
 }
 
@@ -237,7 +252,9 @@ struct EntityLayout: Sendable {
         }
         self.slots = slots
         self.slotIndex = slots.map {
-            switch $0 { case .attribute(let i), .toOne(let i), .toMany(let i): i }
+            switch $0 {
+            case .attribute(let i), .toOne(let i), .toMany(let i): i
+            }
         }
         self.attributeCount = attributes.count
         self.initialValues = initial + ContiguousArray(repeating: .null, count: toOne.count)

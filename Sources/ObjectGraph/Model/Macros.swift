@@ -38,7 +38,8 @@ public enum AttributeOption: String, Sendable, Hashable, Codable {
 /// renamed since stores were made names its former name, `@Attribute(originalName: "title") var
 /// heading: String`, and opening such a store renames its column, keeping its values.
 @attached(peer)
-public macro Attribute(_ options: AttributeOption..., originalName: String? = nil) = #externalMacro(module: "ObjectGraphMacros", type: "MarkerMacro")
+public macro Attribute(_ options: AttributeOption..., originalName: String? = nil) =
+    #externalMacro(module: "ObjectGraphMacros", type: "MarkerMacro")
 
 /// Configures a relationship: its inverse, delete rule and, for to-many, the allowed member count.
 ///

@@ -44,7 +44,8 @@ public struct ObjectID: Hashable, Sendable {
         guard string.hasPrefix(scheme) else { return nil }
         let parts = string.dropFirst(scheme.count).split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 3, let store = UUID(uuidString: String(parts[0])), !parts[1].isEmpty,
-              parts[2].first == "p", let key = Int64(parts[2].dropFirst()), key > 0 else { return nil }
+            parts[2].first == "p", let key = Int64(parts[2].dropFirst()), key > 0
+        else { return nil }
         return (store, String(parts[1]), key)
     }
 
@@ -110,7 +111,8 @@ extension ObjectID: Codable {
         }
         guard let entity = OpenedStores.entity(named: parts.entity, in: parts.store) else {
             throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "\(string) names an entity of a store not opened in this process: "
+                in: container,
+                debugDescription: "\(string) names an entity of a store not opened in this process: "
                     + "open a container for the store before decoding its IDs")
         }
         self.init(entity: entity, key: parts.key, store: StoreIdentity(uuid: parts.store))
@@ -122,9 +124,11 @@ extension ObjectID: Codable {
     ///   outside its context. Save the object first.
     public func encode(to encoder: any Encoder) throws {
         guard !isTemporary else {
-            throw EncodingError.invalidValue(self, EncodingError.Context(
-                codingPath: encoder.codingPath,
-                debugDescription: "\(self) is temporary: save its object before encoding its ID"))
+            throw EncodingError.invalidValue(
+                self,
+                EncodingError.Context(
+                    codingPath: encoder.codingPath,
+                    debugDescription: "\(self) is temporary: save its object before encoding its ID"))
         }
         var container = encoder.singleValueContainer()
         try container.encode(uriRepresentation)
@@ -154,5 +158,9 @@ struct StoreIdentity: Hashable, Sendable {
 /// Hands out temporary keys, unique in the process.
 enum TemporaryKeys {
     private static let counter = Locked<Int64>(0)
-    static func next() -> Int64 { counter.withLock { $0 += 1; return $0 } }
+    static func next() -> Int64 {
+        counter.withLock {
+            $0 += 1; return $0
+        }
+    }
 }

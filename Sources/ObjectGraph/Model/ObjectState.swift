@@ -21,8 +21,9 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     static func makeNew(of entity: EntityDeclaration) -> ObjectState {
         let layout = entity.layout
         let state = make(valueCount: layout.initialValues.count) {
-            _ObjectStateHeader(entity: entity, id: .temporary(for: entity), globalID: GlobalIDs.next(),
-                               valueCount: layout.initialValues.count, acceptsInitialValues: true, toMany: layout.newToMany)
+            _ObjectStateHeader(
+                entity: entity, id: .temporary(for: entity), globalID: GlobalIDs.next(),
+                valueCount: layout.initialValues.count, acceptsInitialValues: true, toMany: layout.newToMany)
         }
         state.withUnsafeMutablePointerToElements { elements in
             _ = UnsafeMutableBufferPointer(start: elements, count: layout.initialValues.count)
@@ -32,8 +33,10 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     }
 
     /// An object of the store, as a fault (`row == nil`) or filled with a fetched row's values.
-    static func make(entity: EntityDeclaration, id: ObjectID, context: ObjectContext, mapping: EntityMapping,
-                     row: CurrentRow?) -> ObjectState {
+    static func make(
+        entity: EntityDeclaration, id: ObjectID, context: ObjectContext, mapping: EntityMapping,
+        row: CurrentRow?
+    ) -> ObjectState {
         let count = entity.layout.initialValues.count
         let state = make(valueCount: count) {
             var header = _ObjectStateHeader(
@@ -381,8 +384,9 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
             return try Value(checkedStoredValue: stored)
         } catch {
             let name = entity.propertyNames[index]
-            context.recordReadFailure(ObjectGraphError.unreadableValue(id, property: name, reason: "\(error)"),
-                                      of: self, property: name)
+            context.recordReadFailure(
+                ObjectGraphError.unreadableValue(id, property: name, reason: "\(error)"),
+                of: self, property: name)
             return fallbackValue(at: index)
         }
     }
@@ -424,9 +428,9 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     @inline(__always)
     func beginUse() -> ExclusiveUse.Use? {
         #if DEBUG
-        context?.beginUse()
+            context?.beginUse()
         #else
-        nil
+            nil
         #endif
     }
 
@@ -460,7 +464,8 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         guard let id = relatedID(at: slot) else { return nil }
         // An object marked for deletion is hidden, as if the relationship were empty.
         if mapping?.toOneDestinationsHideMarked[slot] == true,
-           context.isHiddenAsMarked(id, owner: self, property: entity.properties[index].name) {
+            context.isHiddenAsMarked(id, owner: self, property: entity.properties[index].name)
+        {
             return nil
         }
         return context.object(with: id)
@@ -578,9 +583,11 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         guard let context, let mapping else { return detachedRelatives[index] ?? [] }
         let slot = slot(of: index)
         let destination = mapping.toManyDestinations[slot]
-        return context.objects(with: context.unmarked(context.members(of: self, slot: slot), destination: destination,
-                                                      owner: self, property: entity.properties[index].name),
-                               of: destination)
+        return context.objects(
+            with: context.unmarked(
+                context.members(of: self, slot: slot), destination: destination,
+                owner: self, property: entity.properties[index].name),
+            of: destination)
     }
 
     /// The number of members of a to-many relationship that are not deleted, from their IDs.
@@ -666,8 +673,9 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
 
     func committedValue(forKey key: String) -> StoredValue? {
         guard let index = entity.properties.firstIndex(where: { $0.name == key }),
-              case .attribute(let slot) = entity.layout.slots[index],
-              let committed = committedValues, committed[slot] != value(atPosition: slot) else { return nil }
+            case .attribute(let slot) = entity.layout.slots[index],
+            let committed = committedValues, committed[slot] != value(atPosition: slot)
+        else { return nil }
         return committed[slot]
     }
 
@@ -708,8 +716,10 @@ public struct _ObjectStateHeader {
     /// when there is none (almost always): no dictionary to make and release per object.
     var unstorableValues: [Int: String]?
 
-    init(entity: EntityDeclaration, id: ObjectID, globalID: UUID?, valueCount: Int, acceptsInitialValues: Bool,
-         toMany: ContiguousArray<ToManyValue>) {
+    init(
+        entity: EntityDeclaration, id: ObjectID, globalID: UUID?, valueCount: Int, acceptsInitialValues: Bool,
+        toMany: ContiguousArray<ToManyValue>
+    ) {
         self.entity = entity
         self.id = id
         self.globalID = globalID

@@ -51,8 +51,8 @@ extension EntityDeclaration {
         candidates.first { candidate in
             let destination = candidate.destination
             guard case .attribute(let slot) = destination.layout.slots[candidate.attributeIndex],
-                  case .attribute(let attribute) = destination.properties[candidate.attributeIndex].kind,
-                  let sentinel = Self.sentinel(for: attribute.type, replacing: destination.layout.initialValues[slot])
+                case .attribute(let attribute) = destination.properties[candidate.attributeIndex].kind,
+                let sentinel = Self.sentinel(for: attribute.type, replacing: destination.layout.initialValues[slot])
             else { return false }
             let related = MaterializationSlot.materialize(destination.type, with: ObjectState.makeNew(of: destination))
             related._$state.write(sentinel, atPosition: slot)

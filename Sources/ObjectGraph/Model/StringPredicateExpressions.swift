@@ -47,21 +47,21 @@ extension CaseInsensitiveContainsExpression: StandardPredicateExpression
 where Root: StandardPredicateExpression, Other: StandardPredicateExpression {}
 
 #if !canImport(Darwin)
-extension PredicateExpressions {
-    /// What `#Predicate` calls for `a.caseInsensitiveCompare(b)`.
-    public static func build_caseInsensitiveCompare<Root, Other>(
-        _ root: Root, _ other: Other
-    ) -> CaseInsensitiveCompareExpression<Root, Other> {
-        CaseInsensitiveCompareExpression(root: root, other: other)
-    }
+    extension PredicateExpressions {
+        /// What `#Predicate` calls for `a.caseInsensitiveCompare(b)`.
+        public static func build_caseInsensitiveCompare<Root, Other>(
+            _ root: Root, _ other: Other
+        ) -> CaseInsensitiveCompareExpression<Root, Other> {
+            CaseInsensitiveCompareExpression(root: root, other: other)
+        }
 
-    /// What `#Predicate` calls for `a.localizedStandardContains(b)`.
-    public static func build_localizedStandardContains<Root, Other>(
-        _ root: Root, _ other: Other
-    ) -> CaseInsensitiveContainsExpression<Root, Other> {
-        CaseInsensitiveContainsExpression(root: root, other: other)
+        /// What `#Predicate` calls for `a.localizedStandardContains(b)`.
+        public static func build_localizedStandardContains<Root, Other>(
+            _ root: Root, _ other: Other
+        ) -> CaseInsensitiveContainsExpression<Root, Other> {
+            CaseInsensitiveContainsExpression(root: root, other: other)
+        }
     }
-}
 #endif
 
 /// The string comparisons predicates make that SQLite has no exact equivalent for: Foundation's

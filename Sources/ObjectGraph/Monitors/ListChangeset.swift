@@ -52,13 +52,13 @@ extension ListChangeset.Change: Equatable, CustomStringConvertible {
     public static func == (lhs: Self, rhs: Self) -> Bool {
         switch (lhs, rhs) {
         case let (.deleteObject(a, from: p), .deleteObject(b, from: q)),
-             let (.insertObject(a, at: p), .insertObject(b, at: q)),
-             let (.updateObject(a, at: p), .updateObject(b, at: q)):
+            let (.insertObject(a, at: p), .insertObject(b, at: q)),
+            let (.updateObject(a, at: p), .updateObject(b, at: q)):
             return a === b && p == q
         case let (.moveObject(a, from: p, to: r), .moveObject(b, from: q, to: s)):
             return a === b && p == q && r == s
         case let (.deleteSection(a, from: i), .deleteSection(b, from: j)),
-             let (.insertSection(a, at: i), .insertSection(b, at: j)):
+            let (.insertSection(a, at: i), .insertSection(b, at: j)):
             return a == b && i == j
         default:
             return false

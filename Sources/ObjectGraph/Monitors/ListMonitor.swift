@@ -1,6 +1,6 @@
+import Algorithms
 public import Foundation
 public import Observation
-import Algorithms
 
 /// A live list of the objects matching a fetch, in order, optionally in sections, that tells its
 /// observers exactly what changed: CoreStore's `ListMonitor`, in place of NSFetchedResultsController.
@@ -169,8 +169,10 @@ public final class ListMonitor<Object: Entity>: Observable {
     ///
     /// - Throws: The errors of ``ObjectContext/fetch(_:)`` and
     ///   ``ObjectGraphError/invalidListMonitor(entity:reason:)``; the monitor keeps its list then.
-    public func refetch(predicate: Predicate<Object>?? = nil, sortBy: [SortDescriptor<Object>]? = nil,
-                        sectionBy: SectionBy<Object>?? = nil) throws {
+    public func refetch(
+        predicate: Predicate<Object>?? = nil, sortBy: [SortDescriptor<Object>]? = nil,
+        sectionBy: SectionBy<Object>?? = nil
+    ) throws {
         var request = self.request
         if let predicate { request.predicate = predicate }
         if let sortBy { request.sortBy = sortBy }
@@ -297,7 +299,8 @@ public final class ListMonitor<Object: Entity>: Observable {
             do {
                 // Objects whose related objects changed what the request reads of them, the related
                 // objects being held or not.
-                var changed = [change.updatedObjects, change.refreshedObjects].joined().map { ($0.object, $0.changedKeys) }
+                var changed =
+                    [change.updatedObjects, change.refreshedObjects].joined().map { ($0.object, $0.changedKeys) }
                     + change.deletedObjects.map { ($0, Set<String>()) }
                 if !change.unheldUpdates.isEmpty {
                     for entity in reads.followedDestinations {
@@ -305,7 +308,8 @@ public final class ListMonitor<Object: Entity>: Observable {
                     }
                 }
                 for case let object as Object in try context.objects(
-                    readingChangesOf: changed, reads: reads, root: Object._$entity) { consider(object) }
+                    readingChangesOf: changed, reads: reads, root: Object._$entity)
+                { consider(object) }
             } catch {
                 lastError = error
             }
@@ -334,7 +338,8 @@ public final class ListMonitor<Object: Entity>: Observable {
         var entering: [Object] = []
         for object in candidates {
             let isIn = list.contains(object)
-            let belongs = !invalidated.contains(ObjectIdentifier(object)) && matches(object)
+            let belongs =
+                !invalidated.contains(ObjectIdentifier(object)) && matches(object)
                 && window?.contains(ObjectIdentifier(object)) != false
             if isIn { leaving.append(object) }
             if belongs { entering.append(object) }
@@ -347,7 +352,8 @@ public final class ListMonitor<Object: Entity>: Observable {
     /// properties the request reads, as faults made together (loaded set-wise by the caller), with
     /// their changed keys. A save of rows the request does not read costs a look at each ID, no
     /// query.
-    private func unheldObjects(of entity: EntityDeclaration, in updates: UnheldUpdates) -> [(object: any Entity, changedKeys: Set<String>)] {
+    private func unheldObjects(of entity: EntityDeclaration, in updates: UnheldUpdates) -> [(object: any Entity, changedKeys: Set<String>)]
+    {
         // Decided once per set of changed properties: the rows of a save mostly share one.
         var decided: (keys: Set<String>, isAffected: Bool)?
         let rows = updates.rows(of: entity).filter { row in
@@ -369,7 +375,8 @@ public final class ListMonitor<Object: Entity>: Observable {
     private func holdRelatedObjects(of objects: [AnyObject]) {
         guard reads.followsRelationships else { return }
         var frontier: [(entity: EntityDeclaration, states: [ObjectState])] = [
-            (Object._$entity, objects.map { unsafeDowncast($0, to: Object.self)._$state })]
+            (Object._$entity, objects.map { unsafeDowncast($0, to: Object.self)._$state })
+        ]
         while let (entity, states) = frontier.popLast() {
             for followed in reads.followed where followed.owner === entity && !followed.relationship.isToMany {
                 guard case .toOne(let slot) = entity.layout.slots[followed.relationship.propertyIndex] else { continue }
@@ -400,7 +407,10 @@ public final class ListMonitor<Object: Entity>: Observable {
         }
         guard !state.isDeleted, !state.isInaccessible else { return false }
         if !request.includesMarkedForDeletion, let deletable = object as? any DelayedDeletable,
-           deletable.markedForDeletionDate != nil { return false }
+            deletable.markedForDeletionDate != nil
+        {
+            return false
+        }
         guard let predicate = request.predicate else { return true }
         do {
             return try predicate.evaluate(object)
@@ -449,8 +459,10 @@ public final class ListMonitor<Object: Entity>: Observable {
         report(leaving: leaving, entering: entering, old: old, oldSectionKeys: oldSectionKeys)
     }
 
-    private func report(leaving: [Object], entering: [Object],
-                        old: [ObjectIdentifier: (position: Int, path: IndexPath)], oldSectionKeys: [String?]) {
+    private func report(
+        leaving: [Object], entering: [Object],
+        old: [ObjectIdentifier: (position: Int, path: IndexPath)], oldSectionKeys: [String?]
+    ) {
         var new: [ObjectIdentifier: (position: Int, path: IndexPath)] = [:]
         for object in entering {
             guard let position = list.position(of: object) else { continue }
@@ -641,8 +653,9 @@ extension ObjectContext {
         _ entity: Object.Type, predicate: Predicate<Object>? = nil, sortBy: [SortDescriptor<Object>],
         includesMarkedForDeletion: Bool = false
     ) throws -> ListMonitor<Object> {
-        try monitorList(FetchDescriptor(
-            predicate: predicate, sortBy: sortBy, includesMarkedForDeletion: includesMarkedForDeletion))
+        try monitorList(
+            FetchDescriptor(
+                predicate: predicate, sortBy: sortBy, includesMarkedForDeletion: includesMarkedForDeletion))
     }
 
     /// A monitor of the objects of `entity` matching `predicate`, in sections by `sectionBy`.
@@ -659,7 +672,8 @@ extension ObjectContext {
         _ entity: Object.Type, sectionBy: SectionBy<Object>, predicate: Predicate<Object>? = nil,
         sortBy: [SortDescriptor<Object>], includesMarkedForDeletion: Bool = false
     ) throws -> ListMonitor<Object> {
-        try monitorSectionedList(FetchDescriptor(
-            predicate: predicate, sortBy: sortBy, includesMarkedForDeletion: includesMarkedForDeletion), sectionBy: sectionBy)
+        try monitorSectionedList(
+            FetchDescriptor(
+                predicate: predicate, sortBy: sortBy, includesMarkedForDeletion: includesMarkedForDeletion), sectionBy: sectionBy)
     }
 }

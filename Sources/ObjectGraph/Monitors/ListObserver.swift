@@ -33,16 +33,19 @@ public protocol ListObjectObserver<ListEntityType>: ListObserver {
     /// `object` changed and kept its place.
     func listMonitor(_ monitor: ListMonitor<ListEntityType>, didUpdateObject object: ListEntityType, atIndexPath indexPath: IndexPath)
     /// `object` changed and its place with it.
-    func listMonitor(_ monitor: ListMonitor<ListEntityType>, didMoveObject object: ListEntityType,
-                     fromIndexPath: IndexPath, toIndexPath: IndexPath)
+    func listMonitor(
+        _ monitor: ListMonitor<ListEntityType>, didMoveObject object: ListEntityType,
+        fromIndexPath: IndexPath, toIndexPath: IndexPath)
 }
 
 /// Hears, besides objects, each section inserted or deleted in a sectioned ``ListMonitor``.
 public protocol ListSectionObserver<ListEntityType>: ListObjectObserver {
     /// A section appeared at `sectionIndex` of the new list.
-    func listMonitor(_ monitor: ListMonitor<ListEntityType>, didInsertSection section: ListSection<ListEntityType>, toSectionIndex sectionIndex: Int)
+    func listMonitor(
+        _ monitor: ListMonitor<ListEntityType>, didInsertSection section: ListSection<ListEntityType>, toSectionIndex sectionIndex: Int)
     /// The section at `sectionIndex` of the old list is gone (its objects were reported deleted or moved first).
-    func listMonitor(_ monitor: ListMonitor<ListEntityType>, didDeleteSection section: ListSection<ListEntityType>, fromSectionIndex sectionIndex: Int)
+    func listMonitor(
+        _ monitor: ListMonitor<ListEntityType>, didDeleteSection section: ListSection<ListEntityType>, fromSectionIndex sectionIndex: Int)
 }
 
 extension ListObserver {
@@ -53,14 +56,26 @@ extension ListObserver {
 }
 
 extension ListObjectObserver {
-    public func listMonitor(_ monitor: ListMonitor<ListEntityType>, didInsertObject object: ListEntityType, toIndexPath indexPath: IndexPath) {}
-    public func listMonitor(_ monitor: ListMonitor<ListEntityType>, didDeleteObject object: ListEntityType, fromIndexPath indexPath: IndexPath) {}
-    public func listMonitor(_ monitor: ListMonitor<ListEntityType>, didUpdateObject object: ListEntityType, atIndexPath indexPath: IndexPath) {}
-    public func listMonitor(_ monitor: ListMonitor<ListEntityType>, didMoveObject object: ListEntityType,
-                            fromIndexPath: IndexPath, toIndexPath: IndexPath) {}
+    public func listMonitor(
+        _ monitor: ListMonitor<ListEntityType>, didInsertObject object: ListEntityType, toIndexPath indexPath: IndexPath
+    ) {}
+    public func listMonitor(
+        _ monitor: ListMonitor<ListEntityType>, didDeleteObject object: ListEntityType, fromIndexPath indexPath: IndexPath
+    ) {}
+    public func listMonitor(
+        _ monitor: ListMonitor<ListEntityType>, didUpdateObject object: ListEntityType, atIndexPath indexPath: IndexPath
+    ) {}
+    public func listMonitor(
+        _ monitor: ListMonitor<ListEntityType>, didMoveObject object: ListEntityType,
+        fromIndexPath: IndexPath, toIndexPath: IndexPath
+    ) {}
 }
 
 extension ListSectionObserver {
-    public func listMonitor(_ monitor: ListMonitor<ListEntityType>, didInsertSection section: ListSection<ListEntityType>, toSectionIndex sectionIndex: Int) {}
-    public func listMonitor(_ monitor: ListMonitor<ListEntityType>, didDeleteSection section: ListSection<ListEntityType>, fromSectionIndex sectionIndex: Int) {}
+    public func listMonitor(
+        _ monitor: ListMonitor<ListEntityType>, didInsertSection section: ListSection<ListEntityType>, toSectionIndex sectionIndex: Int
+    ) {}
+    public func listMonitor(
+        _ monitor: ListMonitor<ListEntityType>, didDeleteSection section: ListSection<ListEntityType>, fromSectionIndex sectionIndex: Int
+    ) {}
 }

@@ -1,5 +1,5 @@
-public import Observation
 import Foundation
+public import Observation
 
 /// Receives the changes of one object from an ``ObjectMonitor``: CoreStore's `ObjectObserver`.
 ///
@@ -14,8 +14,9 @@ public protocol ObjectMonitorObserver<MonitoredEntity>: AnyObject {
 
     /// The object changed; `changedPersistentKeys` names the properties that did, where known (a
     /// merged save from another context names them; a refresh without one does not).
-    func objectMonitor(_ monitor: ObjectMonitor<MonitoredEntity>, didUpdateObject object: MonitoredEntity,
-                       changedPersistentKeys: Set<String>)
+    func objectMonitor(
+        _ monitor: ObjectMonitor<MonitoredEntity>, didUpdateObject object: MonitoredEntity,
+        changedPersistentKeys: Set<String>)
 
     /// The object was deleted (here, by a cascade, by another context's merged save or by a batch
     /// deletion), marked for deletion, or forgotten by a reset. `object` keeps its last values; the
@@ -25,8 +26,10 @@ public protocol ObjectMonitorObserver<MonitoredEntity>: AnyObject {
 
 extension ObjectMonitorObserver {
     public func objectMonitor(_ monitor: ObjectMonitor<MonitoredEntity>, willUpdateObject object: MonitoredEntity) {}
-    public func objectMonitor(_ monitor: ObjectMonitor<MonitoredEntity>, didUpdateObject object: MonitoredEntity,
-                              changedPersistentKeys: Set<String>) {}
+    public func objectMonitor(
+        _ monitor: ObjectMonitor<MonitoredEntity>, didUpdateObject object: MonitoredEntity,
+        changedPersistentKeys: Set<String>
+    ) {}
     public func objectMonitor(_ monitor: ObjectMonitor<MonitoredEntity>, didDeleteObject object: MonitoredEntity) {}
 }
 
@@ -90,8 +93,10 @@ public final class ObjectMonitor<Object: Entity>: Observable {
     ///   - related: The relationships whose objects' changes count as the object's.
     ///   - predicate: A condition the object must keep meeting, or it counts as deleted.
     ///   - holdsObject: Whether the monitor keeps the object alive until it goes.
-    init?(object: Object, related: [RelatedObjects<Object>], predicate: Predicate<Object>? = nil,
-          holdsObject: Bool = true) {
+    init?(
+        object: Object, related: [RelatedObjects<Object>], predicate: Predicate<Object>? = nil,
+        holdsObject: Bool = true
+    ) {
         guard let context = object.objectContext, !object.isDeleted else { return nil }
         self.holdsObject = holdsObject
         self.predicate = predicate

@@ -30,8 +30,10 @@ public final class ObjectObserver<Object: Entity> {
 
     /// Observes `object`, which must belong to a context and not be deleted (otherwise the
     /// initializer fails).
-    public init?(_ object: Object, matching predicate: Predicate<Object>? = nil,
-                 onChange: @escaping (Change) -> Void) {
+    public init?(
+        _ object: Object, matching predicate: Predicate<Object>? = nil,
+        onChange: @escaping (Change) -> Void
+    ) {
         guard let monitor = ObjectMonitor(object: object, related: [], predicate: predicate, holdsObject: false) else {
             return nil
         }

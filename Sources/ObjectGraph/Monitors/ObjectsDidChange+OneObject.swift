@@ -8,8 +8,10 @@ extension ObjectsDidChange {
     ///
     /// A predicate that cannot be evaluated on the object's values does not hold for it: a deletion,
     /// and `evaluationFailed` is called with the error.
-    func kind<Object: Entity>(for object: Object, matching predicate: Predicate<Object>? = nil,
-                              evaluationFailed: (any Error) -> Void = { _ in }) -> ObjectObserver<Object>.Change? {
+    func kind<Object: Entity>(
+        for object: Object, matching predicate: Predicate<Object>? = nil,
+        evaluationFailed: (any Error) -> Void = { _ in }
+    ) -> ObjectObserver<Object>.Change? {
         if isGone(object) { return .delete }
         var concerned = false
         var keys = Set<String>()

@@ -35,8 +35,9 @@ struct OrderedObjects {
     /// The position of `object`, nil when it is not in the list.
     func position(of object: AnyObject) -> Int? {
         guard let chunk = chunkOfObject[ObjectIdentifier(object)],
-              let chunkIndex = chunks.firstIndex(where: { $0 === chunk }),
-              let offset = chunk.objects.firstIndex(where: { $0 === object }) else { return nil }
+            let chunkIndex = chunks.firstIndex(where: { $0 === chunk }),
+            let offset = chunk.objects.firstIndex(where: { $0 === object })
+        else { return nil }
         return chunks[..<chunkIndex].reduce(0) { $0 + $1.objects.count } + offset
     }
 
@@ -74,7 +75,8 @@ struct OrderedObjects {
     @discardableResult
     mutating func remove(_ object: AnyObject) -> Bool {
         guard let chunk = chunkOfObject.removeValue(forKey: ObjectIdentifier(object)),
-              let offset = chunk.objects.firstIndex(where: { $0 === object }) else { return false }
+            let offset = chunk.objects.firstIndex(where: { $0 === object })
+        else { return false }
         chunk.objects.remove(at: offset)
         count -= 1
         if chunk.objects.isEmpty { chunks.removeAll { $0 === chunk } }

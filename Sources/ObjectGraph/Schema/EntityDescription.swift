@@ -1,3 +1,5 @@
+import Foundation
+
 /// An attribute of an entity, as the schema describes it.
 public struct AttributeDescription: Sendable, Hashable, Codable {
     /// The property's name, which is also its column's.
@@ -89,5 +91,3 @@ extension StoredValue: Codable {
         }
     }
 }
-
-import Foundation

@@ -69,26 +69,30 @@ public struct Schema: Sendable {
                     throw ObjectGraphError.invalidModel(
                         "\(location): the default value \(value) is not finite, and SQLite cannot store it")
                 }
-                attributes.append(AttributeDescription(
-                    name: property.name, type: attribute.type, isOptional: attribute.isOptional,
-                    defaultValue: attribute.defaultValue, isUnique: attribute.options.contains(.unique),
-                    isIndexed: attribute.options.contains(.indexed), originalName: attribute.originalName))
+                attributes.append(
+                    AttributeDescription(
+                        name: property.name, type: attribute.type, isOptional: attribute.isOptional,
+                        defaultValue: attribute.defaultValue, isUnique: attribute.options.contains(.unique),
+                        isIndexed: attribute.options.contains(.indexed), originalName: attribute.originalName))
             case .relationship(let relationship):
                 let inverse = try inverseName(of: property, relationship, in: declaration)
                 if let minimum = relationship.minimumCount, let maximum = relationship.maximumCount,
-                   minimum > maximum {
+                    minimum > maximum
+                {
                     throw ObjectGraphError.invalidModel(
                         "\(location): minimumCount \(minimum) is greater than maximumCount \(maximum)")
                 }
-                relationships.append(RelationshipDescription(
-                    name: property.name, destination: relationship.destination().name, inverse: inverse,
-                    isToMany: relationship.isToMany, isOrdered: relationship.isOrdered,
-                    deleteRule: relationship.deleteRule,
-                    minimumCount: relationship.minimumCount, maximumCount: relationship.maximumCount))
+                relationships.append(
+                    RelationshipDescription(
+                        name: property.name, destination: relationship.destination().name, inverse: inverse,
+                        isToMany: relationship.isToMany, isOrdered: relationship.isOrdered,
+                        deleteRule: relationship.deleteRule,
+                        minimumCount: relationship.minimumCount, maximumCount: relationship.maximumCount))
             }
         }
-        return EntityDescription(name: declaration.name, attributes: attributes, relationships: relationships,
-                                 originalName: declaration.originalName)
+        return EntityDescription(
+            name: declaration.name, attributes: attributes, relationships: relationships,
+            originalName: declaration.originalName)
     }
 
     /// Finds the inverse: declared on this side, declared on the other side, or the only candidate.
@@ -104,8 +108,9 @@ public struct Schema: Sendable {
         }
         if let inverse = relationship.inverse {
             guard let index = destination.propertyIndex(for: inverse),
-                  let candidate = relationshipDeclaration(destination.properties[index]),
-                  candidate.destination() === declaration else {
+                let candidate = relationshipDeclaration(destination.properties[index]),
+                candidate.destination() === declaration
+            else {
                 throw ObjectGraphError.invalidModel(
                     "\(location): its inverse must be a relationship of \(destination.name) that points back to \(declaration.name)")
             }
@@ -127,7 +132,8 @@ public struct Schema: Sendable {
             throw ObjectGraphError.invalidModel(
                 candidates.isEmpty
                     ? "\(location) has no inverse: add a relationship to \(destination.name) that points back to \(declaration.name)"
-                    : "\(location) has several possible inverses (\(candidates.map(\.name).joined(separator: ", "))): name one with @Relationship(inverse:)")
+                    : "\(location) has several possible inverses (\(candidates.map(\.name).joined(separator: ", "))): name one with @Relationship(inverse:)"
+            )
         }
         return inverse.name
     }

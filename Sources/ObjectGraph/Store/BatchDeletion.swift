@@ -41,8 +41,10 @@ extension RowWriter {
     ///   so that the rules of the relationships kept in their own row need no second read.
     /// - Throws: ``ObjectGraphError/validationFailed(_:)`` with ``ValidationFailure/Reason/deleteDenied(count:)``
     ///   for each row whose deny rule still holds rows.
-    func deleteWithRules(_ seeds: [Int: DeletionSeed], mappings: [EntityMapping],
-                         store: StoreIdentity) throws -> BatchDeletion {
+    func deleteWithRules(
+        _ seeds: [Int: DeletionSeed], mappings: [EntityMapping],
+        store: StoreIdentity
+    ) throws -> BatchDeletion {
         var result = BatchDeletion()
         var work: [(index: Int, keys: [Int64], areSeeds: Bool)] = []
         var seedLinks = SeedLinks()
@@ -54,13 +56,16 @@ extension RowWriter {
         }
         // The links of a relationship from `keys`, which hold every seed row of their entity or none:
         // the seed rows' as read with them, the others' from the store.
-        func links(of relationship: RelationshipMapping, from keys: [Int64], index: Int, includingSeeds: Bool,
-                   selection: KeySelection? = nil) throws -> [(owner: Int64, related: Int64)] {
+        func links(
+            of relationship: RelationshipMapping, from keys: [Int64], index: Int, includingSeeds: Bool,
+            selection: KeySelection? = nil
+        ) throws -> [(owner: Int64, related: Int64)] {
             guard includingSeeds, let known = seedLinks.links(of: relationship, index: index) else {
                 return try self.links(of: relationship, from: selection ?? KeySelection(keys), mapping: mappings[index])
             }
             let others = seedLinks.others(in: keys, index: index)
-            return others.isEmpty ? known
+            return others.isEmpty
+                ? known
                 : known + (try self.links(of: relationship, from: KeySelection(others), mapping: mappings[index]))
         }
         // Cascades, breadth first: each round reads the rows the previous one reached.
@@ -82,17 +87,20 @@ extension RowWriter {
             for relationship in Self.relationships(of: mapping) where relationship.description.deleteRule != .cascade {
                 let destination = mappings[relationship.destination]
                 let doomed = result.deleted[relationship.destination] ?? []
-                let links = try links(of: relationship, from: deletedKeys[index] ?? [], index: index,
-                                      includingSeeds: true, selection: keys)
-                    .filter { !doomed.contains($0.related) }
+                let links = try links(
+                    of: relationship, from: deletedKeys[index] ?? [], index: index,
+                    includingSeeds: true, selection: keys
+                )
+                .filter { !doomed.contains($0.related) }
                 guard !links.isEmpty else { continue }
                 let inverseName = destination.declaration.properties[relationship.inversePropertyIndex].name
                 switch relationship.description.deleteRule {
                 case .deny:
                     for (owner, count) in Dictionary(grouping: links, by: \.owner).mapValues(\.count).sorted(by: { $0.key < $1.key }) {
-                        denied.append(ValidationFailure(
-                            entity: mapping.name, objectID: ObjectID(entity: mapping.declaration, key: owner, store: store),
-                            property: relationship.name, reason: .deleteDenied(count: count)))
+                        denied.append(
+                            ValidationFailure(
+                                entity: mapping.name, objectID: ObjectID(entity: mapping.declaration, key: owner, store: store),
+                                property: relationship.name, reason: .deleteDenied(count: count)))
                     }
                     continue
                 case .nullify:
@@ -109,7 +117,8 @@ extension RowWriter {
         for change in nullified {
             let orderAssignment = change.orderColumn.map { ", \(SQL.quote($0)) = NULL" } ?? ""
             for condition in KeySelection(change.keys).conditions(on: "Z_PK") {
-                try execute("""
+                try execute(
+                    """
                     UPDATE \(change.mapping.table) SET \(SQL.quote(change.column)) = NULL\(orderAssignment), \
                     Z_VERSION = Z_VERSION + 1 WHERE \(condition.sql)
                     """, condition.arguments)
@@ -137,8 +146,10 @@ extension RowWriter {
     }
 
     /// The rows related to `keys` through a relationship, as (owner, related) pairs.
-    private func links(of relationship: RelationshipMapping, from keys: KeySelection,
-                       mapping: EntityMapping) throws -> [(owner: Int64, related: Int64)] {
+    private func links(
+        of relationship: RelationshipMapping, from keys: KeySelection,
+        mapping: EntityMapping
+    ) throws -> [(owner: Int64, related: Int64)] {
         let table: String, ownerColumn: String, relatedColumn: String
         switch relationship.storage {
         case .foreignKey(let column):
@@ -150,15 +161,19 @@ extension RowWriter {
         }
         var links: [(owner: Int64, related: Int64)] = []
         for condition in keys.conditions(on: ownerColumn) {
-            let statement = try db.cachedStatement(sql: """
-                SELECT \(ownerColumn), \(relatedColumn) FROM \(table) \
-                WHERE \(condition.sql) AND \(relatedColumn) IS NOT NULL
-                """)
+            let statement = try db.cachedStatement(
+                sql: """
+                    SELECT \(ownerColumn), \(relatedColumn) FROM \(table) \
+                    WHERE \(condition.sql) AND \(relatedColumn) IS NOT NULL
+                    """)
             try statement.bind(condition.arguments)
             let sqliteStatement = statement.sqliteStatement
             try Row.fetchCursor(statement).forEach { _ in
-                links.append((Int64(sqliteStatement: sqliteStatement, index: 0),
-                              Int64(sqliteStatement: sqliteStatement, index: 1)))
+                links.append(
+                    (
+                        Int64(sqliteStatement: sqliteStatement, index: 0),
+                        Int64(sqliteStatement: sqliteStatement, index: 1)
+                    ))
             }
         }
         return links

@@ -48,8 +48,10 @@ final class EntityMapping: Sendable {
     /// To-one slot → whether the destination is ``DelayedDeletable`` (its marked objects are hidden).
     let toOneDestinationsHideMarked: [Bool]
 
-    init(declaration: EntityDeclaration, description: EntityDescription, index: Int,
-         toOne: [RelationshipMapping], toMany: [RelationshipMapping]) {
+    init(
+        declaration: EntityDeclaration, description: EntityDescription, index: Int,
+        toOne: [RelationshipMapping], toMany: [RelationshipMapping]
+    ) {
         self.declaration = declaration
         self.description = description
         self.index = index
@@ -63,13 +65,15 @@ final class EntityMapping: Sendable {
         self.toManyDeleteRules = toMany.map(\.description.deleteRule)
         self.quotedAttributeColumns = attributeColumns.map(SQL.quote)
         self.uniqueAttributeSlots = description.attributes.indices.filter { description.attributes[$0].isUnique }
-        self.valueStorageClasses = description.attributes.map { StorageClass($0.type) }
+        self.valueStorageClasses =
+            description.attributes.map { StorageClass($0.type) }
             + Array(repeating: .integer, count: toOne.count)
         self.foreignKeys = toOne.enumerated().compactMap { slot, relationship in
             relationship.foreignKeyColumn.map { (slot, SQL.quote($0)) }
         }
         let insertColumns = ["Z_PK", "Z_UUID", "Z_VERSION"] + quotedAttributeColumns + foreignKeys.map(\.quotedColumn)
-        self.insertSQL = "INSERT INTO \(table) (\(insertColumns.joined(separator: ", "))) "
+        self.insertSQL =
+            "INSERT INTO \(table) (\(insertColumns.joined(separator: ", "))) "
             + "VALUES (\(SQL.placeholders(insertColumns.count)))"
         let toOneColumns = toOne.map { relationship -> String in
             switch relationship.storage {
@@ -81,7 +85,8 @@ final class EntityMapping: Sendable {
                 return "NULL"  // a to-one is never stored in a join table
             }
         }
-        let columns = ["t0.Z_PK", "t0.Z_VERSION"] + attributeColumns.map { "t0." + SQL.quote($0) }
+        let columns =
+            ["t0.Z_PK", "t0.Z_VERSION"] + attributeColumns.map { "t0." + SQL.quote($0) }
             + toOneColumns
         self.selectList = columns.joined(separator: ", ")
         let attributeOptions = declaration.properties.compactMap { property -> Set<AttributeOption>? in
@@ -98,11 +103,15 @@ final class EntityMapping: Sendable {
         // A row whose preserved values are all nil (a mood never synced has no remote ID) keeps
         // none: building a JSON object costs SQLite more than recording the change itself.
         let anyValue = preservedAttributes.map { "\(SQL.quote(description.attributes[$0].name)) IS NOT NULL" }
-        self.tombstoneSQL = preserved.isEmpty ? "NULL" : """
+        self.tombstoneSQL =
+            preserved.isEmpty
+            ? "NULL"
+            : """
             CASE WHEN \(anyValue.joined(separator: " OR ")) THEN json_object(\(preserved.joined(separator: ", "))) END
             """
         self.toOneDestinationsHideMarked = toOne.map { $0.destinationDeclaration.type is any DelayedDeletable.Type }
-        self.markedForDeletionSlot = declaration.type is any DelayedDeletable.Type
+        self.markedForDeletionSlot =
+            declaration.type is any DelayedDeletable.Type
             ? description.attributes.firstIndex { $0.name == DelayedDeletableKey.markedForDeletionDate } : nil
     }
 

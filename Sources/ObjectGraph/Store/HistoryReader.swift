@@ -76,8 +76,9 @@ extension RowReader {
         let entityCondition = filter.entities.map { "c.Z_ENTITY IN " + SQL.list($0.sorted().map(\.databaseValue)) }
         if let entityCondition {
             let transactionChanges = "c.rowid >= t.Z_FIRSTCHANGE AND c.rowid < t.Z_ENDCHANGE"
-            conditions.append(SQLFragment(
-                "EXISTS (SELECT 1 FROM \(HistoryTables.changes) AS c WHERE \(transactionChanges) AND ", entityCondition, ")"))
+            conditions.append(
+                SQLFragment(
+                    "EXISTS (SELECT 1 FROM \(HistoryTables.changes) AS c WHERE \(transactionChanges) AND ", entityCondition, ")"))
         }
         let whereClause = conditions.dropFirst().reduce(conditions[0]) { $0 + " AND " + $1 }
         let query = SQLFragment(
@@ -86,15 +87,17 @@ extension RowReader {
         var transactions: [StoredTransaction] = []
         var changeRange: (first: Int64, end: Int64)?
         try Row.fetchCursor(db, sql: query.sql, arguments: StatementArguments(query.arguments)).forEach { row in
-            transactions.append(StoredTransaction(
-                sequence: row[0], author: row[1], date: Date(timeIntervalSince1970: row[2]), origin: row[3]))
+            transactions.append(
+                StoredTransaction(
+                    sequence: row[0], author: row[1], date: Date(timeIntervalSince1970: row[2]), origin: row[3]))
             changeRange = (changeRange?.first ?? row[4], row[5])
         }
         guard let changeRange else { return [] }
         // The changes of the transactions read: one scan of the change table's rows between theirs.
         var position: [Int64: Int] = [:]
         for (index, transaction) in transactions.enumerated() { position[transaction.sequence] = index }
-        var changes = SQLFragment("""
+        var changes = SQLFragment(
+            """
             SELECT c.Z_SEQUENCE, c.Z_ENTITY, c.Z_PK, c.Z_KIND, c.Z_UUID, c.Z_KEYS, c.Z_TOMBSTONE \
             FROM \(HistoryTables.changes) AS c WHERE c.rowid >= ? AND c.rowid < ?
             """, arguments: [changeRange.first.databaseValue, changeRange.end.databaseValue])
@@ -103,8 +106,9 @@ extension RowReader {
         try statement.setArguments(StatementArguments(changes.arguments))
         try Row.fetchCursor(statement).forEach { row in
             guard let index = position[row[0]], let kind = HistoryTables.Kind(rawValue: row[3]) else { return }
-            transactions[index].changes.append(StoredTransaction.Change(
-                entity: row[1], key: row[2], kind: kind, globalID: row[4], changedKeys: row[5], tombstone: row[6]))
+            transactions[index].changes.append(
+                StoredTransaction.Change(
+                    entity: row[1], key: row[2], kind: kind, globalID: row[4], changedKeys: row[5], tombstone: row[6]))
         }
         return transactions
     }
@@ -118,18 +122,22 @@ extension RowWriter {
         if let sequence {
             last = sequence
         } else if let date {
-            last = try Int64.fetchOne(db, sql: """
-                SELECT MAX(Z_SEQUENCE) FROM \(HistoryTables.transactions) WHERE Z_TIMESTAMP < ?
-                """, arguments: [date.timeIntervalSince1970]) ?? 0  // NULL: no transaction is older
+            last =
+                try Int64.fetchOne(
+                    db,
+                    sql: """
+                        SELECT MAX(Z_SEQUENCE) FROM \(HistoryTables.transactions) WHERE Z_TIMESTAMP < ?
+                        """, arguments: [date.timeIntervalSince1970]) ?? 0  // NULL: no transaction is older
         } else {
             return 0
         }
         // The changes before the first transaction kept; all of them when none is kept.
-        try db.execute(sql: """
-            DELETE FROM \(HistoryTables.changes) WHERE rowid < COALESCE(
-                (SELECT Z_FIRSTCHANGE FROM \(HistoryTables.transactions) WHERE Z_SEQUENCE > ? ORDER BY Z_SEQUENCE LIMIT 1),
-                \(HistoryTables.nextChange))
-            """, arguments: [last])
+        try db.execute(
+            sql: """
+                DELETE FROM \(HistoryTables.changes) WHERE rowid < COALESCE(
+                    (SELECT Z_FIRSTCHANGE FROM \(HistoryTables.transactions) WHERE Z_SEQUENCE > ? ORDER BY Z_SEQUENCE LIMIT 1),
+                    \(HistoryTables.nextChange))
+                """, arguments: [last])
         try db.execute(sql: "DELETE FROM \(HistoryTables.transactions) WHERE Z_SEQUENCE <= ?", arguments: [last])
         let purged = db.changesCount
         if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(HistoryTables.changes))") != true {

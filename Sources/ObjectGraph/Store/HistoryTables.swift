@@ -39,11 +39,12 @@ enum HistoryTables {
     /// gets the origin column (older transactions have none: they are nobody's in this process); a
     /// change table keyed by transaction (before the change ranges) is rewritten in the current form.
     static func create(_ db: Database) throws {
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS \(transactions) (
-                Z_SEQUENCE INTEGER PRIMARY KEY AUTOINCREMENT, Z_AUTHOR TEXT, Z_TIMESTAMP REAL NOT NULL,
-                Z_ORIGIN TEXT, Z_FIRSTCHANGE INTEGER NOT NULL DEFAULT 0, Z_ENDCHANGE INTEGER NOT NULL DEFAULT 0)
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS \(transactions) (
+                    Z_SEQUENCE INTEGER PRIMARY KEY AUTOINCREMENT, Z_AUTHOR TEXT, Z_TIMESTAMP REAL NOT NULL,
+                    Z_ORIGIN TEXT, Z_FIRSTCHANGE INTEGER NOT NULL DEFAULT 0, Z_ENDCHANGE INTEGER NOT NULL DEFAULT 0)
+                """)
         let columns = Set(try db.columns(in: transactions).map(\.name))
         if !columns.contains("Z_ORIGIN") {
             try db.execute(sql: "ALTER TABLE \(transactions) ADD COLUMN Z_ORIGIN TEXT")
@@ -55,11 +56,12 @@ enum HistoryTables {
                 try db.execute(sql: "ALTER TABLE \(transactions) ADD COLUMN \(column) INTEGER NOT NULL DEFAULT 0")
             }
         }
-        try db.execute(sql: """
-            CREATE TABLE IF NOT EXISTS \(changes) (
-                Z_SEQUENCE INTEGER NOT NULL, Z_ENTITY TEXT NOT NULL, Z_PK INTEGER NOT NULL,
-                Z_KIND INTEGER NOT NULL, Z_UUID BLOB, Z_KEYS TEXT, Z_TOMBSTONE TEXT)
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE IF NOT EXISTS \(changes) (
+                    Z_SEQUENCE INTEGER NOT NULL, Z_ENTITY TEXT NOT NULL, Z_PK INTEGER NOT NULL,
+                    Z_KIND INTEGER NOT NULL, Z_UUID BLOB, Z_KEYS TEXT, Z_TOMBSTONE TEXT)
+                """)
         if keyedChanges { try rewriteKeyedChanges(db) }
         try db.execute(sql: "CREATE INDEX IF NOT EXISTS Z_TRANSACTION_TIMESTAMP ON \(transactions) (Z_TIMESTAMP)")
     }
@@ -67,19 +69,20 @@ enum HistoryTables {
     /// Appends the rows of a change table keyed by transaction in transaction order, and gives each
     /// transaction its range (an empty one where it has no changes).
     private static func rewriteKeyedChanges(_ db: Database) throws {
-        try db.execute(sql: """
-            INSERT INTO \(changes) (Z_SEQUENCE, Z_ENTITY, Z_PK, Z_KIND, Z_UUID, Z_KEYS, Z_TOMBSTONE)
-            SELECT Z_SEQUENCE, Z_ENTITY, Z_PK, Z_KIND, Z_UUID, Z_KEYS, Z_TOMBSTONE FROM Z_CHANGE_KEYED
-            ORDER BY Z_SEQUENCE, Z_ENTITY, Z_PK;
-            DROP TABLE Z_CHANGE_KEYED;
-            CREATE TEMP TABLE Z_FIRST (Z_SEQUENCE INTEGER PRIMARY KEY, first INTEGER NOT NULL);
-            INSERT INTO temp.Z_FIRST SELECT Z_SEQUENCE, MIN(rowid) FROM \(changes) GROUP BY Z_SEQUENCE;
-            UPDATE \(transactions) SET
-                Z_FIRSTCHANGE = COALESCE((SELECT first FROM temp.Z_FIRST f WHERE f.Z_SEQUENCE >= \(transactions).Z_SEQUENCE
-                                          ORDER BY f.Z_SEQUENCE LIMIT 1), \(nextChange)),
-                Z_ENDCHANGE = COALESCE((SELECT first FROM temp.Z_FIRST f WHERE f.Z_SEQUENCE > \(transactions).Z_SEQUENCE
-                                        ORDER BY f.Z_SEQUENCE LIMIT 1), \(nextChange));
-            DROP TABLE temp.Z_FIRST;
-            """)
+        try db.execute(
+            sql: """
+                INSERT INTO \(changes) (Z_SEQUENCE, Z_ENTITY, Z_PK, Z_KIND, Z_UUID, Z_KEYS, Z_TOMBSTONE)
+                SELECT Z_SEQUENCE, Z_ENTITY, Z_PK, Z_KIND, Z_UUID, Z_KEYS, Z_TOMBSTONE FROM Z_CHANGE_KEYED
+                ORDER BY Z_SEQUENCE, Z_ENTITY, Z_PK;
+                DROP TABLE Z_CHANGE_KEYED;
+                CREATE TEMP TABLE Z_FIRST (Z_SEQUENCE INTEGER PRIMARY KEY, first INTEGER NOT NULL);
+                INSERT INTO temp.Z_FIRST SELECT Z_SEQUENCE, MIN(rowid) FROM \(changes) GROUP BY Z_SEQUENCE;
+                UPDATE \(transactions) SET
+                    Z_FIRSTCHANGE = COALESCE((SELECT first FROM temp.Z_FIRST f WHERE f.Z_SEQUENCE >= \(transactions).Z_SEQUENCE
+                                              ORDER BY f.Z_SEQUENCE LIMIT 1), \(nextChange)),
+                    Z_ENDCHANGE = COALESCE((SELECT first FROM temp.Z_FIRST f WHERE f.Z_SEQUENCE > \(transactions).Z_SEQUENCE
+                                            ORDER BY f.Z_SEQUENCE LIMIT 1), \(nextChange));
+                DROP TABLE temp.Z_FIRST;
+                """)
     }
 }

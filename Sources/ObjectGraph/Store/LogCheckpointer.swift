@@ -38,17 +38,19 @@ final class LogCheckpointer: Sendable {
         // Safety: the pool's `prepareDatabase` closure holds this checkpointer, so it outlives every
         // connection whose commits call the hook.
         let context = Unmanaged.passUnretained(self).toOpaque()
-        sqlite3_wal_hook(db.sqliteConnection, { context, connection, name, pages in
-            guard let context else { return SQLITE_OK }
-            let checkpointer = Unmanaged<LogCheckpointer>.fromOpaque(context).takeUnretainedValue()
-            if pages >= checkpointer.limit {
-                // What SQLite's own hook does; a checkpoint that cannot finish leaves the log whole.
-                sqlite3_wal_checkpoint_v2(connection, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-            } else if pages >= checkpointer.threshold {
-                checkpointer.queueCheckpoint()
-            }
-            return SQLITE_OK
-        }, context)
+        sqlite3_wal_hook(
+            db.sqliteConnection,
+            { context, connection, name, pages in
+                guard let context else { return SQLITE_OK }
+                let checkpointer = Unmanaged<LogCheckpointer>.fromOpaque(context).takeUnretainedValue()
+                if pages >= checkpointer.limit {
+                    // What SQLite's own hook does; a checkpoint that cannot finish leaves the log whole.
+                    sqlite3_wal_checkpoint_v2(connection, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+                } else if pages >= checkpointer.threshold {
+                    checkpointer.queueCheckpoint()
+                }
+                return SQLITE_OK
+            }, context)
     }
 
     /// The pool whose writer runs the queued checkpoints.

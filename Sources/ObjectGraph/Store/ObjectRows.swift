@@ -63,9 +63,11 @@ struct ObjectRows {
 
     /// Calls `body` with each row of the statement, run with `arguments`, whose primary key passes
     /// `including` (checked before anything else is read).
-    func forEach(_ statement: Statement, arguments: [DatabaseValue],
-                 including: (Int64) -> Bool = { _ in true },
-                 _ body: (CurrentRow) throws -> Void) throws {
+    func forEach(
+        _ statement: Statement, arguments: [DatabaseValue],
+        including: (Int64) -> Bool = { _ in true },
+        _ body: (CurrentRow) throws -> Void
+    ) throws {
         try statement.bind(arguments)
         let sqliteStatement = statement.sqliteStatement
         // A cursor's `forEach` steps the statement in one loop, cheaper per row than `next()`.

@@ -21,8 +21,10 @@ struct RowReader {
 
     /// Calls `body` with each row (``EntityMapping/selectList``) of a query whose table is aliased
     /// `t0`, when `including` accepts its key.
-    func forEachRow(_ query: SQLFragment, mapping: EntityMapping, including: (Int64) -> Bool = { _ in true },
-                    _ body: (CurrentRow) throws -> Void) throws {
+    func forEachRow(
+        _ query: SQLFragment, mapping: EntityMapping, including: (Int64) -> Bool = { _ in true },
+        _ body: (CurrentRow) throws -> Void
+    ) throws {
         try read { db in
             try ObjectRows(mapping: mapping).forEach(
                 db.cachedStatement(sql: query.sql), arguments: query.arguments, including: including, body)
@@ -35,8 +37,10 @@ struct RowReader {
     }
 
     /// Reads the row with this key in a connection already in use (a write transaction, say).
-    static func row<Result>(key: Int64, mapping: EntityMapping, _ db: Database,
-                            _ body: (CurrentRow) -> Result) throws -> Result? {
+    static func row<Result>(
+        key: Int64, mapping: EntityMapping, _ db: Database,
+        _ body: (CurrentRow) -> Result
+    ) throws -> Result? {
         let sql = "SELECT \(mapping.selectList) FROM \(mapping.table) AS t0 WHERE t0.Z_PK = ?"
         var result: Result?
         try ObjectRows(mapping: mapping).forEach(db.cachedStatement(sql: sql), arguments: [key.databaseValue]) {
@@ -47,15 +51,19 @@ struct RowReader {
 
     /// The rows of these keys, in key order: a key range when the keys are dense (SQLite walks it
     /// directly), an `IN` list otherwise. `including` sees every key of the range.
-    func forEachRow(keys: [Int64], mapping: EntityMapping,
-                    including: (Int64) -> Bool, _ body: (CurrentRow) throws -> Void) throws {
+    func forEachRow(
+        keys: [Int64], mapping: EntityMapping,
+        including: (Int64) -> Bool, _ body: (CurrentRow) throws -> Void
+    ) throws {
         guard let low = keys.min(), let high = keys.max() else { return }
         let isDense = high - low < Int64(keys.count) * 2
-        let condition = isDense
+        let condition =
+            isDense
             ? SQLFragment("t0.Z_PK BETWEEN ? AND ?", arguments: [low.databaseValue, high.databaseValue])
             : "t0.Z_PK IN " + SQL.list(keys.map(\.databaseValue))
-        let query = SQLFragment("SELECT \(mapping.selectList) FROM \(mapping.table) AS t0 WHERE ", condition,
-                                " ORDER BY t0.Z_PK")
+        let query = SQLFragment(
+            "SELECT \(mapping.selectList) FROM \(mapping.table) AS t0 WHERE ", condition,
+            " ORDER BY t0.Z_PK")
         try forEachRow(query, mapping: mapping, including: including, body)
     }
 
@@ -82,8 +90,9 @@ struct RowReader {
     /// A row's global ID; nil if the row does not exist.
     func globalID(key: Int64, mapping: EntityMapping) throws -> UUID? {
         try read { db in
-            try UUID.fetchOne(db.cachedStatement(sql: "SELECT Z_UUID FROM \(mapping.table) WHERE Z_PK = ?"),
-                              arguments: [key])
+            try UUID.fetchOne(
+                db.cachedStatement(sql: "SELECT Z_UUID FROM \(mapping.table) WHERE Z_PK = ?"),
+                arguments: [key])
         }
     }
 
@@ -117,8 +126,10 @@ struct RowReader {
     /// The members of a to-many relationship for each of these owners (at most
     /// ``SQL/inlineListLimit`` of them, none temporary), in the relationship's order when it has one;
     /// `member` makes each from its key.
-    func members<Member>(of relationship: RelationshipMapping, owners: [Int64],
-                         _ member: (Int64) -> Member) throws -> [Int64: [Member]] {
+    func members<Member>(
+        of relationship: RelationshipMapping, owners: [Int64],
+        _ member: (Int64) -> Member
+    ) throws -> [Int64: [Member]] {
         guard !owners.isEmpty else { return [:] }
         let sql: String
         let list = SQL.list(owners.map(\.databaseValue))
@@ -126,10 +137,12 @@ struct RowReader {
         // Only ordered relationships sort: sorting the members of hundreds of owners costs more than
         // reading them.
         case let .inverseForeignKey(table, column, orderColumn):
-            sql = "SELECT \(SQL.quote(column)), Z_PK FROM \(SQL.quote(table)) WHERE \(SQL.quote(column)) IN \(list.sql)"
+            sql =
+                "SELECT \(SQL.quote(column)), Z_PK FROM \(SQL.quote(table)) WHERE \(SQL.quote(column)) IN \(list.sql)"
                 + (orderColumn.map { " ORDER BY \(SQL.quote(column)), \(SQL.quote($0)), Z_PK" } ?? "")
         case let .joinTable(table, sourceColumn, targetColumn, orderColumn):
-            sql = "SELECT \(sourceColumn), \(targetColumn) FROM \(SQL.quote(table)) WHERE \(sourceColumn) IN \(list.sql)"
+            sql =
+                "SELECT \(sourceColumn), \(targetColumn) FROM \(SQL.quote(table)) WHERE \(sourceColumn) IN \(list.sql)"
                 + (orderColumn.map { " ORDER BY \(sourceColumn), \($0)" } ?? "")
         case .foreignKey:
             return [:]
@@ -144,8 +157,9 @@ struct RowReader {
             // exclusive access at every use, which cost more than the rest of the loop.
             var grouping = MemberGrouping<Member>(capacity: owners.count)
             try Row.fetchCursor(statement).forEach { _ in
-                grouping.append(member(Int64(sqliteStatement: sqliteStatement, index: 1)),
-                                of: Int64(sqliteStatement: sqliteStatement, index: 0))
+                grouping.append(
+                    member(Int64(sqliteStatement: sqliteStatement, index: 1)),
+                    of: Int64(sqliteStatement: sqliteStatement, index: 0))
             }
             return grouping.finished()
         }
@@ -190,7 +204,8 @@ extension RowReader {
     /// The keys of the rows of a ``DelayedDeletable`` entity that are marked for deletion.
     func markedKeys(of mapping: EntityMapping) throws -> [Int64] {
         guard let slot = mapping.markedForDeletionSlot else { return [] }
-        return try keys(SQLFragment(
-            "SELECT Z_PK FROM \(mapping.table) WHERE \(mapping.quotedAttributeColumns[slot]) IS NOT NULL"))
+        return try keys(
+            SQLFragment(
+                "SELECT Z_PK FROM \(mapping.table) WHERE \(mapping.quotedAttributeColumns[slot]) IS NOT NULL"))
     }
 }

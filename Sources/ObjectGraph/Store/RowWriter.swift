@@ -38,14 +38,16 @@ struct RowWriter {
     mutating func allocateKeys(_ temporaryKeys: [Int64], for mapping: EntityMapping) throws {
         guard !temporaryKeys.isEmpty else { return }
         newKeys.reserveCapacity(newKeys.count + temporaryKeys.count)
-        var next = try Int64.fetchOne(db, sql: "SELECT max FROM Z_PRIMARYKEY WHERE entity = ?", arguments: [mapping.name])
+        var next =
+            try Int64.fetchOne(db, sql: "SELECT max FROM Z_PRIMARYKEY WHERE entity = ?", arguments: [mapping.name])
             ?? Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(Z_PK), 0) FROM \(mapping.table)") ?? 0
         for key in temporaryKeys {
             next += 1
             newKeys[key] = next
         }
-        try db.execute(sql: "INSERT OR REPLACE INTO Z_PRIMARYKEY (entity, max) VALUES (?, ?)",
-                       arguments: [mapping.name, next])
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO Z_PRIMARYKEY (entity, max) VALUES (?, ?)",
+            arguments: [mapping.name, next])
     }
 
     // MARK: Rows
@@ -66,8 +68,10 @@ struct RowWriter {
     /// the row still has it. Returns whether the row was written (true when there is nothing to
     /// write). With `bumpingVersion`, the version is incremented even when no column is written (a
     /// change of join-table rows, which have no version of their own).
-    func update(_ row: some RowValues, id: ObjectID, positions: [Int], ifVersion version: Int64?,
-                bumpingVersion: Bool, mapping: EntityMapping) throws -> Bool {
+    func update(
+        _ row: some RowValues, id: ObjectID, positions: [Int], ifVersion version: Int64?,
+        bumpingVersion: Bool, mapping: EntityMapping
+    ) throws -> Bool {
         var assignments: [String] = []
         var values: [DatabaseValue] = []
         let attributeCount = mapping.attributeColumns.count
@@ -83,10 +87,11 @@ struct RowWriter {
         }
         guard !assignments.isEmpty || bumpingVersion else { return true }
         assignments.append("Z_VERSION = Z_VERSION + 1")
-        let statement = try db.cachedStatement(sql: """
-            UPDATE \(mapping.table) SET \(assignments.joined(separator: ", ")) \
-            WHERE Z_PK = ?\(version == nil ? "" : " AND Z_VERSION = ?")
-            """)
+        let statement = try db.cachedStatement(
+            sql: """
+                UPDATE \(mapping.table) SET \(assignments.joined(separator: ", ")) \
+                WHERE Z_PK = ?\(version == nil ? "" : " AND Z_VERSION = ?")
+                """)
         values.append(id.key.databaseValue)
         if let version { values.append(version.databaseValue) }
         try statement.bind(values)
@@ -106,8 +111,9 @@ struct RowWriter {
         let assignments = values.map { "\(mapping.quotedAttributeColumns[$0.slot]) = ?" } + ["Z_VERSION = Z_VERSION + 1"]
         for condition in keys.conditions(on: "Z_PK") {
             do {
-                try execute("UPDATE \(mapping.table) SET \(assignments.joined(separator: ", ")) WHERE \(condition.sql)",
-                            values.map { $0.value.databaseValue } + condition.arguments)
+                try execute(
+                    "UPDATE \(mapping.table) SET \(assignments.joined(separator: ", ")) WHERE \(condition.sql)",
+                    values.map { $0.value.databaseValue } + condition.arguments)
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
                 let column = error.message?.components(separatedBy: ".").last ?? ""
                 throw ObjectGraphError.invalidBatchOperation(
@@ -129,20 +135,26 @@ struct RowWriter {
 
     /// Runs a statement that writes one row; a uniqueness violation names the object and the value
     /// (a global ID given twice, by a context's `insert(_:globalID:)`, as `objectGlobalID`).
-    private func execute(_ statement: Statement, row: some RowValues, id: ObjectID, mapping: EntityMapping,
-                         globalID: UUID? = nil) throws {
+    private func execute(
+        _ statement: Statement, row: some RowValues, id: ObjectID, mapping: EntityMapping,
+        globalID: UUID? = nil
+    ) throws {
         do {
             try statement.execute()
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
             let column = error.message?.components(separatedBy: ".").last ?? ""
             if column == "Z_UUID", let globalID {
-                throw ObjectGraphError.validationFailed([ValidationFailure(
-                    entity: mapping.name, objectID: id, property: "objectGlobalID", reason: .notUnique(globalID.storedValue))])
+                throw ObjectGraphError.validationFailed([
+                    ValidationFailure(
+                        entity: mapping.name, objectID: id, property: "objectGlobalID", reason: .notUnique(globalID.storedValue))
+                ])
             }
             let slot = mapping.attributeColumns.firstIndex(of: column)
-            throw ObjectGraphError.validationFailed([ValidationFailure(
-                entity: mapping.name, objectID: id, property: slot.map { mapping.attributeColumns[$0] },
-                reason: .notUnique(slot.map { row.value(atPosition: $0) } ?? .null))])
+            throw ObjectGraphError.validationFailed([
+                ValidationFailure(
+                    entity: mapping.name, objectID: id, property: slot.map { mapping.attributeColumns[$0] },
+                    reason: .notUnique(slot.map { row.value(atPosition: $0) } ?? .null))
+            ])
         }
     }
 
@@ -194,7 +206,8 @@ struct RowWriter {
 
     /// Adds a join-table row (nothing if it exists) or removes one.
     func writeLink(_ link: JoinTableLink, exists: Bool) throws {
-        let sql = exists
+        let sql =
+            exists
             ? "INSERT INTO \(SQL.quote(link.table)) (Z_SOURCE, Z_TARGET) VALUES (?, ?) ON CONFLICT (Z_SOURCE, Z_TARGET) DO NOTHING"
             : "DELETE FROM \(SQL.quote(link.table)) WHERE Z_SOURCE = ? AND Z_TARGET = ?"
         try db.cachedStatement(sql: sql).execute(arguments: [link.source, link.target])
@@ -211,10 +224,12 @@ struct RowWriter {
     /// Records the transaction in the history; every change recorded afterwards belongs to it. Call
     /// it first: the sequence is the transaction's place in the store's commit order.
     mutating func recordTransaction(author: String?, date: Date, origin: UUID) throws -> Int64 {
-        try db.cachedStatement(sql: """
-            INSERT INTO \(HistoryTables.transactions) (Z_AUTHOR, Z_TIMESTAMP, Z_ORIGIN, Z_FIRSTCHANGE, Z_ENDCHANGE) \
-            VALUES (?, ?, ?, \(HistoryTables.nextChange), 0)
-            """).execute(arguments: [author, date.timeIntervalSince1970, origin.uuidString])
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO \(HistoryTables.transactions) (Z_AUTHOR, Z_TIMESTAMP, Z_ORIGIN, Z_FIRSTCHANGE, Z_ENDCHANGE) \
+                VALUES (?, ?, ?, \(HistoryTables.nextChange), 0)
+                """
+        ).execute(arguments: [author, date.timeIntervalSince1970, origin.uuidString])
         sequence = db.lastInsertedRowID
         return sequence
     }
@@ -222,30 +237,40 @@ struct RowWriter {
     /// Closes the range of the recorded transaction's changes; called once its writes are done.
     fileprivate func finishTransaction() throws {
         guard sequence > 0 else { return }
-        try db.cachedStatement(sql: """
-            UPDATE \(HistoryTables.transactions) SET Z_ENDCHANGE = \(HistoryTables.nextChange) WHERE Z_SEQUENCE = ?
-            """).execute(arguments: [sequence])
+        try db.cachedStatement(
+            sql: """
+                UPDATE \(HistoryTables.transactions) SET Z_ENDCHANGE = \(HistoryTables.nextChange) WHERE Z_SEQUENCE = ?
+                """
+        ).execute(arguments: [sequence])
     }
 
     /// Records that rows of an entity were inserted, updated (the properties named in
     /// `changedKeys`, comma-separated) or deleted, with their global IDs, set-wise. A deletion must be
     /// recorded before the rows go: its record keeps their global IDs and preserved values.
-    func recordChanges(_ kind: HistoryTables.Kind, keys: KeySelection, changedKeys: String? = nil,
-                       mapping: EntityMapping) throws {
+    func recordChanges(
+        _ kind: HistoryTables.Kind, keys: KeySelection, changedKeys: String? = nil,
+        mapping: EntityMapping
+    ) throws {
         try recordChanges(kind, rows: keys.conditions(on: "t0.Z_PK"), changedKeys: changedKeys, mapping: mapping)
     }
 
     /// Records a change of the rows that `rows`, conditions on the table aliased `t0`, select.
-    func recordChanges(_ kind: HistoryTables.Kind, rows: [SQLFragment], changedKeys: String? = nil,
-                       mapping: EntityMapping) throws {
+    func recordChanges(
+        _ kind: HistoryTables.Kind, rows: [SQLFragment], changedKeys: String? = nil,
+        mapping: EntityMapping
+    ) throws {
         guard sequence > 0 else { return }
         let tombstone = kind == .delete ? mapping.tombstoneSQL : "NULL"
         for condition in rows {
-            try execute("""
+            try execute(
+                """
                 INSERT INTO \(HistoryTables.changes) (Z_SEQUENCE, Z_ENTITY, Z_PK, Z_KIND, Z_UUID, Z_KEYS, Z_TOMBSTONE) \
                 SELECT ?, ?, Z_PK, ?, Z_UUID, ?, \(tombstone) FROM \(mapping.table) AS t0 WHERE \(condition.sql)
-                """, [sequence.databaseValue, mapping.name.databaseValue, kind.rawValue.databaseValue,
-                      changedKeys.databaseValue] + condition.arguments)
+                """,
+                [
+                    sequence.databaseValue, mapping.name.databaseValue, kind.rawValue.databaseValue,
+                    changedKeys.databaseValue
+                ] + condition.arguments)
         }
     }
 }

@@ -80,8 +80,10 @@ final class SQLiteStore: Sendable {
     /// none. Without a `-wal` file no connection has the database open in WAL mode (SQLite removes it
     /// when the last one closes), so the file is then read as immutable, which creates nothing.
     /// Where SQLite does not take URI file names, the plain read-only connection is used.
-    private static func inspect(_ path: String, with migrator: SchemaMigrator,
-                                configuration: Configuration) throws -> SchemaMigrator.Preparation {
+    private static func inspect(
+        _ path: String, with migrator: SchemaMigrator,
+        configuration: Configuration
+    ) throws -> SchemaMigrator.Preparation {
         guard FileManager.default.fileExists(atPath: path) else { return .create }
         var readOnly = configuration
         readOnly.readonly = true
@@ -169,11 +171,12 @@ final class SQLiteStore: Sendable {
             var toMany: [RelationshipMapping] = []
             for (propertyIndex, property) in declaration.properties.enumerated() where property.isRelationship {
                 guard let relationship = description.relationship(named: property.name),
-                      let destinationIndex = position[relationship.destination],
-                      let inverse = schema.entity(named: relationship.destination)?
-                          .relationship(named: relationship.inverse),
-                      let inverseIndex = declarations[destinationIndex].properties
-                          .firstIndex(where: { $0.name == relationship.inverse }) else {
+                    let destinationIndex = position[relationship.destination],
+                    let inverse = schema.entity(named: relationship.destination)?
+                        .relationship(named: relationship.inverse),
+                    let inverseIndex = declarations[destinationIndex].properties
+                        .firstIndex(where: { $0.name == relationship.inverse })
+                else {
                     throw ObjectGraphError.invalidModel("\(declaration.name).\(property.name) has no usable inverse")
                 }
                 let mapping = RelationshipMapping(
@@ -185,12 +188,14 @@ final class SQLiteStore: Sendable {
                     inverseIsToMany: inverse.isToMany)
                 if relationship.isToMany { toMany.append(mapping) } else { toOne.append(mapping) }
             }
-            let mapping = EntityMapping(declaration: declaration, description: description, index: index,
-                                        toOne: toOne, toMany: toMany)
+            let mapping = EntityMapping(
+                declaration: declaration, description: description, index: index,
+                toOne: toOne, toMany: toMany)
             if declaration.type is any DelayedDeletable.Type {
                 let attribute = mapping.markedForDeletionSlot.map { description.attributes[$0] }
                 guard let attribute, attribute.type == .date, attribute.isOptional else {
-                    throw ObjectGraphError.invalidModel("""
+                    throw ObjectGraphError.invalidModel(
+                        """
                         \(declaration.name) adopts DelayedDeletable, so its markedForDeletionDate must be a stored \
                         attribute of type Date? (not @Transient)
                         """)

@@ -27,9 +27,11 @@ struct SchemaMigrator {
     /// store or whose schema cannot migrate, before anything is written to it.
     func preparation(_ db: Database) throws -> Preparation {
         guard try db.tableExists(Self.metadataTable) else {
-            let foreign = try String.fetchAll(db, sql: """
-                SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
-                """)
+            let foreign = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+                    """)
             guard foreign.isEmpty else {
                 throw ObjectGraphError.incompatibleStore(
                     path: path,
@@ -38,9 +40,9 @@ struct SchemaMigrator {
             return .create
         }
         guard let uuidString = try String.fetchOne(db, sql: "SELECT value FROM Z_METADATA WHERE key = 'uuid'"),
-              let uuid = UUID(uuidString: uuidString),
-              let hash = try String.fetchOne(db, sql: "SELECT value FROM Z_METADATA WHERE key = 'versionHash'"),
-              let schemaJSON = try String.fetchOne(db, sql: "SELECT value FROM Z_METADATA WHERE key = 'schema'")
+            let uuid = UUID(uuidString: uuidString),
+            let hash = try String.fetchOne(db, sql: "SELECT value FROM Z_METADATA WHERE key = 'versionHash'"),
+            let schemaJSON = try String.fetchOne(db, sql: "SELECT value FROM Z_METADATA WHERE key = 'schema'")
         else {
             throw ObjectGraphError.incompatibleStore(path: path, reason: "its ObjectGraph metadata is incomplete")
         }
@@ -132,23 +134,32 @@ struct SchemaMigrator {
             for attribute in mapping.description.attributes {
                 var definition = attribute.type.sqlType
                 if let value = attribute.defaultValue { definition += " DEFAULT " + SQL.literal(value.databaseValue) }
-                add(Column(name: attribute.name, definition: definition,
-                           canBeAdded: attribute.isOptional || attribute.defaultValue != nil), to: table)
+                add(
+                    Column(
+                        name: attribute.name, definition: definition,
+                        canBeAdded: attribute.isOptional || attribute.defaultValue != nil), to: table)
                 if attribute.isUnique {
-                    indexes.append(Index(table: table,
-                                         columns: [attribute.name], isUnique: true))
+                    indexes.append(
+                        Index(
+                            table: table,
+                            columns: [attribute.name], isUnique: true))
                 } else if attribute.isIndexed {
-                    indexes.append(Index(table: table,
-                                         columns: [attribute.name], isUnique: false))
+                    indexes.append(
+                        Index(
+                            table: table,
+                            columns: [attribute.name], isUnique: false))
                 }
             }
             if let slot = mapping.markedForDeletionSlot, !mapping.description.attributes[slot].isIndexed,
-               !mapping.description.attributes[slot].isUnique {
+                !mapping.description.attributes[slot].isUnique
+            {
                 // Batch deletions find marked rows by date, and relationship reads list them. Only
                 // marked rows are in it: inserting or deleting an unmarked row does not touch it.
                 let column = mapping.description.attributes[slot].name
-                indexes.append(Index(table: table, columns: [column], isUnique: false,
-                                     condition: "\(SQL.quote(column)) IS NOT NULL"))
+                indexes.append(
+                    Index(
+                        table: table, columns: [column], isUnique: false,
+                        condition: "\(SQL.quote(column)) IS NOT NULL"))
             }
             for relationship in mapping.toOneRelationships + mapping.toManyRelationships {
                 switch relationship.storage {
@@ -167,8 +178,10 @@ struct SchemaMigrator {
                     for name in ["Z_SOURCE_ORDER", "Z_TARGET_ORDER"] {
                         add(Column(name: name, definition: "INTEGER", canBeAdded: true), to: joinTable)
                     }
-                    indexes.append(Index(table: joinTable,
-                                         columns: ["Z_TARGET"], isUnique: false))
+                    indexes.append(
+                        Index(
+                            table: joinTable,
+                            columns: ["Z_TARGET"], isUnique: false))
                 }
             }
         }
@@ -183,17 +196,20 @@ struct SchemaMigrator {
                 let existing = Set(try db.columns(in: table.name).map(\.name))
                 for column in table.columns where !existing.contains(column.name) {
                     guard column.canBeAdded else {
-                        throw ObjectGraphError.schemaMismatch([SchemaDifference(
-                            location: "\(table.name).\(column.name)",
-                            change: "a required column cannot be added to existing rows", isAdditive: false)])
+                        throw ObjectGraphError.schemaMismatch([
+                            SchemaDifference(
+                                location: "\(table.name).\(column.name)",
+                                change: "a required column cannot be added to existing rows", isAdditive: false)
+                        ])
                     }
                     try db.execute(sql: "ALTER TABLE \(SQL.quote(table.name)) ADD COLUMN \(SQL.quote(column.name)) \(column.definition)")
                 }
             } else {
                 var definitions = table.columns.map { "\(SQL.quote($0.name)) \($0.definition)" }
                 if table.withoutRowID { definitions.append("PRIMARY KEY (Z_SOURCE, Z_TARGET)") }
-                try db.execute(sql: "CREATE TABLE \(SQL.quote(table.name)) (\(definitions.joined(separator: ", ")))"
-                    + (table.withoutRowID ? " WITHOUT ROWID" : ""))
+                try db.execute(
+                    sql: "CREATE TABLE \(SQL.quote(table.name)) (\(definitions.joined(separator: ", ")))"
+                        + (table.withoutRowID ? " WITHOUT ROWID" : ""))
             }
         }
         for index in layout.indexes {
@@ -202,15 +218,18 @@ struct SchemaMigrator {
             let existing = try db.indexes(on: index.table)
             if existing.contains(where: { $0.columns == index.columns && $0.isUnique == index.isUnique }) { continue }
             do {
-                try db.execute(sql: """
-                    CREATE \(index.isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(SQL.quote(index.name)) \
-                    ON \(SQL.quote(index.table)) (\(index.columns.map(SQL.quote).joined(separator: ", ")))\
-                    \(index.condition.map { " WHERE \($0)" } ?? "")
-                    """)
+                try db.execute(
+                    sql: """
+                        CREATE \(index.isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(SQL.quote(index.name)) \
+                        ON \(SQL.quote(index.table)) (\(index.columns.map(SQL.quote).joined(separator: ", ")))\
+                        \(index.condition.map { " WHERE \($0)" } ?? "")
+                        """)
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-                throw ObjectGraphError.schemaMismatch([SchemaDifference(
-                    location: "\(index.table).\(index.columns.joined(separator: ","))",
-                    change: "cannot become unique: existing rows share a value", isAdditive: false)])
+                throw ObjectGraphError.schemaMismatch([
+                    SchemaDifference(
+                        location: "\(index.table).\(index.columns.joined(separator: ","))",
+                        change: "cannot become unique: existing rows share a value", isAdditive: false)
+                ])
             }
         }
     }
@@ -241,23 +260,27 @@ struct SchemaMigrator {
     private static func attributeDifferences(_ old: EntityDescription, _ new: EntityDescription) -> [SchemaDifference] {
         var result: [SchemaDifference] = []
         for attribute in old.attributes where new.attribute(named: attribute.name) == nil {
-            result.append(SchemaDifference(location: "\(new.name).\(attribute.name)",
-                                           change: "attribute removed", isAdditive: false))
+            result.append(
+                SchemaDifference(
+                    location: "\(new.name).\(attribute.name)",
+                    change: "attribute removed", isAdditive: false))
         }
         for attribute in new.attributes {
             let location = "\(new.name).\(attribute.name)"
             guard let previous = old.attribute(named: attribute.name) else {
                 let additive = attribute.isOptional || attribute.defaultValue != nil
-                result.append(SchemaDifference(
-                    location: location,
-                    change: additive ? "attribute added" : "required attribute added without a default value",
-                    isAdditive: additive))
+                result.append(
+                    SchemaDifference(
+                        location: location,
+                        change: additive ? "attribute added" : "required attribute added without a default value",
+                        isAdditive: additive))
                 continue
             }
             if previous.type != attribute.type {
-                result.append(SchemaDifference(
-                    location: location, change: "type changed from \(previous.type.rawValue) to \(attribute.type.rawValue)",
-                    isAdditive: false))
+                result.append(
+                    SchemaDifference(
+                        location: location, change: "type changed from \(previous.type.rawValue) to \(attribute.type.rawValue)",
+                        isAdditive: false))
             }
             if previous.isOptional && !attribute.isOptional {
                 result.append(SchemaDifference(location: location, change: "became required", isAdditive: false))
@@ -266,8 +289,9 @@ struct SchemaMigrator {
             }
             if previous.isUnique != attribute.isUnique || previous.isIndexed != attribute.isIndexed {
                 let added = (attribute.isUnique && !previous.isUnique) || (attribute.isIndexed && !previous.isIndexed)
-                result.append(SchemaDifference(
-                    location: location, change: added ? "index added" : "index removed", isAdditive: added))
+                result.append(
+                    SchemaDifference(
+                        location: location, change: added ? "index added" : "index removed", isAdditive: added))
             }
             if previous.defaultValue != attribute.defaultValue {
                 result.append(SchemaDifference(location: location, change: "default value changed", isAdditive: true))
@@ -279,8 +303,10 @@ struct SchemaMigrator {
     private static func relationshipDifferences(_ old: EntityDescription, _ new: EntityDescription) -> [SchemaDifference] {
         var result: [SchemaDifference] = []
         for relationship in old.relationships where new.relationship(named: relationship.name) == nil {
-            result.append(SchemaDifference(location: "\(new.name).\(relationship.name)",
-                                           change: "relationship removed", isAdditive: false))
+            result.append(
+                SchemaDifference(
+                    location: "\(new.name).\(relationship.name)",
+                    change: "relationship removed", isAdditive: false))
         }
         for relationship in new.relationships {
             let location = "\(new.name).\(relationship.name)"
@@ -289,10 +315,12 @@ struct SchemaMigrator {
                 continue
             }
             if previous.destination != relationship.destination || previous.inverse != relationship.inverse
-                || previous.isToMany != relationship.isToMany || previous.isOrdered != relationship.isOrdered {
-                result.append(SchemaDifference(
-                    location: location, change: "relationship changed its destination, inverse or kind",
-                    isAdditive: false))
+                || previous.isToMany != relationship.isToMany || previous.isOrdered != relationship.isOrdered
+            {
+                result.append(
+                    SchemaDifference(
+                        location: location, change: "relationship changed its destination, inverse or kind",
+                        isAdditive: false))
             } else if previous != relationship {
                 // Delete rules and counts shape behaviour, not storage.
                 result.append(SchemaDifference(location: location, change: "rules changed", isAdditive: true))
@@ -321,7 +349,8 @@ extension SchemaMigrator {
             let newNames = Set(new.map(\.name))
             for entity in new {
                 guard let original = entity.originalName, !oldNames.contains(entity.name),
-                      oldNames.contains(original), !newNames.contains(original) else { continue }
+                    oldNames.contains(original), !newNames.contains(original)
+                else { continue }
                 entities[original] = entity.name
             }
             let oldByNewName = Dictionary(old.map { (entities[$0.name] ?? $0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -331,7 +360,8 @@ extension SchemaMigrator {
                 let newAttributes = Set(entity.attributes.map(\.name))
                 for attribute in entity.attributes {
                     guard let original = attribute.originalName, !oldAttributes.contains(attribute.name),
-                          oldAttributes.contains(original), !newAttributes.contains(original) else { continue }
+                        oldAttributes.contains(original), !newAttributes.contains(original)
+                    else { continue }
                     attributes[entity.name, default: [:]][original] = attribute.name
                 }
             }
@@ -365,11 +395,12 @@ extension SchemaMigrator {
         var differences: [SchemaDifference] {
             entities.sorted { $0.key < $1.key }.map {
                 SchemaDifference(location: $0.value, change: "renamed from \($0.key)", isAdditive: true)
-            } + attributes.sorted { $0.key < $1.key }.flatMap { entity, renamed in
-                renamed.sorted { $0.key < $1.key }.map {
-                    SchemaDifference(location: "\(entity).\($0.value)", change: "renamed from \($0.key)", isAdditive: true)
-                }
             }
+                + attributes.sorted { $0.key < $1.key }.flatMap { entity, renamed in
+                    renamed.sorted { $0.key < $1.key }.map {
+                        SchemaDifference(location: "\(entity).\($0.value)", change: "renamed from \($0.key)", isAdditive: true)
+                    }
+                }
         }
 
         var isEmpty: Bool { entities.isEmpty && attributes.isEmpty }
@@ -403,11 +434,12 @@ extension SchemaMigrator {
                 }
                 if !ownedBySameSide {
                     for (first, second) in [("Z_SOURCE", "Z_TARGET"), ("Z_SOURCE_ORDER", "Z_TARGET_ORDER")] {
-                        try db.execute(sql: """
-                            ALTER TABLE \(SQL.quote(table)) RENAME COLUMN \(first) TO Z_SWAP;
-                            ALTER TABLE \(SQL.quote(table)) RENAME COLUMN \(second) TO \(first);
-                            ALTER TABLE \(SQL.quote(table)) RENAME COLUMN Z_SWAP TO \(second)
-                            """)
+                        try db.execute(
+                            sql: """
+                                ALTER TABLE \(SQL.quote(table)) RENAME COLUMN \(first) TO Z_SWAP;
+                                ALTER TABLE \(SQL.quote(table)) RENAME COLUMN \(second) TO \(first);
+                                ALTER TABLE \(SQL.quote(table)) RENAME COLUMN Z_SWAP TO \(second)
+                                """)
                     }
                 }
             }

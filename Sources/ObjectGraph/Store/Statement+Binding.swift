@@ -13,8 +13,9 @@ extension Statement {
         for (offset, value) in values.enumerated() {
             let code = value.bind(to: sqliteStatement, at: CInt(offset + 1))
             guard code == ResultCode.SQLITE_OK.rawValue else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code),
-                                    message: "cannot bind argument \(offset + 1)", sql: sql)
+                throw DatabaseError(
+                    resultCode: ResultCode(rawValue: code),
+                    message: "cannot bind argument \(offset + 1)", sql: sql)
             }
         }
     }

@@ -5,9 +5,9 @@ import GRDBSQLite
 /// its datatype (`sqlite3_column_type`), so that a column read checks its value's class at once.
 enum StorageClass: CInt, Sendable {
     case integer = 1  // SQLITE_INTEGER
-    case real = 2     // SQLITE_FLOAT
-    case text = 3     // SQLITE_TEXT
-    case blob = 4     // SQLITE_BLOB
+    case real = 2  // SQLITE_FLOAT
+    case text = 3  // SQLITE_TEXT
+    case blob = 4  // SQLITE_BLOB
 
     init(_ type: AttributeType) {
         switch type {

@@ -46,7 +46,8 @@ public struct StoreConfiguration: Sendable {
 
     /// Where ``default`` keeps its file.
     public static var defaultURL: URL {
-        let support = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+        let support =
+            FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
             ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
         return support.appendingPathComponent(ProcessInfo.processInfo.processName, isDirectory: true)
             .appendingPathComponent("default.sqlite")

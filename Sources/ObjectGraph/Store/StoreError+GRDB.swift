@@ -12,9 +12,9 @@ extension StoreError {
             return
         }
         #if DEBUG
-        let sql = error.sql
+            let sql = error.sql
         #else
-        let sql: String? = nil
+            let sql: String? = nil
         #endif
         self.init(
             resultCode: ResultCode(rawValue: error.resultCode.rawValue),

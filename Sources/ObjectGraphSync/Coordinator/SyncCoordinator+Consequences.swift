@@ -41,13 +41,17 @@ extension SyncCoordinator {
         var changes: [LocalChange] = []
         for object in context.deletedObjects where !mirrored.deleted.contains(object.objectGlobalID) {
             guard let shape = model.shape(forEntity: object.objectID.entityName) else { continue }
-            changes.append(LocalChange(kind: .delete, globalID: object.objectGlobalID, entityName: shape.entityName,
-                                       changedKeys: [], object: object))
+            changes.append(
+                LocalChange(
+                    kind: .delete, globalID: object.objectGlobalID, entityName: shape.entityName,
+                    changedKeys: [], object: object))
         }
         for object in context.insertedObjects where !mirrored.inserted.contains(object.objectGlobalID) {
             guard let shape = model.shape(forEntity: object.objectID.entityName) else { continue }
-            changes.append(LocalChange(kind: .insert, globalID: object.objectGlobalID, entityName: shape.entityName,
-                                       changedKeys: [], object: object))
+            changes.append(
+                LocalChange(
+                    kind: .insert, globalID: object.objectGlobalID, entityName: shape.entityName,
+                    changedKeys: [], object: object))
         }
         var states: [UUID: SyncRecordState]?
         for object in context.updatedObjects where !object.isDeleted && !mirrored.inserted.contains(object.objectGlobalID) {
@@ -65,8 +69,10 @@ extension SyncCoordinator {
                 if let known = shadow[field.name], try shape.value(of: field, in: object) == known { keys.remove(key) }
             }
             guard !keys.isEmpty else { continue }
-            changes.append(LocalChange(kind: .update, globalID: object.objectGlobalID, entityName: shape.entityName,
-                                       changedKeys: keys, object: object))
+            changes.append(
+                LocalChange(
+                    kind: .update, globalID: object.objectGlobalID, entityName: shape.entityName,
+                    changedKeys: keys, object: object))
         }
         try record(changes)
         return !changes.isEmpty

@@ -20,8 +20,9 @@ extension SyncCoordinator {
             throw SyncError.store(error)
         }
         guard head > client.historySequence else { return }
-        var request = HistoryRequest(after: HistoryToken(sequence: client.historySequence), entityNames: model.entityNames,
-                                     fetchLimit: batchSize)
+        var request = HistoryRequest(
+            after: HistoryToken(sequence: client.historySequence), entityNames: model.entityNames,
+            fetchLimit: batchSize)
         request.excludedAuthors = [Self.author]  // the sync's own saves, left unread
         while true {
             let transactions: [HistoryTransaction]
@@ -31,10 +32,12 @@ extension SyncCoordinator {
                 throw SyncError.store(error)
             }
             let changes = transactions.flatMap(\.changes)
-            try record(changes.map { change in
-                LocalChange(kind: change.kind, globalID: change.globalID, entityName: change.entityName,
-                            changedKeys: change.changedKeys, object: change.kind == .delete ? nil : context.object(with: change.objectID))
-            })
+            try record(
+                changes.map { change in
+                    LocalChange(
+                        kind: change.kind, globalID: change.globalID, entityName: change.entityName,
+                        changedKeys: change.changedKeys, object: change.kind == .delete ? nil : context.object(with: change.objectID))
+                })
             if let last = transactions.last {
                 request.token = last.token
                 client.historySequence = last.token.sequence
@@ -70,9 +73,11 @@ extension SyncCoordinator {
             let state: SyncRecordState
             switch change.kind {
             case .insert, .update:
-                let properties = change.kind == .insert
+                let properties =
+                    change.kind == .insert
                     ? shape.fields.map(\.property) : change.changedKeys.filter { shape.field(forProperty: $0) != nil }
-                let memberships = change.kind == .insert
+                let memberships =
+                    change.kind == .insert
                     ? shape.memberships : shape.memberships.filter { change.changedKeys.contains($0.property) }
                 let object = change.object
                 // Every processor hears of the object, whatever changed: its predicate decides

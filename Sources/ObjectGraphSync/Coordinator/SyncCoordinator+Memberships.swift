@@ -41,8 +41,10 @@ extension SyncCoordinator {
         try recordLinkChanges(owner: owner.recordID, changes)
     }
 
-    private func recordLinkChanges(owner: UUID,
-                                   _ changes: [(membership: RecordShape.Membership, target: UUID, isAdded: Bool)]) throws {
+    private func recordLinkChanges(
+        owner: UUID,
+        _ changes: [(membership: RecordShape.Membership, target: UUID, isAdded: Bool)]
+    ) throws {
         guard !changes.isEmpty else { return }
         let ids = changes.map { LinkID.make(recordType: $0.membership.recordType, source: owner, target: $0.target) }
         var states = try recordStates(for: ids)
@@ -75,8 +77,9 @@ extension SyncCoordinator {
             }
             return .delete(number, entity: state.entityName, id: state.recordID, baseVersion: baseVersion)
         }
-        return .upsert(number, entity: state.entityName, id: state.recordID, baseVersion: state.baseVersion,
-                       fields: try Self.fields(state.shadow))
+        return .upsert(
+            number, entity: state.entityName, id: state.recordID, baseVersion: state.baseVersion,
+            fields: try Self.fields(state.shadow))
     }
 
     /// A link this device changed that the server changed too: this device's change stands (a
@@ -95,14 +98,18 @@ extension SyncCoordinator {
     /// Applies a link record from the feed: the member added or removed, the owner's recorded members
     /// kept in step (so that the change is not taken for a local one), a pending link when an end
     /// is not here yet.
-    func applyLink(_ record: ObjectGraphSyncProtocol.SyncedRecord, owner shape: RecordShape, membership: RecordShape.Membership,
-                   state: SyncRecordState?, states: inout [UUID: SyncRecordState]) throws {
+    func applyLink(
+        _ record: ObjectGraphSyncProtocol.SyncedRecord, owner shape: RecordShape, membership: RecordShape.Membership,
+        state: SyncRecordState?, states: inout [UUID: SyncRecordState]
+    ) throws {
         let fields = record.deleted ? try Self.fields(state?.shadow) : record.fields
         guard case .string(let sourceText)? = fields["source"], case .string(let targetText)? = fields["target"],
-              let source = UUID(text: sourceText), let target = UUID(text: targetText) else {
+            let source = UUID(text: sourceText), let target = UUID(text: targetText)
+        else {
             if record.deleted { return }  // a link this device never had
-            throw SyncError.invalidRecord(recordType: record.entity, recordID: record.id, field: "source",
-                                          reason: "a link's source and target must be records' IDs")
+            throw SyncError.invalidRecord(
+                recordType: record.entity, recordID: record.id, field: "source",
+                reason: "a link's source and target must be records' IDs")
         }
         if record.deleted {
             try setMembership(membership, of: source, shape, to: target, isMember: false)
@@ -123,11 +130,14 @@ extension SyncCoordinator {
     /// Adds or removes a member of an owner's relationship, and records it as the owner's; returns
     /// false when an end is not on this device.
     @discardableResult
-    func setMembership(_ membership: RecordShape.Membership, of ownerID: UUID, _ shape: RecordShape, to targetID: UUID,
-                       isMember: Bool) throws -> Bool {
+    func setMembership(
+        _ membership: RecordShape.Membership, of ownerID: UUID, _ shape: RecordShape, to targetID: UUID,
+        isMember: Bool
+    ) throws -> Bool {
         guard let destination = model.shape(forEntity: membership.destinationEntity),
-              let owner = try self.object(withGlobalID: ownerID, of: shape),
-              let target = try self.object(withGlobalID: targetID, of: destination) else { return false }
+            let owner = try self.object(withGlobalID: ownerID, of: shape),
+            let target = try self.object(withGlobalID: targetID, of: destination)
+        else { return false }
         do {
             var members = try owner.relatedObjects(forKey: membership.property)
             let index = members.firstIndex { $0.objectID == target.objectID }

@@ -68,9 +68,12 @@ extension SyncCoordinator {
             let chunk = Array(unloaded[start..<min(start + 500, unloaded.count)])
             let links: [PendingLink]
             do {
-                links = Array(try context.fetch(FetchDescriptor(predicate: #Predicate<PendingLink> {
-                    chunk.contains($0.sourceID) || chunk.contains($0.targetID)
-                })))
+                links = Array(
+                    try context.fetch(
+                        FetchDescriptor(
+                            predicate: #Predicate<PendingLink> {
+                                chunk.contains($0.sourceID) || chunk.contains($0.targetID)
+                            })))
             } catch let error as ObjectGraphError {
                 throw SyncError.store(error)
             }
@@ -102,7 +105,8 @@ extension SyncCoordinator {
             if let membership = shape.membership(forProperty: link.property) {
                 if try setMembership(membership, of: link.sourceID, shape, to: link.targetID, isMember: true) { removePendingLink(link) }
             } else if link.targetID == id {
-                if let field = shape.field(forProperty: link.property), let source = try self.object(withGlobalID: link.sourceID, of: shape) {
+                if let field = shape.field(forProperty: link.property), let source = try self.object(withGlobalID: link.sourceID, of: shape)
+                {
                     mirrored.written[link.sourceID, default: []].insert(field.property)
                     try shape.link(source, field, to: object)
                 }

@@ -108,7 +108,9 @@ extension SyncCoordinator {
             let state = states[record.id]
             if let (owner, membership) = model.membership(forRecordType: record.entity) {
                 if let state, state.isUnconfirmed { state.isUnconfirmed = false }
-                if let state, record.version <= state.feedVersion || record.version < (state.baseVersion ?? 0) || state.isPending { continue }
+                if let state, record.version <= state.feedVersion || record.version < (state.baseVersion ?? 0) || state.isPending {
+                    continue
+                }
                 try applyLink(record, owner: owner, membership: membership, state: state, states: &states)
                 continue
             }
@@ -171,7 +173,8 @@ extension SyncCoordinator {
             globalIDs[shape.entityName, default: []].append(record.id)
             for field in shape.fields {
                 guard case .reference(let destination) = field.kind, case .string(let text)? = record.fields[field.name],
-                      let target = UUID(text: text) else { continue }
+                    let target = UUID(text: text)
+                else { continue }
                 globalIDs[destination, default: []].append(target)
             }
         }
@@ -187,8 +190,10 @@ extension SyncCoordinator {
     /// Writes fields into an object, but those of the properties in `skipped`: attributes in their
     /// stored form, references to the objects they name (kept as pending links when the target is
     /// not here yet, the relationship nil meanwhile). Fields the record does not carry are left.
-    func write(_ fields: [String: JSONValue], into object: any Entity, shape: RecordShape, recordID: UUID,
-               skipping skipped: Set<String>) throws {
+    func write(
+        _ fields: [String: JSONValue], into object: any Entity, shape: RecordShape, recordID: UUID,
+        skipping skipped: Set<String>
+    ) throws {
         // What is written into an object inserted as the server's needs no note: all of it mirrors.
         let notesWritten = !mirrored.inserted.contains(recordID)
         for field in shape.fields where !skipped.contains(field.property) {
@@ -201,15 +206,17 @@ extension SyncCoordinator {
                 try dropPendingLinks(from: recordID, property: field.property)
                 guard case .string(let text) = value else {
                     guard value == .null else {
-                        throw SyncError.invalidRecord(recordType: shape.recordType, recordID: recordID, field: field.name,
-                                                      reason: "\(value) is not a record's ID")
+                        throw SyncError.invalidRecord(
+                            recordType: shape.recordType, recordID: recordID, field: field.name,
+                            reason: "\(value) is not a record's ID")
                     }
                     try shape.link(object, field, to: nil)
                     continue
                 }
                 guard let targetID = UUID(text: text), let destination = model.shape(forEntity: destinationEntity) else {
-                    throw SyncError.invalidRecord(recordType: shape.recordType, recordID: recordID, field: field.name,
-                                                  reason: "'\(text)' is not a record's ID")
+                    throw SyncError.invalidRecord(
+                        recordType: shape.recordType, recordID: recordID, field: field.name,
+                        reason: "'\(text)' is not a record's ID")
                 }
                 if let target = try self.object(withGlobalID: targetID, of: destination) {
                     try shape.link(object, field, to: target)

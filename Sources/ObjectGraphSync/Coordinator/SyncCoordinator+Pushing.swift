@@ -80,8 +80,9 @@ extension SyncCoordinator {
             let states: [SyncRecordState]
             if let recordIDs {
                 // Found by their global IDs, which are the records'.
-                states = Array(try recordStates(for: recordIDs).values.filter(\.isPending)
-                    .sorted { $0.localRevision < $1.localRevision }.prefix(batchSize))
+                states = Array(
+                    try recordStates(for: recordIDs).values.filter(\.isPending)
+                        .sorted { $0.localRevision < $1.localRevision }.prefix(batchSize))
             } else {
                 var request = FetchDescriptor<SyncRecordState>(
                     predicate: #Predicate { $0.isPending }, sortBy: [SortDescriptor(\.localRevision)])
@@ -100,7 +101,8 @@ extension SyncCoordinator {
                 // A link of a many-to-many relationship, or a record of an entity that no longer
                 // syncs (its state goes).
                 guard model.membership(forRecordType: state.entityName) != nil,
-                      let mutation = try linkMutation(state, number: client.nextMutationNumber + Int64(mutations.count)) else {
+                    let mutation = try linkMutation(state, number: client.nextMutationNumber + Int64(mutations.count))
+                else {
                     if model.membership(forRecordType: state.entityName) == nil { context.delete(state) }
                     continue
                 }
@@ -118,10 +120,13 @@ extension SyncCoordinator {
                         mutations.append(.delete(number, entity: shape.recordType, id: state.recordID, baseVersion: baseVersion))
                         entries.append(OutboxEntry(recordID: state.recordID, revision: state.localRevision, properties: []))
                     } else if let object {
-                        let properties = state.baseVersion == nil ? shape.fields.map(\.property) : Array(Self.split(state.pendingProperties))
+                        let properties =
+                            state.baseVersion == nil ? shape.fields.map(\.property) : Array(Self.split(state.pendingProperties))
                         let fields = try shape.fields(of: object, properties: properties)
-                        mutations.append(.upsert(number, entity: shape.recordType, id: state.recordID,
-                                                 baseVersion: state.baseVersion, fields: fields))
+                        mutations.append(
+                            .upsert(
+                                number, entity: shape.recordType, id: state.recordID,
+                                baseVersion: state.baseVersion, fields: fields))
                         entries.append(OutboxEntry(recordID: state.recordID, revision: state.localRevision, properties: properties))
                     }
                 }
@@ -161,8 +166,10 @@ extension SyncCoordinator {
             request = try JSONDecoder().decode(PushRequest.self, from: batch.request)
             entries = try JSONDecoder().decode([OutboxEntry].self, from: batch.entries)
         } catch {
-            throw SyncError.store(.invalidBatchOperation(entity: OutboxBatch.entityName, property: nil,
-                                                         reason: "a saved push does not decode: \(error)"))
+            throw SyncError.store(
+                .invalidBatchOperation(
+                    entity: OutboxBatch.entityName, property: nil,
+                    reason: "a saved push does not decode: \(error)"))
         }
         let outcome: PushOutcome
         do {
@@ -192,7 +199,8 @@ extension SyncCoordinator {
             switch mutation.operation {
             case .delete:
                 if let shape = model.shape(forEntity: state.entityName),
-                   let object = try self.object(withGlobalID: entry.recordID, of: shape) {
+                    let object = try self.object(withGlobalID: entry.recordID, of: shape)
+                {
                     deleteMirroring(object)  // marked for deletion, and now deleted on the server
                 }
                 context.delete(state)
@@ -217,10 +225,13 @@ extension SyncCoordinator {
     /// Settles a refused batch: each conflicting record by its entity's policy, against the
     /// server's record the answer carries. Nothing of the batch was applied, so its other records
     /// stay pending and go in the next batch, as do the settled ones that keep local values.
-    private func resolve(_ conflicts: [SyncErrorBody.Conflict], of batch: OutboxBatch, request: PushRequest,
-                         entries: [OutboxEntry]) throws {
-        let entriesByNumber = Dictionary(zip(request.mutations.map(\.number), zip(request.mutations, entries)),
-                                         uniquingKeysWith: { first, _ in first })
+    private func resolve(
+        _ conflicts: [SyncErrorBody.Conflict], of batch: OutboxBatch, request: PushRequest,
+        entries: [OutboxEntry]
+    ) throws {
+        let entriesByNumber = Dictionary(
+            zip(request.mutations.map(\.number), zip(request.mutations, entries)),
+            uniquingKeysWith: { first, _ in first })
         var states = try recordStates(for: entries.map(\.recordID))
         for conflict in conflicts {
             guard let (mutation, entry) = entriesByNumber[conflict.number], let state = states[entry.recordID] else { continue }
@@ -236,8 +247,10 @@ extension SyncCoordinator {
         try save()
     }
 
-    private func settle(_ mutation: Mutation, state: SyncRecordState, object: (any Entity)?, shape: RecordShape,
-                        server: ObjectGraphSyncProtocol.SyncedRecord, states: inout [UUID: SyncRecordState]) throws {
+    private func settle(
+        _ mutation: Mutation, state: SyncRecordState, object: (any Entity)?, shape: RecordShape,
+        server: ObjectGraphSyncProtocol.SyncedRecord, states: inout [UUID: SyncRecordState]
+    ) throws {
         let rule = shape.configuration.deletionRule
         if server.deleted {
             // The server deleted what this device edited.
@@ -283,8 +296,10 @@ extension SyncCoordinator {
             case .serverWins: kept = serverValue
             case .clientWins: kept = local
             case .merge(let merge):
-                kept = merge(FieldConflict(recordType: shape.recordType, recordID: state.recordID, field: field.name,
-                                           base: base[field.name], local: local, server: serverValue))
+                kept = merge(
+                    FieldConflict(
+                        recordType: shape.recordType, recordID: state.recordID, field: field.name,
+                        base: base[field.name], local: local, server: serverValue))
             }
             if kept != local { try write([field.name: kept], into: object, shape: shape, recordID: state.recordID, skipping: []) }
             if kept == serverValue { pending.remove(field.property) }
@@ -307,8 +322,10 @@ extension SyncCoordinator {
         do {
             return try JSONDecoder().decode([String: JSONValue].self, from: data)
         } catch {
-            throw SyncError.store(.invalidBatchOperation(entity: SyncRecordState.entityName, property: "shadow",
-                                                         reason: "a record's saved fields do not decode: \(error)"))
+            throw SyncError.store(
+                .invalidBatchOperation(
+                    entity: SyncRecordState.entityName, property: "shadow",
+                    reason: "a record's saved fields do not decode: \(error)"))
         }
     }
 
@@ -318,8 +335,10 @@ extension SyncCoordinator {
             try writer.writeObject(fields) { writer, value in try writer.write(value) }
             return Data(writer.bytes)
         } catch {
-            throw SyncError.store(.invalidBatchOperation(entity: SyncRecordState.entityName, property: "shadow",
-                                                         reason: "a record's fields do not encode: \(error)"))
+            throw SyncError.store(
+                .invalidBatchOperation(
+                    entity: SyncRecordState.entityName, property: "shadow",
+                    reason: "a record's fields do not encode: \(error)"))
         }
     }
 }

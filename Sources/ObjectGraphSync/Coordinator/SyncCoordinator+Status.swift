@@ -19,7 +19,8 @@ extension SyncCoordinator {
             let client = try context.fetch(FetchDescriptor<ClientState>(predicate: #Predicate { $0.zone == zone })).first
             cursor = client?.cursor
             // A store that never synced sends all its objects at its first sync.
-            let pending = client == nil
+            let pending =
+                client == nil
                 ? try model.shapes.reduce(0) { $0 + (try $1.type.objectCount(in: context)) }
                 : try context.fetchCount(FetchDescriptor<SyncRecordState>(predicate: #Predicate { $0.isPending }))
             status.update { status in
@@ -37,7 +38,9 @@ extension SyncCoordinator {
                 status.lastError = nil
             }
         } catch SyncError.server(.mustRefetch, _) {
-            status.update { $0.hasUnreadServerChanges = true; $0.lastError = nil }  // the zone is read again
+            status.update {
+                $0.hasUnreadServerChanges = true; $0.lastError = nil
+            }  // the zone is read again
         } catch {
             record(checkFailure: (error as? SyncError) ?? .unreachable("\(error)"))
         }

@@ -34,7 +34,7 @@ public actor SyncCoordinator {
     /// The sync's own entities, which the container's schema must include: the records' states, the
     /// client's state, the pushes in flight and the links waiting for their target.
     public static let entities: [any Entity.Type] = [
-        SyncRecordState.self, ClientState.self, OutboxBatch.self, PendingLink.self,
+        SyncRecordState.self, ClientState.self, OutboxBatch.self, PendingLink.self
     ]
 
     /// The name of the coordinator's context: the author of its saves in the history and in every
@@ -97,9 +97,11 @@ public actor SyncCoordinator {
     ///     the server's live route are read at once.
     /// - Throws: ``SyncError/invalidConfiguration(entity:reason:)`` when the container lacks the
     ///   sync's entities or an entity's configuration does not fit it.
-    public init(container: ObjectContainer, remote: any SyncRemote, zone: String = "default",
-                syncing types: [any Syncable.Type], processors: [any ChangeProcessor]? = nil,
-                batchSize: Int = 500, gatheringDelay: Duration = .milliseconds(50)) throws {
+    public init(
+        container: ObjectContainer, remote: any SyncRemote, zone: String = "default",
+        syncing types: [any Syncable.Type], processors: [any ChangeProcessor]? = nil,
+        batchSize: Int = 500, gatheringDelay: Duration = .milliseconds(50)
+    ) throws {
         self.container = container
         self.remote = remote
         self.zone = zone
@@ -132,7 +134,9 @@ public actor SyncCoordinator {
             if save.author != Self.author { appSaved.request() }
         }
         scansFully = true
-        status.update { $0.activity = .idle; $0.lastError = nil; $0.nextRetry = nil }
+        status.update {
+            $0.activity = .idle; $0.lastError = nil; $0.nextRetry = nil
+        }
         loop = Task { await self.run(wakeUp) }
         live = Task { await self.listen() }
         wakeUp.forLocalChanges()
@@ -248,7 +252,9 @@ public actor SyncCoordinator {
             let waiting = try pendingCount()
             // A coordinator that has not completed a cycle yet shows what the store recorded.
             let lastSync = try clientState().lastSuccessfulSync
-            status.update { $0.pendingChanges = waiting; $0.lastSuccessfulSync = $0.lastSuccessfulSync ?? lastSync }
+            status.update {
+                $0.pendingChanges = waiting; $0.lastSuccessfulSync = $0.lastSuccessfulSync ?? lastSync
+            }
             let fully = scansFully
             scansFully = false
             for processor in processors {
@@ -303,7 +309,9 @@ public actor SyncCoordinator {
             // Nothing is tried again, on a timer or at the next save: a retry storm would not make
             // the token valid. `start()` begins again.
             halt()
-            status.update { $0.activity = .unauthorized; $0.lastError = error as? SyncError; $0.nextRetry = nil }
+            status.update {
+                $0.activity = .unauthorized; $0.lastError = error as? SyncError; $0.nextRetry = nil
+            }
             return
         }
         failedCycles += 1

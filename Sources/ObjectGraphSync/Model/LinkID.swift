@@ -21,8 +21,11 @@ enum LinkID {
         }
         uuid[6] = 0x80 | (uuid[6] & 0x0F)  // version 8
         uuid[8] = 0x80 | (uuid[8] & 0x3F)  // RFC 9562 variant
-        return UUID(uuid: (uuid[0], uuid[1], uuid[2], uuid[3], uuid[4], uuid[5], uuid[6], uuid[7],
-                           uuid[8], uuid[9], uuid[10], uuid[11], uuid[12], uuid[13], uuid[14], uuid[15]))
+        return UUID(
+            uuid: (
+                uuid[0], uuid[1], uuid[2], uuid[3], uuid[4], uuid[5], uuid[6], uuid[7],
+                uuid[8], uuid[9], uuid[10], uuid[11], uuid[12], uuid[13], uuid[14], uuid[15]
+            ))
     }
 
     private static func fnv1a(_ bytes: [UInt8], offset: UInt64) -> UInt64 {

@@ -49,8 +49,9 @@ extension RecordShape {
                 return try object.relatedObjects(forKey: field.property).first.map { .string($0.objectGlobalID.uuidString) } ?? .null
             }
         } catch let error as FieldCodingError {
-            throw SyncError.invalidRecord(recordType: recordType, recordID: object.objectGlobalID, field: field.name,
-                                          reason: error.description)
+            throw SyncError.invalidRecord(
+                recordType: recordType, recordID: object.objectGlobalID, field: field.name,
+                reason: error.description)
         } catch let error as ObjectGraphError {
             throw SyncError.store(error)
         }

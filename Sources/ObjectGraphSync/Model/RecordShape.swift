@@ -67,24 +67,34 @@ struct RecordShape: Sendable {
         loadingAttribute = description.attributes.first?.name
         var fields: [Field] = []
         for attribute in description.attributes where !configuration.excludedProperties.contains(attribute.name) {
-            fields.append(Field(property: attribute.name, name: name(of: attribute.name),
-                                kind: .attribute(attribute.type, isOptional: attribute.isOptional)))
+            fields.append(
+                Field(
+                    property: attribute.name, name: name(of: attribute.name),
+                    kind: .attribute(attribute.type, isOptional: attribute.isOptional)))
         }
         for relationship in description.relationships
         where !relationship.isToMany && synced.contains(relationship.destination)
-            && !configuration.excludedProperties.contains(relationship.name) {
-            fields.append(Field(property: relationship.name, name: name(of: relationship.name),
-                                kind: .reference(destinationEntity: relationship.destination)))
+            && !configuration.excludedProperties.contains(relationship.name)
+        {
+            fields.append(
+                Field(
+                    property: relationship.name, name: name(of: relationship.name),
+                    kind: .reference(destinationEntity: relationship.destination)))
         }
         var memberships: [Membership] = []
         for relationship in description.relationships
         where relationship.isToMany && synced.contains(relationship.destination)
-            && !configuration.excludedProperties.contains(relationship.name) {
-            guard let inverse = schema.entities.first(where: { $0.name == relationship.destination })?
-                .relationship(named: relationship.inverse), inverse.isToMany,
-                "\(entityName).\(relationship.name)" < "\(relationship.destination).\(relationship.inverse)" else { continue }
-            memberships.append(Membership(property: relationship.name, recordType: "\(configuration.recordType ?? entityName).\(relationship.name)",
-                                          destinationEntity: relationship.destination))
+            && !configuration.excludedProperties.contains(relationship.name)
+        {
+            guard
+                let inverse = schema.entities.first(where: { $0.name == relationship.destination })?
+                    .relationship(named: relationship.inverse), inverse.isToMany,
+                "\(entityName).\(relationship.name)" < "\(relationship.destination).\(relationship.inverse)"
+            else { continue }
+            memberships.append(
+                Membership(
+                    property: relationship.name, recordType: "\(configuration.recordType ?? entityName).\(relationship.name)",
+                    destinationEntity: relationship.destination))
         }
         var byName: [String: Field] = [:]
         for field in fields {

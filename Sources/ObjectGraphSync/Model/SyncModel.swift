@@ -38,7 +38,8 @@ struct SyncModel: Sendable {
             for membership in shape.memberships {
                 guard byRecordType[membership.recordType] == nil, memberships[membership.recordType] == nil else {
                     throw SyncError.invalidConfiguration(
-                        entity: shape.entityName, reason: "the links of '\(membership.property)' and another record type are both '\(membership.recordType)'")
+                        entity: shape.entityName,
+                        reason: "the links of '\(membership.property)' and another record type are both '\(membership.recordType)'")
                 }
                 memberships[membership.recordType] = (shape, membership)
             }

@@ -47,9 +47,11 @@ public struct SyncConfiguration: Sendable {
     public var deletionRule: DeletionRule
 
     /// A configuration; by default every property syncs under its name and the server wins.
-    public init(recordType: String? = nil, excluding excludedProperties: Set<String> = [],
-                fieldNames: [String: String] = [:], conflictPolicy: ConflictPolicy = .serverWins,
-                deletionRule: DeletionRule = .deletionWins) {
+    public init(
+        recordType: String? = nil, excluding excludedProperties: Set<String> = [],
+        fieldNames: [String: String] = [:], conflictPolicy: ConflictPolicy = .serverWins,
+        deletionRule: DeletionRule = .deletionWins
+    ) {
         self.recordType = recordType
         self.excludedProperties = excludedProperties
         self.fieldNames = fieldNames

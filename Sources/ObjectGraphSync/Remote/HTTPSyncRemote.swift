@@ -74,8 +74,9 @@ public final class HTTPSyncRemote: SyncRemote {
     /// consumer that falls behind leaves the bytes in the connection (TCP's flow control then holds
     /// the server back), never in memory. Cancelling the consumer's task cancels the request.
     public func live(zone: String, since cursor: FeedCursor) -> AsyncThrowingStream<Data, any Error> {
-        let reader = LiveRouteReader(client: client, request: request("zones/\(zone)/live", query: ["since": cursor.description]),
-                                     timeout: timeout)
+        let reader = LiveRouteReader(
+            client: client, request: request("zones/\(zone)/live", query: ["since": cursor.description]),
+            timeout: timeout)
         return AsyncThrowingStream(unfolding: { try await reader.next() })
     }
 
@@ -108,8 +109,9 @@ public final class HTTPSyncRemote: SyncRemote {
                     let response = try await client.execute(request, timeout: .milliseconds(Int64(timeout * 1000)))
                     guard response.status == .ok else {
                         let answer = try? await response.body.collect(upTo: 64 * 1024)
-                        throw HTTPSyncRemote.refusal(answer.map { Data(buffer: $0) } ?? Data(), status: Int(response.status.code),
-                                                     route: "the live route")
+                        throw HTTPSyncRemote.refusal(
+                            answer.map { Data(buffer: $0) } ?? Data(), status: Int(response.status.code),
+                            route: "the live route")
                     }
                     body = response.body.makeAsyncIterator()
                 }
@@ -145,7 +147,8 @@ public final class HTTPSyncRemote: SyncRemote {
             let body = try await response.body.collect(upTo: Self.maximumAnswerBytes)
             return (Data(buffer: body), Int(response.status.code))
         } catch is NIOTooManyBytesError {
-            throw SyncError.server(.internalError, "\(request.method) \(request.url): the answer is larger than \(Self.maximumAnswerBytes) bytes")
+            throw SyncError.server(
+                .internalError, "\(request.method) \(request.url): the answer is larger than \(Self.maximumAnswerBytes) bytes")
         } catch {
             throw SyncError.unreachable("\(request.method) \(request.url): \(error)")
         }

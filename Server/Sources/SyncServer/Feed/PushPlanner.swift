@@ -76,8 +76,9 @@ struct PushPlanner {
             guard let server = current[mutation.id] else {
                 // Only a create may name a record the zone does not hold: an update or a delete
                 // of it is a stale or guessed identifier (another user's records are not here).
-                guard createdInBatch.contains(mutation.id)
-                    || (mutation.operation == .upsert && mutation.baseVersion == nil)
+                guard
+                    createdInBatch.contains(mutation.id)
+                        || (mutation.operation == .upsert && mutation.baseVersion == nil)
                 else {
                     throw SyncRequestError.notFound(
                         "\(mutation.label): the zone holds no such record (never created in it, "
@@ -105,9 +106,10 @@ struct PushPlanner {
             }
             position += 1
             working[mutation.id] = next
-            entries.append(FeedEntry(
-                position: position, transaction: transaction, committedAt: now, state: next,
-                fieldsJSON: fieldsJSON, fieldVersionsJSON: StoredJSON.encode(next.fieldVersions)))
+            entries.append(
+                FeedEntry(
+                    position: position, transaction: transaction, committedAt: now, state: next,
+                    fieldsJSON: fieldsJSON, fieldVersionsJSON: StoredJSON.encode(next.fieldVersions)))
             applied.append(.init(number: mutation.number, id: mutation.id, version: next.version))
         }
         let result = PushResult(applied: applied, cursor: FeedCursor(position: position, zoneID: zoneID))
@@ -148,8 +150,10 @@ struct PushPlanner {
                 entity: state.entity, id: state.id, version: version, deleted: true, fields: [:], fieldVersions: [:])
             return (tombstone, "{}")
         case .upsert:
-            var next = state ?? RecordState(
-                entity: mutation.entity, id: mutation.id, version: 0, deleted: false, fields: [:], fieldVersions: [:])
+            var next =
+                state
+                ?? RecordState(
+                    entity: mutation.entity, id: mutation.id, version: 0, deleted: false, fields: [:], fieldVersions: [:])
             if next.deleted {
                 // A client that saw the deletion creates the record anew.
                 next.fields = [:]

@@ -64,4 +64,3 @@ struct FeedPage: Sendable, Equatable {
         ChangesPage(changes: try changes.map { try $0.change() }, cursor: cursor, hasMore: hasMore)
     }
 }
-

@@ -44,7 +44,7 @@ struct AccessLogMiddleware: RouterMiddleware {
             "method": .string(request.method.rawValue),
             "route": .requestText(route),
             "status": .stringConvertible(status.code),
-            "duration_ms": .string(String(format: "%.3f", milliseconds)),
+            "duration_ms": .string(String(format: "%.3f", milliseconds))
         ]
         if let user = context.notes.user { metadata["user"] = .requestText(user.name) }
         context.logger.info("Request", metadata: metadata)

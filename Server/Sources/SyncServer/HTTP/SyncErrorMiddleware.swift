@@ -31,7 +31,7 @@ struct SyncErrorMiddleware: RouterMiddleware {
                     "Request refused",
                     metadata: [
                         "status": .stringConvertible(refusal.status.code), "error": .string(refusal.body.error.rawValue),
-                        "message": .requestText(refusal.body.message),
+                        "message": .requestText(refusal.body.message)
                     ])
             }
             response = Self.response(refusal.status, refusal.body)

@@ -87,8 +87,9 @@ struct SyncRoutes {
             }
             limit = value
         }
-        return Self.json(try await server.changesJSON(
-            zone: try context.zone(), user: try context.user(), since: try Self.cursor(request), limit: limit))
+        return Self.json(
+            try await server.changesJSON(
+                zone: try context.zone(), user: try context.user(), since: try Self.cursor(request), limit: limit))
     }
 
     // MARK: Live

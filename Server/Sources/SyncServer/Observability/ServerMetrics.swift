@@ -1,6 +1,6 @@
 import Metrics
-import Synchronization
 import Prometheus
+import Synchronization
 
 /// The server's metrics, recorded through swift-metrics into a Prometheus registry of the
 /// server's own (not the process's global one: a program may run several servers), and read at
@@ -43,7 +43,7 @@ final class ServerMetrics: Sendable {
         let fast: [Duration] = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10_000].map { .milliseconds($0) }
         factory.durationHistogramBuckets = [
             "objectgraph_push_duration_seconds": fast, "objectgraph_feed_read_duration_seconds": fast,
-            "objectgraph_http_request_duration_seconds": fast + [.seconds(60), .seconds(600)],
+            "objectgraph_http_request_duration_seconds": fast + [.seconds(60), .seconds(600)]
         ]
         self.factory = factory
         liveStreams = Meter(label: "objectgraph_live_streams", dimensions: [], factory: factory)
@@ -67,7 +67,8 @@ final class ServerMetrics: Sendable {
                     dimensions: [("route", route), ("method", method), ("status", String(status))], factory: factory),
                 duration: Metrics.Timer(
                     label: "objectgraph_http_request_duration_seconds", dimensions: [("route", route), ("method", method)],
-                    factory: factory))
+                    factory: factory)
+            )
             cache[key] = made
             return made
         }

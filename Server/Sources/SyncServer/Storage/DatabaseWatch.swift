@@ -31,8 +31,10 @@ struct DatabaseWatch: Service {
             return true
         } catch {
             if outage.begin() {
-                logger.error("The database does not answer; requests get 503 until it does",
-                             metadata: ["error": .requestText(error is DeadlineExceeded ? "no answer within \(timeout)" : String(reflecting: error))])
+                logger.error(
+                    "The database does not answer; requests get 503 until it does",
+                    metadata: ["error": .requestText(error is DeadlineExceeded ? "no answer within \(timeout)" : String(reflecting: error))]
+                )
             }
             return false
         }

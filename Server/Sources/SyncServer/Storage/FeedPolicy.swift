@@ -48,7 +48,7 @@ enum StorageFailure: Error, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .malformedRow(let what): "A row of the database is not as the server writes it: \(what)." 
+        case .malformedRow(let what): "A row of the database is not as the server writes it: \(what)."
         case .missingZone(let zone): "The zone \"\(zone)\" vanished inside its own transaction."
         case .malformedNotification(let payload): "A feed notification was not understood: \(payload)"
         }

@@ -1,6 +1,6 @@
 import Foundation
-import Synchronization
 import ObjectGraphSyncProtocol
+import Synchronization
 
 /// The storage as requests use it: each operation counted while it runs (the database pool's
 /// use, for `/metrics`), and bounded by the server's database timeout, past which the request
@@ -33,7 +33,7 @@ struct GuardedStorage: SyncStorage {
         } catch is DeadlineExceeded {
             outage.begin()
             throw SyncRequestError.unavailable("The database did not answer within \(timeout); nothing was changed.")
-        } catch where base.isUnavailability(error) {
+        } catch  where base.isUnavailability(error) {
             outage.begin()
             throw SyncRequestError.unavailable("The database cannot be reached now; nothing was changed.")
         }
@@ -75,9 +75,17 @@ final class DatabaseOutage: Sendable {
 
     /// Begins an outage; true when none was ongoing.
     @discardableResult
-    func begin() -> Bool { ongoing.withLock { was in defer { was = true }; return !was } }
+    func begin() -> Bool {
+        ongoing.withLock { was in
+            defer { was = true }; return !was
+        }
+    }
 
     /// Ends the outage; true when one was ongoing.
     @discardableResult
-    func end() -> Bool { ongoing.withLock { was in defer { was = false }; return was } }
+    func end() -> Bool {
+        ongoing.withLock { was in
+            defer { was = false }; return was
+        }
+    }
 }

@@ -70,8 +70,10 @@ final class PostgresSyncStorage: SyncStorage {
     func isUnavailability(_ error: any Error) -> Bool {
         let error = (error as? PostgresTransactionError).flatMap { $0.beginError ?? $0.closureError } ?? error
         guard let error = error as? PSQLError else { return false }
-        return [.connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed,
-                .sslUnsupported, .failedToAddSSLHandler].contains(error.code)
+        return [
+            .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed,
+            .sslUnsupported, .failedToAddSSLHandler
+        ].contains(error.code)
     }
 
     func migrate() async throws {
@@ -110,7 +112,8 @@ final class PostgresSyncStorage: SyncStorage {
             if let server, error.code == .server {
                 throw SyncDatabaseError.refused("PostgreSQL refused the connection: \(server)")
             }
-            throw SyncDatabaseError.unreachable("PostgreSQL cannot be reached (\(error.code)): \(String(reflecting: error.underlying ?? error))")
+            throw SyncDatabaseError.unreachable(
+                "PostgreSQL cannot be reached (\(error.code)): \(String(reflecting: error.underlying ?? error))")
         }
         try await connection.close()
     }
@@ -123,7 +126,7 @@ final class PostgresSyncStorage: SyncStorage {
     private static let version3 = [
         "ALTER TABLE tokens ADD COLUMN id BIGSERIAL UNIQUE",
         "ALTER TABLE tokens ADD COLUMN expires_at BIGINT",
-        "ALTER TABLE tokens ADD COLUMN revoked_at BIGINT",
+        "ALTER TABLE tokens ADD COLUMN revoked_at BIGINT"
     ]
 
     /// Fields are kept as the JSON text the server wrote, not as `jsonb`: the server never
@@ -131,7 +134,7 @@ final class PostgresSyncStorage: SyncStorage {
     /// SQLite keeps), so such a record would have failed on PostgreSQL alone.
     private static let version2 = [
         "ALTER TABLE changes ALTER COLUMN fields TYPE TEXT USING fields::text",
-        "ALTER TABLE changes ALTER COLUMN field_versions TYPE TEXT USING field_versions::text",
+        "ALTER TABLE changes ALTER COLUMN field_versions TYPE TEXT USING field_versions::text"
     ]
 
     private static let version1 = [
@@ -159,7 +162,7 @@ final class PostgresSyncStorage: SyncStorage {
                               PRIMARY KEY (zone_id, position))
         """,
         "CREATE INDEX changes_by_record ON changes (zone_id, record_id, position)",
-        "CREATE INDEX changes_by_time ON changes (committed_at)",
+        "CREATE INDEX changes_by_time ON changes (committed_at)"
     ]
 
     // MARK: Users and tokens

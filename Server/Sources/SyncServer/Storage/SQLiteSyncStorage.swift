@@ -36,42 +36,44 @@ final class SQLiteSyncStorage: SyncStorage {
     func migrate() async throws {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE users (
-                    id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL);
-                CREATE TABLE tokens (
-                    digest BLOB PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id),
-                    created_at INTEGER NOT NULL);
-                CREATE TABLE zones (
-                    id INTEGER PRIMARY KEY, owner_id INTEGER NOT NULL REFERENCES users(id), name TEXT NOT NULL,
-                    last_position INTEGER NOT NULL DEFAULT 0, purged_through INTEGER NOT NULL DEFAULT 0,
-                    UNIQUE (owner_id, name));
-                CREATE TABLE client_ledger (
-                    zone_id INTEGER NOT NULL REFERENCES zones(id), client_id BLOB NOT NULL,
-                    first_number INTEGER NOT NULL, last_number INTEGER NOT NULL,
-                    digest TEXT NOT NULL, result TEXT NOT NULL,
-                    PRIMARY KEY (zone_id, client_id)) WITHOUT ROWID;
-                CREATE TABLE changes (
-                    zone_id INTEGER NOT NULL REFERENCES zones(id), position INTEGER NOT NULL,
-                    txn INTEGER NOT NULL, record_id BLOB NOT NULL, entity TEXT NOT NULL,
-                    version INTEGER NOT NULL, deleted INTEGER NOT NULL, fields TEXT NOT NULL,
-                    field_versions TEXT NOT NULL, committed_at INTEGER NOT NULL,
-                    PRIMARY KEY (zone_id, position)) WITHOUT ROWID;
-                CREATE INDEX changes_by_record ON changes (zone_id, record_id, position);
-                CREATE INDEX changes_by_time ON changes (committed_at);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE users (
+                        id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, created_at INTEGER NOT NULL);
+                    CREATE TABLE tokens (
+                        digest BLOB PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users(id),
+                        created_at INTEGER NOT NULL);
+                    CREATE TABLE zones (
+                        id INTEGER PRIMARY KEY, owner_id INTEGER NOT NULL REFERENCES users(id), name TEXT NOT NULL,
+                        last_position INTEGER NOT NULL DEFAULT 0, purged_through INTEGER NOT NULL DEFAULT 0,
+                        UNIQUE (owner_id, name));
+                    CREATE TABLE client_ledger (
+                        zone_id INTEGER NOT NULL REFERENCES zones(id), client_id BLOB NOT NULL,
+                        first_number INTEGER NOT NULL, last_number INTEGER NOT NULL,
+                        digest TEXT NOT NULL, result TEXT NOT NULL,
+                        PRIMARY KEY (zone_id, client_id)) WITHOUT ROWID;
+                    CREATE TABLE changes (
+                        zone_id INTEGER NOT NULL REFERENCES zones(id), position INTEGER NOT NULL,
+                        txn INTEGER NOT NULL, record_id BLOB NOT NULL, entity TEXT NOT NULL,
+                        version INTEGER NOT NULL, deleted INTEGER NOT NULL, fields TEXT NOT NULL,
+                        field_versions TEXT NOT NULL, committed_at INTEGER NOT NULL,
+                        PRIMARY KEY (zone_id, position)) WITHOUT ROWID;
+                    CREATE INDEX changes_by_record ON changes (zone_id, record_id, position);
+                    CREATE INDEX changes_by_time ON changes (committed_at);
+                    """)
         }
         // Tokens get an ID (what `user list` shows and `token revoke` takes), an expiry and a
         // revocation date. The table is made again: SQLite adds no key column to a table.
         migrator.registerMigration("v2: token life cycle") { db in
-            try db.execute(sql: """
-                CREATE TABLE tokens_v2 (
-                    id INTEGER PRIMARY KEY, digest BLOB NOT NULL UNIQUE, user_id INTEGER NOT NULL REFERENCES users(id),
-                    created_at INTEGER NOT NULL, expires_at INTEGER, revoked_at INTEGER);
-                INSERT INTO tokens_v2 (digest, user_id, created_at) SELECT digest, user_id, created_at FROM tokens ORDER BY rowid;
-                DROP TABLE tokens;
-                ALTER TABLE tokens_v2 RENAME TO tokens;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE tokens_v2 (
+                        id INTEGER PRIMARY KEY, digest BLOB NOT NULL UNIQUE, user_id INTEGER NOT NULL REFERENCES users(id),
+                        created_at INTEGER NOT NULL, expires_at INTEGER, revoked_at INTEGER);
+                    INSERT INTO tokens_v2 (digest, user_id, created_at) SELECT digest, user_id, created_at FROM tokens ORDER BY rowid;
+                    DROP TABLE tokens;
+                    ALTER TABLE tokens_v2 RENAME TO tokens;
+                    """)
         }
         try migrator.migrate(pool)
     }
@@ -101,7 +103,8 @@ final class SQLiteSyncStorage: SyncStorage {
     func user(tokenDigest: Data, now: Int64) async throws -> SyncUser? {
         try await pool.read { db in
             let row = try Row.fetchOne(
-                db, sql: """
+                db,
+                sql: """
                     SELECT users.id, users.name FROM tokens JOIN users ON users.id = tokens.user_id
                     WHERE digest = ? AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)
                     """,
@@ -113,20 +116,24 @@ final class SQLiteSyncStorage: SyncStorage {
     func users() async throws -> [UserRecord] {
         try await pool.read { db in
             let rows = try Row.fetchAll(
-                db, sql: """
+                db,
+                sql: """
                     SELECT users.id, users.name, users.created_at, tokens.id, tokens.created_at, tokens.expires_at,
                            tokens.revoked_at
                     FROM users LEFT JOIN tokens ON tokens.user_id = users.id ORDER BY users.name, tokens.id
                     """)
-            return UserRecord.grouped(rows.map { row in
-                (SyncUser(id: row[0], name: row[1]), row[2] as Int64,
-                 (row[3] as Int64?).map { id in
-                     UserRecord.Token(
-                        id: id, created: Date(millisecondsSince1970: row[4]),
-                        expires: (row[5] as Int64?).map(Date.init(millisecondsSince1970:)),
-                        revoked: (row[6] as Int64?).map(Date.init(millisecondsSince1970:)))
-                 })
-            })
+            return UserRecord.grouped(
+                rows.map { row in
+                    (
+                        SyncUser(id: row[0], name: row[1]), row[2] as Int64,
+                        (row[3] as Int64?).map { id in
+                            UserRecord.Token(
+                                id: id, created: Date(millisecondsSince1970: row[4]),
+                                expires: (row[5] as Int64?).map(Date.init(millisecondsSince1970:)),
+                                revoked: (row[6] as Int64?).map(Date.init(millisecondsSince1970:)))
+                        }
+                    )
+                })
         }
     }
 
@@ -146,14 +153,16 @@ final class SQLiteSyncStorage: SyncStorage {
             try db.execute(
                 sql: "INSERT INTO zones (owner_id, name) VALUES (?, ?) ON CONFLICT DO NOTHING",
                 arguments: [owner.id, zone])
-            guard let row = try Row.fetchOne(
-                db, sql: "SELECT id, last_position FROM zones WHERE owner_id = ? AND name = ?",
-                arguments: [owner.id, zone])
+            guard
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT id, last_position FROM zones WHERE owner_id = ? AND name = ?",
+                    arguments: [owner.id, zone])
             else { throw StorageFailure.missingZone(zone) }
             let zoneID: Int64 = row[0]
             let clientID = planner.request.clientID
             let ledger = try Row.fetchOne(
-                db, sql: """
+                db,
+                sql: """
                     SELECT first_number, last_number, digest, result FROM client_ledger
                     WHERE zone_id = ? AND client_id = ?
                     """, arguments: [zoneID, clientID]
@@ -164,10 +173,11 @@ final class SQLiteSyncStorage: SyncStorage {
             // Without INDEXED BY, SQLite satisfies ORDER BY position with the primary key and
             // scans the zone's whole feed backwards for each record: a push's cost would grow
             // with the zone instead of with the batch.
-            let latest = try db.cachedStatement(sql: """
-                SELECT \(Self.entryColumns) FROM changes INDEXED BY changes_by_record
-                WHERE zone_id = ? AND record_id = ? ORDER BY position DESC LIMIT 1
-                """)
+            let latest = try db.cachedStatement(
+                sql: """
+                    SELECT \(Self.entryColumns) FROM changes INDEXED BY changes_by_record
+                    WHERE zone_id = ? AND record_id = ? ORDER BY position DESC LIMIT 1
+                    """)
             for id in planner.recordIDs {
                 // The arguments match the statement's two parameters: GRDB need not check them.
                 latest.setUncheckedArguments([zoneID, id])
@@ -178,16 +188,17 @@ final class SQLiteSyncStorage: SyncStorage {
             let outcome = try planner.plan(current: current, zoneID: zoneID, lastPosition: row[1], now: now)
             guard case .apply(let plan) = outcome else { return outcome }
 
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO changes (zone_id, position, txn, record_id, entity, version, deleted, fields,
-                                     field_versions, committed_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO changes (zone_id, position, txn, record_id, entity, version, deleted, fields,
+                                         field_versions, committed_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """)
             for entry in plan.entries {
                 try insert.execute(arguments: [
                     zoneID, entry.position, entry.transaction, entry.state.id, entry.state.entity,
                     entry.state.version, entry.state.deleted, entry.fieldsJSON, entry.fieldVersionsJSON,
-                    entry.committedAt,
+                    entry.committedAt
                 ])
             }
             try db.execute(
@@ -202,7 +213,7 @@ final class SQLiteSyncStorage: SyncStorage {
                     """,
                 arguments: [
                     zoneID, clientID, plan.ledger.firstNumber, plan.ledger.lastNumber, plan.ledger.digest,
-                    plan.ledger.result,
+                    plan.ledger.result
                 ])
             return outcome
         }
@@ -216,15 +227,17 @@ final class SQLiteSyncStorage: SyncStorage {
 
     func changes(zone: String, owner: SyncUser, since: FeedCursor, limit: Int) async throws -> FeedRead {
         try await pool.read { db in
-            guard let zoneRow = try Row.fetchOne(
-                db, sql: "SELECT id, last_position, purged_through FROM zones WHERE owner_id = ? AND name = ?",
-                arguments: [owner.id, zone])
+            guard
+                let zoneRow = try Row.fetchOne(
+                    db, sql: "SELECT id, last_position, purged_through FROM zones WHERE owner_id = ? AND name = ?",
+                    arguments: [owner.id, zone])
             else { return FeedPolicy.unknownZone(since: since) }
             let zoneID: Int64 = zoneRow[0]
             let head = FeedPolicy(zoneID: zoneID, lastPosition: zoneRow[1], purgedThrough: zoneRow[2])
             if let refused = head.refusal(of: since) { return .refused(refused) }
             let entries = try Row.fetchAll(
-                db, sql: """
+                db,
+                sql: """
                     SELECT \(Self.changeColumns) FROM changes WHERE zone_id = ? AND position > ?
                     ORDER BY position LIMIT ?
                     """, arguments: [zoneID, since.position, limit + 1]
@@ -234,7 +247,8 @@ final class SQLiteSyncStorage: SyncStorage {
                 return head.read(page, hasMore: hasMore, since: since)
             case .readRest(let page, let transaction, let after):
                 let rest = try Row.fetchAll(
-                    db, sql: """
+                    db,
+                    sql: """
                         SELECT \(Self.changeColumns) FROM changes WHERE zone_id = ? AND txn = ? AND position > ?
                         ORDER BY position
                         """, arguments: [zoneID, transaction, after]

@@ -34,16 +34,17 @@ import ObjectGraphSyncProtocol
     init(title: String) { self.title = title }
 
     static var syncConfiguration: SyncConfiguration {
-        SyncConfiguration(conflictPolicy: .merge { conflict in
-            switch (conflict.base, conflict.local, conflict.server) {
-            case let (_, .string(local), .string(server)):
-                return .string([server, local].sorted().joined(separator: " + "))
-            case let (.integer(base)?, .integer(local), .integer(server)):
-                return .integer(local + server - base)
-            default:
-                return conflict.server
-            }
-        })
+        SyncConfiguration(
+            conflictPolicy: .merge { conflict in
+                switch (conflict.base, conflict.local, conflict.server) {
+                case let (_, .string(local), .string(server)):
+                    return .string([server, local].sorted().joined(separator: " + "))
+                case let (.integer(base)?, .integer(local), .integer(server)):
+                    return .integer(local + server - base)
+                default:
+                    return conflict.server
+                }
+            })
     }
 }
 

@@ -7,8 +7,9 @@ import Testing
 
 @Suite("Sync client: objects travel between devices through a real server")
 struct SyncClientTests {
-    @Test("A mood made on one device reaches another with its country; its edit and its deletion follow",
-          arguments: Backend.available)
+    @Test(
+        "A mood made on one device reaches another with its country; its edit and its deletion follow",
+        arguments: Backend.available)
     func moodsTravel(_ backend: Backend) async throws {
         let server = try await SyncTestServer(backend)
         let token = try await server.addUser("alice")
@@ -45,7 +46,9 @@ struct SyncClientTests {
         }
     }
 
-    @Test("Started coordinators follow the app's saves and the live route: another device's list shows the new mood, and its detail screen closes when the mood is deleted there")
+    @Test(
+        "Started coordinators follow the app's saves and the live route: another device's list shows the new mood, and its detail screen closes when the mood is deleted there"
+    )
     func liveDevices() async throws {
         let server = try await SyncTestServer(.sqlite)
         let token = try await server.addUser("alice")
@@ -86,7 +89,9 @@ struct SyncClientTests {
         }
     }
 
-    @Test("A change announced by the live route is read without sending the app's saves at once: those wait for the app to pause, so a device's own pushes do not wake it again and again while the app saves")
+    @Test(
+        "A change announced by the live route is read without sending the app's saves at once: those wait for the app to pause, so a device's own pushes do not wake it again and again while the app saves"
+    )
     func liveWakeOnlyPulls() async throws {
         let server = try await SyncTestServer(.sqlite)
         let token = try await server.addUser("alice")
@@ -142,7 +147,9 @@ struct SyncClientTests {
         }
     }
 
-    @Test("A mood marked for deletion is deleted on the server by the RemoteDeleter, then here; until the server knows, it stays, hidden, even across a restart")
+    @Test(
+        "A mood marked for deletion is deleted on the server by the RemoteDeleter, then here; until the server knows, it stays, hidden, even across a restart"
+    )
     func remoteDeleter() async throws {
         let server = try await SyncTestServer(.sqlite)
         let token = try await server.addUser("alice")
@@ -223,17 +230,30 @@ struct SyncClientTests {
             let device = try SyncDevice(port: client.port, token: token)
             let writer = UUID()
             let moodID = UUID(), countryID = UUID()
-            try await client.pushApplied("moods", PushRequest(writer, .upsert(1, entity: "Mood", id: moodID, fields: [
-                "text": .string("Paella"), "rating": .integer(5), "date": .double(1_000), "country": .string(countryID.uuidString),
-            ])), token: token)
+            try await client.pushApplied(
+                "moods",
+                PushRequest(
+                    writer,
+                    .upsert(
+                        1, entity: "Mood", id: moodID,
+                        fields: [
+                            "text": .string("Paella"), "rating": .integer(5), "date": .double(1_000),
+                            "country": .string(countryID.uuidString)
+                        ])), token: token)
             try await device.sync.syncNow()
             let context = device.container.newBackgroundContext()
             let mood = try #require(try context.object(withGlobalID: moodID, as: Mood.self))
             #expect(mood.text == "Paella" && mood.country == nil)
 
-            try await client.pushApplied("moods", PushRequest(writer, .upsert(2, entity: "Country", id: countryID, fields: [
-                "name": .string("Spain"),
-            ])), token: token)
+            try await client.pushApplied(
+                "moods",
+                PushRequest(
+                    writer,
+                    .upsert(
+                        2, entity: "Country", id: countryID,
+                        fields: [
+                            "name": .string("Spain")
+                        ])), token: token)
             try await device.sync.syncNow()
             context.processPendingChanges()
             #expect(mood.country?.name == "Spain")
@@ -262,7 +282,9 @@ struct SyncClientTests {
         }
     }
 
-    @Test("What a device's delete rules do to a deletion from the feed reaches the server like any local change: a mood added to a country another device deleted goes everywhere")
+    @Test(
+        "What a device's delete rules do to a deletion from the feed reaches the server like any local change: a mood added to a country another device deleted goes everywhere"
+    )
     func deleteRulesOfAppliedDeletions() async throws {
         let server = try await SyncTestServer(.sqlite)
         let token = try await server.addUser("alice")
@@ -303,17 +325,22 @@ struct SyncClientTests {
         }
     }
 
-    @Test("A page of the feed that does not fit the model is applied not at all, however often it is tried: the app's own changes are still sent, and the sync says why")
+    @Test(
+        "A page of the feed that does not fit the model is applied not at all, however often it is tried: the app's own changes are still sent, and the sync says why"
+    )
     func unfitPageLeavesNothing() async throws {
         let server = try await SyncTestServer(.sqlite)
         let token = try await server.addUser("alice")
         try await server.run { client in
             // Another client's transaction: a fine mood, then one whose rating is text.
             let (fine, unfit) = (UUID(), UUID())
-            try await client.pushApplied("moods", PushRequest(
-                UUID(),
-                .upsert(1, entity: "Mood", id: fine, fields: ["text": .string("fine"), "rating": .integer(3), "date": .double(0)]),
-                .upsert(2, entity: "Mood", id: unfit, fields: ["text": .string("unfit"), "rating": .string("three"), "date": .double(0)])),
+            try await client.pushApplied(
+                "moods",
+                PushRequest(
+                    UUID(),
+                    .upsert(1, entity: "Mood", id: fine, fields: ["text": .string("fine"), "rating": .integer(3), "date": .double(0)]),
+                    .upsert(
+                        2, entity: "Mood", id: unfit, fields: ["text": .string("unfit"), "rating": .string("three"), "date": .double(0)])),
                 token: token)
             let phone = try SyncDevice(port: client.port, token: token)
             let context = phone.container.newBackgroundContext()
@@ -323,8 +350,9 @@ struct SyncClientTests {
                 try context.save()
             }
             await #expect(throws: SyncError.self) { try await phone.sync.syncNow() }
-            #expect(try context.fetch(FetchDescriptor<Mood>()).map(\.text) == ["made here", "made here"],
-                    "nothing of the page that failed")
+            #expect(
+                try context.fetch(FetchDescriptor<Mood>()).map(\.text) == ["made here", "made here"],
+                "nothing of the page that failed")
             #expect(phone.sync.status.current.lastError != nil)
             #expect(phone.remote.mutations == 2, "the app's own moods were sent all the same")
         }

@@ -195,7 +195,9 @@ struct SyncConflictTests {
         }
     }
 
-    @Test("An edit the app saves while the sync applies the feed is neither overwritten by the feed's older value nor lost: it reaches the other device")
+    @Test(
+        "An edit the app saves while the sync applies the feed is neither overwritten by the feed's older value nor lost: it reaches the other device"
+    )
     func editDuringPull() async throws {
         let server = try await SyncTestServer(.sqlite)
         let token = try await server.addUser("alice")

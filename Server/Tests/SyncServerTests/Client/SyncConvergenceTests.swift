@@ -19,8 +19,9 @@ struct SyncConvergenceTests {
         init(_ container: ObjectContainer) throws {
             let context = container.newBackgroundContext()
             for mood in try context.fetch(FetchDescriptor<Mood>(includesMarkedForDeletion: true)) {
-                moods[mood.objectGlobalID] = MoodState(text: mood.text, rating: Int64(mood.rating), date: mood.date.timeIntervalSince1970,
-                                                       country: mood.country?.objectGlobalID)
+                moods[mood.objectGlobalID] = MoodState(
+                    text: mood.text, rating: Int64(mood.rating), date: mood.date.timeIntervalSince1970,
+                    country: mood.country?.objectGlobalID)
             }
             for country in try context.fetch(FetchDescriptor<Country>(includesMarkedForDeletion: true)) {
                 countries[country.objectGlobalID] = CountryState(name: country.name)
@@ -37,12 +38,15 @@ struct SyncConvergenceTests {
                 if case .string(let name)? = record.fields["name"] { countries[record.id] = CountryState(name: name) }
             }
             for record in live where record.entity == "Mood" {
-                guard case .string(let text)? = record.fields["text"], case .integer(let rating)? = record.fields["rating"] else { continue }
-                let date: Double = switch record.fields["date"] {
-                case .double(let value)?: value
-                case .integer(let value)?: Double(value)
-                default: .nan
+                guard case .string(let text)? = record.fields["text"], case .integer(let rating)? = record.fields["rating"] else {
+                    continue
                 }
+                let date: Double =
+                    switch record.fields["date"] {
+                    case .double(let value)?: value
+                    case .integer(let value)?: Double(value)
+                    default: .nan
+                    }
                 var country: UUID?
                 if case .string(let id)? = record.fields["country"], let uuid = UUID(uuidString: id), countries[uuid] != nil {
                     country = uuid
@@ -52,8 +56,9 @@ struct SyncConvergenceTests {
         }
     }
 
-    @Test("Three devices making 1,000 random operations (some offline, some conflicting) end with identical stores and the server's state",
-          arguments: [UInt64(1), 2, 3])
+    @Test(
+        "Three devices making 1,000 random operations (some offline, some conflicting) end with identical stores and the server's state",
+        arguments: [UInt64(1), 2, 3])
     func threeDevicesConverge(seed: UInt64) async throws {
         let database = try await Backend.sqlite.newDatabaseArgument()
         let token = try await ProcessTests.addUser("alice", database)
@@ -77,13 +82,16 @@ struct SyncConvergenceTests {
             let country = countries.isEmpty ? nil : countries[Int.random(in: 0..<countries.count, using: &random)]
             switch Int.random(in: 0..<100, using: &random) {
             case 0..<25:
-                let home: Country? = switch Int.random(in: 0..<5, using: &random) {
-                case 0: nil
-                case 1: Country(name: uniqueName())
-                default: country ?? Country(name: uniqueName())
-                }
-                context.insert(Mood(text: "m\(step)", rating: Int.random(in: 1...5, using: &random),
-                                    date: Date(timeIntervalSince1970: Double(Int.random(in: 0...1_000, using: &random))), country: home))
+                let home: Country? =
+                    switch Int.random(in: 0..<5, using: &random) {
+                    case 0: nil
+                    case 1: Country(name: uniqueName())
+                    default: country ?? Country(name: uniqueName())
+                    }
+                context.insert(
+                    Mood(
+                        text: "m\(step)", rating: Int.random(in: 1...5, using: &random),
+                        date: Date(timeIntervalSince1970: Double(Int.random(in: 0...1_000, using: &random))), country: home))
             case 25..<45:
                 mood?.rating = Int.random(in: 1...5, using: &random)
             case 45..<55:

@@ -16,7 +16,9 @@ struct SyncCrashTests {
             .first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }()
 
-    @Test("A client killed at least 50 times at random points, some between the server's answer and the local save: every change is on the server exactly once, and none made locally is lost")
+    @Test(
+        "A client killed at least 50 times at random points, some between the server's answer and the local save: every change is on the server exactly once, and none made locally is lost"
+    )
     func killedClient() async throws {
         let executable = try #require(Self.executable, "objectgraph-sync-test-client is built with the tests")
         let database = try await Backend.sqlite.newDatabaseArgument()
@@ -31,7 +33,9 @@ struct SyncCrashTests {
             run += 1
             // One run in three dies right after a given answer of the server, before saving it;
             // the others are killed from outside at a moment drawn from the seeded generator.
-            let death = !killing || run % 3 != 0 ? "none"
+            let death =
+                !killing || run % 3 != 0
+                ? "none"
                 : (run % 2 == 0 ? "push" : "page") + ":\(Int.random(in: 1...3, using: &random))"
             let process = Process()
             process.executableURL = executable
@@ -91,8 +95,9 @@ struct SyncCrashTests {
         }
 
         // The store holds each mood once too, and nothing waits.
-        let container = try ObjectContainer(schema: Schema([Mood.self, Country.self, Continent.self] + SyncCoordinator.entities),
-                                            configuration: .file(store))
+        let container = try ObjectContainer(
+            schema: Schema([Mood.self, Country.self, Continent.self] + SyncCoordinator.entities),
+            configuration: .file(store))
         let context = container.newBackgroundContext()
         let local = try context.fetch(FetchDescriptor<Mood>())
         #expect(local.count == count && Set(local.map(\.text)).count == count)

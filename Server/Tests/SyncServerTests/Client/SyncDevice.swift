@@ -19,15 +19,18 @@ struct SyncDevice {
     let remote: CountingRemote
 
     /// A device on `port` with `token`, syncing `types`; a new store unless `path` names an existing one.
-    init(port: Int, token: String, path: String? = nil, types: [any Syncable.Type] = Self.types,
-         processors: [any ChangeProcessor]? = nil, gatheringDelay: Duration = .milliseconds(50)) throws {
+    init(
+        port: Int, token: String, path: String? = nil, types: [any Syncable.Type] = Self.types,
+        processors: [any ChangeProcessor]? = nil, gatheringDelay: Duration = .milliseconds(50)
+    ) throws {
         let path = path ?? Self.newStorePath()
         self.path = path
         container = try ObjectContainer(schema: Schema(types + SyncCoordinator.entities), configuration: .file(path))
         let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
         remote = CountingRemote(HTTPSyncRemote(url: url, token: token))
-        sync = try SyncCoordinator(container: container, remote: remote, zone: "moods", syncing: types, processors: processors,
-                                   gatheringDelay: gatheringDelay)
+        sync = try SyncCoordinator(
+            container: container, remote: remote, zone: "moods", syncing: types, processors: processors,
+            gatheringDelay: gatheringDelay)
     }
 
     static func newStorePath() -> String {
@@ -50,8 +53,10 @@ extension SyncDevice {
 }
 
 /// Waits for the first save of `saves` that `matches`; the timeout only catches a hang.
-func firstSave(of saves: AsyncStream<DidSave>, within timeout: Duration = .seconds(60),
-               where matches: @escaping @Sendable (DidSave) -> Bool) async throws -> DidSave {
+func firstSave(
+    of saves: AsyncStream<DidSave>, within timeout: Duration = .seconds(60),
+    where matches: @escaping @Sendable (DidSave) -> Bool
+) async throws -> DidSave {
     try await withThrowingTaskGroup(of: DidSave?.self) { group in
         group.addTask {
             for await save in saves where matches(save) { return save }
@@ -78,7 +83,9 @@ final class CountingRemote: SyncRemote {
     var mutations: Int { counts.withLock { $0.mutations } }
 
     func push(_ request: PushRequest, zone: String) async throws -> PushOutcome {
-        counts.withLock { $0.pushes += 1; $0.mutations += request.mutations.count }
+        counts.withLock {
+            $0.pushes += 1; $0.mutations += request.mutations.count
+        }
         return try await remote.push(request, zone: zone)
     }
 
@@ -93,8 +100,10 @@ final class CountingRemote: SyncRemote {
 
 /// Waits until `status` satisfies `condition` and returns it; the timeout only catches a hang.
 @discardableResult
-func status(of status: ObservableSyncStatus, within timeout: Duration = .seconds(60),
-            until condition: @escaping @Sendable (SyncStatus) -> Bool) async throws -> SyncStatus {
+func status(
+    of status: ObservableSyncStatus, within timeout: Duration = .seconds(60),
+    until condition: @escaping @Sendable (SyncStatus) -> Bool
+) async throws -> SyncStatus {
     let updates = status.updates
     return try await withThrowingTaskGroup(of: SyncStatus?.self) { group in
         group.addTask {

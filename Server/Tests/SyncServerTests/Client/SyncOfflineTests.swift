@@ -95,7 +95,9 @@ struct SyncOfflineTests {
         }
     }
 
-    @Test("A cursor past the server's tombstone horizon reads the zone again: deletions made meanwhile reach the device, its own changes stay")
+    @Test(
+        "A cursor past the server's tombstone horizon reads the zone again: deletions made meanwhile reach the device, its own changes stay"
+    )
     func refetchAfterHorizon() async throws {
         let server = try await SyncTestServer(.sqlite)
         let token = try await server.addUser("alice")
@@ -126,7 +128,8 @@ struct SyncOfflineTests {
             onPhone.processPendingChanges()
             #expect(kept.rating == 5)
             #expect(gone.isDeleted)
-            #expect(try onPhone.fetch(FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.text)])).map(\.text)
+            #expect(
+                try onPhone.fetch(FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.text)])).map(\.text)
                     == ["kept", "made on the phone meanwhile"])
             try await laptop.sync.syncNow()
             onLaptop.processPendingChanges()

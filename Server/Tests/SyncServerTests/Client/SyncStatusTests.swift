@@ -9,7 +9,9 @@ import Testing
 
 @Suite("Sync client: the sync's status, visible as it changes")
 struct SyncStatusTests {
-    @Test("As an AsyncSequence, the status goes through pushing and pulling to idle, counting the changes waiting and dating the last successful sync")
+    @Test(
+        "As an AsyncSequence, the status goes through pushing and pulling to idle, counting the changes waiting and dating the last successful sync"
+    )
     func statusSequence() async throws {
         let server = try await SyncTestServer(.sqlite)
         let token = try await server.addUser("alice")
@@ -61,14 +63,20 @@ struct SyncStatusTests {
         }
     }
 
-    @Test("A stall is never silent: a record that does not fit shows as failing, naming the record and its field, with the next attempt's date")
+    @Test(
+        "A stall is never silent: a record that does not fit shows as failing, naming the record and its field, with the next attempt's date"
+    )
     func failingIsVisible() async throws {
         let server = try await SyncTestServer(.sqlite)
         let token = try await server.addUser("alice")
         try await server.run { client in
             let unfit = UUID()
-            try await client.pushApplied("moods", PushRequest(
-                UUID(), .upsert(1, entity: "Mood", id: unfit, fields: ["text": .string("unfit"), "rating": .string("three"), "date": .double(0)])),
+            try await client.pushApplied(
+                "moods",
+                PushRequest(
+                    UUID(),
+                    .upsert(
+                        1, entity: "Mood", id: unfit, fields: ["text": .string("unfit"), "rating": .string("three"), "date": .double(0)])),
                 token: token)
             let phone = try SyncDevice(port: client.port, token: token)
             await phone.sync.start()
@@ -93,12 +101,16 @@ struct SyncStatusTests {
             // Foundation's parser on Linux reads "+195f…" as "0195f…": this mood would join the country.
             let country = try #require(UUID(uuidString: "0195f3a2-1b2c-7d3e-8f40-123456789abc"))
             let mood = UUID()
-            try await client.pushApplied("moods", PushRequest(
-                UUID(), .upsert(1, entity: "Country", id: country, fields: ["name": .string("Iceland")]),
-                .upsert(2, entity: "Mood", id: mood, fields: [
-                    "text": .string("misnamed"), "rating": .integer(3), "date": .double(0),
-                    "country": .string("+195f3a2-1b2c-7d3e-8f40-123456789abc"),
-                ])), token: token)
+            try await client.pushApplied(
+                "moods",
+                PushRequest(
+                    UUID(), .upsert(1, entity: "Country", id: country, fields: ["name": .string("Iceland")]),
+                    .upsert(
+                        2, entity: "Mood", id: mood,
+                        fields: [
+                            "text": .string("misnamed"), "rating": .integer(3), "date": .double(0),
+                            "country": .string("+195f3a2-1b2c-7d3e-8f40-123456789abc")
+                        ])), token: token)
             let phone = try SyncDevice(port: client.port, token: token)
             do {
                 try await phone.sync.syncNow()

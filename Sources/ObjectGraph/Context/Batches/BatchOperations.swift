@@ -23,9 +23,10 @@ struct BatchOperations {
             guard !deletion.deleted.isEmpty else { return nil }
             let id = { (index: Int, key: Int64) in ObjectID(entity: mappings[index].declaration, key: key, store: identity) }
             return BatchChanges(
-                updated: Dictionary(uniqueKeysWithValues: deletion.updated.flatMap { index, rows in
-                    rows.map { (id(index, $0.key), $0.value) }
-                }),
+                updated: Dictionary(
+                    uniqueKeysWithValues: deletion.updated.flatMap { index, rows in
+                        rows.map { (id(index, $0.key), $0.value) }
+                    }),
                 deleted: Set(deletion.deleted.flatMap { index, keys in keys.map { id(index, $0) } }))
         }
         return commit?.deletedObjectIDs ?? []
@@ -43,9 +44,11 @@ struct BatchOperations {
             let selection = KeySelection(keys)
             try writer.update(keys: selection, setting: columns.map { ($0.slot, $0.value) }, mapping: mapping)
             try writer.recordChanges(.update, keys: selection, changedKeys: names.sorted().joined(separator: ","), mapping: mapping)
-            return BatchChanges(updated: Dictionary(uniqueKeysWithValues: keys.map {
-                (ObjectID(entity: mapping.declaration, key: $0, store: identity), names)
-            }))
+            return BatchChanges(
+                updated: Dictionary(
+                    uniqueKeysWithValues: keys.map {
+                        (ObjectID(entity: mapping.declaration, key: $0, store: identity), names)
+                    }))
         }
         return commit.map { Set($0.updatedObjectIDs.keys) } ?? []
     }
@@ -96,8 +99,9 @@ struct BatchOperations {
             throw ObjectGraphError.store(error)
         }
         guard let (changes, sequence) = written else { return nil }
-        let save = DidSave(insertedObjectIDs: changes.inserted, updatedObjectIDs: changes.updated,
-                           deletedObjectIDs: changes.deleted, author: author, sequence: sequence, date: date)
+        let save = DidSave(
+            insertedObjectIDs: changes.inserted, updatedObjectIDs: changes.updated,
+            deletedObjectIDs: changes.deleted, author: author, sequence: sequence, date: date)
         coordinator.didCommit(save, from: nil)
         merge(save)
         return save

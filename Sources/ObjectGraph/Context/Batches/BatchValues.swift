@@ -12,8 +12,9 @@ public struct BatchAssignment<Root: Entity>: Sendable {
 
     /// Sets the attribute at `keyPath` to `value`.
     public static func set<Value: AttributeValue>(_ keyPath: KeyPath<Root, Value>, to value: Value) -> Self {
-        BatchAssignment(propertyIndex: Root._$entity.propertyIndex(for: keyPath), keyPathDescription: "\(keyPath)",
-                        value: Result { try value.checkedStoredValue() }.mapError { UnstorableValue(reason: "\($0)") })
+        BatchAssignment(
+            propertyIndex: Root._$entity.propertyIndex(for: keyPath), keyPathDescription: "\(keyPath)",
+            value: Result { try value.checkedStoredValue() }.mapError { UnstorableValue(reason: "\($0)") })
     }
 
     /// The column written, checked against the entity's mapping.
@@ -50,8 +51,10 @@ struct BatchRow: RowValues {
             .invalidBatchOperation(entity: mapping.name, property: property, reason: "row \(row): \(reason)")
         }
         for name in values.keys where !attributes.contains(where: { $0.name == name }) {
-            throw refuse(name, mapping.description.relationship(named: name) == nil
-                ? "the entity has no attribute of that name" : "relationships are not set by a batch insert")
+            throw refuse(
+                name,
+                mapping.description.relationship(named: name) == nil
+                    ? "the entity has no attribute of that name" : "relationships are not set by a batch insert")
         }
         self.values = try attributes.map { attribute in
             guard let value = values[attribute.name] else {

@@ -34,8 +34,11 @@ extension ObjectContext {
         let use = beginUse()
         defer { use.end() }
         let select = try SelectQuery(FetchDescriptor<T>(predicate: predicate, includesMarkedForDeletion: true), store: store)
-        return try batchOperations.deleteRows([select.mapping.index: DeletionSeed(condition: select.condition,
-                                                                  isRepeatable: select.readsOnlyOwnColumns)])
+        return try batchOperations.deleteRows([
+            select.mapping.index: DeletionSeed(
+                condition: select.condition,
+                isRepeatable: select.readsOnlyOwnColumns)
+        ])
     }
 
     /// Deletes, as SQL in one transaction, the objects of every ``DelayedDeletable`` entity marked
@@ -76,8 +79,10 @@ extension ObjectContext {
     ///   ``ObjectGraphError/validationFailed(_:)`` when a unique attribute would repeat (nothing is
     ///   written), and the errors of ``batchDelete(_:where:)``.
     @discardableResult
-    public func batchUpdate<T: Entity>(_ type: T.Type = T.self, where predicate: Predicate<T>? = nil,
-                                       set assignments: [BatchAssignment<T>]) throws -> Set<ObjectID> {
+    public func batchUpdate<T: Entity>(
+        _ type: T.Type = T.self, where predicate: Predicate<T>? = nil,
+        set assignments: [BatchAssignment<T>]
+    ) throws -> Set<ObjectID> {
         let use = beginUse()
         defer { use.end() }
         let select = try SelectQuery(FetchDescriptor<T>(predicate: predicate, includesMarkedForDeletion: true), store: store)

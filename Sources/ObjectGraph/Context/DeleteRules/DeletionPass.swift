@@ -81,8 +81,10 @@ struct DeletionPass {
         }
     }
 
-    private func apply(_ rule: DeleteRule, of state: ObjectState, to related: any Entity,
-                       through relationship: @autoclosure () -> RelationshipMapping) throws {
+    private func apply(
+        _ rule: DeleteRule, of state: ObjectState, to related: any Entity,
+        through relationship: @autoclosure () -> RelationshipMapping
+    ) throws {
         // A deleted object's own links are left as they are: they go with its row, and `rollback()`
         // finds them intact. Only objects that stay are unlinked.
         guard !related._$state.isDeleted else { return }

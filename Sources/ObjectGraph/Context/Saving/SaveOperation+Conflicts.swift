@@ -1,4 +1,3 @@
-
 /// Resolving save conflicts with the context's ``MergePolicy``, inside the save's transaction.
 extension SaveOperation {
     /// What a conflict resolved to: applied to the object once the transaction commits.
@@ -30,7 +29,7 @@ extension SaveOperation {
     func resolve(_ state: ObjectState, _ writer: RowWriter) throws -> ConflictResolution {
         var resolution = ConflictResolution(state: state)
         guard let mapping = state.mapping,
-              let (stored, version) = try writer.row(key: state.id.key, mapping: mapping, { ($0.values, $0.version) })
+            let (stored, version) = try writer.row(key: state.id.key, mapping: mapping, { ($0.values, $0.version) })
         else {
             resolution.isDeletedInStore = true
             return resolution
@@ -40,12 +39,13 @@ extension SaveOperation {
         var written: [Int] = []
         for position in current.indices {
             let changedHere = current[position] != read[position]
-            let writesOwnValue = switch mergePolicy {
-            case .objectTrumps: changedHere
-            case .storeTrumps: changedHere && stored[position] == read[position]
-            case .overwrite: true
-            case .rollback, .error: false
-            }
+            let writesOwnValue =
+                switch mergePolicy {
+                case .objectTrumps: changedHere
+                case .storeTrumps: changedHere && stored[position] == read[position]
+                case .overwrite: true
+                case .rollback, .error: false
+                }
             if writesOwnValue {
                 if current[position] != stored[position] { written.append(position) }
             } else if current[position] != stored[position] {
@@ -57,8 +57,9 @@ extension SaveOperation {
         // when the policy discards this object's changes.
         let bumpsVersion = state.changesManyToMany && mergePolicy != .rollback
         if !written.isEmpty || bumpsVersion {
-            _ = try writer.update(state, id: state.id, positions: written, ifVersion: nil, bumpingVersion: bumpsVersion,
-                                  mapping: mapping)
+            _ = try writer.update(
+                state, id: state.id, positions: written, ifVersion: nil, bumpingVersion: bumpsVersion,
+                mapping: mapping)
             resolution.version += 1
         }
         return resolution
@@ -98,8 +99,9 @@ extension SaveOperation {
         for position in positions {
             let relationship = mapping.toOneRelationships[position - attributeCount]
             guard relationship.inverseIsToMany, let id = state.relatedID(at: position - attributeCount),
-                  let related = context.registry.state(for: id),
-                  related.changedToMany[relationship.inverseSlot] == nil else { continue }
+                let related = context.registry.state(for: id),
+                related.changedToMany[relationship.inverseSlot] == nil
+            else { continue }
             related.toMany[relationship.inverseSlot] = .fault
             context.forgetCachedMembers(of: related)
         }

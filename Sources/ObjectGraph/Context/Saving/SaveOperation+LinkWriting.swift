@@ -27,8 +27,10 @@ extension SaveOperation {
 
     /// Writes the to-many changes of `states`; returns the relationships whose changes were not
     /// written (discarded by the merge policy), to be read again from the store after the commit.
-    func writeToMany(_ states: [ObjectState], resolutions: RelationshipResolutions,
-                     _ writer: RowWriter) throws -> [(ObjectState, slot: Int)] {
+    func writeToMany(
+        _ states: [ObjectState], resolutions: RelationshipResolutions,
+        _ writer: RowWriter
+    ) throws -> [(ObjectState, slot: Int)] {
         var links: OrderedDictionary<JoinTableLink, Bool> = [:]  // true: insert, false: delete
         var discardedLinks: Set<JoinTableLink> = []
         var recorded: [(state: ObjectState, slot: Int, links: [JoinTableLink])] = []

@@ -27,17 +27,20 @@ extension SaveOperation {
             }
             if state.isFault { continue }
             if let deletable = object as? any DelayedDeletable, type(of: deletable).propagatesDeleteRulesWhenMarked,
-               deletable.changedForDelayedDeletion {
+                deletable.changedForDelayedDeletion
+            {
                 // The deny rules of an object being marked, as its deletion would meet them later.
                 for (slot, relationship) in mapping.toManyRelationships.enumerated() where relationship.description.deleteRule == .deny {
-                    let members = context.unmarked(try context.loadedMembers(of: state, slot: slot), destination: mapping.toManyDestinations[slot],
-                                           owner: state, property: relationship.name)
+                    let members = context.unmarked(
+                        try context.loadedMembers(of: state, slot: slot), destination: mapping.toManyDestinations[slot],
+                        owner: state, property: relationship.name)
                     let remaining = members.count { !context.isDeletedHere($0) }
                     if remaining > 0 { fail(relationship.name, .deleteDenied(count: remaining)) }
                 }
                 for (slot, relationship) in mapping.toOneRelationships.enumerated() where relationship.description.deleteRule == .deny {
                     if let id = state.relatedID(at: slot), !context.isDeletedHere(id),
-                       !context.isHiddenAsMarked(id, owner: state, property: relationship.name) {
+                        !context.isHiddenAsMarked(id, owner: state, property: relationship.name)
+                    {
                         fail(relationship.name, .deleteDenied(count: 1))
                     }
                 }
@@ -49,7 +52,8 @@ extension SaveOperation {
             }
             for (slot, attribute) in mapping.description.attributes.enumerated()
             where !attribute.isOptional && state.value(atPosition: slot).isNull
-                && (unstorable.isEmpty || unstorable[state.entity.layout.attributeProperties[slot]] == nil) {
+                && (unstorable.isEmpty || unstorable[state.entity.layout.attributeProperties[slot]] == nil)
+            {
                 fail(attribute.name, .missingValue)
             }
             // A link to an object deleted here would outlive its row.

@@ -57,11 +57,13 @@ extension SaveOperation {
                     plan.relationshipChanges, resolutions: RelationshipResolutions(policy: mergePolicy, resolved: resolutions),
                     writer)
                 for (mapping, group) in inserts {
-                    try writer.recordChanges(.insert, keys: KeySelection(group.compactMap { writer.permanentKey($0.id.key) }),
-                                             mapping: mapping)
+                    try writer.recordChanges(
+                        .insert, keys: KeySelection(group.compactMap { writer.permanentKey($0.id.key) }),
+                        mapping: mapping)
                 }
-                return WrittenPlan(newKeys: writer.newKeys, resolutions: resolutions, unwritten: unwritten,
-                                   updatedKeys: written, sequence: sequence, date: date)
+                return WrittenPlan(
+                    newKeys: writer.newKeys, resolutions: resolutions, unwritten: unwritten,
+                    updatedKeys: written, sequence: sequence, date: date)
             }
         } catch let error as StoreError {
             throw ObjectGraphError.store(error)
@@ -84,8 +86,9 @@ extension SaveOperation {
         for (entity, byKeys) in groups {
             guard let mapping = store.mapping(forIdentifier: entity) else { continue }
             for (keys, rows) in byKeys {
-                try writer.recordChanges(.update, keys: KeySelection(rows), changedKeys: keys.sorted().joined(separator: ","),
-                                         mapping: mapping)
+                try writer.recordChanges(
+                    .update, keys: KeySelection(rows), changedKeys: keys.sorted().joined(separator: ","),
+                    mapping: mapping)
             }
         }
     }
@@ -118,8 +121,11 @@ extension SaveOperation {
         // A fault (changed only through inverses) was never read: there is no version to compare,
         // and its link changes apply on top of the store's links whatever happened since.
         let readVersion = state.isFault ? nil : state.version
-        guard try !writer.update(state, id: state.id, positions: changed, ifVersion: readVersion,
-                                 bumpingVersion: state.changesManyToMany, mapping: mapping) else { return nil }
+        guard
+            try !writer.update(
+                state, id: state.id, positions: changed, ifVersion: readVersion,
+                bumpingVersion: state.changesManyToMany, mapping: mapping)
+        else { return nil }
         let current = try writer.version(ofRow: state.id.key, mapping: mapping)
         return SaveConflict(objectID: state.id, staleVersion: state.version, currentVersion: current)
     }

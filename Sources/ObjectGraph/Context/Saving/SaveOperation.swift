@@ -24,11 +24,12 @@ struct SaveOperation {
     /// Runs the save. The context has changes, its pending changes were processed, and no read has
     /// failed since the last save.
     func run() throws {
-        context.willSaveObservers.post(WillSave(
-            insertedObjectIDs: Set(context.changes.inserted.values.lazy.filter { !$0._$state.isDeleted }.map(\.objectID)),
-            updatedObjectIDs: Set(context.updatedObjects.map(\.objectID)),
-            deletedObjectIDs: Set(context.changes.deleted.values.lazy.filter { !$0._$state.isInserted }.map(\.objectID)),
-            author: context.name))
+        context.willSaveObservers.post(
+            WillSave(
+                insertedObjectIDs: Set(context.changes.inserted.values.lazy.filter { !$0._$state.isDeleted }.map(\.objectID)),
+                updatedObjectIDs: Set(context.updatedObjects.map(\.objectID)),
+                deletedObjectIDs: Set(context.changes.deleted.values.lazy.filter { !$0._$state.isInserted }.map(\.objectID)),
+                author: context.name))
         runWillSaveHooks()
         // What the hooks could not do (relate an object of another context, read a row) fails the
         // save now, before anything is written.
@@ -108,8 +109,9 @@ struct SaveOperation {
                     if case .loaded(let members) = state.toMany[slot], members.contains(where: \.isTemporary) {
                         state.toMany[slot] = .loaded(OrderedSet(members.compactMap(remap)))
                     } else if case let .pending(added, removed) = state.toMany[slot] {
-                        state.toMany[slot] = .pending(added: OrderedSet(added.compactMap(remap)),
-                                                      removed: Set(removed.compactMap(remap)))
+                        state.toMany[slot] = .pending(
+                            added: OrderedSet(added.compactMap(remap)),
+                            removed: Set(removed.compactMap(remap)))
                     }
                 }
             }
@@ -122,8 +124,9 @@ struct SaveOperation {
             state.isUpdated = false
             state.commit()
         }
-        assert(context.changes.pendingDeletions.isEmpty && context.changes.rulesAwaitingRetry.isEmpty
-               && context.changes.deferredErrors.isEmpty, "a save committed with work of its unit left undone")
+        assert(
+            context.changes.pendingDeletions.isEmpty && context.changes.rulesAwaitingRetry.isEmpty
+                && context.changes.deferredErrors.isEmpty, "a save committed with work of its unit left undone")
         context.changes.clear()
         context.markedKeysCache = [:]
         for object in plan.all { object.didSave() }

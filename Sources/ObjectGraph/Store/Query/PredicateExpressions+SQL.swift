@@ -58,12 +58,13 @@ extension PredicateExpressions.Comparison: SQLTranslatable {
             l = SQLFragment("CAST(", l, " AS REAL)")
             r = SQLFragment("CAST(", r, " AS REAL)")
         }
-        let symbol = switch op {
-        case .lessThan: "<"
-        case .lessThanOrEqual: "<="
-        case .greaterThan: ">"
-        case .greaterThanOrEqual: ">="
-        }
+        let symbol =
+            switch op {
+            case .lessThan: "<"
+            case .lessThanOrEqual: "<="
+            case .greaterThan: ">"
+            case .greaterThanOrEqual: ">="
+            }
         return .scalar(SQLFragment("(", l, " \(symbol) ", r, ")"), .bool)
     }
 }
@@ -100,11 +101,12 @@ extension PredicateExpressions.Arithmetic: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
         let left = try translator.translate(lhs)
         let l = try translator.scalar(left, "arithmetic"), r = try translator.scalar(translator.translate(rhs), "arithmetic")
-        let symbol = switch op {
-        case .add: "+"
-        case .subtract: "-"
-        case .multiply: "*"
-        }
+        let symbol =
+            switch op {
+            case .add: "+"
+            case .subtract: "-"
+            case .multiply: "*"
+            }
         return .scalar(SQLFragment("(", l, " \(symbol) ", r, ")"), translator.attributeType(of: left))
     }
 }
@@ -146,7 +148,8 @@ extension PredicateExpressions.Conditional: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
         let condition = try translator.scalar(translator.translate(test), "a condition")
         let whenTrue = try translator.translate(trueBranch)
-        let yes = try translator.scalar(whenTrue, "a condition"), no = try translator.scalar(translator.translate(falseBranch), "a condition")
+        let yes = try translator.scalar(whenTrue, "a condition"),
+            no = try translator.scalar(translator.translate(falseBranch), "a condition")
         return .scalar("(CASE WHEN " + condition + " THEN " + yes + " ELSE " + no + " END)", translator.attributeType(of: whenTrue))
     }
 }
@@ -227,4 +230,3 @@ extension PredicateExpressions.CollectionContainsCollection: SQLTranslatable {
         return .scalar(SQLFragment("(instr(", string, ", ", other, ") > 0)"), .bool)
     }
 }
-

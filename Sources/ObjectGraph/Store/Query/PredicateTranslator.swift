@@ -49,8 +49,10 @@ struct PredicateTranslator {
     }
 
     /// The condition for a predicate over `mapping`, whose table is aliased `t0`, and what it reads.
-    static func condition<T: Entity>(for predicate: Predicate<T>, mapping: EntityMapping,
-                                     store: SQLiteStore) throws -> (SQLFragment, reads: PropertyReads) {
+    static func condition<T: Entity>(
+        for predicate: Predicate<T>, mapping: EntityMapping,
+        store: SQLiteStore
+    ) throws -> (SQLFragment, reads: PropertyReads) {
         var translator = PredicateTranslator(store: store, rootEntity: mapping.name)
         translator.bindings[predicate.variable.key] = .row(mapping, .alias("t0"))
         let operand = try translator.translate(predicate.expression, onlyFilters: true)
@@ -163,8 +165,10 @@ struct PredicateTranslator {
                 case .joinTable:
                     throw unsupported("\(mapping.name).\(relationship.name)")
                 }
-                return .row(destination, destination.quotedMarkColumn.map { .unmarkedKey(destinationKey, markColumn: $0) }
-                                ?? .key(destinationKey))
+                return .row(
+                    destination,
+                    destination.quotedMarkColumn.map { .unmarkedKey(destinationKey, markColumn: $0) }
+                        ?? .key(destinationKey))
             case .toMany(let slot):
                 let relationship = mapping.toManyRelationships[slot]
                 reads.follow(relationship, from: mapping, to: store.mappings[relationship.destination])
@@ -235,7 +239,9 @@ struct PredicateTranslator {
         case let .inverseForeignKey(_, column, _):
             return SQLFragment("FROM \(destination.table) AS \(alias) WHERE \(alias).\(SQL.quote(column)) = ", owner, unmarked)
         case let .joinTable(table, source, target, _):
-            return SQLFragment("FROM \(SQL.quote(table)) AS j\(alias) JOIN \(destination.table) AS \(alias) ON \(alias).Z_PK = j\(alias).\(target) WHERE j\(alias).\(source) = ", owner, unmarked)
+            return SQLFragment(
+                "FROM \(SQL.quote(table)) AS j\(alias) JOIN \(destination.table) AS \(alias) ON \(alias).Z_PK = j\(alias).\(target) WHERE j\(alias).\(source) = ",
+                owner, unmarked)
         case .foreignKey:
             return SQLFragment("FROM \(destination.table) AS \(alias) WHERE 0")
         }
@@ -247,12 +253,12 @@ struct PredicateTranslator {
     }
 
     private static func isCount(_ keyPath: AnyKeyPath, of type: any Entity.Type) -> Bool {
-        func check<D: Entity>(_ type: D.Type) -> Bool { keyPath == \Set<D>.count || keyPath == \Array<D>.count }
+        func check<D: Entity>(_ type: D.Type) -> Bool { keyPath == \Set<D>.count || keyPath == \[D].count }
         return check(type)
     }
 
     private static func isEmptyCheck(_ keyPath: AnyKeyPath, of type: any Entity.Type) -> Bool {
-        func check<D: Entity>(_ type: D.Type) -> Bool { keyPath == \Set<D>.isEmpty || keyPath == \Array<D>.isEmpty }
+        func check<D: Entity>(_ type: D.Type) -> Bool { keyPath == \Set<D>.isEmpty || keyPath == \[D].isEmpty }
         return check(type)
     }
 

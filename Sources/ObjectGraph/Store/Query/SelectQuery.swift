@@ -35,7 +35,8 @@ struct SelectQuery {
         // The primary key ends every order: results are deterministic (equal sort keys keep their
         // order, so pages of limit/offset never overlap), and the batches of a batched fetch are key
         // ranges.
-        self.orderBy = (try SortTranslator.orderBy(descriptor.sortBy, mapping: mapping, store: store, reads: &reads)
+        self.orderBy =
+            (try SortTranslator.orderBy(descriptor.sortBy, mapping: mapping, store: store, reads: &reads)
             + ["t0.Z_PK"]).joined(separator: ", ")
         self.reads = reads
     }

@@ -7,11 +7,14 @@ import Foundation
 /// related row with a correlated subquery on its primary key.
 enum SortTranslator {
     /// The `ORDER BY` terms of `descriptors`; what they read is added to `reads`.
-    static func orderBy<T>(_ descriptors: [SortDescriptor<T>], mapping: EntityMapping, store: SQLiteStore,
-                           reads: inout PropertyReads) throws -> [String] {
+    static func orderBy<T>(
+        _ descriptors: [SortDescriptor<T>], mapping: EntityMapping, store: SQLiteStore,
+        reads: inout PropertyReads
+    ) throws -> [String] {
         try descriptors.map { descriptor in
             guard let keyPath = descriptor.attributeKeyPath,
-                  let expression = expression(for: keyPath, mapping: mapping, store: store, reads: &reads) else {
+                let expression = expression(for: keyPath, mapping: mapping, store: store, reads: &reads)
+            else {
                 throw ObjectGraphError.unsupportedPredicate(
                     entity: mapping.name,
                     construct: "sorting by \(descriptor.keyPath.map { "\($0)" } ?? "a comparator"): "
@@ -30,16 +33,20 @@ enum SortTranslator {
         }
     }
 
-    private static func expression(for keyPath: AnyKeyPath, mapping: EntityMapping, store: SQLiteStore,
-                                   reads: inout PropertyReads) -> String? {
+    private static func expression(
+        for keyPath: AnyKeyPath, mapping: EntityMapping, store: SQLiteStore,
+        reads: inout PropertyReads
+    ) -> String? {
         if let index = mapping.declaration.propertyIndex(for: keyPath),
-           case .attribute(let slot) = mapping.declaration.layout.slots[index] {
+            case .attribute(let slot) = mapping.declaration.layout.slots[index]
+        {
             reads.read(index, of: mapping)
             return column(slot, of: mapping, table: "t0")
         }
         guard let related = mapping.declaration.relatedAttribute(at: keyPath),
-              let relationship = mapping.toOneRelationships.first(where: { $0.propertyIndex == related.relationshipIndex }),
-              case .attribute(let slot) = related.destination.layout.slots[related.attributeIndex] else { return nil }
+            let relationship = mapping.toOneRelationships.first(where: { $0.propertyIndex == related.relationshipIndex }),
+            case .attribute(let slot) = related.destination.layout.slots[related.attributeIndex]
+        else { return nil }
         let destination = store.mappings[relationship.destination]
         reads.follow(relationship, from: mapping, to: destination)
         reads.read(related.attributeIndex, of: destination)

@@ -21,12 +21,12 @@ enum StringFunctions {
     }
 
     #if canImport(Darwin)
-    private static let localizedCollations: [(comparator: String.StandardComparator, name: String)] = [
-        (.localizedStandard, "OG_LOCALIZED_STANDARD"), (.localized, "OG_LOCALIZED"),
-    ]
+        private static let localizedCollations: [(comparator: String.StandardComparator, name: String)] = [
+            (.localizedStandard, "OG_LOCALIZED_STANDARD"), (.localized, "OG_LOCALIZED")
+        ]
     #else
-    /// Foundation offers no localized comparator here.
-    private static let localizedCollations: [(comparator: String.StandardComparator, name: String)] = []
+        /// Foundation offers no localized comparator here.
+        private static let localizedCollations: [(comparator: String.StandardComparator, name: String)] = []
     #endif
 
     static let caseInsensitiveCompareName = "OG_CASE_INSENSITIVE_COMPARE"
@@ -34,14 +34,16 @@ enum StringFunctions {
 
     /// Adds the functions to a connection. NULL in, NULL out, as SQL's own functions do.
     static func register(in db: Database) {
-        db.add(function: DatabaseFunction(caseInsensitiveCompareName, argumentCount: 2, pure: true) { values in
-            guard let lhs = String.fromDatabaseValue(values[0]), let rhs = String.fromDatabaseValue(values[1]) else { return nil }
-            return StringComparisons.caseInsensitiveCompare(lhs, rhs).rawValue
-        })
-        db.add(function: DatabaseFunction(localizedStandardContainsName, argumentCount: 2, pure: true) { values in
-            guard let string = String.fromDatabaseValue(values[0]), let other = String.fromDatabaseValue(values[1]) else { return nil }
-            return StringComparisons.localizedStandardContains(string, other)
-        })
+        db.add(
+            function: DatabaseFunction(caseInsensitiveCompareName, argumentCount: 2, pure: true) { values in
+                guard let lhs = String.fromDatabaseValue(values[0]), let rhs = String.fromDatabaseValue(values[1]) else { return nil }
+                return StringComparisons.caseInsensitiveCompare(lhs, rhs).rawValue
+            })
+        db.add(
+            function: DatabaseFunction(localizedStandardContainsName, argumentCount: 2, pure: true) { values in
+                guard let string = String.fromDatabaseValue(values[0]), let other = String.fromDatabaseValue(values[1]) else { return nil }
+                return StringComparisons.localizedStandardContains(string, other)
+            })
         for (comparator, name) in localizedCollations {
             db.add(collation: DatabaseCollation(name) { lhs, rhs in comparator.compare(lhs, rhs) })
         }

@@ -29,15 +29,15 @@ func caseInsensitiveContainment(_ root: Any, _ other: Any, _ translator: inout P
 }
 
 #if canImport(Darwin)
-extension PredicateExpressions.StringCaseInsensitiveCompare: SQLTranslatable {
-    func translate(_ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
-        try caseInsensitiveComparison(root, other, &translator)
+    extension PredicateExpressions.StringCaseInsensitiveCompare: SQLTranslatable {
+        func translate(_ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
+            try caseInsensitiveComparison(root, other, &translator)
+        }
     }
-}
 
-extension PredicateExpressions.StringLocalizedStandardContains: SQLTranslatable {
-    func translate(_ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
-        try caseInsensitiveContainment(root, other, &translator)
+    extension PredicateExpressions.StringLocalizedStandardContains: SQLTranslatable {
+        func translate(_ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
+            try caseInsensitiveContainment(root, other, &translator)
+        }
     }
-}
 #endif
