@@ -15,14 +15,14 @@ public import ObjectGraph
         self.continent = continent
     }
 
-    /// Seed 001's "remove from continent", marking: the continent's last visible country being marked
+    /// Marking leaves the continent: the continent's last visible country being marked
     /// marks the continent too.
     public func willSave() {
         guard changedForDelayedDeletion, let continent, let date = markedForDeletionDate else { return }
         if continent.count(of: \.countries) == 0 { continent.markForLocalDeletion(at: date) }
     }
 
-    /// The seeds' custom rule: the last remaining country of a continent takes the continent with it.
+    /// A custom rule: the last remaining country of a continent takes the continent with it.
     public func prepareForDeletion() {
         guard let continent, !continent.isDeleted else { return }
         if continent.count(of: \.countries) == 0 {

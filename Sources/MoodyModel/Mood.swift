@@ -1,7 +1,7 @@
 public import Foundation
 public import ObjectGraph
 
-/// A mood a user recorded: the seeds' running example.
+/// A mood a user recorded: the running example of the documentation and the demo.
 @Entity public final class Mood: DelayedDeletable {
     public var text: String
     public var rating: Int = 3
@@ -19,14 +19,14 @@ public import ObjectGraph
         self.country = country
     }
 
-    /// Two-step deletion's version of the rule below, by hand as in seed 001: a mood being marked
+    /// Two-step deletion's version of the rule below, by hand: a mood being marked
     /// that was its country's last visible one marks the country too.
     public func willSave() {
         guard changedForDelayedDeletion, let country, let date = markedForDeletionDate else { return }
         if country.count(of: \.moods) == 0 { country.markForLocalDeletion(at: date) }
     }
 
-    /// The seeds' custom rule: the last remaining mood of a country takes the country with it.
+    /// A custom rule: the last remaining mood of a country takes the country with it.
     public func prepareForDeletion() {
         // A country already being deleted (a cascade from its continent) needs no check; counting
         // its moods that stay does not make an object for each.

@@ -1,8 +1,8 @@
 import ObjectGraph
 
-// The seeds' Europe / France / Spain graph once per delete rule, for the demo. A rule
+// The Europe / France / Spain graph once per delete rule, for the demo. A rule
 // belongs to a relationship, so each rule has its own entities: the continent's `countries` carries
-// the rule shown, and the country's `continent` nullifies, as in the seeds.
+// the rule shown, and the country's `continent` nullifies.
 
 /// A continent whose deletion deletes its countries, which delete their cities.
 @Entity final class CascadingContinent {

@@ -92,7 +92,7 @@ enum DeleteRulesDemo {
                 + "(\(dangling?.isDeleted ?? false)), name \"\(name)\"")
     }
 
-    /// The seeds' custom rules, in `prepareForDeletion()`.
+    /// Moody's custom rules, in `prepareForDeletion()`.
     private static func customRules(_ container: ObjectContainer) throws {
         let context = container.newBackgroundContext()
         let asia = Continent(name: "Asia")

@@ -1,9 +1,9 @@
 import MoodyModel
 import ObjectGraph
 
-/// The part of `moody demo` that plays seeds 000 and 001: a detail view on the main actor observes its
-/// mood, and a background context (a sync, say) renames it, then deletes it. The view context merges
-/// each save by itself.
+/// The part of `moody demo` with a detail view that closes when its object goes: the view, on the
+/// main actor, observes its mood, and a background context (a sync, say) renames it, then deletes
+/// it. The view context merges each save by itself.
 enum DetailViewDemo {
     /// A stand-in for a detail screen: it shows one mood and closes when the mood goes.
     @MainActor private final class DetailView {

@@ -2,12 +2,12 @@ import Foundation
 import MoodyModel
 import ObjectGraph
 
-/// The part of `moody demo` that plays seed 004: a list of moods in sections by country, kept by a
+/// The part of `moody demo` that shows a live list: a list of moods in sections by country, kept by a
 /// list monitor on the view context, and a background context (a sync, say) that inserts, edits,
 /// renames a country and deletes. Each change the monitor reports is printed; nothing is re-fetched.
 enum ListMonitorDemo {
     @MainActor static func run() async throws {
-        print("\nA live list of moods by country (seed 004), changed by a background context:")
+        print("\nA live list of moods by country, changed by a background context:")
         let container = try ObjectContainer(for: Mood.self, configuration: .inMemory)
         let viewContext = container.viewContext
         let france = Country(name: "France")
@@ -15,7 +15,7 @@ enum ListMonitorDemo {
         for (text, rating, country) in [("Croissant", 4, france), ("Rainy commute", 2, france), ("Tapas", 5, spain)] {
             viewContext.insert(Mood(text: text, rating: rating, country: country))
         }
-        // Deleted in two steps (seed 001), so hidden from the list: the view context lets it go.
+        // Deleted in two steps, so hidden from the list: the view context lets it go.
         let snow = Mood(text: "Snow day", rating: 3, country: spain)
         snow.markedForDeletionDate = Date()
         viewContext.insert(snow)

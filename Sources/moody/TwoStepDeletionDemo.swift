@@ -3,11 +3,11 @@ import Foundation
 import MoodyModel
 import ObjectGraph
 
-/// Seed 001's two-step deletion: a mood marked disappears from every list at once, its empty
+/// Two-step deletion: a mood marked disappears from every list at once, its empty
 /// country and continent with it; a later clean-up deletes the rows in one batch.
 enum TwoStepDeletionDemo {
     static func run() throws {
-        print("\nTwo-step deletion (seed 001):")
+        print("\nTwo-step deletion:")
         let container = try ObjectContainer(for: Mood.self, configuration: .inMemory)
         let context = container.newBackgroundContext()
         context.name = "app"

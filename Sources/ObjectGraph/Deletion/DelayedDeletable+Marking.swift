@@ -21,7 +21,7 @@ extension DelayedDeletable {
     ///
     /// ```swift
     /// func willSave() {
-    ///     if changedForDelayedDeletion { continent = nil }   // the seed's "remove from continent"
+    ///     if changedForDelayedDeletion { continent = nil }   // a marked country leaves its continent
     /// }
     /// ```
     public var changedForDelayedDeletion: Bool {
