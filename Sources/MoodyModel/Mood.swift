@@ -3,8 +3,10 @@ public import ObjectGraph
 
 /// A mood a user recorded: the running example of the documentation and the demo.
 @Entity public final class Mood: DelayedDeletable {
-    public var text: String
-    public var rating: Int = 3
+    /// What the user wrote; never empty.
+    @Attribute(.length(1...)) public var text: String
+    /// From one to five stars.
+    @Attribute(.range(1...5)) public var rating: Int = 3
     public var date: Date
     /// Set once the backend accepted the mood (sync).
     @Attribute(.unique, .preserveValueOnDeletion) public var remoteIdentifier: String?

@@ -93,6 +93,14 @@ struct Demo: AsyncParsableCommand {
             print("A second France is refused: \(error)")
             reader.rollback()
         }
+        // The model's rules (`@Attribute(.length(1...))`, `.range(1...5)`) are checked at save.
+        reader.insert(Mood(text: "", rating: 9))
+        do {
+            try reader.save()
+        } catch {
+            print("An empty mood rated 9 is refused: \(error)")
+            reader.rollback()
+        }
         print(
             "Done: \(try reader.fetchCount(FetchDescriptor<Mood>())) moods in \(try reader.fetchCount(FetchDescriptor<Country>())) countries."
         )

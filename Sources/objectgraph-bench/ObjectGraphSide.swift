@@ -22,7 +22,7 @@ enum ObjectGraphSide {
         openContainers.removeAll { $0.container == nil }
         for container in openContainers.compactMap(\.container) {
             try container.newBackgroundContext().batchUpdate(
-                Mood.self, where: #Predicate { _ in false }, set: [.set(\.rating, to: 0)])
+                Mood.self, where: #Predicate { _ in false }, set: [.set(\.rating, to: 3)])
         }
     }
 

@@ -35,12 +35,12 @@ import Testing
     @Test func objectsFoundByGlobalIDComeWithTheirValuesAndKeepThoseTheContextChanged() throws {
         let container = try makeContainer()
         let writer = container.newBackgroundContext()
-        let moods = (0..<3).map { Mood(text: "m\($0)", rating: $0) }
+        let moods = (0..<3).map { Mood(text: "m\($0)", rating: $0 + 1) }
         for mood in moods { writer.insert(mood) }
         try writer.save()
 
         let reader = container.newBackgroundContext()
-        let edited = try #require(try reader.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.rating == 1 })).first)
+        let edited = try #require(try reader.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.rating == 2 })).first)
         edited.text = "edited here"
         let fault = try #require(reader.object(with: moods[2].objectID) as? Mood)
         #expect(fault.isFault)

@@ -132,11 +132,11 @@ import Testing
         let sabotage = Sabotage()
         let container = try ObjectContainer(for: Mood.self, configuration: .file(sabotage.path))
         let writer = container.newBackgroundContext()
-        for index in 0..<6 { writer.insert(Mood(text: "mood \(index)", rating: index)) }
+        for index in 0..<6 { writer.insert(Mood(text: "mood \(index)", rating: index % 5 + 1)) }
         try writer.save()
 
         let reader = container.newBackgroundContext()
-        var request = FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.rating)])
+        var request = FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.text)])
         request.fetchBatchSize = 2
         let results = try reader.fetch(request)
         #expect(results[0].text == "mood 0")

@@ -436,3 +436,26 @@ final class Impossible: Entity {
 
     func willSave() { onWillSave?() }
 }
+
+/// One attribute per kind of rule (`@Attribute(.range…)`, `.length`, `.matches`).
+@Entity final class Reading {
+    @Attribute(.range(0...1)) var ratio = 0.5
+    @Attribute(.range(0...)) var count = 0
+    @Attribute(.range(...100.0)) var percent: Double?
+    @Attribute(.range(Date(timeIntervalSince1970: 0)...Date(timeIntervalSince1970: 1_000_000))) var taken = Date(timeIntervalSince1970: 10)
+    @Attribute(.length(1...3)) var code = "A"
+    @Attribute(.length(2...)) var payload: Data?
+    @Attribute(.matches("[A-Z]{2}")) var region = "FR"
+
+    init() {}
+}
+
+/// A pattern that does not compile.
+@Entity final class BadPattern {
+    @Attribute(.matches("[")) var text = ""
+}
+
+/// A range on an attribute that has no order of its kind.
+@Entity final class RangeOnText {
+    @Attribute(.range(1...2)) var name = ""
+}

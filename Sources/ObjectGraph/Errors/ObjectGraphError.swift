@@ -317,6 +317,9 @@ public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
         case relatedObjectDeleted(ObjectID)
         /// The entity's own validation (`validateForInsert`, `validateForUpdate`, `validateForDelete`).
         case custom(String)
+        /// The attribute's value breaks a rule declared with `@Attribute` (a range, a length or a
+        /// pattern, see ``AttributeOption``); the value is the one that would have been stored.
+        case violatesRule(AttributeRule, value: StoredValue)
     }
 
     /// The entity of the object that failed.
@@ -351,6 +354,7 @@ public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
         case .unstorableValue(let reason): return "\(subject) has a value that cannot be stored: \(reason)"
         case .relatedObjectDeleted(let id): return "\(subject) points to \(id), which is deleted"
         case .custom(let message): return "\(subject) is invalid: \(message)"
+        case let .violatesRule(rule, value): return "\(subject) is \(value), but must be \(rule)"
         }
     }
 }

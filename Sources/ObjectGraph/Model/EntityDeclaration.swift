@@ -78,6 +78,10 @@ struct AttributeDeclaration: Sendable {
     let options: Set<AttributeOption>
     /// The attribute's name before it was renamed, from `@Attribute(originalName:)`.
     let originalName: String?
+
+    /// The rules its values must follow, in the order declared.
+    var rules: [AttributeRule] { orderedRules }
+    let orderedRules: [AttributeRule]
 }
 
 struct RelationshipDeclaration: Sendable {
@@ -127,7 +131,7 @@ extension PropertyDeclaration {
                 AttributeDeclaration(
                     type: Value.attributeType, typeName: "\(Value.self)", isInhabited: Value.isInhabited,
                     isOptional: Value.isOptionalAttribute, defaultValue: declared, defaultValueFailure: failure,
-                    options: Set(options), originalName: originalName)))
+                    options: Set(options), originalName: originalName, orderedRules: options.compactMap(\.rule))))
     }
 
     /// A to-one relationship.

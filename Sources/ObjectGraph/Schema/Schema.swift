@@ -65,6 +65,11 @@ public struct Schema: Sendable {
                 if let failure = attribute.defaultValueFailure {
                     throw ObjectGraphError.invalidModel("\(location): the default value cannot be stored: \(failure)")
                 }
+                for rule in attribute.rules {
+                    if let problem = rule.problem(for: attribute.type) {
+                        throw ObjectGraphError.invalidModel("\(location): the rule that its values be \(rule) cannot apply: \(problem)")
+                    }
+                }
                 if case .real(let value)? = attribute.defaultValue, !value.isFinite {
                     throw ObjectGraphError.invalidModel(
                         "\(location): the default value \(value) is not finite, and SQLite cannot store it")

@@ -43,6 +43,9 @@ final class EntityMapping: Sendable {
     let markedForDeletionSlot: Int?
     /// The attribute slots with a unique index.
     let uniqueAttributeSlots: [Int]
+    /// The attributes with rules (`@Attribute(.range(1...5))`), by slot; empty for most entities, so
+    /// that a save checks nothing for them.
+    let attributeRules: [AttributeRules]
     /// The quoted column of the mark, for SQL that hides marked rows as Swift does.
     var quotedMarkColumn: String? { markedForDeletionSlot.map { quotedAttributeColumns[$0] } }
     /// To-one slot → whether the destination is ``DelayedDeletable`` (its marked objects are hidden).
@@ -94,6 +97,12 @@ final class EntityMapping: Sendable {
             return nil
         }
         self.preservedAttributes = attributeOptions.indices.filter { attributeOptions[$0].contains(.preserveValueOnDeletion) }
+        self.attributeRules = declaration.properties.compactMap { property -> [AttributeRule]? in
+            if case .attribute(let attribute) = property.kind { return attribute.rules }
+            return nil
+        }.enumerated().compactMap { slot, rules in
+            rules.isEmpty ? nil : AttributeRules(slot: slot, name: description.attributes[slot].name, rules: rules)
+        }
         // JSON cannot hold a blob: blobs are kept as hexadecimal text (see `Tombstone`).
         let preserved = preservedAttributes.map { slot -> String in
             let column = SQL.quote(description.attributes[slot].name)
@@ -172,4 +181,33 @@ enum SQL {
 
     /// Order column of a one-to-many ordered relationship, stored beside the foreign key.
     static func orderColumn(forForeignKey column: String) -> String { "Z_\(column)_ORDER" }
+}
+
+extension EntityMapping {
+    /// The first rule the value of attribute `slot` breaks, if any.
+    func brokenRule(slot: Int, value: StoredValue) -> AttributeRule? {
+        guard !attributeRules.isEmpty, let attribute = attributeRules.first(where: { $0.slot == slot }) else { return nil }
+        return attribute.broken(by: value).first
+    }
+}
+
+/// The rules of one attribute, with their patterns compiled once.
+struct AttributeRules: @unchecked Sendable {
+    // Safety: the compiled patterns are only read: matching takes a `Regex` by value and leaves it
+    // as it was. `Regex<AnyRegexOutput>` is not `Sendable` only because its output type is not.
+    let slot: Int
+    let name: String
+    let rules: [(rule: AttributeRule, pattern: Regex<AnyRegexOutput>?)]
+
+    init(slot: Int, name: String, rules: [AttributeRule]) {
+        self.slot = slot
+        self.name = name
+        self.rules = rules.map { ($0, $0.compiledPattern()) }
+    }
+
+    /// The rules `value` breaks.
+    func broken(by value: StoredValue) -> [AttributeRule] {
+        guard !value.isNull else { return [] }
+        return rules.compactMap { $0.rule.isFollowed(by: value, pattern: $0.pattern) ? nil : $0.rule }
+    }
 }

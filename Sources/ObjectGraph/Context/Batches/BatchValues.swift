@@ -36,6 +36,10 @@ public struct BatchAssignment<Root: Entity>: Sendable {
             throw ObjectGraphError.invalidBatchOperation(
                 entity: mapping.name, property: attribute.name, reason: "the attribute is required and cannot be set to nil")
         }
+        if let rule = mapping.brokenRule(slot: slot, value: value) {
+            throw ObjectGraphError.invalidBatchOperation(
+                entity: mapping.name, property: attribute.name, reason: "the value \(value) must be \(rule)")
+        }
         return (attribute.name, slot, value)
     }
 }
@@ -75,6 +79,19 @@ struct BatchRow: RowValues {
             if stored.isNull && !attribute.isOptional { throw refuse(attribute.name, "a required attribute has no value") }
             return stored
         }
+        try Self.checkRules(of: self.values, mapping: mapping) { refuse($0, $1) }
+    }
+
+    /// Refuses a row whose values break an attribute's rule (see ``AttributeRule``).
+    private static func checkRules(
+        of values: [StoredValue], mapping: EntityMapping, refuse: (String, String) -> ObjectGraphError
+    ) throws {
+        for attribute in mapping.attributeRules {
+            let value = values[attribute.slot]
+            if let rule = attribute.broken(by: value).first {
+                throw refuse(attribute.name, "the value \(value) must be \(rule)")
+            }
+        }
     }
 
     /// A row from a new object's attribute values.
@@ -97,6 +114,7 @@ struct BatchRow: RowValues {
         for (slot, attribute) in attributes.enumerated() where values[slot].isNull && !attribute.isOptional {
             throw refuse(attribute.name, "a required attribute has no value")
         }
+        try Self.checkRules(of: values, mapping: mapping) { refuse($0, $1) }
     }
 
     func value(atPosition position: Int) -> StoredValue {

@@ -56,6 +56,10 @@ extension SaveOperation {
             {
                 fail(attribute.name, .missingValue)
             }
+            for attribute in mapping.attributeRules {
+                let value = state.value(atPosition: attribute.slot)
+                for rule in attribute.broken(by: value) { fail(attribute.name, .violatesRule(rule, value: value)) }
+            }
             // A link to an object deleted here would outlive its row.
             for (slot, relationship) in mapping.toOneRelationships.enumerated() {
                 if let id = state.relatedID(at: slot), context.isDeletedHere(id) { fail(relationship.name, .relatedObjectDeleted(id)) }
