@@ -109,7 +109,11 @@ public struct AttributeRule: Sendable, Hashable, CustomStringConvertible {
             if let maximum, value > maximum { return false }
             return true
         case let (.length(minimum, maximum), .text(text)):
-            return Self.length(text.count, minimum, maximum)
+            // Characters are counted only as far as needed: a string has at least as many bytes as
+            // characters, and `.length(1...)` only asks whether it is empty.
+            if let minimum, minimum > 0, text.utf8.count < minimum || text.dropFirst(minimum - 1).isEmpty { return false }
+            if let maximum, text.utf8.count > maximum, text.count > maximum { return false }
+            return true
         case let (.length(minimum, maximum), .blob(data)):
             return Self.length(data.count, minimum, maximum)
         case let (.matches, .text(text)):
