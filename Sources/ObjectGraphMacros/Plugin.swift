@@ -6,6 +6,7 @@ struct ObjectGraphMacrosPlugin: CompilerPlugin {
     let providingMacros: [any Macro.Type] = [
         EntityMacro.self,
         PersistedPropertyMacro.self,
-        MarkerMacro.self
+        MarkerMacro.self,
+        ObjectActorMacro.self
     ]
 }
