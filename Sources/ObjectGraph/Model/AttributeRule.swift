@@ -99,35 +99,6 @@ public struct AttributeRule: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Whether `value` follows the rule; `pattern` is the compiled pattern of a `matches` rule.
-    func isFollowed(by value: StoredValue, pattern: Regex<AnyRegexOutput>?) -> Bool {
-        switch (kind, value) {
-        case (_, .null):
-            return true
-        case let (.range(minimum, maximum), value):
-            if let minimum, value < minimum { return false }
-            if let maximum, value > maximum { return false }
-            return true
-        case let (.length(minimum, maximum), .text(text)):
-            // Characters are counted only as far as needed: a string has at least as many bytes as
-            // characters, and `.length(1...)` only asks whether it is empty.
-            if let minimum, minimum > 0, text.utf8.count < minimum || text.dropFirst(minimum - 1).isEmpty { return false }
-            if let maximum, text.utf8.count > maximum, text.count > maximum { return false }
-            return true
-        case let (.length(minimum, maximum), .blob(data)):
-            return Self.length(data.count, minimum, maximum)
-        case let (.matches, .text(text)):
-            guard let pattern else { return false }
-            return (try? pattern.wholeMatch(in: text)) != nil
-        default:
-            return false
-        }
-    }
-
-    private static func length(_ length: Int, _ minimum: Int?, _ maximum: Int?) -> Bool {
-        (minimum.map { length >= $0 } ?? true) && (maximum.map { length <= $0 } ?? true)
-    }
-
     /// The compiled pattern of a `matches` rule.
     func compiledPattern() -> Regex<AnyRegexOutput>? {
         guard case .matches(let pattern) = kind else { return nil }

@@ -43,9 +43,9 @@ final class EntityMapping: Sendable {
     let markedForDeletionSlot: Int?
     /// The attribute slots with a unique index.
     let uniqueAttributeSlots: [Int]
-    /// The attributes with rules (`@Attribute(.range(1...5))`), by slot; empty for most entities, so
-    /// that a save checks nothing for them.
-    let attributeRules: [AttributeRules]
+    /// The rules of the attributes (`@Attribute(.range(1...5))`), as checks; empty for most
+    /// entities, so that a save checks nothing for them.
+    let ruleChecks: RuleChecks
     /// The quoted column of the mark, for SQL that hides marked rows as Swift does.
     var quotedMarkColumn: String? { markedForDeletionSlot.map { quotedAttributeColumns[$0] } }
     /// To-one slot → whether the destination is ``DelayedDeletable`` (its marked objects are hidden).
@@ -97,12 +97,11 @@ final class EntityMapping: Sendable {
             return nil
         }
         self.preservedAttributes = attributeOptions.indices.filter { attributeOptions[$0].contains(.preserveValueOnDeletion) }
-        self.attributeRules = declaration.properties.compactMap { property -> [AttributeRule]? in
-            if case .attribute(let attribute) = property.kind { return attribute.rules }
-            return nil
-        }.enumerated().compactMap { slot, rules in
-            rules.isEmpty ? nil : AttributeRules(slot: slot, name: description.attributes[slot].name, rules: rules)
-        }
+        self.ruleChecks = RuleChecks(
+            declaration.properties.compactMap { property -> [AttributeRule]? in
+                if case .attribute(let attribute) = property.kind { return attribute.rules }
+                return nil
+            })
         // JSON cannot hold a blob: blobs are kept as hexadecimal text (see `Tombstone`).
         let preserved = preservedAttributes.map { slot -> String in
             let column = SQL.quote(description.attributes[slot].name)
@@ -183,31 +182,115 @@ enum SQL {
     static func orderColumn(forForeignKey column: String) -> String { "Z_\(column)_ORDER" }
 }
 
-extension EntityMapping {
+/// An entity's attribute rules, made into checks that cost a comparison or two per value: a save
+/// checks every rule of every inserted or changed object.
+final class RuleChecks: @unchecked Sendable {
+    // Safety: every property is a constant, and the compiled patterns are only read: matching takes
+    // a `Regex` by value and leaves it as it was. `Regex<AnyRegexOutput>` is not `Sendable` only
+    // because its output type is not. A class, so that a save's check of each object retains one
+    // reference, not three arrays.
+
+    /// One rule of one attribute, as plain values.
+    struct Check {
+        let slot: Int
+        /// The rule's place in ``RuleChecks/rules``, for the failure's message.
+        let rule: Int
+        let kind: Kind
+
+        enum Kind {
+            case integerRange(Int64, Int64)
+            case realRange(Double, Double)
+            case length(Int, Int)
+            /// The index of the compiled pattern in ``RuleChecks/patterns``.
+            case pattern(Int)
+        }
+    }
+
+    let checks: [Check]
+    let rules: [AttributeRule]
+    let patterns: [Regex<AnyRegexOutput>]
+
+    var isEmpty: Bool { checks.isEmpty }
+
+    /// The checks of each attribute's rules, by attribute slot.
+    init(_ rulesBySlot: [[AttributeRule]]) {
+        var checks: [Check] = [], rules: [AttributeRule] = [], patterns: [Regex<AnyRegexOutput>] = []
+        for (slot, slotRules) in rulesBySlot.enumerated() {
+            for rule in slotRules {
+                let kind: Check.Kind
+                switch rule.kind {
+                case let .range(minimum, maximum):
+                    if case .integer? = minimum ?? .integer(0), case .integer? = maximum ?? .integer(0) {
+                        func integer(_ value: StoredValue?, _ otherwise: Int64) -> Int64 {
+                            if case .integer(let bound)? = value { bound } else { otherwise }
+                        }
+                        kind = .integerRange(integer(minimum, .min), integer(maximum, .max))
+                    } else {
+                        func real(_ value: StoredValue?, _ otherwise: Double) -> Double {
+                            switch value {
+                            case .integer(let bound)?: Double(bound)
+                            case .real(let bound)?: bound
+                            default: otherwise
+                            }
+                        }
+                        kind = .realRange(real(minimum, -.infinity), real(maximum, .infinity))
+                    }
+                case let .length(minimum, maximum):
+                    kind = .length(minimum ?? 0, maximum ?? .max)
+                case .matches:
+                    // A pattern that does not compile made the model invalid: none reaches here.
+                    guard let pattern = rule.compiledPattern() else { continue }
+                    kind = .pattern(patterns.count)
+                    patterns.append(pattern)
+                }
+                checks.append(Check(slot: slot, rule: rules.count, kind: kind))
+                rules.append(rule)
+            }
+        }
+        self.checks = checks
+        self.rules = rules
+        self.patterns = patterns
+    }
+
+    /// Whether `value` follows the rule of check `index`.
+    func isFollowed(check index: Int, by value: StoredValue) -> Bool {
+        isFollowed(checks[index].kind, by: value)
+    }
+
+    /// The rule of check `index`, for a failure's message.
+    func rule(ofCheck index: Int) -> AttributeRule { rules[checks[index].rule] }
+
     /// The first rule the value of attribute `slot` breaks, if any.
     func brokenRule(slot: Int, value: StoredValue) -> AttributeRule? {
-        guard !attributeRules.isEmpty, let attribute = attributeRules.first(where: { $0.slot == slot }) else { return nil }
-        return attribute.broken(by: value).first
-    }
-}
-
-/// The rules of one attribute, with their patterns compiled once.
-struct AttributeRules: @unchecked Sendable {
-    // Safety: the compiled patterns are only read: matching takes a `Regex` by value and leaves it
-    // as it was. `Regex<AnyRegexOutput>` is not `Sendable` only because its output type is not.
-    let slot: Int
-    let name: String
-    let rules: [(rule: AttributeRule, pattern: Regex<AnyRegexOutput>?)]
-
-    init(slot: Int, name: String, rules: [AttributeRule]) {
-        self.slot = slot
-        self.name = name
-        self.rules = rules.map { ($0, $0.compiledPattern()) }
+        checks.first { $0.slot == slot && !isFollowed($0.kind, by: value) }.map { rules[$0.rule] }
     }
 
-    /// The rules `value` breaks.
-    func broken(by value: StoredValue) -> [AttributeRule] {
-        guard !value.isNull else { return [] }
-        return rules.compactMap { $0.rule.isFollowed(by: value, pattern: $0.pattern) ? nil : $0.rule }
+    private func isFollowed(_ kind: Check.Kind, by value: StoredValue) -> Bool {
+        if case .null = value { return true }
+        switch kind {
+        case let .integerRange(minimum, maximum):
+            if case .integer(let integer) = value { return integer >= minimum && integer <= maximum }
+            if case .real(let real) = value { return real >= Double(minimum) && real <= Double(maximum) }
+        case let .realRange(minimum, maximum):
+            if case .real(let real) = value { return real >= minimum && real <= maximum }
+            if case .integer(let integer) = value { return Double(integer) >= minimum && Double(integer) <= maximum }
+        case let .length(minimum, maximum):
+            if case .text(let text) = value { return Self.length(of: text, isAtLeast: minimum, atMost: maximum) }
+            if case .blob(let data) = value { return data.count >= minimum && data.count <= maximum }
+        case .pattern(let index):
+            if case .text(let text) = value { return (try? patterns[index].wholeMatch(in: text)) != nil }
+        }
+        return false
+    }
+
+    /// Characters are counted only as far as needed: a string has at least as many bytes as
+    /// characters, and `.length(1...)` only asks whether it is empty.
+    private static func length(of text: String, isAtLeast minimum: Int, atMost maximum: Int) -> Bool {
+        switch minimum {
+        case ...0: break
+        case 1: if text.isEmpty { return false }
+        default: if text.utf8.count < minimum || text.dropFirst(minimum - 1).isEmpty { return false }
+        }
+        return maximum == .max || text.utf8.count <= maximum || text.count <= maximum
     }
 }

@@ -36,7 +36,7 @@ public struct BatchAssignment<Root: Entity>: Sendable {
             throw ObjectGraphError.invalidBatchOperation(
                 entity: mapping.name, property: attribute.name, reason: "the attribute is required and cannot be set to nil")
         }
-        if let rule = mapping.brokenRule(slot: slot, value: value) {
+        if let rule = mapping.ruleChecks.brokenRule(slot: slot, value: value) {
             throw ObjectGraphError.invalidBatchOperation(
                 entity: mapping.name, property: attribute.name, reason: "the value \(value) must be \(rule)")
         }
@@ -86,10 +86,11 @@ struct BatchRow: RowValues {
     private static func checkRules(
         of values: [StoredValue], mapping: EntityMapping, refuse: (String, String) -> ObjectGraphError
     ) throws {
-        for attribute in mapping.attributeRules {
-            let value = values[attribute.slot]
-            if let rule = attribute.broken(by: value).first {
-                throw refuse(attribute.name, "the value \(value) must be \(rule)")
+        let rules = mapping.ruleChecks
+        for index in rules.checks.indices {
+            let slot = rules.checks[index].slot
+            if !rules.isFollowed(check: index, by: values[slot]) {
+                throw refuse(mapping.description.attributes[slot].name, "the value \(values[slot]) must be \(rules.rule(ofCheck: index))")
             }
         }
     }

@@ -56,9 +56,15 @@ extension SaveOperation {
             {
                 fail(attribute.name, .missingValue)
             }
-            for attribute in mapping.attributeRules {
-                let value = state.value(atPosition: attribute.slot)
-                for rule in attribute.broken(by: value) { fail(attribute.name, .violatesRule(rule, value: value)) }
+            // A plain loop: `fail` captured by a closure would cost every object dynamic
+            // exclusivity checks on `failures`.
+            let rules = mapping.ruleChecks
+            for index in rules.checks.indices {
+                let slot = rules.checks[index].slot
+                let value = state.value(atPosition: slot)
+                if !rules.isFollowed(check: index, by: value) {
+                    fail(mapping.description.attributes[slot].name, .violatesRule(rules.rule(ofCheck: index), value: value))
+                }
             }
             // A link to an object deleted here would outlive its row.
             for (slot, relationship) in mapping.toOneRelationships.enumerated() {
