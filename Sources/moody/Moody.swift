@@ -58,6 +58,11 @@ struct Demo: AsyncParsableCommand {
 
         let inFrance = try reader.fetchCount(FetchDescriptor<Mood>(predicate: #Predicate { $0.country?.name == "France" }))
         print("Moods in France, counted by SQL: \(inFrance)")
+        let averages = try reader.aggregate(.average(\Mood.rating), groupedBy: \.country?.name)
+        print(
+            "Average rating by country, computed by SQL: "
+                + averages.sorted { ($0.key ?? "") < ($1.key ?? "") }
+                .map { "\($0.key ?? "none") \($0.value.map { String(format: "%.1f", $0) } ?? "-")" }.joined(separator: ", "))
 
         let byCountry = FetchDescriptor<Mood>(
             sortBy: [SortDescriptor(\.country?.name), SortDescriptor(\.text)],

@@ -82,7 +82,7 @@ extension ObjectContext {
     }
 
     /// The unsaved objects that match a request's predicate, evaluated in memory.
-    private func matching<T: Entity>(_ pending: [any Entity], _ request: FetchDescriptor<T>) throws -> [T] {
+    func matching<T: Entity>(_ pending: [any Entity], _ request: FetchDescriptor<T>) throws -> [T] {
         let markedSlot = request.includesMarkedForDeletion ? nil : store.mapping(for: T._$entity)?.markedForDeletionSlot
         return try pending.compactMap { $0 as? T }.filter { object in
             let state = object._$state
@@ -100,12 +100,15 @@ extension ObjectContext {
     /// The objects a query must evaluate in memory: those of its entity with unsaved changes
     /// (inserted, updated or deleted), and those whose related objects changed what the query reads
     /// of them (the store has the related rows' saved values).
-    private func pendingObjects<T>(of query: FetchQuery<T>) throws -> [any Entity] {
+    func pendingObjects<T>(of query: FetchQuery<T>) throws -> [any Entity] {
+        try pendingObjects(of: query.mapping.declaration, reading: query.select.reads)
+    }
+
+    /// The objects of `entity` to evaluate in memory for a query that reads `reads`.
+    func pendingObjects(of entity: EntityDeclaration, reading reads: PropertyReads) throws -> [any Entity] {
         guard hasChanges else { return [] }
-        let entity = query.mapping.declaration
         var pending = changes.changedObjects
             .filter { $0._$state.entity === entity }
-        let reads = query.select.reads
         guard reads.followsRelationships else { return pending }
         let changed = (Array(changes.inserted.values) + Array(changes.updated.values)).map { ($0, $0._$state.changedKeys()) }
         let known = Set(pending.map { ObjectIdentifier($0) })

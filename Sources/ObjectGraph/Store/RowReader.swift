@@ -114,6 +114,19 @@ struct RowReader {
         return keys
     }
 
+    /// Every row of a query, its first `columns` columns as stored values.
+    func values(_ query: SQLFragment, columns: Int) throws -> [[StoredValue]] {
+        try read { db in
+            let statement = try db.cachedStatement(sql: query.sql)
+            try statement.bind(query.arguments)
+            var rows: [[StoredValue]] = []
+            try Row.fetchCursor(statement).forEach { row in
+                rows.append((0..<columns).map { StoredValue(row[$0] as DatabaseValue) })
+            }
+            return rows
+        }
+    }
+
     /// The number a `SELECT COUNT(*)` query returns.
     func count(_ query: SQLFragment) throws -> Int {
         try read { db in

@@ -37,11 +37,20 @@ enum SortTranslator {
         for keyPath: AnyKeyPath, mapping: EntityMapping, store: SQLiteStore,
         reads: inout PropertyReads
     ) -> String? {
+        attribute(at: keyPath, mapping: mapping, store: store, reads: &reads)?.sql
+    }
+
+    /// The SQL of the attribute a key path reaches (one of the entity's, or one of an object related
+    /// by a to-one relationship, read by a correlated subquery), with its type.
+    static func attribute(
+        at keyPath: AnyKeyPath, mapping: EntityMapping, store: SQLiteStore,
+        reads: inout PropertyReads
+    ) -> (sql: String, type: AttributeType)? {
         if let index = mapping.declaration.propertyIndex(for: keyPath),
             case .attribute(let slot) = mapping.declaration.layout.slots[index]
         {
             reads.read(index, of: mapping)
-            return column(slot, of: mapping, table: "t0")
+            return (column(slot, of: mapping, table: "t0"), mapping.description.attributes[slot].type)
         }
         guard let related = mapping.declaration.relatedAttribute(at: keyPath),
             let relationship = mapping.toOneRelationships.first(where: { $0.propertyIndex == related.relationshipIndex }),
@@ -53,11 +62,14 @@ enum SortTranslator {
         let value = column(slot, of: destination, table: "d")
         // A related object marked for deletion is hidden, as Swift hides it: its value is nil.
         let unmarked = destination.quotedMarkColumn.map { " AND d.\($0) IS NULL" } ?? ""
+        let type = destination.description.attributes[slot].type
         switch relationship.storage {
         case .foreignKey(let foreignKey):
-            return "(SELECT \(value) FROM \(destination.table) AS d WHERE d.Z_PK = t0.\(SQL.quote(foreignKey))\(unmarked))"
+            return ("(SELECT \(value) FROM \(destination.table) AS d WHERE d.Z_PK = t0.\(SQL.quote(foreignKey))\(unmarked))", type)
         case .inverseForeignKey(_, let inverseColumn, _):
-            return "(SELECT \(value) FROM \(destination.table) AS d WHERE d.\(SQL.quote(inverseColumn)) = t0.Z_PK\(unmarked) LIMIT 1)"
+            return (
+                "(SELECT \(value) FROM \(destination.table) AS d WHERE d.\(SQL.quote(inverseColumn)) = t0.Z_PK\(unmarked) LIMIT 1)", type
+            )
         case .joinTable:
             return nil
         }

@@ -1,0 +1,100 @@
+public import Foundation
+
+/// Aggregates: counts, sums, averages, minimums and maximums computed by SQL, with this context's
+/// unsaved changes taken into account as fetches take them.
+extension ObjectContext {
+    /// Computes an aggregate over the objects matching a predicate.
+    ///
+    /// ```swift
+    /// let stars = try context.aggregate(.sum(\Mood.rating))
+    /// let mean = try context.aggregate(.average(\Mood.rating), where: #Predicate { $0.rating > 1 })
+    /// ```
+    ///
+    /// SQL computes it over the saved rows; the objects this context inserted, changed or deleted
+    /// (and those whose related objects changed what the predicate reads) are evaluated in memory
+    /// instead of their rows, so the result is what a fetch of the same objects would give.
+    ///
+    /// - Parameters:
+    ///   - aggregate: What to compute (see ``Aggregate``).
+    ///   - type: The entity, for an aggregate that does not name it (`.count`).
+    ///   - predicate: Which objects; nil for all.
+    ///   - includesMarkedForDeletion: Whether objects marked for deletion (``DelayedDeletable``)
+    ///     count, as for ``FetchDescriptor/includesMarkedForDeletion``.
+    /// - Returns: The aggregate's value.
+    /// - Throws: ``ObjectGraphError/unsupportedPredicate(entity:construct:)`` for a predicate or key
+    ///   path without an SQL translation or an attribute the function does not take,
+    ///   ``ObjectGraphError/store(_:)`` (an integer sum that overflows among them).
+    public func aggregate<T: Entity, Result>(
+        _ aggregate: Aggregate<T, Result>, of type: T.Type = T.self, where predicate: Predicate<T>? = nil,
+        includesMarkedForDeletion: Bool = false
+    ) throws -> Result {
+        let totals = try self.totals(aggregate, group: nil, predicate: predicate, includesMarkedForDeletion: includesMarkedForDeletion)
+        return try aggregate.result(totals[.null] ?? AggregateTotals())
+    }
+
+    /// Computes an aggregate for each value of an attribute among the objects matching a predicate
+    /// (SQL's `GROUP BY`).
+    ///
+    /// ```swift
+    /// let meanByCountry = try context.aggregate(.average(\Mood.rating), groupedBy: \.country?.name)
+    /// // ["France": 4.5, "Spain": 3.0, nil: 2.0]   (nil: moods without a country)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - aggregate: What to compute for each group.
+    ///   - type: The entity, for an aggregate that does not name it (`.count`).
+    ///   - keyPath: The attribute whose values make the groups: one of the entity's, or one reached
+    ///     through a to-one relationship. Decimal attributes do not group.
+    ///   - predicate: Which objects; nil for all.
+    ///   - includesMarkedForDeletion: Whether objects marked for deletion count.
+    /// - Returns: The aggregate of each group, by the group's value; a group exists when at least one
+    ///   object matching the predicate has its value.
+    /// - Throws: The errors of ``aggregate(_:of:where:includesMarkedForDeletion:)``.
+    public func aggregate<T: Entity, Result, Group: AttributeValue & Hashable>(
+        _ aggregate: Aggregate<T, Result>, of type: T.Type = T.self, groupedBy keyPath: any KeyPath<T, Group> & Sendable,
+        where predicate: Predicate<T>? = nil, includesMarkedForDeletion: Bool = false
+    ) throws -> [Group: Result] {
+        let group = (keyPath: keyPath as AnyKeyPath, read: { (object: T) in try object[keyPath: keyPath].checkedStoredValue() })
+        let totals = try self.totals(aggregate, group: group, predicate: predicate, includesMarkedForDeletion: includesMarkedForDeletion)
+        var results: [Group: Result] = [:]
+        for (key, groupTotals) in totals {
+            results[try Group(checkedStoredValue: key)] = try aggregate.result(groupTotals)
+        }
+        return results
+    }
+
+    /// The totals of each group (`.null` without grouping), from SQL over the saved rows and from
+    /// memory over the objects with unsaved changes.
+    private func totals<T: Entity, Result>(
+        _ aggregate: Aggregate<T, Result>, group: (keyPath: AnyKeyPath, read: (T) throws -> StoredValue)?,
+        predicate: Predicate<T>?, includesMarkedForDeletion: Bool
+    ) throws -> [StoredValue: AggregateTotals] {
+        let use = beginUse()
+        defer { use.end() }
+        mergeIncomingChanges()
+        let request = FetchDescriptor<T>(predicate: predicate, includesMarkedForDeletion: includesMarkedForDeletion)
+        let fetchQuery = try FetchQuery(request: request, context: self)
+        let query = try AggregateQuery(
+            fetchQuery.select, function: aggregate.function, keyPath: aggregate.keyPath, groupedBy: group?.keyPath, store: store)
+        let pending = try pendingObjects(of: fetchQuery.mapping.declaration, reading: query.reads)
+        let entity = fetchQuery.mapping.name
+        var totals: [StoredValue: AggregateTotals] = [:]
+        let rows: [[StoredValue]]
+        do {
+            let excluded = pending.lazy.map(\._$state.id).filter { !$0.isTemporary }.map(\.key)
+            rows = try store.reader.values(query.sql(excludingKeys: Array(excluded)), columns: query.columnCount)
+        } catch let error as StoreError {
+            throw ObjectGraphError.store(error)
+        }
+        for row in rows {
+            guard case .integer(let count) = row[0] else { continue }
+            let key = group == nil ? StoredValue.null : row[4]
+            try totals[key, default: AggregateTotals()].add(sqlCount: count, sum: row[1], minimum: row[2], maximum: row[3], entity: entity)
+        }
+        for object in try matching(pending, request) {
+            let key = try group?.read(object) ?? .null
+            try totals[key, default: AggregateTotals()].add(aggregate.read(object), entity: entity)
+        }
+        return totals
+    }
+}

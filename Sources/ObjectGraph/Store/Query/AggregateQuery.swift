@@ -1,0 +1,82 @@
+/// The SQL of an aggregate: `SELECT COUNT(x), SUM(x), MIN(x), MAX(x) [, group] FROM … WHERE …
+/// [GROUP BY group]` over a fetch's rows, the rows of objects evaluated in memory left out.
+struct AggregateQuery {
+    let select: SelectQuery
+    /// The aggregated attribute's SQL, or nil for a count of rows.
+    private let value: String?
+    /// The grouping attribute's SQL, if any.
+    private let group: String?
+    /// What the predicate, the aggregated attribute and the grouping read: objects whose related
+    /// objects changed any of it are evaluated in memory.
+    let reads: PropertyReads
+
+    /// Translates the attribute aggregated and the one grouped by.
+    ///
+    /// - Throws: ``ObjectGraphError/unsupportedPredicate(entity:construct:)`` for a key path that is
+    ///   not an attribute of the entity or of a to-one relationship's destination, or an attribute
+    ///   whose kind the function does not take.
+    init(
+        _ select: SelectQuery, function: AggregateFunction, keyPath: AnyKeyPath?, groupedBy groupKeyPath: AnyKeyPath?,
+        store: SQLiteStore
+    ) throws {
+        self.select = select
+        let mapping = select.mapping
+        var reads = select.reads
+        func refuse(_ construct: String) -> ObjectGraphError {
+            .unsupportedPredicate(entity: mapping.name, construct: construct)
+        }
+        if let keyPath {
+            guard let attribute = SortTranslator.attribute(at: keyPath, mapping: mapping, store: store, reads: &reads) else {
+                throw refuse(
+                    "an aggregate of \(keyPath): aggregate an attribute of \(mapping.name) or of an object related to it by a to-one relationship"
+                )
+            }
+            let allowed: Set<AttributeType>? =
+                switch function {
+                case .count: nil  // any attribute: its non-nil values are counted
+                case .sum, .average: [.integer, .double]
+                case .minimum, .maximum: [.integer, .double, .date, .string]
+                }
+            if let allowed, !allowed.contains(attribute.type) {
+                throw refuse("the \(function) of \(keyPath), a \(attribute.type) attribute: it takes \(allowed.map(\.rawValue).sorted())")
+            }
+            value = attribute.sql
+        } else {
+            value = nil
+        }
+        if let groupKeyPath {
+            guard let attribute = SortTranslator.attribute(at: groupKeyPath, mapping: mapping, store: store, reads: &reads) else {
+                throw refuse(
+                    "grouping by \(groupKeyPath): group by an attribute of \(mapping.name) or of an object related to it by a to-one relationship"
+                )
+            }
+            guard attribute.type != .decimal else {
+                throw refuse("grouping by \(groupKeyPath), a decimal attribute, which SQL would group as rounded numbers")
+            }
+            group = attribute.sql
+        } else {
+            group = nil
+        }
+        self.reads = reads
+    }
+
+    /// The statement: per group (one row without a group), the count, sum, minimum and maximum of the
+    /// values, then the group's value.
+    func sql(excludingKeys: some Collection<Int64>) -> SQLFragment {
+        let columns =
+            value.map { "COUNT(\($0)), SUM(\($0)), MIN(\($0)), MAX(\($0))" } ?? "COUNT(*), NULL, NULL, NULL"
+        var fragment = SQLFragment("SELECT \(columns)\(group.map { ", \($0)" } ?? "") FROM \(select.mapping.table) AS t0")
+        var conditions: [SQLFragment] = select.condition.map { [$0] } ?? []
+        if !excludingKeys.isEmpty {
+            conditions.append("t0.Z_PK NOT IN " + SQL.list(excludingKeys.map(\.databaseValue)))
+        }
+        if !conditions.isEmpty {
+            fragment = fragment + " WHERE " + conditions.dropFirst().reduce(conditions[0]) { $0 + " AND " + $1 }
+        }
+        if let group { fragment = fragment + SQLFragment(" GROUP BY \(group)") }
+        return fragment
+    }
+
+    /// How many columns each row of ``sql(excludingKeys:)`` has.
+    var columnCount: Int { group == nil ? 4 : 5 }
+}
