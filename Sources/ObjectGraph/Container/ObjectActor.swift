@@ -39,7 +39,10 @@ extension ObjectActor {
 }
 
 /// Makes an actor an ``ObjectActor``: it adds `objectContainer`, `objectContext` (a background context
-/// named after the actor) and `init(objectContainer:)`.
+/// named after the actor) and `init(objectContainer:)`, as visible as the actor.
+///
+/// The conformance is added by an extension at file level, which cannot see a `private` nested
+/// actor: declare a nested one `fileprivate` or wider.
 @attached(member, names: named(objectContainer), named(objectContext), named(init(objectContainer:)))
 @attached(extension, conformances: ObjectActor)
 public macro ObjectActor() = #externalMacro(module: "ObjectGraphMacros", type: "ObjectActorMacro")
