@@ -39,6 +39,11 @@ import Testing
         #expect(byCountry == ["France": 3, "Spain": 5, nil: 1])
         let counted = try context.aggregate(.count, groupedBy: \Mood.rating, where: #Predicate { $0.rating >= 2 })
         #expect(counted == [2: 1, 4: 1, 5: 1])
+        let pairs = try context.aggregate(.count, of: Mood.self, groupedBy: \.country?.name, \.rating)
+        #expect(
+            pairs == [
+                AggregateGroup("France", 4): 1, AggregateGroup("France", 2): 1, AggregateGroup("Spain", 5): 1, AggregateGroup(nil, 1): 1
+            ])
     }
 
     @Test func unsavedChangesCountAsAFetchWouldSeeThem() throws {
@@ -97,6 +102,7 @@ import Testing
         struct Figures: Equatable {
             var count: Int, sum: Int, average: Double?, minimumText: String?, maximumDate: Date?
             var sumByCountry: [String?: Int], countByRating: [Int: Int], filteredSum: Int
+            var countByCountryAndRating: [AggregateGroup<String?, Int>: Int]
         }
         func figures(_ context: ObjectContext) throws -> Figures {
             Figures(
@@ -105,7 +111,8 @@ import Testing
                 maximumDate: try context.aggregate(.maximum(\Mood.date)),
                 sumByCountry: try context.aggregate(.sum(\Mood.rating), groupedBy: \.country?.name),
                 countByRating: try context.aggregate(.count, groupedBy: \Mood.rating),
-                filteredSum: try context.aggregate(.sum(\Mood.rating), where: predicate))
+                filteredSum: try context.aggregate(.sum(\Mood.rating), where: predicate),
+                countByCountryAndRating: try context.aggregate(.count, of: Mood.self, groupedBy: \.country?.name, \.rating))
         }
         let expected = Figures(
             count: moods.count, sum: moods.map(\.rating).reduce(0, +),
@@ -113,7 +120,8 @@ import Testing
             minimumText: moods.map(\.text).min { $0.utf8.lexicographicallyPrecedes($1.utf8) }, maximumDate: moods.map(\.date).max(),
             sumByCountry: byCountry.mapValues { $0.map(\.rating).reduce(0, +) },
             countByRating: Dictionary(grouping: moods, by: \.rating).mapValues(\.count),
-            filteredSum: try moods.filter { try predicate.evaluate($0) }.map(\.rating).reduce(0, +))
+            filteredSum: try moods.filter { try predicate.evaluate($0) }.map(\.rating).reduce(0, +),
+            countByCountryAndRating: Dictionary(grouping: moods, by: { AggregateGroup($0.country?.name, $0.rating) }).mapValues(\.count))
         let unsaved = try figures(context)
         #expect(unsaved == expected, "seed \(seed), unsaved")
         try context.save()

@@ -28,8 +28,8 @@ extension ObjectContext {
         _ aggregate: Aggregate<T, Result>, of type: T.Type = T.self, where predicate: Predicate<T>? = nil,
         includesMarkedForDeletion: Bool = false
     ) throws -> Result {
-        let totals = try self.totals(aggregate, group: nil, predicate: predicate, includesMarkedForDeletion: includesMarkedForDeletion)
-        return try aggregate.result(totals[.null] ?? AggregateTotals())
+        let totals = try self.totals(aggregate, groups: [], predicate: predicate, includesMarkedForDeletion: includesMarkedForDeletion)
+        return try aggregate.result(totals[[]] ?? AggregateTotals())
     }
 
     /// Computes an aggregate for each value of an attribute among the objects matching a predicate
@@ -54,31 +54,72 @@ extension ObjectContext {
         _ aggregate: Aggregate<T, Result>, of type: T.Type = T.self, groupedBy keyPath: any KeyPath<T, Group> & Sendable,
         where predicate: Predicate<T>? = nil, includesMarkedForDeletion: Bool = false
     ) throws -> [Group: Result] {
-        let group = (keyPath: keyPath as AnyKeyPath, read: { (object: T) in try object[keyPath: keyPath].checkedStoredValue() })
-        let totals = try self.totals(aggregate, group: group, predicate: predicate, includesMarkedForDeletion: includesMarkedForDeletion)
+        let totals = try self.totals(
+            aggregate, groups: [Self.group(keyPath)], predicate: predicate, includesMarkedForDeletion: includesMarkedForDeletion)
         var results: [Group: Result] = [:]
         for (key, groupTotals) in totals {
-            results[try Group(checkedStoredValue: key)] = try aggregate.result(groupTotals)
+            results[try Group(checkedStoredValue: key[0])] = try aggregate.result(groupTotals)
         }
         return results
     }
 
-    /// The totals of each group (`.null` without grouping), from SQL over the saved rows and from
-    /// memory over the objects with unsaved changes.
+    /// Computes an aggregate for each pair of values of two attributes among the objects matching a
+    /// predicate (SQL's `GROUP BY first, second`).
+    ///
+    /// ```swift
+    /// let counts = try context.aggregate(.count, of: Mood.self, groupedBy: \.country?.name, \.rating)
+    /// counts[AggregateGroup("France", 5)]   // French five-star moods
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - aggregate: What to compute for each group.
+    ///   - type: The entity, for an aggregate that does not name it (`.count`).
+    ///   - first: The first attribute whose values make the groups (see
+    ///     ``aggregate(_:of:groupedBy:where:includesMarkedForDeletion:)``).
+    ///   - second: The second one.
+    ///   - predicate: Which objects; nil for all.
+    ///   - includesMarkedForDeletion: Whether objects marked for deletion count.
+    /// - Returns: The aggregate of each group, by the group's pair of values.
+    /// - Throws: The errors of ``aggregate(_:of:where:includesMarkedForDeletion:)``.
+    public func aggregate<T: Entity, Result, First: AttributeValue & Hashable, Second: AttributeValue & Hashable>(
+        _ aggregate: Aggregate<T, Result>, of type: T.Type = T.self,
+        groupedBy first: any KeyPath<T, First> & Sendable, _ second: any KeyPath<T, Second> & Sendable,
+        where predicate: Predicate<T>? = nil, includesMarkedForDeletion: Bool = false
+    ) throws -> [AggregateGroup<First, Second>: Result] {
+        let totals = try self.totals(
+            aggregate, groups: [Self.group(first), Self.group(second)], predicate: predicate,
+            includesMarkedForDeletion: includesMarkedForDeletion)
+        var results: [AggregateGroup<First, Second>: Result] = [:]
+        for (key, groupTotals) in totals {
+            let group = AggregateGroup(try First(checkedStoredValue: key[0]), try Second(checkedStoredValue: key[1]))
+            results[group] = try aggregate.result(groupTotals)
+        }
+        return results
+    }
+
+    /// A grouping attribute: its key path, and how to read an object's value of it.
+    private static func group<T: Entity, Value: AttributeValue>(
+        _ keyPath: any KeyPath<T, Value> & Sendable
+    ) -> (keyPath: AnyKeyPath, read: (T) throws -> StoredValue) {
+        (keyPath, { try $0[keyPath: keyPath].checkedStoredValue() })
+    }
+
+    /// The totals of each group, by the group's values (one group, `[]`, without grouping), from
+    /// SQL over the saved rows and from memory over the objects with unsaved changes.
     private func totals<T: Entity, Result>(
-        _ aggregate: Aggregate<T, Result>, group: (keyPath: AnyKeyPath, read: (T) throws -> StoredValue)?,
+        _ aggregate: Aggregate<T, Result>, groups: [(keyPath: AnyKeyPath, read: (T) throws -> StoredValue)],
         predicate: Predicate<T>?, includesMarkedForDeletion: Bool
-    ) throws -> [StoredValue: AggregateTotals] {
+    ) throws -> [[StoredValue]: AggregateTotals] {
         let use = beginUse()
         defer { use.end() }
         mergeIncomingChanges()
         let request = FetchDescriptor<T>(predicate: predicate, includesMarkedForDeletion: includesMarkedForDeletion)
         let fetchQuery = try FetchQuery(request: request, context: self)
         let query = try AggregateQuery(
-            fetchQuery.select, function: aggregate.function, keyPath: aggregate.keyPath, groupedBy: group?.keyPath, store: store)
+            fetchQuery.select, function: aggregate.function, keyPath: aggregate.keyPath, groupedBy: groups.map(\.keyPath), store: store)
         let pending = try pendingObjects(of: fetchQuery.mapping.declaration, reading: query.reads)
         let entity = fetchQuery.mapping.name
-        var totals: [StoredValue: AggregateTotals] = [:]
+        var totals: [[StoredValue]: AggregateTotals] = [:]
         let rows: [[StoredValue]]
         do {
             let excluded = pending.lazy.map(\._$state.id).filter { !$0.isTemporary }.map(\.key)
@@ -88,11 +129,11 @@ extension ObjectContext {
         }
         for row in rows {
             guard case .integer(let count) = row[0] else { continue }
-            let key = group == nil ? StoredValue.null : row[4]
+            let key = Array(row[4...])
             try totals[key, default: AggregateTotals()].add(sqlCount: count, sum: row[1], minimum: row[2], maximum: row[3], entity: entity)
         }
         for object in try matching(pending, request) {
-            let key = try group?.read(object) ?? .null
+            let key = try groups.map { try $0.read(object) }
             try totals[key, default: AggregateTotals()].add(aggregate.read(object), entity: entity)
         }
         return totals

@@ -119,6 +119,20 @@ extension Aggregate {
     }
 }
 
+/// A group of an aggregate grouped by two attributes: the pair of values its objects share.
+public struct AggregateGroup<First: Hashable & Sendable, Second: Hashable & Sendable>: Hashable, Sendable {
+    /// The value of the first attribute grouped by.
+    public var first: First
+    /// The value of the second attribute grouped by.
+    public var second: Second
+
+    /// The group of the objects whose attributes have these values.
+    public init(_ first: First, _ second: Second) {
+        self.first = first
+        self.second = second
+    }
+}
+
 /// The functions an aggregate computes.
 enum AggregateFunction: String, Sendable {
     case count, sum, average, minimum, maximum

@@ -1,22 +1,22 @@
-/// The SQL of an aggregate: `SELECT COUNT(x), SUM(x), MIN(x), MAX(x) [, group] FROM … WHERE …
-/// [GROUP BY group]` over a fetch's rows, the rows of objects evaluated in memory left out.
+/// The SQL of an aggregate: `SELECT COUNT(x), SUM(x), MIN(x), MAX(x) [, groups…] FROM … WHERE …
+/// [GROUP BY groups…]` over a fetch's rows, the rows of objects evaluated in memory left out.
 struct AggregateQuery {
     let select: SelectQuery
     /// The aggregated attribute's SQL, or nil for a count of rows.
     private let value: String?
-    /// The grouping attribute's SQL, if any.
-    private let group: String?
+    /// The grouping attributes' SQL, in order.
+    private let groups: [String]
     /// What the predicate, the aggregated attribute and the grouping read: objects whose related
     /// objects changed any of it are evaluated in memory.
     let reads: PropertyReads
 
-    /// Translates the attribute aggregated and the one grouped by.
+    /// Translates the attribute aggregated and those grouped by.
     ///
     /// - Throws: ``ObjectGraphError/unsupportedPredicate(entity:construct:)`` for a key path that is
     ///   not an attribute of the entity or of a to-one relationship's destination, or an attribute
     ///   whose kind the function does not take.
     init(
-        _ select: SelectQuery, function: AggregateFunction, keyPath: AnyKeyPath?, groupedBy groupKeyPath: AnyKeyPath?,
+        _ select: SelectQuery, function: AggregateFunction, keyPath: AnyKeyPath?, groupedBy groupKeyPaths: [AnyKeyPath],
         store: SQLiteStore
     ) throws {
         self.select = select
@@ -44,7 +44,7 @@ struct AggregateQuery {
         } else {
             value = nil
         }
-        if let groupKeyPath {
+        groups = try groupKeyPaths.map { groupKeyPath in
             guard let attribute = SortTranslator.attribute(at: groupKeyPath, mapping: mapping, store: store, reads: &reads) else {
                 throw refuse(
                     "grouping by \(groupKeyPath): group by an attribute of \(mapping.name) or of an object related to it by a to-one relationship"
@@ -53,19 +53,18 @@ struct AggregateQuery {
             guard attribute.type != .decimal else {
                 throw refuse("grouping by \(groupKeyPath), a decimal attribute, which SQL would group as rounded numbers")
             }
-            group = attribute.sql
-        } else {
-            group = nil
+            return attribute.sql
         }
         self.reads = reads
     }
 
-    /// The statement: per group (one row without a group), the count, sum, minimum and maximum of the
-    /// values, then the group's value.
+    /// The statement: per group (one row without grouping), the count, sum, minimum and maximum of
+    /// the values, then the group's values.
     func sql(excludingKeys: some Collection<Int64>) -> SQLFragment {
         let columns =
             value.map { "COUNT(\($0)), SUM(\($0)), MIN(\($0)), MAX(\($0))" } ?? "COUNT(*), NULL, NULL, NULL"
-        var fragment = SQLFragment("SELECT \(columns)\(group.map { ", \($0)" } ?? "") FROM \(select.mapping.table) AS t0")
+        let groupList = groups.joined(separator: ", ")
+        var fragment = SQLFragment("SELECT \(columns)\(groups.isEmpty ? "" : ", " + groupList) FROM \(select.mapping.table) AS t0")
         var conditions: [SQLFragment] = select.condition.map { [$0] } ?? []
         if !excludingKeys.isEmpty {
             conditions.append("t0.Z_PK NOT IN " + SQL.list(excludingKeys.map(\.databaseValue)))
@@ -73,10 +72,10 @@ struct AggregateQuery {
         if !conditions.isEmpty {
             fragment = fragment + " WHERE " + conditions.dropFirst().reduce(conditions[0]) { $0 + " AND " + $1 }
         }
-        if let group { fragment = fragment + SQLFragment(" GROUP BY \(group)") }
+        if !groups.isEmpty { fragment = fragment + SQLFragment(" GROUP BY \(groupList)") }
         return fragment
     }
 
     /// How many columns each row of ``sql(excludingKeys:)`` has.
-    var columnCount: Int { group == nil ? 4 : 5 }
+    var columnCount: Int { 4 + groups.count }
 }
