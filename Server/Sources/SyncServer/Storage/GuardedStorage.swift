@@ -29,9 +29,12 @@ struct GuardedStorage: SyncStorage {
         metrics.databaseOperations.increment()
         defer { metrics.databaseOperations.decrement() }
         do {
-            return try await withDeadline(timeout, operation)
+            let result = try await withDeadline(timeout, operation)
+            outage.noteAnswer()
+            return result
         } catch is DeadlineExceeded {
-            outage.begin()
+            // Slow while answering others is busy, not away: only this request gives up.
+            if !outage.answered(within: timeout) { outage.begin() }
             throw SyncRequestError.unavailable("The database did not answer within \(timeout); nothing was changed.")
         } catch  where base.isUnavailability(error) {
             outage.begin()
@@ -68,8 +71,12 @@ struct GuardedStorage: SyncStorage {
 
 /// Whether the database is away: begun by a failed ping or a request that found it
 /// unreachable, ended by a successful ping. Requests meanwhile get 503 at once.
+///
+/// A deadline missed is no proof of absence when the database answered other operations
+/// meanwhile: a busy machine or a busy database is slow, not away. `answered(within:)` tells.
 final class DatabaseOutage: Sendable {
     private let ongoing = Mutex(false)
+    private let lastAnswer = Mutex<ContinuousClock.Instant?>(nil)
 
     var isOngoing: Bool { ongoing.withLock { $0 } }
 
@@ -87,5 +94,17 @@ final class DatabaseOutage: Sendable {
         ongoing.withLock { was in
             defer { was = false }; return was
         }
+    }
+
+    /// Notes that the database answered an operation.
+    func noteAnswer() {
+        let now = ContinuousClock.now
+        lastAnswer.withLock { $0 = now }
+    }
+
+    /// Whether the database answered an operation within the last `window`.
+    func answered(within window: Duration) -> Bool {
+        guard let last = lastAnswer.withLock({ $0 }) else { return false }
+        return ContinuousClock.now - last <= window
     }
 }

@@ -8,7 +8,10 @@ import ObjectGraphSyncProtocol
 /// database's write lock for its transaction (which orders every zone's positions) while feeds
 /// are read at the same time from snapshots.
 final class SQLiteSyncStorage: SyncStorage {
-    private let pool: DatabasePool
+    let pool: DatabasePool
+    /// The readiness ping's connection, apart from the pool: a ping queued behind readers busy
+    /// with long feed reads would make a busy database look unreachable.
+    let pingConnection: DatabaseQueue
     private let notifier: FeedNotifier
 
     /// Opens (or creates) the database file.
@@ -17,6 +20,9 @@ final class SQLiteSyncStorage: SyncStorage {
         configuration.busyMode = .timeout(10)  // `user add` from another process while serving
         configuration.label = "objectgraph-sync"
         self.pool = try DatabasePool(path: path, configuration: configuration)
+        var pingConfiguration = Configuration()
+        pingConfiguration.label = "objectgraph-sync-ping"
+        self.pingConnection = try DatabaseQueue(path: path, configuration: pingConfiguration)
         self.notifier = notifier
     }
 
@@ -24,7 +30,8 @@ final class SQLiteSyncStorage: SyncStorage {
     var maximumConnections: Int { 6 }
 
     func ping() async throws {
-        _ = try await pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }
+        // Reads the file's schema, so that a file that went away or cannot be read fails the ping.
+        _ = try await pingConnection.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
     }
 
     func isUnavailability(_ error: any Error) -> Bool {
