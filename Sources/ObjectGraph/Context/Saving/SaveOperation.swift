@@ -11,15 +11,11 @@ import OrderedCollections
 /// and changes the context through it.
 struct SaveOperation {
     let context: ObjectContext
-    /// The merge policy, read once: a hook that changes it affects the next save.
-    let mergePolicy: MergePolicy
-
-    init(context: ObjectContext) {
-        self.context = context
-        self.mergePolicy = context.mergePolicy
-    }
 
     var store: SQLiteStore { context.store }
+    /// Read where it decides, as before the save had a type of its own: a `willSave()` hook that
+    /// changes it changes this save.
+    var mergePolicy: MergePolicy { context.mergePolicy }
 
     /// Runs the save. The context has changes, its pending changes were processed, and no read has
     /// failed since the last save.
