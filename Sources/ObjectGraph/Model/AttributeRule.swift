@@ -22,18 +22,18 @@ public struct AttributeRule: Sendable, Hashable, CustomStringConvertible {
     }
 
     init<Bound: AttributeValue>(range minimum: Bound?, _ maximum: Bound?) {
+        var failure: String?
         func stored(_ bound: Bound?) -> StoredValue? {
             guard let bound else { return nil }
             do {
                 return try bound.checkedStoredValue()
             } catch {
+                failure = "a bound of the range cannot be stored: \(error)"
                 return nil
             }
         }
         self.kind = .range(minimum: stored(minimum), maximum: stored(maximum))
-        if (minimum != nil && stored(minimum) == nil) || (maximum != nil && stored(maximum) == nil) {
-            boundFailure = "a bound of the range cannot be stored"
-        }
+        self.boundFailure = failure
         self.boundType = Bound.attributeType
     }
 

@@ -80,8 +80,7 @@ struct AttributeDeclaration: Sendable {
     let originalName: String?
 
     /// The rules its values must follow, in the order declared.
-    var rules: [AttributeRule] { orderedRules }
-    let orderedRules: [AttributeRule]
+    let rules: [AttributeRule]
 }
 
 struct RelationshipDeclaration: Sendable {
@@ -131,7 +130,7 @@ extension PropertyDeclaration {
                 AttributeDeclaration(
                     type: Value.attributeType, typeName: "\(Value.self)", isInhabited: Value.isInhabited,
                     isOptional: Value.isOptionalAttribute, defaultValue: declared, defaultValueFailure: failure,
-                    options: Set(options), originalName: originalName, orderedRules: options.compactMap(\.rule))))
+                    options: Set(options), originalName: originalName, rules: options.compactMap(\.rule))))
     }
 
     /// A to-one relationship.
