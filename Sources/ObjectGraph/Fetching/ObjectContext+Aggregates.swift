@@ -130,7 +130,7 @@ extension ObjectContext {
         for row in rows {
             guard case .integer(let count) = row[0] else { continue }
             let key = Array(row[4...])
-            try totals[key, default: AggregateTotals()].add(sqlCount: count, sum: row[1], minimum: row[2], maximum: row[3], entity: entity)
+            try totals[key, default: AggregateTotals()].add(count: count, sum: row[1], minimum: row[2], maximum: row[3], entity: entity)
         }
         for object in try matching(pending, request) {
             let key = try groups.map { try $0.read(object) }

@@ -157,25 +157,13 @@ struct AggregateTotals: Sendable {
 
     /// Adds one value; nil values are left out, as SQL leaves out NULLs.
     mutating func add(_ value: StoredValue, entity: String) throws {
-        switch value {
-        case .null: return
-        case .integer(let integer):
-            let (sum, overflow) = integerSum.addingReportingOverflow(integer)
-            if overflow { throw Self.overflow(entity) }
-            integerSum = sum
-        case .real(let real):
-            realSum += real
-            hasReal = true
-        case .text, .blob: break
-        }
-        count += 1
-        if minimum.map({ value < $0 }) ?? true { minimum = value }
-        if maximum.map({ value > $0 }) ?? true { maximum = value }
+        guard !value.isNull else { return }
+        try add(count: 1, sum: value, minimum: value, maximum: value, entity: entity)
     }
 
-    /// Adds what SQL computed over the saved rows: a count, a sum, a minimum and a maximum.
-    mutating func add(sqlCount: Int64, sum: StoredValue, minimum: StoredValue, maximum: StoredValue, entity: String) throws {
-        count += sqlCount
+    /// Adds the totals of several values: those SQL computed over the saved rows, or one value.
+    mutating func add(count: Int64, sum: StoredValue, minimum: StoredValue, maximum: StoredValue, entity: String) throws {
+        self.count += count
         switch sum {
         case .integer(let integer):
             let (total, overflow) = integerSum.addingReportingOverflow(integer)
