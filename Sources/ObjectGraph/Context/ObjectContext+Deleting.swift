@@ -40,6 +40,7 @@ extension ObjectContext {
             return
         }
         guard !state.isDeleted else { return }
+        if undo != nil { recordExistenceForUndo(of: object, wasLive: true) }
         state.isDeleted = true
         changes.recordDeletion(of: object, key: StateKey(state))
         processLocalChanges()
@@ -61,9 +62,17 @@ extension ObjectContext {
     /// is consistent as soon as `delete` returns; a `delete` made from `prepareForDeletion()` joins
     /// the pass under way. Each object's rules run once however many paths reach it, and a cycle of
     /// cascades ends when it comes back to an object already deleted.
+    ///
+    /// The call ends an event: an ``undoManager`` that groups by event closes its group.
     public func processPendingChanges() {
         let use = beginUse()
         defer { use.end() }
+        processPendingChangesWithinEvent()
+        endUndoEvent()
+    }
+
+    /// ``processPendingChanges()`` as a step of a longer call (a save), whose end ends the event.
+    func processPendingChangesWithinEvent() {
         isProcessingScheduled = false
         mergeIncomingChanges()
         processLocalChanges()

@@ -59,6 +59,11 @@ extension ObjectContext {
             newIDs.append(id)
         }
         guard newIDs != oldIDs else { return }
+        if undo != nil {
+            recordMembersForUndo(
+                of: state, slot: slot, added: newIDs.filter { !oldIDs.contains($0) },
+                removed: oldIDs.filter { !newIDs.contains($0) }, order: oldIDs)
+        }
         markUpdated(state, property: relationship.propertyIndex)
         state.toMany[slot] = .loaded(newIDs)
         if state.changedToMany[slot] == nil { state.changedToMany[slot] = MemberChanges() }  // order counts too
@@ -119,14 +124,16 @@ extension ObjectContext {
         removeLink(to: deleted.id, from: related, relationship: relationship)
     }
 
-    private func addMember(_ id: ObjectID, to owner: ObjectState, slot: Int) {
+    func addMember(_ id: ObjectID, to owner: ObjectState, slot: Int) {
         guard slot < owner.toMany.count, owner.toMany[slot].insert(id) else { return }
+        if undo != nil { recordMembersForUndo(of: owner, slot: slot, added: [id], removed: []) }
         owner.changedToMany[slot, default: MemberChanges()].add(id)
         markUpdated(owner, property: owner.entity.layout.toManyProperties[slot])
     }
 
-    private func removeMember(_ id: ObjectID, from owner: ObjectState, slot: Int) {
+    func removeMember(_ id: ObjectID, from owner: ObjectState, slot: Int) {
         guard slot < owner.toMany.count, owner.toMany[slot].remove(id) else { return }
+        if undo != nil { recordMembersForUndo(of: owner, slot: slot, added: [], removed: [id]) }
         owner.changedToMany[slot, default: MemberChanges()].remove(id)
         markUpdated(owner, property: owner.entity.layout.toManyProperties[slot])
     }

@@ -21,7 +21,9 @@ extension ObjectContext {
         let use = beginUse()
         defer { use.end() }
         if let error = changes.takeDeferredError() { throw error }
-        processPendingChanges()  // merging other contexts' saves first
+        // A save ends an event: what its `willSave()` hooks change is undone with what led to it.
+        defer { endUndoEvent() }
+        processPendingChangesWithinEvent()  // merging other contexts' saves first
         // Nothing is written over what could not be read: the caller learns of it here.
         try throwReadFailures()
         guard hasChanges else { return }

@@ -71,6 +71,9 @@ public final class ObjectContext {
     @exclusivity(unchecked) var registry: ObjectRegistry
     /// The unit of work: what changed since the last save, and what is still to be told of it.
     @exclusivity(unchecked) var changes = ChangeTracker()
+    /// The undo manager recording changes (see ``undoManager``); nil records nothing, at the cost of
+    /// a test per change.
+    @exclusivity(unchecked) var undo: ObjectUndoManager?
     /// While delete rules run, what the pass keeps at hand (see ``DeletionPass``); nil otherwise.
     @exclusivity(unchecked) var deletionPassMemory: DeletionPass.Memory?
     /// Whether delete rules are running: a `delete` made meanwhile joins the pass, and saves of
@@ -179,6 +182,7 @@ public final class ObjectContext {
         state.insertionIsPosted = false
         registry.register(state)
         changes.recordInsertion(of: object, key: StateKey(state))
+        if undo != nil { recordExistenceForUndo(of: object, wasLive: false) }
         scheduleProcessing()
 
         // Relationships assigned before insertion now get their inverses.
@@ -322,6 +326,7 @@ public final class ObjectContext {
 
     /// Keeps an object whose property `index` changed until saved, without loading it.
     func markUpdated(_ state: ObjectState, property index: Int) {
+        if undo != nil { recordValueForUndo(of: state, property: index) }
         state.notifyChange(of: index)
         changes.unposted.recordUpdate(of: state, property: index)
         scheduleProcessing()
@@ -350,10 +355,11 @@ public final class ObjectContext {
     // MARK: Undoing
 
     /// Discards every unsaved change: inserted objects are forgotten, changed and deleted ones get their
-    /// saved values back.
+    /// saved values back. The ``undoManager`` forgets every group.
     public func rollback() {
         let use = beginUse()
         defer { use.end() }
+        undo?.removeAllActions()
         discardUnsavedChanges()
         postObjectsDidChange()
     }
@@ -391,10 +397,12 @@ public final class ObjectContext {
 
     /// Forgets every object: unsaved changes are discarded and the objects callers still hold become
     /// detached from the context. Observers hear of it once, as every object invalidated
-    /// (``ObjectsDidChange/invalidatedAllObjects``), not of each change it discards.
+    /// (``ObjectsDidChange/invalidatedAllObjects``), not of each change it discards. The
+    /// ``undoManager`` forgets every group.
     public func reset() {
         let use = beginUse()
         defer { use.end() }
+        undo?.removeAllActions()
         discardUnsavedChanges()
         for state in registry.states {
             state.attach(to: nil, mapping: nil)

@@ -25,7 +25,8 @@ extension SaveOperation {
                 let sequence = try writer.recordTransaction(author: context.name, date: date, origin: context.coordinator.origin)
                 let inserts = byEntity(plan.inserts)
                 for (mapping, group) in inserts {
-                    try writer.allocateKeys(group.map(\.id.key), for: mapping)
+                    // An object brought back by undo after its deletion was saved keeps its key.
+                    try writer.allocateKeys(group.map(\.id.key).filter { $0 < 0 }, for: mapping)
                 }
                 // Deletions, then updates, then insertions: a unique value that a deleted or updated
                 // row gives up can be taken by another row of the same save.

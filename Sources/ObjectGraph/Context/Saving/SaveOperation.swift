@@ -76,41 +76,22 @@ struct SaveOperation {
     /// Makes the saved state the context's committed state, and ends its unit of work. Runs only
     /// after the transaction committed.
     private func commit(_ plan: SavePlan, newKeys: [Int64: Int64]) {
-        var permanent: [Int64: ObjectID] = [:]
-        permanent.reserveCapacity(newKeys.count)
         for state in plan.inserts {
-            guard let key = newKeys[state.id.key] else { continue }
-            let id = ObjectID(entity: state.entity, key: key, store: store.identity)
-            permanent[state.id.key] = id
-            context.registry.unregister(state.id)
-            state.id = id
-            context.registry.register(state)
+            // An object brought back by undo after its deletion was saved has no new key: it keeps its own.
+            if let key = newKeys[state.id.key] {
+                let id = ObjectID(entity: state.entity, key: key, store: store.identity)
+                context.registry.unregister(state.id)
+                state.id = id
+                context.registry.register(state)
+            }
             state.version = 1
             state.isInserted = false
         }
-        func remap(_ id: ObjectID?) -> ObjectID? {
-            guard let id, id.isTemporary else { return id }
-            return permanent[id.key] ?? id
-        }
+        // Objects an undo can bring back must name the saved objects by their keys too.
+        if !newKeys.isEmpty { context.undo?.noteSavedKeys(newKeys) }
         for object in plan.all {
             let state = object._$state
-            if !permanent.isEmpty {
-                // Rebuilt only where a temporary ID appears: most links point to saved objects.
-                for position in state.entity.layout.attributeCount..<state.valueCount {
-                    if case .integer(let key) = state.value(atPosition: position), key < 0, let saved = newKeys[key] {
-                        state.write(.integer(saved), atPosition: position)
-                    }
-                }
-                for slot in state.toMany.indices {
-                    if case .loaded(let members) = state.toMany[slot], members.contains(where: \.isTemporary) {
-                        state.toMany[slot] = .loaded(OrderedSet(members.compactMap(remap)))
-                    } else if case let .pending(added, removed) = state.toMany[slot] {
-                        state.toMany[slot] = .pending(
-                            added: OrderedSet(added.compactMap(remap)),
-                            removed: Set(removed.compactMap(remap)))
-                    }
-                }
-            }
+            if !newKeys.isEmpty { state.remapTemporaryKeys(newKeys) }
             if state.isDeleted {
                 context.registry.unregister(state.id)
                 state.attach(to: nil, mapping: nil)
@@ -166,5 +147,29 @@ extension ObjectState {
     var changesManyToMany: Bool {
         guard !changedToMany.isEmpty, let mapping else { return false }
         return changedToMany.keys.contains { mapping.toManyRelationships[$0].isManyToMany }
+    }
+}
+
+extension ObjectState {
+    /// Replaces the temporary keys of saved objects among the object's links with their keys.
+    func remapTemporaryKeys(_ newKeys: [Int64: Int64]) {
+        // Rebuilt only where a temporary ID appears: most links point to saved objects.
+        for position in entity.layout.attributeCount..<valueCount {
+            if case .integer(let key) = value(atPosition: position), key < 0, let saved = newKeys[key] {
+                write(.integer(saved), atPosition: position)
+            }
+        }
+        guard let store = context?.store.identity else { return }
+        func remap(_ id: ObjectID) -> ObjectID {
+            guard id.isTemporary, let key = newKeys[id.key] else { return id }
+            return ObjectID(entity: id.entity, key: key, store: store)
+        }
+        for slot in toMany.indices {
+            if case .loaded(let members) = toMany[slot], members.contains(where: \.isTemporary) {
+                toMany[slot] = .loaded(OrderedSet(members.map(remap)))
+            } else if case let .pending(added, removed) = toMany[slot] {
+                toMany[slot] = .pending(added: OrderedSet(added.map(remap)), removed: Set(removed.map(remap)))
+            }
+        }
     }
 }

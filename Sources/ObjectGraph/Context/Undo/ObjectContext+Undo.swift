@@ -1,0 +1,249 @@
+import OrderedCollections
+
+/// Undo: what the context records for its ``ObjectUndoManager`` as its objects change, and how it
+/// restores a recorded group.
+///
+/// Every change of an object's row goes through ``ObjectContext/markUpdated(_:property:)`` before
+/// it is written, every change of a to-many relationship through the context's member changes,
+/// and every insertion and deletion through ``ObjectContext/insertObject(_:)`` and
+/// ``ObjectContext/deleteObject(_:)``: recording is a call at each of those places, made only when
+/// an undo manager is set.
+extension ObjectContext {
+    /// The undo manager that records this context's changes; nil (the default) records nothing.
+    ///
+    /// An undo manager serves one context: giving it to this context takes it from the one it served.
+    public var undoManager: ObjectUndoManager? {
+        get { undo }
+        set {
+            guard newValue !== undo else { return }
+            undo?.context = nil
+            if let previous = newValue?.context, previous !== self { previous.undo = nil }
+            newValue?.context = self
+            undo = newValue
+        }
+    }
+
+    // MARK: Recording
+
+    /// Records the value of property `index` (an attribute or a to-one relationship) before its
+    /// first change in the open group.
+    func recordValueForUndo(of state: ObjectState, property index: Int) {
+        guard let group = undo?.recordingGroup(), let object = state.object else { return }
+        let position: Int
+        let value: UndoRecord.Value
+        switch state.entity.layout.slots[index] {
+        case .attribute(let slot):
+            position = slot
+            value = .stored(state.value(atPosition: slot))
+        case .toOne(let slot):
+            position = state.entity.layout.attributeCount + slot
+            value = .related(relatedObject(of: state, slot: slot))
+        case .toMany:
+            group.withRecord(of: object) { _ in }
+            return
+        }
+        group.withRecord(of: object) { record in
+            if record.values[position] == nil { record.values[position] = value }
+        }
+    }
+
+    /// Records a change of to-many `slot`'s members; `order`, the members before it, for an
+    /// ordered relationship whose members were loaded.
+    func recordMembersForUndo(
+        of state: ObjectState, slot: Int, added: [ObjectID], removed: [ObjectID], order: OrderedSet<ObjectID>? = nil
+    ) {
+        guard let group = undo?.recordingGroup(), let object = state.object else { return }
+        let isOrdered = state.mapping?.toManyRelationships[slot].description.isOrdered == true
+        group.withRecord(of: object) { record in
+            if isOrdered, let order, record.orders[slot] == nil {
+                record.orders[slot] = order.compactMap { self.object(with: $0) }
+            }
+            for id in added { if let member = self.object(with: id) { record.noteAdded(member, slot: slot) } }
+            for id in removed { if let member = self.object(with: id) { record.noteRemoved(member, slot: slot) } }
+        }
+    }
+
+    /// Records that an object is inserted or deleted: restoring the group deletes it again, or
+    /// brings it back. A deleted object's global ID is read now, while its row exists: an undo after
+    /// the save writes the row again under the same global ID.
+    func recordExistenceForUndo(of object: any Entity, wasLive: Bool) {
+        guard let group = undo?.recordingGroup() else { return }
+        let state = object._$state
+        if wasLive, !state.isInserted, state.globalID == nil { _ = state.loadedGlobalID }
+        group.withRecord(of: object) { record in
+            if record.isLive == nil { record.isLive = wasLive }
+        }
+    }
+
+    /// Runs the delete rules of deletions made since the last pass, so that a group that closes
+    /// holds their effects.
+    func runPendingDeleteRules() {
+        processLocalChanges()
+    }
+
+    /// Closes the group of the event that ends (see ``ObjectUndoManager/groupsByEvent``).
+    func endUndoEvent() {
+        undo?.endEventGroup()
+    }
+
+    private func relatedObject(of state: ObjectState, slot: Int) -> (any Entity)? {
+        guard let id = state.relatedID(at: slot) else { return nil }
+        return registry.state(for: id)?.object ?? object(with: id)
+    }
+
+    // MARK: Restoring
+
+    /// Gives every object of the group what the group recorded, and returns the group that takes
+    /// this back (what a redo restores after an undo, and the reverse).
+    ///
+    /// Objects come back to life first, so that the links restored next can point to them; objects
+    /// the group inserted leave last. Delete rules do not run: their effects are in the group.
+    func restore(_ group: UndoGroup) -> UndoGroup {
+        let inverse = UndoGroup(actionName: group.actionName)
+        for (key, record) in group.records { inverse.records[key] = currentRecord(like: record) }
+        for record in group.records.values where record.isLive == true { revive(record.object) }
+        for record in group.records.values { restoreProperties(of: record) }
+        for record in group.records.values where record.isLive == false { retire(record.object) }
+        for record in group.records.values { forgetChangesIfSaved(record.object._$state) }
+        return inverse
+    }
+
+    /// Ends the changes of a saved object that an undo brought back to its saved values and
+    /// members: undoing every edit since a save leaves nothing to save.
+    private func forgetChangesIfSaved(_ state: ObjectState) {
+        guard state.isUpdated, !state.isInserted, !state.isDeleted, state.context === self, state.unstorableValues.isEmpty,
+            let mapping = state.mapping
+        else { return }
+        if let committed = state.committedValues, committed != state.values { return }
+        for (slot, change) in state.changedToMany {
+            // An empty change of an ordered relationship is a change of order.
+            guard change.added.isEmpty, change.removed.isEmpty, !mapping.toManyRelationships[slot].description.isOrdered else {
+                return
+            }
+        }
+        state.committedValues = nil
+        state.changedToMany = [:]
+        state.isUpdated = false
+        changes.updated[StateKey(state)] = nil
+    }
+
+    /// Posts what an undo or redo changed.
+    func postUndoneChanges() {
+        postObjectsDidChange()
+    }
+
+    /// What the object has now of what `record` restores: the same positions, the opposite member
+    /// changes, the current order and existence.
+    private func currentRecord(like record: UndoRecord) -> UndoRecord {
+        let state = record.object._$state
+        var current = UndoRecord(object: record.object)
+        let attributeCount = state.entity.layout.attributeCount
+        for position in record.values.keys {
+            current.values[position] =
+                position < attributeCount
+                ? .stored(state.value(atPosition: position))
+                : .related(relatedObject(of: state, slot: position - attributeCount))
+        }
+        current.membersToAdd = record.membersToRemove
+        current.membersToRemove = record.membersToAdd
+        for slot in record.orders.keys {
+            if case .loaded(let members) = state.toMany[slot] {
+                current.orders[slot] = members.compactMap { object(with: $0) }
+            }
+        }
+        if record.isLive != nil { current.isLive = isLive(state) }
+        return current
+    }
+
+    private func isLive(_ state: ObjectState) -> Bool {
+        state.context === self && !state.isDeleted
+    }
+
+    private func restoreProperties(of record: UndoRecord) {
+        let state = record.object._$state
+        guard state.context === self else { return }
+        let layout = state.entity.layout
+        for (position, value) in record.values.sorted(by: { $0.key < $1.key }) {
+            let property = layout.valueProperties[position]
+            switch value {
+            case .stored(let stored):
+                guard state.value(atPosition: position) != stored else { continue }
+                state.setStoredAttribute(stored, at: property)
+            case .related(let related):
+                let slot = position - layout.attributeCount
+                let id = related.flatMap { $0._$state.context === self ? $0._$state.id : nil }
+                guard state.relatedKey(at: slot) != id?.key, willChange(state, property: property) else { continue }
+                state.setRelated(id, at: slot)
+            }
+        }
+        for (slot, members) in record.membersToRemove {
+            for member in members.values where member._$state.context === self {
+                removeMember(member._$state.id, from: state, slot: slot)
+            }
+        }
+        for (slot, members) in record.membersToAdd {
+            for member in members.values where member._$state.context === self {
+                addMember(member._$state.id, to: state, slot: slot)
+            }
+        }
+        for (slot, order) in record.orders {
+            let ids = OrderedSet(order.compactMap { $0._$state.context === self ? $0._$state.id : nil })
+            guard case .loaded(let members) = state.toMany[slot], members != ids, Set(members) == Set(ids) else { continue }
+            markUpdated(state, property: layout.toManyProperties[slot])
+            state.toMany[slot] = .loaded(ids)
+            if state.changedToMany[slot] == nil { state.changedToMany[slot] = MemberChanges() }  // order counts
+        }
+    }
+
+    /// Brings back an object the group deleted: still in the context (deleted since the last save),
+    /// it is undeleted; deleted and saved, it is inserted again with its ID and global ID (primary
+    /// keys are never given twice, so its key is still its own).
+    ///
+    /// Either way its links may name objects inserted at the time by temporary keys, which saves
+    /// made since replaced: a deleted object is left out of the saves that remap the others.
+    private func revive(_ object: any Entity) {
+        let state = object._$state
+        let key = StateKey(state)
+        if state.context === self {
+            guard state.isDeleted, !state.isInaccessible else { return }
+            state.isDeleted = false
+            changes.deleted[key] = nil
+            changes.pendingDeletions.removeAll { StateKey($0._$state) == key }
+            changes.rulesAwaitingRetry.removeAll { StateKey($0.object._$state) == key }
+            if changes.unposted.deleted.removeValue(forKey: key) == nil { changes.unposted.inserted[key] = object }
+            // Inserted and deleted before a save, which dropped it from the unit of work.
+            if state.isInserted, changes.inserted[key] == nil { changes.inserted[key] = object }
+        } else {
+            guard state.context == nil, state.isDeleted, !state.acceptsInitialValues, !state.id.isTemporary,
+                let mapping = store.mapping(for: state.entity)
+            else { return }
+            if let stale = registry.state(for: state.id) {
+                // A fault made for the deleted row since: it reads as gone, as it did.
+                registry.unregister(stale.id)
+                stale.attach(to: nil, mapping: nil)
+                stale.isInaccessible = true
+            }
+            state.attach(to: self, mapping: mapping)
+            registry.register(state)
+            state.isDeleted = false
+            state.isInserted = true
+            state.insertionIsPosted = false
+            state.isUpdated = false
+            state.committedValues = nil
+            state.changedToMany = [:]
+            changes.recordInsertion(of: object, key: key)
+        }
+        if let savedKeys = undo?.savedKeys, !savedKeys.isEmpty { state.remapTemporaryKeys(savedKeys) }
+    }
+
+    /// Takes away an object the group inserted: deleted, without delete rules (the group restores
+    /// what they would change).
+    private func retire(_ object: any Entity) {
+        let state = object._$state
+        guard isLive(state) else { return }
+        let key = StateKey(state)
+        state.isDeleted = true
+        changes.deleted[key] = object
+        if changes.unposted.inserted.removeValue(forKey: key) == nil { changes.unposted.deleted[key] = object }
+    }
+}

@@ -1,0 +1,414 @@
+import Foundation
+import MoodyModel
+import ObjectGraph
+import Testing
+
+/// Undo and redo through an ``ObjectUndoManager``: attribute edits, both sides of relationships,
+/// insertions, deletions with their delete rules' effects, before and after a save, grouped by
+/// event or explicitly, seen by monitors as ordinary changes.
+@Suite struct UndoTests {
+    private struct Scene {
+        let container: ObjectContainer
+        let context: ObjectContext
+        let undoManager = ObjectUndoManager()
+        let europe: Continent, france: Country, spain: Country
+
+        init() throws {
+            container = try makeContainer()
+            context = container.newBackgroundContext()
+            (europe, france, spain) = try makeEurope(in: context)
+            context.undoManager = undoManager
+        }
+
+        /// The moods a fresh context reads from the store, by text.
+        func storedMoods() throws -> [String: (rating: Int, country: String?)] {
+            let reader = container.newBackgroundContext()
+            var moods: [String: (Int, String?)] = [:]
+            for mood in try reader.fetch(FetchDescriptor<Mood>()) { moods[mood.text] = (mood.rating, mood.country?.name) }
+            return moods
+        }
+    }
+
+    @Test func anAttributeEditIsUndoneAndRedone() throws {
+        let scene = try Scene()
+        let mood = Mood(text: "Sunny", rating: 4, country: scene.france)
+        scene.context.insert(mood)
+        try scene.context.save()
+        scene.undoManager.removeAllActions()
+
+        mood.rating = 2
+        mood.text = "Rain"
+        scene.context.processPendingChanges()  // the event ends
+        #expect(scene.undoManager.canUndo)
+        scene.undoManager.undo()
+        #expect(mood.rating == 4 && mood.text == "Sunny")
+        #expect(!scene.context.hasChanges)  // back to what is saved
+        #expect(scene.undoManager.canRedo)
+        scene.undoManager.redo()
+        #expect(mood.rating == 2 && mood.text == "Rain")
+        #expect(scene.context.hasChanges)
+    }
+
+    @Test func eachEventIsAGroupUnlessGroupsAreExplicit() throws {
+        let scene = try Scene()
+        scene.france.name = "Francia"
+        scene.context.processPendingChanges()
+        scene.spain.name = "España"
+        scene.context.processPendingChanges()
+        scene.undoManager.undo()
+        #expect(scene.france.name == "Francia" && scene.spain.name == "Spain")
+
+        scene.undoManager.beginUndoGrouping()
+        scene.spain.name = "Espagne"
+        scene.context.processPendingChanges()  // no end of group while one is open
+        scene.europe.name = "Europa"
+        scene.undoManager.endUndoGrouping()
+        scene.undoManager.setActionName("Rename")
+        #expect(scene.undoManager.undoActionName == "Rename")
+        scene.undoManager.undo()
+        #expect(scene.spain.name == "Spain" && scene.europe.name == "Europe" && scene.france.name == "Francia")
+        #expect(scene.undoManager.redoActionName == "Rename")
+
+        scene.undoManager.undo()
+        #expect(scene.france.name == "France")
+        #expect(!scene.undoManager.canUndo)
+    }
+
+    @Test func aRelationshipChangeIsUndoneOnBothSides() throws {
+        let scene = try Scene()
+        let mood = Mood(text: "Sunny", country: scene.france)
+        scene.context.insert(mood)
+        try scene.context.save()
+        scene.undoManager.removeAllActions()
+
+        mood.country = scene.spain
+        scene.context.processPendingChanges()
+        scene.undoManager.undo()
+        #expect(mood.country === scene.france)
+        #expect(scene.france.moods == [mood] && scene.spain.moods.isEmpty)
+        scene.undoManager.redo()
+        #expect(mood.country === scene.spain)
+        #expect(scene.spain.moods == [mood] && scene.france.moods.isEmpty)
+        try scene.context.save()
+        #expect(try scene.storedMoods()["Sunny"]?.country == "Spain")
+    }
+
+    @Test func anInsertionIsUndoneAndRedoneBeforeAndAfterASave() throws {
+        let scene = try Scene()
+        let mood = Mood(text: "Sunny", country: scene.france)
+        scene.context.insert(mood)
+        scene.context.processPendingChanges()
+
+        scene.undoManager.undo()
+        #expect(mood.isDeleted && scene.france.moods.isEmpty)
+        #expect(try scene.context.fetchCount(FetchDescriptor<Mood>()) == 0)
+        scene.undoManager.redo()
+        #expect(!mood.isDeleted && scene.france.moods == [mood])
+        try scene.context.save()
+        #expect(try scene.storedMoods().keys.sorted() == ["Sunny"])
+
+        scene.undoManager.undo()  // after the save: the saved mood is deleted
+        #expect(mood.isDeleted && scene.france.moods.isEmpty)
+        try scene.context.save()
+        #expect(try scene.storedMoods().isEmpty)
+    }
+
+    @Test func aCascadeDeletionIsUndoneBeforeASave() throws {
+        let scene = try Scene()
+        let moods = ["a", "b"].map { Mood(text: $0, country: scene.france) }
+        for mood in moods { scene.context.insert(mood) }
+        try scene.context.save()
+        scene.undoManager.removeAllActions()
+
+        scene.context.delete(scene.france)
+        #expect(moods.allSatisfy { $0.isDeleted })
+        scene.undoManager.undo()
+        #expect(!scene.france.isDeleted && moods.allSatisfy { !$0.isDeleted })
+        #expect(scene.europe.countries == [scene.france, scene.spain])
+        #expect(scene.france.moods == Set(moods))
+        #expect(!scene.context.hasChanges)
+        try scene.context.save()
+        #expect(try scene.storedMoods().keys.sorted() == ["a", "b"])
+    }
+
+    @Test func aSavedCascadeDeletionIsUndoneWithItsIDsAndGlobalIDs() throws {
+        let scene = try Scene()
+        let moods = ["a", "b"].map { Mood(text: $0, rating: 5, country: scene.france) }
+        for mood in moods { scene.context.insert(mood) }
+        try scene.context.save()
+        scene.undoManager.removeAllActions()
+        let ids = [scene.france.objectID] + moods.map(\.objectID)
+        let globalIDs = [scene.france.objectGlobalID] + moods.map(\.objectGlobalID)
+
+        scene.context.delete(scene.france)
+        try scene.context.save()
+        #expect(try scene.storedMoods().isEmpty)
+
+        scene.undoManager.undo()
+        #expect(!scene.france.isDeleted && scene.france.moods == Set(moods))
+        #expect(scene.europe.countries.contains(scene.france))
+        try scene.context.save()
+
+        let reader = scene.container.newBackgroundContext()
+        let france = try reader.existingObject(with: ids[0], as: Country.self)
+        #expect(france.name == "France" && france.continent?.name == "Europe")
+        #expect(Set(france.moods.map(\.objectID)) == Set(ids.dropFirst()))
+        #expect(Set([france.objectGlobalID] + france.moods.map(\.objectGlobalID)) == Set(globalIDs))
+        #expect(france.moods.allSatisfy { $0.rating == 5 })
+
+        scene.undoManager.redo()  // deleted again
+        try scene.context.save()
+        #expect(try scene.storedMoods().isEmpty)
+        #expect(try scene.container.newBackgroundContext().fetchCount(FetchDescriptor<Country>()) == 1)
+    }
+
+    @Test func anEditUndoneAfterASaveIsSavedAsAChange() throws {
+        let scene = try Scene()
+        let mood = Mood(text: "Sunny", rating: 4)
+        scene.context.insert(mood)
+        try scene.context.save()
+        scene.undoManager.removeAllActions()
+
+        mood.rating = 1
+        try scene.context.save()  // a save ends the event
+        scene.undoManager.undo()
+        #expect(mood.rating == 4 && scene.context.hasChanges)
+        try scene.context.save()
+        #expect(try scene.storedMoods()["Sunny"]?.rating == 4)
+    }
+
+    @Test func anOrderedRelationshipGetsItsOrderBack() throws {
+        let container = try ObjectContainer(for: Album.self, Mixtape.self, configuration: .inMemory)
+        let context = container.newBackgroundContext()
+        let undoManager = ObjectUndoManager()
+        context.undoManager = undoManager
+        let album = Album(title: "Blue"), mixtape = Mixtape(name: "Summer")
+        context.insert(album)
+        context.insert(mixtape)
+        album.tracks = ["a", "b", "c"].map(Track.init(title:))
+        mixtape.tunes = ["x", "y", "z"].map(Tune.init(title:))
+        try context.save()
+        undoManager.removeAllActions()
+
+        album.tracks.reverse()
+        album.tracks.removeLast()
+        mixtape.tunes = [mixtape.tunes[2], mixtape.tunes[0]]
+        try context.save()
+        undoManager.undo()
+        #expect(album.tracks.map(\.title) == ["a", "b", "c"])
+        #expect(mixtape.tunes.map(\.title) == ["x", "y", "z"])
+        try context.save()
+
+        let reader = container.newBackgroundContext()
+        #expect(try reader.existingObject(with: album.objectID, as: Album.self).tracks.map(\.title) == ["a", "b", "c"])
+        #expect(try reader.existingObject(with: mixtape.objectID, as: Mixtape.self).tunes.map(\.title) == ["x", "y", "z"])
+    }
+
+    @Test func levelsOfUndoKeepTheLatestGroups() throws {
+        let scene = try Scene()
+        scene.undoManager.levelsOfUndo = 2
+        for name in ["A", "B", "C"] {
+            scene.spain.name = name
+            scene.context.processPendingChanges()
+        }
+        scene.undoManager.undo()
+        scene.undoManager.undo()
+        #expect(scene.spain.name == "A")
+        #expect(!scene.undoManager.canUndo)
+        scene.undoManager.undo()
+        #expect(scene.spain.name == "A")
+    }
+
+    @Test func aNewChangeEndsWhatCouldBeRedone() throws {
+        let scene = try Scene()
+        scene.spain.name = "A"
+        scene.context.processPendingChanges()
+        scene.undoManager.undo()
+        #expect(scene.undoManager.canRedo)
+        scene.france.name = "B"
+        #expect(!scene.undoManager.canRedo)
+    }
+
+    @Test func changesMadeWithRegistrationDisabledAreNotUndone() throws {
+        let scene = try Scene()
+        scene.undoManager.disableUndoRegistration()
+        scene.spain.name = "Imported"
+        scene.context.processPendingChanges()
+        scene.undoManager.enableUndoRegistration()
+        #expect(!scene.undoManager.canUndo)
+        scene.france.name = "Edited"
+        scene.undoManager.undo()
+        #expect(scene.france.name == "France" && scene.spain.name == "Imported")
+    }
+
+    @Test func rollbackAndResetForgetEveryGroup() throws {
+        let scene = try Scene()
+        scene.spain.name = "A"
+        scene.context.processPendingChanges()
+        scene.context.rollback()
+        #expect(!scene.undoManager.canUndo)
+        scene.spain.name = "B"
+        scene.context.reset()
+        #expect(!scene.undoManager.canUndo)
+    }
+
+    @Test func anUndoManagerServesOneContext() throws {
+        let scene = try Scene()
+        let other = scene.container.newBackgroundContext()
+        other.undoManager = scene.undoManager
+        #expect(scene.context.undoManager == nil)
+        scene.spain.name = "Not recorded"
+        #expect(!scene.undoManager.canUndo)
+    }
+
+    @Test func monitorsSeeUndoAsOrdinaryChanges() throws {
+        let scene = try Scene()
+        let monitor = try scene.context.monitorList(Mood.self, sortBy: [SortDescriptor(\.text)])
+        var changes: [ListChangeset<Mood>] = []
+        let token = monitor.observeChanges { changes.append($0) }
+        defer { token.cancel() }
+        let mood = Mood(text: "Sunny")
+        scene.context.insert(mood)
+        scene.context.processPendingChanges()
+        #expect(monitor.objects == [mood])
+
+        scene.undoManager.undo()
+        #expect(monitor.objects.isEmpty)
+        scene.undoManager.redo()
+        #expect(monitor.objects == [mood])
+        #expect(changes.count == 3)
+
+        var observed: [String] = []
+        let objectObserver = scene.context.observeObjectsDidChange { change in
+            observed += change.updatedObjects.compactMap { ($0.object as? Mood)?.text }
+        }
+        defer { objectObserver.cancel() }
+        mood.text = "Rain"
+        scene.context.processPendingChanges()
+        scene.undoManager.undo()
+        #expect(observed == ["Rain", "Sunny"])
+        #expect(monitor.objects.map(\.text) == ["Sunny"])
+    }
+
+    /// The view context's event ends when the main actor is free: what one turn changed is one group.
+    @MainActor @Test(.timeLimit(.minutes(1))) func theViewContextGroupsTheChangesOfOneTurn() async throws {
+        let container = try makeContainer()
+        let view = container.viewContext
+        let undoManager = ObjectUndoManager()
+        view.undoManager = undoManager
+        let (_, france, spain) = try makeEurope(in: view)
+        undoManager.removeAllActions()
+
+        let processed = view.objectsDidChangeNotifications
+        france.name = "Francia"
+        spain.name = "España"
+        for await _ in processed { break }  // the turn ended: the view context processed its changes
+        spain.name = "Espagne"
+        for await _ in processed { break }
+        undoManager.undo()
+        #expect(spain.name == "España" && france.name == "Francia")
+        undoManager.undo()
+        #expect(spain.name == "Spain" && france.name == "France")
+    }
+}
+
+/// Random edits, insertions, moves and deletions (cascades included), one group each, with saves
+/// at random points; then every group is undone, and redone, with saves at random points again.
+/// After each step the graph the context shows must be the one recorded at that point, and after
+/// each save a fresh context must read the same from the store.
+@Suite struct RandomUndoTests {
+    @Test(arguments: UInt64(0)..<12)
+    func undoingAndRedoingEveryGroupWalksBackAndForthThroughTheSameGraphs(seed: UInt64) throws {
+        var random = SeededGenerator(state: seed)
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        _ = try makeEurope(in: context)
+        let undoManager = ObjectUndoManager()
+        context.undoManager = undoManager
+        var counter = 0
+        func newName(_ prefix: String) -> String {
+            counter += 1
+            return "\(prefix)\(counter)"
+        }
+        func saveAndCompare(_ expected: [String], _ step: String) throws {
+            try context.save()
+            #expect(try Self.graph(in: container.newBackgroundContext()) == expected, "seed \(seed), store after \(step)")
+        }
+
+        var graphs = [try Self.graph(in: context)]
+        var steps: [String] = []
+        for _ in 0..<50 {
+            let moods = try context.fetch(FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.text)])).map { $0 }
+            let countries = try context.fetch(FetchDescriptor<Country>(sortBy: [SortDescriptor(\.name)])).map { $0 }
+            let step: String
+            switch Int.random(in: 0..<8, using: &random) {
+            case 0 where !countries.isEmpty:
+                let country = countries.randomElement(using: &random)
+                step = "rename \(country?.name ?? "")"
+                country?.name = newName("C")
+            case 1 where !moods.isEmpty:
+                let mood = moods.randomElement(using: &random)
+                step = "edit \(mood?.text ?? "")"
+                mood?.rating = Int.random(in: 1...5, using: &random)
+                mood?.text = newName("m")
+            case 2 where !moods.isEmpty:
+                // Elsewhere: a move to where the mood is changes nothing, and records no group.
+                let mood = moods.randomElement(using: &random)
+                guard let country = countries.filter({ $0 !== mood?.country }).randomElement(using: &random) else { continue }
+                step = "move \(mood?.text ?? "") to \(country.name)"
+                mood?.country = country
+            case 3:
+                let country = countries.randomElement(using: &random)
+                step = "insert a mood in \(country?.name ?? "nil")"
+                context.insert(Mood(text: newName("m"), rating: Int.random(in: 1...5, using: &random), country: country))
+            case 4 where !moods.isEmpty:
+                let mood = moods.randomElement(using: &random)
+                step = "delete \(mood?.text ?? "")"
+                if let mood { context.delete(mood) }
+            case 5 where !countries.isEmpty:
+                let country = countries.randomElement(using: &random)
+                step = "delete \(country?.name ?? "") and its moods"
+                if let country { context.delete(country) }
+            case 6:
+                let continent = try context.fetch(FetchDescriptor<Continent>()).first
+                step = "insert a country"
+                context.insert(Country(name: newName("C"), continent: continent))
+            default:
+                step = "save"
+                try saveAndCompare(graphs[graphs.count - 1], step)
+                continue
+            }
+            context.processPendingChanges()
+            steps.append(step)
+            graphs.append(try Self.graph(in: context))
+        }
+
+        for index in stride(from: steps.count, to: 0, by: -1) {
+            undoManager.undo()
+            #expect(try Self.graph(in: context) == graphs[index - 1], "seed \(seed), undoing \(steps[index - 1])")
+            if Bool.random(using: &random) { try saveAndCompare(graphs[index - 1], "undoing \(steps[index - 1])") }
+        }
+        #expect(!undoManager.canUndo)
+        for index in steps.indices {
+            undoManager.redo()
+            #expect(try Self.graph(in: context) == graphs[index + 1], "seed \(seed), redoing \(steps[index])")
+            if Bool.random(using: &random) { try saveAndCompare(graphs[index + 1], "redoing \(steps[index])") }
+        }
+        #expect(!undoManager.canRedo)
+        try saveAndCompare(graphs[graphs.count - 1], "the last redo")
+    }
+
+    /// Every object a context shows, with its attributes and both sides of its relationships.
+    private static func graph(in context: ObjectContext) throws -> [String] {
+        let moods = try context.fetch(FetchDescriptor<Mood>()).map {
+            "mood \($0.text) \($0.rating) in \($0.country?.name ?? "nil")"
+        }
+        let countries = try context.fetch(FetchDescriptor<Country>()).map {
+            "country \($0.name) of \($0.continent?.name ?? "nil"): \($0.moods.map(\.text).sorted())"
+        }
+        let continents = try context.fetch(FetchDescriptor<Continent>()).map {
+            "continent \($0.name): \($0.countries.map(\.name).sorted())"
+        }
+        return (moods + countries + continents).sorted()
+    }
+}
