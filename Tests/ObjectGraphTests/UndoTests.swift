@@ -319,96 +319,42 @@ import Testing
 @Suite struct RandomUndoTests {
     @Test(arguments: UInt64(0)..<12)
     func undoingAndRedoingEveryGroupWalksBackAndForthThroughTheSameGraphs(seed: UInt64) throws {
-        var random = SeededGenerator(state: seed)
+        var edits = RandomGraphEdits(seed: seed)
         let container = try makeContainer()
         let context = container.newBackgroundContext()
         _ = try makeEurope(in: context)
         let undoManager = ObjectUndoManager()
         context.undoManager = undoManager
-        var counter = 0
-        func newName(_ prefix: String) -> String {
-            counter += 1
-            return "\(prefix)\(counter)"
-        }
         func saveAndCompare(_ expected: [String], _ step: String) throws {
             try context.save()
-            #expect(try Self.graph(in: container.newBackgroundContext()) == expected, "seed \(seed), store after \(step)")
+            #expect(try RandomGraphEdits.graph(in: container.newBackgroundContext()) == expected, "seed \(seed), store after \(step)")
         }
 
-        var graphs = [try Self.graph(in: context)]
+        var graphs = [try RandomGraphEdits.graph(in: context)]
         var steps: [String] = []
         for _ in 0..<50 {
-            let moods = try context.fetch(FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.text)])).map { $0 }
-            let countries = try context.fetch(FetchDescriptor<Country>(sortBy: [SortDescriptor(\.name)])).map { $0 }
-            let step: String
-            switch Int.random(in: 0..<8, using: &random) {
-            case 0 where !countries.isEmpty:
-                let country = countries.randomElement(using: &random)
-                step = "rename \(country?.name ?? "")"
-                country?.name = newName("C")
-            case 1 where !moods.isEmpty:
-                let mood = moods.randomElement(using: &random)
-                step = "edit \(mood?.text ?? "")"
-                mood?.rating = Int.random(in: 1...5, using: &random)
-                mood?.text = newName("m")
-            case 2 where !moods.isEmpty:
-                // Elsewhere: a move to where the mood is changes nothing, and records no group.
-                let mood = moods.randomElement(using: &random)
-                guard let country = countries.filter({ $0 !== mood?.country }).randomElement(using: &random) else { continue }
-                step = "move \(mood?.text ?? "") to \(country.name)"
-                mood?.country = country
-            case 3:
-                let country = countries.randomElement(using: &random)
-                step = "insert a mood in \(country?.name ?? "nil")"
-                context.insert(Mood(text: newName("m"), rating: Int.random(in: 1...5, using: &random), country: country))
-            case 4 where !moods.isEmpty:
-                let mood = moods.randomElement(using: &random)
-                step = "delete \(mood?.text ?? "")"
-                if let mood { context.delete(mood) }
-            case 5 where !countries.isEmpty:
-                let country = countries.randomElement(using: &random)
-                step = "delete \(country?.name ?? "") and its moods"
-                if let country { context.delete(country) }
-            case 6:
-                let continent = try context.fetch(FetchDescriptor<Continent>()).first
-                step = "insert a country"
-                context.insert(Country(name: newName("C"), continent: continent))
-            default:
-                step = "save"
-                try saveAndCompare(graphs[graphs.count - 1], step)
+            if Int.random(in: 0..<8, using: &edits.random) == 0 {
+                try saveAndCompare(graphs[graphs.count - 1], "save")
                 continue
             }
+            guard let step = try edits.step(in: context) else { continue }
             context.processPendingChanges()
             steps.append(step)
-            graphs.append(try Self.graph(in: context))
+            graphs.append(try RandomGraphEdits.graph(in: context))
         }
 
         for index in stride(from: steps.count, to: 0, by: -1) {
             undoManager.undo()
-            #expect(try Self.graph(in: context) == graphs[index - 1], "seed \(seed), undoing \(steps[index - 1])")
-            if Bool.random(using: &random) { try saveAndCompare(graphs[index - 1], "undoing \(steps[index - 1])") }
+            #expect(try RandomGraphEdits.graph(in: context) == graphs[index - 1], "seed \(seed), undoing \(steps[index - 1])")
+            if Bool.random(using: &edits.random) { try saveAndCompare(graphs[index - 1], "undoing \(steps[index - 1])") }
         }
         #expect(!undoManager.canUndo)
         for index in steps.indices {
             undoManager.redo()
-            #expect(try Self.graph(in: context) == graphs[index + 1], "seed \(seed), redoing \(steps[index])")
-            if Bool.random(using: &random) { try saveAndCompare(graphs[index + 1], "redoing \(steps[index])") }
+            #expect(try RandomGraphEdits.graph(in: context) == graphs[index + 1], "seed \(seed), redoing \(steps[index])")
+            if Bool.random(using: &edits.random) { try saveAndCompare(graphs[index + 1], "redoing \(steps[index])") }
         }
         #expect(!undoManager.canRedo)
         try saveAndCompare(graphs[graphs.count - 1], "the last redo")
-    }
-
-    /// Every object a context shows, with its attributes and both sides of its relationships.
-    private static func graph(in context: ObjectContext) throws -> [String] {
-        let moods = try context.fetch(FetchDescriptor<Mood>()).map {
-            "mood \($0.text) \($0.rating) in \($0.country?.name ?? "nil")"
-        }
-        let countries = try context.fetch(FetchDescriptor<Country>()).map {
-            "country \($0.name) of \($0.continent?.name ?? "nil"): \($0.moods.map(\.text).sorted())"
-        }
-        let continents = try context.fetch(FetchDescriptor<Continent>()).map {
-            "continent \($0.name): \($0.countries.map(\.name).sorted())"
-        }
-        return (moods + countries + continents).sorted()
     }
 }

@@ -41,9 +41,32 @@ extension ObjectContext {
         }
         guard !state.isDeleted else { return }
         if undo != nil { recordExistenceForUndo(of: object, wasLive: true) }
+        hasChangesSinceSave = true
         state.isDeleted = true
         changes.recordDeletion(of: object, key: StateKey(state))
         processLocalChanges()
+    }
+
+    /// Deletes an object without running its delete rules, for a change whose effects on related
+    /// objects come with it (an undo, a child context's save).
+    func deleteWithoutRules(_ object: any Entity) {
+        let state = object._$state
+        guard isLive(state) else { return }
+        let key = StateKey(state)
+        state.isDeleted = true
+        if state.isInserted {
+            // Never saved: it leaves the unit of work (an undo that brings it back adds it again).
+            changes.inserted[key] = nil
+            changes.updated[key] = nil
+        } else {
+            changes.deleted[key] = object
+        }
+        if changes.unposted.inserted.removeValue(forKey: key) == nil { changes.unposted.deleted[key] = object }
+    }
+
+    /// Whether an object is in this context and not deleted.
+    func isLive(_ state: ObjectState) -> Bool {
+        state.context === self && !state.isDeleted
     }
 
     /// Takes back the deletion of an inserted object that is inserted again.

@@ -12,6 +12,11 @@ import OrderedCollections
 public final class ObjectContext {
     /// The container that made this context; nil once the container is gone.
     public private(set) weak var container: ObjectContainer?
+    /// The context a child context saves into (see ``newChildContext()``); nil for a context that
+    /// saves to the store. A child keeps its parent alive.
+    public let parent: ObjectContext?
+    /// The child contexts made from this one that are still alive: told of this context's saves.
+    var children: [WeakContext] = []
     /// The coordinator's store, kept at hand: its mappings and identity are read for every object.
     let store: SQLiteStore
     /// A name for debugging and for the transaction author of saves.
@@ -71,6 +76,9 @@ public final class ObjectContext {
     @exclusivity(unchecked) var registry: ObjectRegistry
     /// The unit of work: what changed since the last save, and what is still to be told of it.
     @exclusivity(unchecked) var changes = ChangeTracker()
+    /// Whether anything changed since the last save: what tells a child context's changes from
+    /// those it holds as its parent does (see ``newChildContext()``).
+    @exclusivity(unchecked) var hasChangesSinceSave = false
     /// The undo manager recording changes (see ``undoManager``); nil records nothing, at the cost of
     /// a test per change.
     @exclusivity(unchecked) var undo: ObjectUndoManager?
@@ -101,10 +109,18 @@ public final class ObjectContext {
     /// Whether `processSoon` was called and ``processPendingChanges()`` has not run since.
     @exclusivity(unchecked) var isProcessingScheduled = false
 
-    init(container: ObjectContainer, processSoon: (@Sendable () -> Void)? = nil) {
+    convenience init(container: ObjectContainer, processSoon: (@Sendable () -> Void)? = nil) {
+        self.init(container: container, coordinator: container.coordinator, parent: nil, processSoon: processSoon)
+    }
+
+    init(
+        container: ObjectContainer?, coordinator: StoreCoordinator, parent: ObjectContext?,
+        processSoon: (@Sendable () -> Void)? = nil
+    ) {
         self.container = container
-        self.coordinator = container.coordinator
-        self.store = container.coordinator.store
+        self.parent = parent
+        self.coordinator = coordinator
+        self.store = coordinator.store
         self.registry = ObjectRegistry(store: store.identity)
         self.processSoon = processSoon
         self.inbox = MergeInbox(wake: processSoon)
@@ -122,9 +138,10 @@ public final class ObjectContext {
 
     // MARK: State
 
-    /// Whether the context has unsaved changes.
+    /// Whether the context has unsaved changes. For a child context: changes not saved into its
+    /// parent yet.
     public var hasChanges: Bool {
-        changes.hasChanges
+        changes.hasChanges && (parent == nil || hasChangesSinceSave)
     }
 
     /// Objects inserted since the last save.
@@ -182,6 +199,7 @@ public final class ObjectContext {
         state.insertionIsPosted = false
         registry.register(state)
         changes.recordInsertion(of: object, key: StateKey(state))
+        hasChangesSinceSave = true
         if undo != nil { recordExistenceForUndo(of: object, wasLive: false) }
         scheduleProcessing()
 
@@ -326,6 +344,7 @@ public final class ObjectContext {
 
     /// Keeps an object whose property `index` changed until saved, without loading it.
     func markUpdated(_ state: ObjectState, property index: Int) {
+        hasChangesSinceSave = true
         if undo != nil { recordValueForUndo(of: state, property: index) }
         state.notifyChange(of: index)
         changes.unposted.recordUpdate(of: state, property: index)
@@ -355,12 +374,17 @@ public final class ObjectContext {
     // MARK: Undoing
 
     /// Discards every unsaved change: inserted objects are forgotten, changed and deleted ones get their
-    /// saved values back. The ``undoManager`` forgets every group.
+    /// saved values back. The ``undoManager`` forgets every group. A child context goes back to
+    /// its parent's objects as they are now.
     public func rollback() {
         let use = beginUse()
         defer { use.end() }
         undo?.removeAllActions()
         discardUnsavedChanges()
+        if let parent {
+            inheritChanges(of: parent)
+            hasChangesSinceSave = false
+        }
         postObjectsDidChange()
     }
 
@@ -474,5 +498,17 @@ public final class ObjectContext {
             state.toMany.indices.map { slot in
                 state.changedToMany[slot].map { .pending(added: $0.added, removed: $0.removed) } ?? .fault
             })
+    }
+}
+
+/// A context describes itself in a few words: its bookkeeping refers to objects without reference
+/// counts (see ``ObjectState``), which reflecting it field by field must not follow.
+extension ObjectContext: CustomStringConvertible, CustomReflectable {
+    public var description: String {
+        "ObjectContext(\(name.map { "\"\($0)\"" } ?? "unnamed")\(parent == nil ? "" : ", child")\(changes.hasChanges ? ", changed" : ""))"
+    }
+
+    public var customMirror: Mirror {
+        Mirror(self, children: ["name": name as Any, "isChild": parent != nil, "hasChanges": hasChanges], displayStyle: .class)
     }
 }

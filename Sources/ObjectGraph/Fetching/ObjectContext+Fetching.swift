@@ -106,7 +106,7 @@ extension ObjectContext {
 
     /// The objects of `entity` to evaluate in memory for a query that reads `reads`.
     func pendingObjects(of entity: EntityDeclaration, reading reads: PropertyReads) throws -> [any Entity] {
-        guard hasChanges else { return [] }
+        guard changes.hasChanges else { return [] }
         var pending = changes.changedObjects
             .filter { $0._$state.entity === entity }
         guard reads.followsRelationships else { return pending }

@@ -32,6 +32,10 @@ struct SaveOperation {
         if let error = context.changes.takeDeferredError() { throw error }
         try context.throwReadFailures()
         try validate()
+        if let parent = context.parent {
+            try pushChanges(into: parent)
+            return
+        }
         let plan = SavePlan(context.changes)
         // Read before the commit makes the current values the committed ones.
         var keySets = ChangedKeySets()
@@ -106,6 +110,10 @@ struct SaveOperation {
                 && context.changes.deferredErrors.isEmpty, "a save committed with work of its unit left undone")
         context.changes.clear()
         context.markedKeysCache = [:]
+        if !context.children.isEmpty {
+            let deleted = Set(plan.deletes.map(\.id))
+            for child in context.children.compactMap(\.context) { child.adoptParentSave(newKeys: newKeys, deleted: deleted) }
+        }
         for object in plan.all { object.didSave() }
     }
 }

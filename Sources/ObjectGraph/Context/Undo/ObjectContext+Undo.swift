@@ -103,7 +103,7 @@ extension ObjectContext {
         for (key, record) in group.records { inverse.records[key] = currentRecord(like: record) }
         for record in group.records.values where record.isLive == true { revive(record.object) }
         for record in group.records.values { restoreProperties(of: record) }
-        for record in group.records.values where record.isLive == false { retire(record.object) }
+        for record in group.records.values where record.isLive == false { deleteWithoutRules(record.object) }
         for record in group.records.values { forgetChangesIfSaved(record.object._$state) }
         return inverse
     }
@@ -153,10 +153,6 @@ extension ObjectContext {
         }
         if record.isLive != nil { current.isLive = isLive(state) }
         return current
-    }
-
-    private func isLive(_ state: ObjectState) -> Bool {
-        state.context === self && !state.isDeleted
     }
 
     private func restoreProperties(of record: UndoRecord) {
@@ -234,16 +230,5 @@ extension ObjectContext {
             changes.recordInsertion(of: object, key: key)
         }
         if let savedKeys = undo?.savedKeys, !savedKeys.isEmpty { state.remapTemporaryKeys(savedKeys) }
-    }
-
-    /// Takes away an object the group inserted: deleted, without delete rules (the group restores
-    /// what they would change).
-    private func retire(_ object: any Entity) {
-        let state = object._$state
-        guard isLive(state) else { return }
-        let key = StateKey(state)
-        state.isDeleted = true
-        changes.deleted[key] = object
-        if changes.unposted.inserted.removeValue(forKey: key) == nil { changes.unposted.deleted[key] = object }
     }
 }

@@ -1,0 +1,153 @@
+import OrderedCollections
+
+/// Child contexts: scratchpads whose saves go into their parent, not the store.
+///
+/// A child starts with its parent's unsaved changes: each object the parent changed gets a copy
+/// in the child, with the same ID (temporary keys are unique in the process, so an object the
+/// parent inserted has the same ID in both), the same values and the same changes since the
+/// store. The child's fetches, counts and aggregates therefore see what the parent shows, through
+/// the same merge of SQL and memory as any context's unsaved changes. Everything else the child
+/// reads from the store, and the saves of other contexts (the parent's included) are merged into
+/// it as into any context.
+///
+/// Saving the child copies each changed object's values, members and existence into the parent's
+/// object with the same ID (see `SaveOperation+Parent`); the parent records them as its own
+/// unsaved changes, for its monitors, its undo manager and its next save.
+extension ObjectContext {
+    /// A new child context: a scratchpad for an edit sheet, say. It sees this context's objects as
+    /// they are now, unsaved changes included; its ``save()`` writes its changes into this context
+    /// (not the store), and dropping it without saving leaves this context untouched.
+    ///
+    /// ```swift
+    /// let sheet = context.newChildContext()
+    /// let draft = try sheet.existingObject(with: mood.objectID, as: Mood.self)
+    /// draft.text = "Sunny"
+    /// try sheet.save()     // mood.text is "Sunny", unsaved in `context`
+    /// try context.save()   // now in the store
+    /// ```
+    ///
+    /// Use the child on this context's isolation: its save changes this context. Changes this
+    /// context makes after the child was made are not seen by the child until this context saves
+    /// them; a child's save overwrites, in this context, the properties it changed.
+    public func newChildContext() -> ObjectContext {
+        let use = beginUse()
+        defer { use.end() }
+        let child = ObjectContext(container: container, coordinator: coordinator, parent: self)
+        child.name = name.map { "\($0) (child)" }
+        children.removeAll { $0.context == nil }
+        children.append(WeakContext(child))
+        child.inheritChanges(of: self)
+        return child
+    }
+
+    /// Copies the parent's changed objects into this context, as they are in the parent.
+    func inheritChanges(of parent: ObjectContext) {
+        var seen = Set<StateKey>()
+        for object in parent.changes.changedObjects where seen.insert(StateKey(object._$state)).inserted {
+            let source = object._$state
+            guard let mapping = store.mapping(for: source.entity) else { continue }
+            let state: ObjectState
+            let copy: any Entity
+            if let registered = registry.state(for: source.id), let existing = registered.object {
+                (state, copy) = (registered, existing)
+            } else {
+                state = ObjectState.make(entity: source.entity, id: source.id, context: self, mapping: mapping, row: nil)
+                copy = MaterializationSlot.materialize(source.entity.type, with: state)
+                state.object = copy
+                registry.register(state)
+            }
+            if !source.isFault {
+                state.load(source.values, version: source.version)
+                state.committedValues = source.committedValues
+            }
+            state.globalID = source.globalID ?? state.globalID
+            state.toMany = source.toMany
+            state.changedToMany = source.changedToMany
+            state.isInserted = source.isInserted
+            state.insertionIsPosted = true
+            state.isUpdated = source.isUpdated
+            state.isDeleted = source.isDeleted
+            let key = StateKey(state)
+            if source.isInserted { changes.inserted[key] = copy }
+            if source.isUpdated { changes.updated[key] = copy }
+            if source.isDeleted { changes.deleted[key] = copy }
+        }
+    }
+
+    /// Whether an object of this child differs from the parent's object with its ID.
+    func differs(_ state: ObjectState, from parent: ObjectContext) -> Bool {
+        guard let other = parent.registry.state(for: state.id) else {
+            // Unknown to the parent: a change, unless the child inserted and deleted it.
+            return !(state.isInserted && state.isDeleted)
+        }
+        if state.isDeleted != other.isDeleted { return true }
+        if state.isDeleted { return false }
+        if !state.isFault, !other.isFault, state.values != other.values { return true }
+        for slot in state.changedToMany.keys.sorted() where !sameMembers(state, other, slot: slot) { return true }
+        return false
+    }
+
+    private func sameMembers(_ state: ObjectState, _ other: ObjectState, slot: Int) -> Bool {
+        switch (state.toMany[slot], other.toMany[slot]) {
+        case (.loaded(let mine), .loaded(let theirs)):
+            let isOrdered = state.mapping?.toManyRelationships[slot].description.isOrdered == true
+            return isOrdered ? mine == theirs : Set(mine) == Set(theirs)
+        default:
+            let mine = state.changedToMany[slot], theirs = other.changedToMany[slot]
+            return Set(mine?.added ?? []) == Set(theirs?.added ?? []) && mine?.removed == theirs?.removed
+        }
+    }
+
+    /// Brings this child up to its parent's save: objects inserted in the parent take the keys the
+    /// save gave them, links follow, the objects it deleted leave, and what the child holds as the
+    /// parent saved it has no change left.
+    func adoptParentSave(newKeys: [Int64: Int64], deleted: Set<ObjectID>) {
+        guard let parent else { return }
+        if !newKeys.isEmpty {
+            registry.forEachState { state in
+                state.remapTemporaryKeys(newKeys)
+                guard state.id.isTemporary, let key = newKeys[state.id.key] else { return }
+                registry.unregister(state.id)
+                state.id = ObjectID(entity: state.entity, key: key, store: store.identity)
+                registry.register(state)
+                state.isInserted = false
+                state.version = 1
+            }
+        }
+        var seen = Set<StateKey>()
+        var settled = Set<StateKey>()
+        for object in changes.changedObjects where seen.insert(StateKey(object._$state)).inserted {
+            let state = object._$state
+            if state.isDeleted, deleted.contains(state.id) {
+                registry.unregister(state.id)
+                state.attach(to: nil, mapping: nil)
+            } else if !differs(state, from: parent) {
+                state.isUpdated = false
+                state.commit()
+            } else {
+                // Still changed here: inserted in the parent's save, it is an update now.
+                if !state.isInserted, !state.isDeleted, changes.inserted[StateKey(state)] != nil {
+                    state.isUpdated = true
+                    changes.updated[StateKey(state)] = object
+                    if let saved = parent.registry.state(for: state.id), !saved.isFault { state.committedValues = saved.values }
+                }
+                continue
+            }
+            settled.insert(StateKey(state))
+        }
+        guard !settled.isEmpty else { return }
+        changes.inserted.removeAll { settled.contains($0.key) }
+        changes.updated.removeAll { settled.contains($0.key) }
+        changes.deleted.removeAll { settled.contains($0.key) }
+        changes.inserted.removeAll { !$0.value._$state.isInserted }
+    }
+}
+
+/// A context held without a reference count: a parent's list of its children.
+struct WeakContext {
+    weak var context: ObjectContext?
+
+    init(_ context: ObjectContext) {
+        self.context = context
+    }
+}

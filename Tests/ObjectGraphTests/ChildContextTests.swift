@@ -1,0 +1,227 @@
+import Foundation
+import MoodyModel
+import ObjectGraph
+import Testing
+
+/// Child contexts as scratchpads: the edit-sheet flow (edit in a child, cancel or commit), fetches
+/// that see the parent's unsaved changes, saves that go into the parent and reach the store only
+/// with the parent's save.
+@Suite struct ChildContextTests {
+    private struct Scene {
+        let container: ObjectContainer
+        let context: ObjectContext
+        let europe: Continent, france: Country, spain: Country
+        let mood: Mood
+
+        init() throws {
+            container = try makeContainer()
+            context = container.newBackgroundContext()
+            (europe, france, spain) = try makeEurope(in: context)
+            mood = Mood(text: "Sunny", rating: 4, country: france)
+            context.insert(mood)
+            try context.save()
+        }
+
+        /// A mood as the store has it, read by a fresh context.
+        func stored(_ id: ObjectID) throws -> (text: String, rating: Int, country: String?) {
+            let reader = container.newBackgroundContext()
+            let mood = try reader.existingObject(with: id, as: Mood.self)
+            return (mood.text, mood.rating, mood.country?.name)
+        }
+    }
+
+    @Test func anEditSheetCancelledLeavesTheParentUntouched() throws {
+        let scene = try Scene()
+        var sheet: ObjectContext? = scene.context.newChildContext()
+        let draft = try #require(try sheet?.existingObject(with: scene.mood.objectID, as: Mood.self))
+        #expect(draft !== scene.mood)
+        draft.text = "Rain"
+        draft.country = try sheet?.existingObject(with: scene.spain.objectID, as: Country.self)
+        #expect(sheet?.hasChanges == true)
+        sheet = nil  // cancelled
+
+        #expect(scene.mood.text == "Sunny" && scene.mood.country === scene.france)
+        #expect(!scene.context.hasChanges)
+    }
+
+    @Test func anEditSheetCommittedChangesTheParentThenTheStore() throws {
+        let scene = try Scene()
+        let sheet = scene.context.newChildContext()
+        let draft = try sheet.existingObject(with: scene.mood.objectID, as: Mood.self)
+        draft.text = "Rain"
+        draft.rating = 2
+        draft.country = try sheet.existingObject(with: scene.spain.objectID, as: Country.self)
+        try sheet.save()
+        #expect(!sheet.hasChanges)
+
+        // In the parent, unsaved, with both sides of the relationship.
+        #expect(scene.mood.text == "Rain" && scene.mood.rating == 2)
+        #expect(scene.mood.country === scene.spain)
+        #expect(scene.spain.moods == [scene.mood] && scene.france.moods.isEmpty)
+        #expect(scene.context.hasChanges)
+        #expect(try scene.stored(scene.mood.objectID).text == "Sunny")
+
+        try scene.context.save()
+        let stored = try scene.stored(scene.mood.objectID)
+        #expect(stored.text == "Rain" && stored.rating == 2 && stored.country == "Spain")
+    }
+
+    @Test func aChildSeesItsParentsUnsavedChanges() throws {
+        let scene = try Scene()
+        scene.mood.rating = 1
+        let hail = Mood(text: "Hail", rating: 2, country: scene.spain)
+        scene.context.insert(hail)
+        scene.context.delete(scene.france)  // cascades to the saved mood
+
+        let sheet = scene.context.newChildContext()
+        #expect(!sheet.hasChanges)  // what it holds is its parent's
+        let moods = try sheet.fetch(FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.text)]))
+        #expect(moods.map(\.text) == ["Hail"])
+        let low = try sheet.fetchCount(FetchDescriptor<Mood>(predicate: #Predicate { $0.rating < 3 }))
+        #expect(low == 1)
+        let countries = try sheet.fetch(FetchDescriptor<Country>()).map(\.name)
+        #expect(countries == ["Spain"])
+        let spain = try sheet.existingObject(with: scene.spain.objectID, as: Country.self)
+        #expect(spain.moods.map(\.text) == ["Hail"])
+        let copy = try #require(moods.first)
+        #expect(copy.objectID == hail.objectID && copy.country === spain)
+    }
+
+    @Test func objectsMadeInAChildAreInsertedInTheParent() throws {
+        let scene = try Scene()
+        let portugal = Country(name: "Portugal")
+        scene.context.insert(portugal)  // unsaved in the parent
+
+        let sheet = scene.context.newChildContext()
+        let childPortugal = try #require(sheet.object(with: portugal.objectID) as? Country)
+        let mood = Mood(text: "Breeze", rating: 5, country: childPortugal)
+        sheet.insert(mood)
+        try sheet.save()
+
+        let inParent = try #require(scene.context.registeredObject(for: mood.objectID) as? Mood)
+        #expect(inParent !== mood && inParent.text == "Breeze" && inParent.country === portugal)
+        #expect(portugal.moods == [inParent])
+        try scene.context.save()
+        let stored = try scene.stored(inParent.objectID)
+        #expect(stored.text == "Breeze" && stored.country == "Portugal")
+    }
+
+    @Test func aDeletionInAChildReachesTheParentWithItsRulesEffects() throws {
+        let scene = try Scene()
+        let sheet = scene.context.newChildContext()
+        let france = try sheet.existingObject(with: scene.france.objectID, as: Country.self)
+        sheet.delete(france)
+        #expect(!scene.france.isDeleted)
+        try sheet.save()
+        #expect(scene.france.isDeleted && scene.mood.isDeleted)
+        #expect(scene.europe.countries == [scene.spain])
+        try scene.context.save()
+        let reader = scene.container.newBackgroundContext()
+        #expect(try reader.fetchCount(FetchDescriptor<Mood>()) == 0)
+        #expect(try reader.fetch(FetchDescriptor<Country>()).map(\.name) == ["Spain"])
+    }
+
+    @Test func aChildKeepsWorkingAfterItsParentSaves() throws {
+        let scene = try Scene()
+        let portugal = Country(name: "Portugal")
+        scene.context.insert(portugal)
+        let sheet = scene.context.newChildContext()
+        let childPortugal = try #require(sheet.object(with: portugal.objectID) as? Country)
+        try scene.context.save()  // Portugal gets its key, in the child too
+        #expect(childPortugal.objectID == portugal.objectID && !sheet.hasChanges)
+
+        childPortugal.name = "Portugália"
+        try sheet.save()
+        #expect(portugal.name == "Portugália")
+        try scene.context.save()
+        let reader = scene.container.newBackgroundContext()
+        #expect(
+            try reader.fetch(FetchDescriptor<Country>(sortBy: [SortDescriptor(\.name)])).map(\.name) == ["France", "Portugália", "Spain"])
+    }
+
+    @Test func theParentsMonitorsAndUndoManagerSeeAChildsSave() throws {
+        let scene = try Scene()
+        let undoManager = ObjectUndoManager()
+        scene.context.undoManager = undoManager
+        let monitor = try scene.context.monitorList(Mood.self, sortBy: [SortDescriptor(\.text)])
+        let sheet = scene.context.newChildContext()
+        sheet.insert(Mood(text: "Another", rating: 3))
+        try sheet.existingObject(with: scene.mood.objectID, as: Mood.self).text = "Rain"
+        try sheet.save()
+        #expect(monitor.objects.map(\.text) == ["Another", "Rain"])
+
+        scene.context.processPendingChanges()
+        undoManager.undo()
+        #expect(monitor.objects.map(\.text) == ["Sunny"])
+        #expect(!scene.context.hasChanges)
+    }
+}
+
+/// Random unsaved edits in a parent, then in a child made from it, which is either dropped or
+/// saved: dropped, the parent shows what it showed; saved, the parent shows what the child
+/// showed; and the parent's save stores exactly that. The child starts out showing its parent.
+@Suite struct RandomChildContextTests {
+    @Test(arguments: UInt64(0)..<24)
+    func aChildSavedOrDroppedLeavesItsParentShowingTheRightGraph(seed: UInt64) throws {
+        var edits = RandomGraphEdits(seed: seed)
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        _ = try makeEurope(in: context)
+        for round in 0..<6 {
+            for _ in 0..<Int.random(in: 0..<5, using: &edits.random) { _ = try edits.step(in: context) }
+            let parentGraph = try RandomGraphEdits.graph(in: context)
+            var child: ObjectContext? = context.newChildContext()
+            let sheet = try #require(child)
+            #expect(try RandomGraphEdits.graph(in: sheet) == parentGraph, "seed \(seed), round \(round): the child starts as its parent")
+            var steps: [String] = []
+            for _ in 0..<Int.random(in: 1..<8, using: &edits.random) {
+                if let step = try edits.step(in: sheet) { steps.append(step) }
+            }
+            let childGraph = try RandomGraphEdits.graph(in: sheet)
+            if Bool.random(using: &edits.random) {
+                try sheet.save()
+                let isClean = !sheet.hasChanges  // not the context itself in the message: it does not describe
+                #expect(isClean, "seed \(seed), round \(round): \(steps)")
+                #expect(try RandomGraphEdits.graph(in: context) == childGraph, "seed \(seed), round \(round): saved \(steps)")
+            } else {
+                child = nil
+                #expect(try RandomGraphEdits.graph(in: context) == parentGraph, "seed \(seed), round \(round): dropped")
+            }
+            _ = child
+            if Bool.random(using: &edits.random) {
+                let expected = try RandomGraphEdits.graph(in: context)
+                try context.save()
+                #expect(
+                    try RandomGraphEdits.graph(in: container.newBackgroundContext()) == expected, "seed \(seed), round \(round): stored")
+            }
+        }
+    }
+}
+
+extension ChildContextTests {
+    @Test func aChildRolledBackShowsItsParentAgain() throws {
+        let scene = try Scene()
+        scene.mood.text = "Parent's edit"
+        let sheet = scene.context.newChildContext()
+        let draft = try sheet.existingObject(with: scene.mood.objectID, as: Mood.self)
+        draft.text = "Child's edit"
+        sheet.insert(Mood(text: "New", rating: 2))
+        sheet.rollback()
+        #expect(draft.text == "Parent's edit")
+        #expect(try sheet.fetch(FetchDescriptor<Mood>()).map(\.text) == ["Parent's edit"])
+        let isClean = !sheet.hasChanges
+        #expect(isClean)
+    }
+
+    @Test func aChildOfAChildSavesIntoItsParentOnly() throws {
+        let scene = try Scene()
+        let sheet = scene.context.newChildContext()
+        let nested = sheet.newChildContext()
+        try nested.existingObject(with: scene.mood.objectID, as: Mood.self).text = "Nested"
+        try nested.save()
+        #expect(try sheet.existingObject(with: scene.mood.objectID, as: Mood.self).text == "Nested")
+        #expect(scene.mood.text == "Sunny")
+        try sheet.save()
+        #expect(scene.mood.text == "Nested")
+    }
+}
