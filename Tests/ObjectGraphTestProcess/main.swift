@@ -15,6 +15,9 @@
 //     objectgraph-test-process hand-context-between-threads
 //         uses a context on another thread, then, once that thread is done, on the main thread;
 //         prints "handed over".
+//     objectgraph-test-process crash-in-migration-stage PATH
+//         opens the store of the first version of "Person" with a plan whose stage to the second
+//         writes every row, then kills the process with SIGKILL before the stage ends.
 
 import Foundation
 import MoodyModel
@@ -102,6 +105,44 @@ func handContextBetweenThreads() throws {
     print("handed over")
 }
 
+// The first two versions of the migration tests' "Person" (same entity, same attributes: the same
+// versions of the model).
+@Entity("Person") final class PersonV1 {
+    var name: String
+    var email: String
+    init(name: String, email: String) {
+        self.name = name
+        self.email = email
+    }
+}
+
+@Entity("Person") final class PersonV2 {
+    var first: String
+    var last: String
+    var email: String
+    init(first: String, last: String, email: String) {
+        self.first = first
+        self.last = last
+        self.email = email
+    }
+}
+
+func crashInMigrationStage(path: String) throws {
+    let plan = MigrationPlan(stages: [
+        MigrationStage(
+            from: try Schema(PersonV1.self), to: try Schema(PersonV2.self), name: "split names",
+            didMigrate: { migration in
+                for var row in try migration.rows(of: "Person") {
+                    row["first"] = .text("written before the crash")
+                    row["last"] = .text("")
+                    try migration.update(row)
+                }
+                kill(getpid(), SIGKILL)
+            })
+    ])
+    _ = try ObjectContainer(schema: Schema(PersonV2.self), migrationPlan: plan, configuration: .file(path))
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 do {
     switch (arguments.first, arguments.count) {
@@ -116,6 +157,8 @@ do {
         try useContextFromTwoThreads(name: arguments[1])
     case ("hand-context-between-threads", 1):
         try handContextBetweenThreads()
+    case ("crash-in-migration-stage", 2):
+        try crashInMigrationStage(path: arguments[1])
     default:
         FileHandle.standardError.write(Data("usage: see Tests/ObjectGraphTestProcess/main.swift\n".utf8))
         exit(2)

@@ -39,9 +39,23 @@ public final class ObjectContainer: Sendable {
     ///   - schema: The model.
     ///   - configuration: Where the store lives: by default ``StoreConfiguration/default``.
     /// - Throws: The errors of ``init(for:configuration:)``.
-    public init(schema: Schema, configuration: StoreConfiguration = .default) throws {
+    public convenience init(schema: Schema, configuration: StoreConfiguration = .default) throws {
+        try self.init(schema: schema, migrationPlan: nil, configuration: configuration)
+    }
+
+    /// Opens (creating or migrating if needed) the store for a schema, running the stages of a
+    /// migration plan when the store is at one of its versions (see ``MigrationPlan``).
+    ///
+    /// - Parameters:
+    ///   - schema: The model: the version the plan's last stage leads to.
+    ///   - migrationPlan: The versions the model went through, with the code of each stage.
+    ///   - configuration: Where the store lives: by default ``StoreConfiguration/default``.
+    /// - Throws: The errors of ``init(for:configuration:)``, ``ObjectGraphError/Code/migrationFailed``
+    ///   when a stage fails (the store stays at the version before it), and
+    ///   ``ObjectGraphError/Code/invalidModel`` when the plan's stages do not chain to `schema`.
+    public init(schema: Schema, migrationPlan: MigrationPlan?, configuration: StoreConfiguration = .default) throws {
         self.schema = schema
-        let store = try SQLiteStore(configuration: configuration, schema: schema)
+        let store = try SQLiteStore(configuration: configuration, schema: schema, migrationPlan: migrationPlan)
         OpenedStores.register(store.mappings.map(\.declaration), store: store.identity.uuid)
         self.coordinator = try StoreCoordinator(store: store, pollingInterval: configuration.historyPollingInterval)
         self.viewContextHolder = ViewContextHolder()

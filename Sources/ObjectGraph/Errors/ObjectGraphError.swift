@@ -66,13 +66,15 @@ public struct ObjectGraphError: Error, Sendable, Equatable {
         public static let invalidListMonitor = Code("invalidListMonitor")
         /// A property named at run time cannot be read or written as asked.
         public static let invalidPropertyAccess = Code("invalidPropertyAccess")
+        /// A migration stage failed; the store stays at the version before it.
+        public static let migrationFailed = Code("migrationFailed")
 
         /// Every code this version of ObjectGraph throws.
         public static let all: [Code] = [
             .validationFailed, .objectNotFound, .inaccessibleFault, .invalidObjectIDString, .foreignObjectID,
             .schemaMismatch, .invalidModel, .incompatibleStore, .unsupportedPredicate, .conflict, .wrongContext,
             .unknownEntity, .store, .readFailed, .unreadableValue, .invalidBatchOperation, .invalidListMonitor,
-            .invalidPropertyAccess
+            .invalidPropertyAccess, .migrationFailed
         ]
     }
 
@@ -128,6 +130,9 @@ public struct ObjectGraphError: Error, Sendable, Equatable {
         /// written as asked: `reason` says why (no such property, a relationship where an attribute was
         /// expected, a value of another kind, an object of another entity). Nothing was changed.
         case invalidPropertyAccess(entity: String, property: String, reason: String)
+        /// A migration stage's code threw, or left a row without a value a required attribute
+        /// needs. `stage` is the stage's name.
+        case migrationFailed(stage: String?, entity: String?, property: String?, reason: String)
     }
 
     /// The failure and its details.
@@ -158,6 +163,7 @@ public struct ObjectGraphError: Error, Sendable, Equatable {
         case .invalidBatchOperation: .invalidBatchOperation
         case .invalidListMonitor: .invalidListMonitor
         case .invalidPropertyAccess: .invalidPropertyAccess
+        case .migrationFailed: .migrationFailed
         }
     }
 
@@ -172,6 +178,7 @@ public struct ObjectGraphError: Error, Sendable, Equatable {
             .invalidListMonitor(let entity, _), .invalidPropertyAccess(let entity, _, _):
             entity
         case .conflict(let conflicts): conflicts.first?.objectID.entityName
+        case .migrationFailed(_, let entity, _, _): entity
         case .invalidObjectIDString, .schemaMismatch, .invalidModel, .incompatibleStore, .store: nil
         }
     }
@@ -194,6 +201,7 @@ public struct ObjectGraphError: Error, Sendable, Equatable {
         case .validationFailed(let failures): failures.first?.property
         case .readFailed(_, let property, _), .invalidBatchOperation(_, let property, _): property
         case .unreadableValue(_, let property, _), .invalidPropertyAccess(_, let property, _): property
+        case .migrationFailed(_, _, let property, _): property
         default: nil
         }
     }
@@ -210,6 +218,7 @@ public struct ObjectGraphError: Error, Sendable, Equatable {
             reason
         case .unsupportedPredicate(_, let construct): construct
         case .wrongContext(_, let action): action
+        case .migrationFailed(_, _, _, let reason): reason
         default: nil
         }
     }
@@ -291,6 +300,15 @@ public struct ObjectGraphError: Error, Sendable, Equatable {
     /// A property named at run time cannot be read or written as asked.
     public static func invalidPropertyAccess(entity: String, property: String, reason: String) -> Self {
         Self(.invalidPropertyAccess(entity: entity, property: property, reason: reason))
+    }
+    /// A migration stage failed; the store stays at the version before it.
+    public static func migrationFailed(stage: String?, entity: String?, property: String?, reason: String) -> Self {
+        Self(.migrationFailed(stage: stage, entity: entity, property: property, reason: reason))
+    }
+
+    /// For ``Code/migrationFailed``: the name of the stage that failed.
+    public var migrationStage: String? {
+        if case .migrationFailed(let stage, _, _, _) = kind { stage } else { nil }
     }
 }
 
@@ -389,6 +407,8 @@ public struct SchemaDifference: Sendable, Equatable, CustomStringConvertible {
     public var change: String
     /// Whether ObjectGraph migrates it automatically without losing data.
     public var isAdditive: Bool
+    /// Whether a ``MigrationStage`` can make the change: its code gives the rows what it needs.
+    public var isMigratedByAStage = false
 
     public var description: String { "\(location): \(change)" }
 }
@@ -426,6 +446,9 @@ extension ObjectGraphError: CustomStringConvertible, LocalizedError {
             return "List monitor of \(entity) refused: \(reason)"
         case let .invalidPropertyAccess(entity, property, reason):
             return "Cannot access \(entity).\(property): \(reason)"
+        case let .migrationFailed(stage, entity, property, reason):
+            let place = entity.map { " at \($0)\(property.map { ".\($0)" } ?? "")" } ?? ""
+            return "Migration stage \(stage ?? "(unnamed)") failed\(place): \(reason)"
         }
     }
 

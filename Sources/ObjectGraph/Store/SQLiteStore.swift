@@ -16,7 +16,8 @@ final class SQLiteStore: Sendable {
     let path: String
     private let checkpointer: LogCheckpointer
 
-    init(configuration: StoreConfiguration, schema: Schema) throws {
+    init(configuration: StoreConfiguration, schema: Schema, migrationPlan: MigrationPlan? = nil) throws {
+        try migrationPlan?.check(endingAt: schema)
         self.schema = schema
         self.mappings = try Self.makeMappings(schema)
         var index: [ObjectIdentifier: Int] = [:]
@@ -47,8 +48,20 @@ final class SQLiteStore: Sendable {
                 if case .defaultFile = configuration.location { try Self.createDirectory(of: path) }
                 // Looked at read-only first: opening a pool switches the file to WAL mode, and a
                 // file that is refused must be left exactly as it was.
-                let preparation = try Self.inspect(path, with: migrator, configuration: grdbConfiguration)
-                let pool = try DatabasePool(path: path, configuration: grdbConfiguration)
+                let pool: DatabasePool
+                let preparation: SchemaMigrator.Preparation
+                if let migrationPlan,
+                    let stored = try Self.inspect(path, configuration: grdbConfiguration, SchemaMigrator.storedVersionHash) ?? nil,
+                    !migrationPlan.stages(fromVersionHash: stored).isEmpty
+                {
+                    // The store is at one of the plan's versions: its stages run first.
+                    pool = try DatabasePool(path: path, configuration: grdbConfiguration)
+                    try StageMigrator(plan: migrationPlan, path: path).migrate(pool)
+                    preparation = try pool.read { try migrator.preparation($0) }
+                } else {
+                    preparation = try Self.inspect(path, configuration: grdbConfiguration, migrator.preparation) ?? .create
+                    pool = try DatabasePool(path: path, configuration: grdbConfiguration)
+                }
                 checkpointer.attach(pool)
                 writer = pool
                 if case .upToDate(let uuid) = preparation {
@@ -73,18 +86,17 @@ final class SQLiteStore: Sendable {
         }
     }
 
-    /// What an existing file needs, found through a read-only connection; `.create` for a file that
+    /// What `body` finds in an existing file, through a read-only connection; nil for a file that
     /// does not exist yet.
     ///
     /// Even a read-only connection creates the `-wal` and `-shm` files of a WAL database that has
     /// none. Without a `-wal` file no connection has the database open in WAL mode (SQLite removes it
     /// when the last one closes), so the file is then read as immutable, which creates nothing.
     /// Where SQLite does not take URI file names, the plain read-only connection is used.
-    private static func inspect(
-        _ path: String, with migrator: SchemaMigrator,
-        configuration: Configuration
-    ) throws -> SchemaMigrator.Preparation {
-        guard FileManager.default.fileExists(atPath: path) else { return .create }
+    private static func inspect<Result>(
+        _ path: String, configuration: Configuration, _ body: (Database) throws -> Result
+    ) throws -> Result? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
         var readOnly = configuration
         readOnly.readonly = true
         if !FileManager.default.fileExists(atPath: path + "-wal") {
@@ -95,9 +107,9 @@ final class SQLiteStore: Sendable {
             } catch {
                 queue = nil  // no URI file names here: the plain connection below reports real errors
             }
-            if let queue { return try queue.read { try migrator.preparation($0) } }
+            if let queue { return try queue.read(body) }
         }
-        return try DatabaseQueue(path: path, configuration: readOnly).read { try migrator.preparation($0) }
+        return try DatabaseQueue(path: path, configuration: readOnly).read(body)
     }
 
     /// Runs a read made of one statement.
@@ -134,7 +146,7 @@ final class SQLiteStore: Sendable {
 
     // MARK: Mappings
 
-    private static func makeMappings(_ schema: Schema) throws -> [EntityMapping] {
+    static func makeMappings(_ schema: Schema) throws -> [EntityMapping] {
         let mappings = try makeMappings(schema.declarations, schema: schema)
         try checkTableNames(mappings)
         return mappings

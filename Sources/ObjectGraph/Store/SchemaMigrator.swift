@@ -23,6 +23,13 @@ struct SchemaMigrator {
         case migrate(UUID, Renames)
     }
 
+    /// The hash of the model the store was last migrated to; nil for a database that is not an
+    /// ObjectGraph store.
+    static func storedVersionHash(_ db: Database) throws -> String? {
+        guard try db.tableExists(metadataTable) else { return nil }
+        return try String.fetchOne(db, sql: "SELECT value FROM Z_METADATA WHERE key = 'versionHash'")
+    }
+
     /// Finds, by reading only, what the store needs; throws for a database that is not an ObjectGraph
     /// store or whose schema cannot migrate, before anything is written to it.
     func preparation(_ db: Database) throws -> Preparation {
@@ -91,7 +98,7 @@ struct SchemaMigrator {
         return uuid
     }
 
-    private func writeMetadata(_ db: Database, uuid: UUID) throws {
+    func writeMetadata(_ db: Database, uuid: UUID) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let json = String(decoding: try encoder.encode(schema.entities), as: UTF8.self)
@@ -116,7 +123,7 @@ struct SchemaMigrator {
     }
 
     /// Every table the model needs, with its columns, and every index.
-    private func targetLayout() -> (tables: [(name: String, columns: [Column], withoutRowID: Bool)], indexes: [Index]) {
+    func targetLayout() -> (tables: [(name: String, columns: [Column], withoutRowID: Bool)], indexes: [Index]) {
         var tables: [String: [Column]] = [:]
         var order: [String] = []
         var joinTables: Set<String> = []
@@ -188,14 +195,15 @@ struct SchemaMigrator {
         return (order.map { ($0, tables[$0] ?? [], joinTables.contains($0)) }, indexes)
     }
 
-    /// Creates what is missing: tables, columns, indexes. Never drops or rewrites anything.
-    private func applyAdditiveChanges(_ db: Database) throws {
+    /// Creates what is missing: tables, columns, indexes. Never drops or rewrites anything. A
+    /// required column is added only for a migration stage, whose code fills it.
+    func applyAdditiveChanges(_ db: Database, addingRequiredColumns: Bool = false) throws {
         let layout = targetLayout()
         for table in layout.tables {
             if try db.tableExists(table.name) {
                 let existing = Set(try db.columns(in: table.name).map(\.name))
                 for column in table.columns where !existing.contains(column.name) {
-                    guard column.canBeAdded else {
+                    guard column.canBeAdded || addingRequiredColumns else {
                         throw ObjectGraphError.schemaMismatch([
                             SchemaDifference(
                                 location: "\(table.name).\(column.name)",
@@ -245,7 +253,8 @@ struct SchemaMigrator {
         let oldByName = Dictionary(uniqueKeysWithValues: old.map { ($0.name, $0) })
         let newNames = Set(new.map(\.name))
         for entity in old where !newNames.contains(entity.name) {
-            result.append(SchemaDifference(location: entity.name, change: "entity removed", isAdditive: false))
+            result.append(
+                SchemaDifference(location: entity.name, change: "entity removed", isAdditive: false, isMigratedByAStage: true))
         }
         for entity in new {
             guard let previous = oldByName[entity.name] else {
@@ -263,7 +272,7 @@ struct SchemaMigrator {
             result.append(
                 SchemaDifference(
                     location: "\(new.name).\(attribute.name)",
-                    change: "attribute removed", isAdditive: false))
+                    change: "attribute removed", isAdditive: false, isMigratedByAStage: true))
         }
         for attribute in new.attributes {
             let location = "\(new.name).\(attribute.name)"
@@ -273,7 +282,7 @@ struct SchemaMigrator {
                     SchemaDifference(
                         location: location,
                         change: additive ? "attribute added" : "required attribute added without a default value",
-                        isAdditive: additive))
+                        isAdditive: additive, isMigratedByAStage: true))
                 continue
             }
             if previous.type != attribute.type {
@@ -283,7 +292,8 @@ struct SchemaMigrator {
                         isAdditive: false))
             }
             if previous.isOptional && !attribute.isOptional {
-                result.append(SchemaDifference(location: location, change: "became required", isAdditive: false))
+                result.append(
+                    SchemaDifference(location: location, change: "became required", isAdditive: false, isMigratedByAStage: true))
             } else if previous.isOptional != attribute.isOptional {
                 result.append(SchemaDifference(location: location, change: "became optional", isAdditive: true))
             }
@@ -291,7 +301,8 @@ struct SchemaMigrator {
                 let added = (attribute.isUnique && !previous.isUnique) || (attribute.isIndexed && !previous.isIndexed)
                 result.append(
                     SchemaDifference(
-                        location: location, change: added ? "index added" : "index removed", isAdditive: added))
+                        location: location, change: added ? "index added" : "index removed", isAdditive: added,
+                        isMigratedByAStage: true))
             }
             if previous.defaultValue != attribute.defaultValue {
                 result.append(SchemaDifference(location: location, change: "default value changed", isAdditive: true))
@@ -306,7 +317,7 @@ struct SchemaMigrator {
             result.append(
                 SchemaDifference(
                     location: "\(new.name).\(relationship.name)",
-                    change: "relationship removed", isAdditive: false))
+                    change: "relationship removed", isAdditive: false, isMigratedByAStage: true))
         }
         for relationship in new.relationships {
             let location = "\(new.name).\(relationship.name)"
