@@ -111,6 +111,7 @@ struct Demo: AsyncParsableCommand {
         )
         try DeleteRulesDemo.run()
         try await DetailViewDemo.run()
+        try EditSheetDemo.run()
         try TwoStepDeletionDemo.run()
         try await ListMonitorDemo.run()
     }

@@ -144,15 +144,22 @@ import Testing
         let undoManager = ObjectUndoManager()
         scene.context.undoManager = undoManager
         let monitor = try scene.context.monitorList(Mood.self, sortBy: [SortDescriptor(\.text)])
+        let hail = Mood(text: "Hail", rating: 1, country: scene.spain)
+        scene.context.insert(hail)
+        try scene.context.save()
+        undoManager.removeAllActions()
+
         let sheet = scene.context.newChildContext()
         sheet.insert(Mood(text: "Another", rating: 3))
         try sheet.existingObject(with: scene.mood.objectID, as: Mood.self).text = "Rain"
+        sheet.delete(try sheet.existingObject(with: hail.objectID, as: Mood.self))
         try sheet.save()
         #expect(monitor.objects.map(\.text) == ["Another", "Rain"])
 
         scene.context.processPendingChanges()
         undoManager.undo()
-        #expect(monitor.objects.map(\.text) == ["Sunny"])
+        #expect(monitor.objects.map(\.text) == ["Hail", "Sunny"])
+        #expect(scene.spain.moods == [hail])
         #expect(!scene.context.hasChanges)
     }
 }
@@ -160,6 +167,8 @@ import Testing
 /// Random unsaved edits in a parent, then in a child made from it, which is either dropped or
 /// saved: dropped, the parent shows what it showed; saved, the parent shows what the child
 /// showed; and the parent's save stores exactly that. The child starts out showing its parent.
+/// The parent's undo manager records each round as a group: undoing them all walks back through
+/// the same graphs.
 @Suite struct RandomChildContextTests {
     @Test(arguments: UInt64(0)..<24)
     func aChildSavedOrDroppedLeavesItsParentShowingTheRightGraph(seed: UInt64) throws {
@@ -167,6 +176,9 @@ import Testing
         let container = try makeContainer()
         let context = container.newBackgroundContext()
         _ = try makeEurope(in: context)
+        let undoManager = ObjectUndoManager()
+        context.undoManager = undoManager
+        var graphs = [try RandomGraphEdits.graph(in: context)]  // at the end of each round that changed it
         for round in 0..<6 {
             for _ in 0..<Int.random(in: 0..<5, using: &edits.random) { _ = try edits.step(in: context) }
             let parentGraph = try RandomGraphEdits.graph(in: context)
@@ -188,13 +200,27 @@ import Testing
                 #expect(try RandomGraphEdits.graph(in: context) == parentGraph, "seed \(seed), round \(round): dropped")
             }
             _ = child
+            let expected = try RandomGraphEdits.graph(in: context)
             if Bool.random(using: &edits.random) {
-                let expected = try RandomGraphEdits.graph(in: context)
                 try context.save()
                 #expect(
                     try RandomGraphEdits.graph(in: container.newBackgroundContext()) == expected, "seed \(seed), round \(round): stored")
             }
+            context.processPendingChanges()  // the round ends: one undo group
+            if expected != graphs[graphs.count - 1] { graphs.append(expected) }
         }
+        // A round whose changes cancel out (a child that inserts a country and deletes it) can be a
+        // group that shows no change: each undo must show a graph of an earlier round, in order.
+        var shown = graphs.count - 1
+        while undoManager.canUndo {
+            undoManager.undo()
+            let now = try RandomGraphEdits.graph(in: context)
+            while shown > 0, graphs[shown] != now { shown -= 1 }
+            #expect(graphs[shown] == now, "seed \(seed): an undo shows a graph no earlier round showed")
+        }
+        #expect(try RandomGraphEdits.graph(in: context) == graphs[0], "seed \(seed): undoing all")
+        try context.save()
+        #expect(try RandomGraphEdits.graph(in: container.newBackgroundContext()) == graphs[0], "seed \(seed): stored after undoing all")
     }
 }
 

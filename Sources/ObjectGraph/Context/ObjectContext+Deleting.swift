@@ -52,6 +52,8 @@ extension ObjectContext {
     func deleteWithoutRules(_ object: any Entity) {
         let state = object._$state
         guard isLive(state) else { return }
+        if undo != nil { recordExistenceForUndo(of: object, wasLive: true) }
+        hasChangesSinceSave = true
         let key = StateKey(state)
         state.isDeleted = true
         if state.isInserted {

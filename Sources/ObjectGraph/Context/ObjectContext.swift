@@ -508,6 +508,7 @@ extension ObjectContext: CustomStringConvertible, CustomReflectable {
         "ObjectContext(\(name.map { "\"\($0)\"" } ?? "unnamed")\(parent == nil ? "" : ", child")\(changes.hasChanges ? ", changed" : ""))"
     }
 
+    /// The context's name, whether it is a child, and whether it has changes: not its objects.
     public var customMirror: Mirror {
         Mirror(self, children: ["name": name as Any, "isChild": parent != nil, "hasChanges": hasChanges], displayStyle: .class)
     }

@@ -64,12 +64,18 @@ extension ObjectContext {
     }
 
     /// Records that an object is inserted or deleted: restoring the group deletes it again, or
-    /// brings it back. A deleted object's global ID is read now, while its row exists: an undo after
-    /// the save writes the row again under the same global ID.
+    /// brings it back. A deleted object's values and global ID are read now, while its row exists:
+    /// an undo after the save writes the row again with them.
     func recordExistenceForUndo(of object: any Entity, wasLive: Bool) {
         guard let group = undo?.recordingGroup() else { return }
         let state = object._$state
-        if wasLive, !state.isInserted, state.globalID == nil { _ = state.loadedGlobalID }
+        if wasLive {
+            // What a deleted object is brought back with: its values, its members (the store
+            // will not have them once the deletion is saved) and its global ID.
+            if state.isFault { fulfillFault(state) }
+            for slot in state.toMany.indices where state.toMany[slot].needsLoading { _ = members(of: state, slot: slot) }
+            if !state.isInserted, state.globalID == nil { _ = state.loadedGlobalID }
+        }
         group.withRecord(of: object) { record in
             if record.isLive == nil { record.isLive = wasLive }
         }
