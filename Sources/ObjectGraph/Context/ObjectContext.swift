@@ -501,8 +501,8 @@ public final class ObjectContext {
     }
 }
 
-/// A context describes itself in a few words: its bookkeeping refers to objects without reference
-/// counts (see ``ObjectState``), which reflecting it field by field must not follow.
+/// A context describes itself in a few words: reflected field by field, it would list every object
+/// it tracks (a failing test's message, a debugger's summary).
 extension ObjectContext: CustomStringConvertible, CustomReflectable {
     public var description: String {
         "ObjectContext(\(name.map { "\"\($0)\"" } ?? "unnamed")\(parent == nil ? "" : ", child")\(changes.hasChanges ? ", changed" : ""))"

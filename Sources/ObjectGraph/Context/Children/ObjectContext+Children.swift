@@ -72,6 +72,8 @@ extension ObjectContext {
             if source.isUpdated { changes.updated[key] = copy }
             if source.isDeleted { changes.deleted[key] = copy }
         }
+        // Marks for deletion set or cleared in the parent count in the child too.
+        for (index, keys) in parent.changes.unsavedMarks { changes.unsavedMarks[index, default: []].formUnion(keys) }
     }
 
     /// Whether an object of this child differs from the parent's object with its ID.

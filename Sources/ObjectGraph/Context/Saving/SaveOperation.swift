@@ -109,6 +109,7 @@ struct SaveOperation {
             context.changes.pendingDeletions.isEmpty && context.changes.rulesAwaitingRetry.isEmpty
                 && context.changes.deferredErrors.isEmpty, "a save committed with work of its unit left undone")
         context.changes.clear()
+        context.hasChangesSinceSave = false
         context.markedKeysCache = [:]
         if !context.children.isEmpty {
             let deleted = Set(plan.deletes.map(\.id))
