@@ -25,6 +25,7 @@ enum BatchWorkloads {
         var held: [[any Entity]] = []
         var plain: DatabasePool?
         var records: DatabasePool?
+        var raw: RawDatabase?
         return Workload(
             name: "batch-delete \(marked) of \(dataset.moodCount) marked moods, merged into \(liveContextCount) contexts",
             setUp: templates.fill,
@@ -94,6 +95,23 @@ enum BatchWorkloads {
                         try PlainSQL.verifyCounts(
                             in: $0, continents: 1, countries: dataset.countryCount,
                             moods: dataset.moodCount - marked)
+                    }
+                }),
+            raw: Contender(
+                prepare: {
+                    raw = nil
+                    _ = try markedPlainCopy(templates, "batch-delete-raw", date: markDate)  // closed when released
+                    raw = try templates.rawDatabase("batch-delete-raw")
+                },
+                run: {
+                    try raw?.transaction {
+                        try raw?.execute("DELETE FROM mood WHERE markedForDeletionDate < \(cutoff.timeIntervalSince1970)")
+                    }
+                },
+                verify: {
+                    try raw.map {
+                        try RawSQL.verifyCounts(
+                            in: $0, continents: 1, countries: dataset.countryCount, moods: dataset.moodCount - marked)
                     }
                 }))
     }

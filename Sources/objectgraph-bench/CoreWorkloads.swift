@@ -24,6 +24,7 @@ enum CoreWorkloads {
         var graph: ObjectContainer?
         var plain: DatabasePool?
         var records: DatabasePool?
+        var raw: RawDatabase?
         let range = 0..<dataset.moodCount
         return Workload(
             name: "insert \(dataset.moodCount) moods and save",
@@ -44,7 +45,13 @@ enum CoreWorkloads {
                     records = nil
                     records = try PlainSQL.openDatabase(at: files.fresh("insert-records.sqlite"))
                 },
-                run: { if let records { try dataset.insertRecords(range, into: records) } }))
+                run: { if let records { try dataset.insertRecords(range, into: records) } }),
+            raw: Contender(
+                prepare: {
+                    raw = nil
+                    raw = try RawSQL.openFreshDatabase(at: files.fresh("insert-raw.sqlite"))
+                },
+                run: { if let raw { try RawSQL.insert(range, of: dataset, into: raw) } }))
     }
 
     /// Fetch every mood and read every attribute.
@@ -61,6 +68,9 @@ enum CoreWorkloads {
             }),
             peer: Contender(run: {
                 for mood in try stores.plain().read({ db in try MoodRecord.fetchAll(db) }) { mood.consume() }
+            }),
+            raw: Contender(run: {
+                for mood in try RawSQL.moods(stores.raw(), sql: "SELECT \(PlainSQL.moodColumns) FROM mood") { mood.consume() }
             }))
     }
 
@@ -87,6 +97,11 @@ enum CoreWorkloads {
                     try MoodRecord.filter(sql: "rating > 3 AND markedForDeletionDate IS NULL").order(sql: "date").fetchAll(db)
                 }
                 for mood in moods { mood.consume() }
+            }),
+            raw: Contender(run: {
+                for mood in try RawSQL.moods(stores.raw(), sql: "SELECT \(PlainSQL.moodColumns) FROM mood WHERE \(condition)") {
+                    mood.consume()
+                }
             }))
     }
 
@@ -120,7 +135,8 @@ enum CoreWorkloads {
                         try mood.update(db)
                     }
                 }
-            }))
+            }),
+            raw: Contender(run: { try RawSQL.update(count: count, in: stores.raw()) }))
     }
 
     /// Iterate over every mood of a large store with a fetch batch size of 1,000, reading every attribute.
@@ -142,7 +158,8 @@ enum CoreWorkloads {
                     let moods = try MoodRecord.fetchCursor(db)
                     while let mood = try moods.next() { mood.consume() }
                 }
-            }))
+            }),
+            raw: Contender(run: { try RawSQL.iterate(stores.raw(), sql: "SELECT \(PlainSQL.moodColumns) FROM mood") }))
     }
 }
 
@@ -153,6 +170,7 @@ final class SharedStores {
     private let files: ScratchFiles
     private let name: String
     private var filled: (graph: ObjectContainer, plain: DatabasePool)?
+    private var rawDatabase: RawDatabase?
 
     init(dataset: Dataset, files: ScratchFiles, name: String) {
         self.dataset = dataset
@@ -168,6 +186,15 @@ final class SharedStores {
     func graph() throws -> ObjectContainer { try stores().graph }
 
     func plain() throws -> DatabasePool { try stores().plain }
+
+    /// The plain store's file, opened through SQLite's C API (a connection of its own).
+    func raw() throws -> RawDatabase {
+        if let rawDatabase { return rawDatabase }
+        _ = try stores()
+        let opened = try RawDatabase(path: files.path("\(name)-plain.sqlite"))
+        rawDatabase = opened
+        return opened
+    }
 
     private func stores() throws -> (graph: ObjectContainer, plain: DatabasePool) {
         if let filled { return filled }

@@ -16,6 +16,7 @@ enum DeletionWorkloads {
         var graph: ObjectContainer?
         var plain: DatabasePool?
         var records: DatabasePool?
+        var raw: RawDatabase?
         return Workload(
             name: "delete a continent: \(templates.dataset.countryCount) countries, \(templates.dataset.moodCount) moods",
             setUp: templates.fill,
@@ -45,7 +46,13 @@ enum DeletionWorkloads {
                         for continent in try ContinentRecord.fetchAll(db) { try continent.delete(db) }
                     }
                 },
-                verify: { try records.map { try PlainSQL.verifyCounts(in: $0, continents: 0, countries: 0, moods: 0) } }))
+                verify: { try records.map { try PlainSQL.verifyCounts(in: $0, continents: 0, countries: 0, moods: 0) } }),
+            raw: Contender(
+                prepare: {
+                    raw = nil; raw = try templates.rawCopy("cascade-raw")
+                },
+                run: { try raw?.transaction { try raw?.execute("DELETE FROM continent") } },
+                verify: { try raw.map { try RawSQL.verifyCounts(in: $0, continents: 0, countries: 0, moods: 0) } }))
     }
 
     /// Delete `count` moods, which leaves their countries (nullify), and save.
@@ -53,6 +60,7 @@ enum DeletionWorkloads {
         var graph: ObjectContainer?
         var plain: DatabasePool?
         var records: DatabasePool?
+        var raw: RawDatabase?
         // Every country keeps moods (the dataset spreads moods evenly), so none goes with them.
         let dataset = templates.dataset
         let expected = (continents: 1, countries: dataset.countryCount, moods: dataset.moodCount - count)
@@ -109,6 +117,17 @@ enum DeletionWorkloads {
                             in: $0, continents: expected.continents,
                             countries: expected.countries, moods: expected.moods)
                     }
+                }),
+            raw: Contender(
+                prepare: {
+                    raw = nil; raw = try templates.rawCopy("nullify-raw")
+                },
+                run: { if let raw { try RawSQL.deleteMoods(count: count, in: raw) } },
+                verify: {
+                    try raw.map {
+                        try RawSQL.verifyCounts(
+                            in: $0, continents: expected.continents, countries: expected.countries, moods: expected.moods)
+                    }
                 }))
     }
 }
@@ -143,6 +162,15 @@ final class TemplateStores {
 
     func plainCopy(_ name: String) throws -> DatabasePool {
         try PlainSQL.openDatabase(at: copy("template-plain.sqlite", to: "\(name).sqlite"))
+    }
+
+    func rawCopy(_ name: String) throws -> RawDatabase {
+        try RawDatabase(path: copy("template-plain.sqlite", to: "\(name).sqlite"))
+    }
+
+    /// A copy made by ``plainCopy(_:)`` (and closed since), opened raw.
+    func rawDatabase(_ name: String) throws -> RawDatabase {
+        try RawDatabase(path: files.path("\(name).sqlite"))
     }
 
     private func copy(_ template: String, to name: String) throws -> String {

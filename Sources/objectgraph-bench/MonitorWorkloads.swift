@@ -21,6 +21,7 @@ enum MonitorWorkloads {
         var context: ObjectContext?
         var rows: [ListRow] = []
         var records: [MoodRecord] = []
+        var rawRows: [ListRow] = []
         return Workload(
             name: "monitor: open a \(stores.dataset.moodCount)-row list in 10 sections",
             setUp: stores.fill,
@@ -43,7 +44,11 @@ enum MonitorWorkloads {
             peer: Contender(
                 prepare: { records = [] },
                 run: { records = try stores.plain().read(MoodRecord.fetchList) },
-                verify: { try WorkloadError.check("listed", records.count, stores.dataset.moodCount) }))
+                verify: { try WorkloadError.check("listed", records.count, stores.dataset.moodCount) }),
+            raw: Contender(
+                prepare: { rawRows = [] },
+                run: { rawRows = try RawSQL.list(stores.raw()) },
+                verify: { try WorkloadError.check("listed", rawRows.count, stores.dataset.moodCount) }))
     }
 
     enum SingleChange: String, CaseIterable {
@@ -434,6 +439,17 @@ final class MonitorStores {
         return pool
     }
 
+    private var rawDatabase: RawDatabase?
+
+    /// The plain store's file, opened through SQLite's C API.
+    func raw() throws -> RawDatabase {
+        try fill()
+        if let rawDatabase { return rawDatabase }
+        let opened = try RawDatabase(path: files.path("monitor-plain.sqlite"))
+        rawDatabase = opened
+        return opened
+    }
+
     /// The live context and monitor, made once (untimed, at the first run that asks).
     func live() throws -> Live {
         if let liveState { return liveState }
@@ -471,6 +487,10 @@ struct ListRow: Equatable, FetchableRecord {
     var rating: Int
     var date: Double
     var country: String?
+
+    init(id: Int64, text: String, rating: Int, date: Double, country: String?) {
+        (self.id, self.text, self.rating, self.date, self.country) = (id, text, rating, date, country)
+    }
 
     init(row: Row) {
         (id, text, rating, date, country) = (row[0], row[1], row[2], row[3], row[4])

@@ -3,13 +3,15 @@ import Foundation
 /// The results as a Markdown table, the form BENCHMARKS.md records.
 enum Report {
     static let header = """
-        | workload | ObjectGraph ms | baseline ms | peer ms | ratio | peak RSS MB |
-        | --- | ---: | ---: | ---: | ---: | ---: |
+        | workload | ObjectGraph ms | baseline ms | peer ms | raw ms | ratio | raw ratio | peak RSS MB |
+        | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |
         """
 
     static func row(_ result: WorkloadResult) -> String {
         "| \(result.workload) | \(format(result.objectgraph_ms)) | \(format(result.baseline_ms)) "
-            + "| \(format(result.peer_ms)) | \(format(result.ratio, digits: result.ratio < 0.1 ? 4 : 2)) "
+            + "| \(format(result.peer_ms)) | \(result.raw_ms.map { format($0) } ?? "—") "
+            + "| \(format(result.ratio, digits: result.ratio < 0.1 ? 4 : 2)) "
+            + "| \(result.raw_ratio.map { format($0, digits: $0 < 0.1 ? 4 : 2) } ?? "—") "
             + "| \(format(result.peak_rss_mb)) |"
     }
 

@@ -16,8 +16,9 @@ struct WorkloadError: Error, CustomStringConvertible {
     }
 }
 
-/// A piece of work done three ways in the same process: through ObjectGraph, as plain GRDB statements
-/// reading `Row`s (the baseline), and as GRDB Codable records (the peer).
+/// A piece of work done several ways in the same process: through ObjectGraph, as plain GRDB
+/// statements reading `Row`s (the baseline), as GRDB Codable records (the peer), and through
+/// SQLite's C API into plain structs (the raw side, the floor).
 struct Workload {
     var name: String
     /// Untimed work done once, before the first run (filling the stores the workload reads).
@@ -25,6 +26,8 @@ struct Workload {
     var objectGraph: Contender
     var baseline: Contender
     var peer: Contender
+    /// Nil for a workload whose raw side is not written yet.
+    var raw: Contender? = nil
 }
 
 /// The medians of a workload's runs.
@@ -35,13 +38,16 @@ struct WorkloadResult: Encodable {
     var peer_ms: Double
     var ratio: Double
     var peak_rss_mb: Double
+    /// The raw side's median, and ObjectGraph's ratio to it; nil where the workload has no raw side.
+    var raw_ms: Double?
+    var raw_ratio: Double?
 }
 
 extension Workload {
     /// Runs each contender `runs` times, interleaved so that drift in the machine hits all three alike,
     /// and keeps the medians. The peak memory is ObjectGraph's.
     func measure(runs: Int, onlyObjectGraph: Bool = false) throws -> WorkloadResult {
-        var objectGraphTimes: [Double] = [], baselineTimes: [Double] = [], peerTimes: [Double] = []
+        var objectGraphTimes: [Double] = [], baselineTimes: [Double] = [], peerTimes: [Double] = [], rawTimes: [Double] = []
         var peak = 0.0
         try setUp()
         PeakMemory.releaseFreedMemory()
@@ -53,6 +59,11 @@ extension Workload {
                 try peer.prepare()
                 peerTimes.append(try Measure.run(peer.run).milliseconds)
                 try peer.verify()
+                if let raw {
+                    try raw.prepare()
+                    rawTimes.append(try Measure.run(raw.run).milliseconds)
+                    try raw.verify()
+                }
             }
             try objectGraph.prepare()
             let measurement = try Measure.run(objectGraph.run)
@@ -63,9 +74,11 @@ extension Workload {
         }
         let objectGraphMedian = Measure.median(objectGraphTimes)
         let baselineMedian = Measure.median(baselineTimes)
+        let rawMedian = rawTimes.isEmpty ? nil : Measure.median(rawTimes)
         return WorkloadResult(
             workload: name, objectgraph_ms: objectGraphMedian, baseline_ms: baselineMedian,
             peer_ms: Measure.median(peerTimes),
-            ratio: baselineMedian > 0 ? objectGraphMedian / baselineMedian : 0, peak_rss_mb: peak)
+            ratio: baselineMedian > 0 ? objectGraphMedian / baselineMedian : 0, peak_rss_mb: peak,
+            raw_ms: rawMedian, raw_ratio: rawMedian.map { $0 > 0 ? objectGraphMedian / $0 : 0 })
     }
 }
