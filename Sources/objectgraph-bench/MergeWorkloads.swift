@@ -24,6 +24,7 @@ enum MergeWorkloads {
         var scene: Scene?
         var plain = PlainSide()
         var records = RecordSide()
+        var raw = RawSide()
         return Workload(
             name: "save \(count) updated moods, merged into \(readerCount) contexts",
             setUp: {
@@ -53,7 +54,11 @@ enum MergeWorkloads {
             peer: Contender(
                 prepare: { try records.prepare(stores.plain(), changing: count, caches: readerCount) },
                 run: { try records.run(stores.plain()) },
-                verify: { try WorkloadError.check("cached records left", records.cachedRecordCount, 0) }))
+                verify: { try WorkloadError.check("cached records left", records.cachedRecordCount, 0) }),
+            raw: Contender(
+                prepare: { try raw.prepare(stores.raw(), changing: count, caches: readerCount) },
+                run: { try raw.run(stores.raw()) },
+                verify: { try WorkloadError.check("cached rows left", raw.cachedRowCount, 0) }))
     }
 
     /// The cost, to a context holding `count` moods, of merging a save of `count` other moods: it
@@ -62,6 +67,7 @@ enum MergeWorkloads {
         var scene: Scene?
         var plain = PlainSide()
         var records = RecordSide()
+        var raw = RawSide()
         let held = count..<(2 * count)
         let heldRowIDs = Int64(held.lowerBound + 1)...Int64(held.upperBound)  // row IDs start at 1
         return Workload(
@@ -88,7 +94,11 @@ enum MergeWorkloads {
             peer: Contender(
                 prepare: { try records.prepare(stores.plain(), changing: count, caches: 1, cachedRows: heldRowIDs) },
                 run: { records.invalidateCaches() },
-                verify: { try WorkloadError.check("cached records left", records.cachedRecordCount, count) }))
+                verify: { try WorkloadError.check("cached records left", records.cachedRecordCount, count) }),
+            raw: Contender(
+                prepare: { try raw.prepare(stores.raw(), changing: count, caches: 1, cachedRows: heldRowIDs) },
+                run: { raw.invalidateCaches() },
+                verify: { try WorkloadError.check("cached rows left", raw.cachedRowCount, count) }))
     }
 
     /// A writer holding the moods it changes, and readers holding faults for moods and counting what
@@ -165,6 +175,43 @@ enum MergeWorkloads {
             try pool.write { db in
                 let update = try db.makeStatement(sql: "UPDATE mood SET rating = ? WHERE id = ?")
                 for change in changes { try update.execute(arguments: [change.rating, change.id]) }
+            }
+            invalidateCaches()
+        }
+
+        mutating func invalidateCaches() {
+            for index in caches.indices {
+                for change in changes { caches[index].removeValue(forKey: change.id) }
+            }
+        }
+    }
+
+    /// The raw side: rows written through SQLite's C API, then dropped from caches of structs.
+    struct RawSide {
+        private var changes: [(id: Int64, rating: Int64)] = []
+        private var caches: [[Int64: RawMood]] = []
+
+        var cachedRowCount: Int { caches.reduce(0) { $0 + $1.count } }
+
+        mutating func prepare(
+            _ db: RawDatabase, changing count: Int, caches cacheCount: Int, cachedRows: ClosedRange<Int64>? = nil
+        ) throws {
+            let changed = try RawSQL.moods(db, sql: "SELECT \(PlainSQL.moodColumns) FROM mood ORDER BY id LIMIT \(count)")
+            changes = changed.map { (id: $0.id, rating: Int64($0.rating % 5 + 1)) }
+            let range = cachedRows ?? (changes.first?.id ?? 0)...(changes.last?.id ?? 0)
+            let rows = try RawSQL.moods(
+                db, sql: "SELECT \(PlainSQL.moodColumns) FROM mood WHERE id BETWEEN \(range.lowerBound) AND \(range.upperBound)")
+            caches = Array(repeating: Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0) }), count: cacheCount)
+        }
+
+        mutating func run(_ db: RawDatabase) throws {
+            try db.transaction {
+                let update = try db.prepare("UPDATE mood SET rating = ? WHERE id = ?")
+                for change in changes {
+                    try update.bind(change.rating, at: 1)
+                    try update.bind(change.id, at: 2)
+                    try update.run()
+                }
             }
             invalidateCaches()
         }

@@ -61,6 +61,7 @@ enum MonitorWorkloads {
         var step = 0
         var plainList: [ListRow] = []
         var recordList: [MoodRecord] = []
+        var rawList: [ListRow] = []
         var heard = 0
         return Workload(
             name: "monitor: one \(change.rawValue)",
@@ -68,6 +69,7 @@ enum MonitorWorkloads {
                 try stores.fill()
                 plainList = try stores.plain().read(ListRow.fetchList)
                 recordList = try stores.plain().read(MoodRecord.fetchList)
+                rawList = try RawSQL.list(stores.raw())
             },
             objectGraph: Contender(
                 prepare: {
@@ -104,7 +106,35 @@ enum MonitorWorkloads {
                 let list = try stores.plain().read(MoodRecord.fetchList)
                 Sink.checksum &+= list.difference(from: recordList).count
                 recordList = list
+            }),
+            raw: Contender(run: {
+                let db = try stores.raw()
+                try db.transaction { try applyRaw(change, step: step, to: rawList.map(\.id), db) }
+                let list = try RawSQL.list(db)
+                Sink.checksum &+= list.difference(from: rawList).count
+                rawList = list
             }))
+    }
+
+    /// The raw side's version of a change, through SQLite's C API.
+    private static func applyRaw(_ change: SingleChange, step: Int, to ids: [Int64], _ db: RawDatabase) throws {
+        let id = ids[(step &* 7_919) % ids.count]
+        switch change {
+        case .update:
+            let statement = try db.prepare("UPDATE mood SET date = date + 0.5 WHERE id = ?")
+            try statement.bind(id, at: 1)
+            try statement.run()
+        case .insert:
+            let statement = try db.prepare("INSERT INTO mood (text, rating, date, countryId) VALUES (?, 3, ?, ?)")
+            try statement.bind("New \(step)", at: 1)
+            try statement.bind(Dataset.epoch.addingTimeInterval(Double(step) + 0.25).timeIntervalSince1970, at: 2)
+            try statement.bind(Int64(step % 10 + 1), at: 3)
+            try statement.run()
+        case .delete:
+            let statement = try db.prepare("DELETE FROM mood WHERE id = ?")
+            try statement.bind(id, at: 1)
+            try statement.run()
+        }
     }
 
     /// The baseline's version of a change, on the row at the same place in its list.
