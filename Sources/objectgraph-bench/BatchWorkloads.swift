@@ -131,6 +131,7 @@ enum BatchWorkloads {
     static func historyRead(count: Int, files: ScratchFiles) -> Workload {
         var graph: ObjectContainer?
         var plain: DatabasePool?
+        var raw: RawDatabase?
         return Workload(
             name: "history: read \(count) transactions",
             setUp: {
@@ -146,6 +147,7 @@ enum BatchWorkloads {
                 }
                 graph = container
                 plain = try DatabasePool(path: files.path("history.sqlite"))
+                raw = try RawDatabase(path: files.path("history.sqlite"))
             },
             objectGraph: Contender(
                 run: { Sink.checksum &+= try graph?.fetchHistory().reduce(0) { $0 + $1.changes.count } ?? 0 },
@@ -167,6 +169,21 @@ enum BatchWorkloads {
                 try plain?.read { db in
                     Sink.checksum &+= try TransactionRecord.fetchAll(db).count + ChangeRecord.fetchAll(db).count
                 }
+            }),
+            raw: Contender(run: {
+                guard let db = raw else { return }
+                try db.read {
+                    var total = 0
+                    let transactions = try db.prepare("SELECT Z_SEQUENCE, Z_AUTHOR, Z_TIMESTAMP FROM Z_TRANSACTION ORDER BY Z_SEQUENCE")
+                    while try transactions.step() {
+                        // Every column read, as the other sides' rows are.
+                        let (sequence, author, timestamp) = (transactions.int64(0), transactions.text(1), transactions.double(2))
+                        total &+= (sequence == 0 ? 0 : 1) &+ (author?.utf8.count ?? 0) &+ Int(timestamp)
+                    }
+                    let changes = try db.prepare("SELECT Z_SEQUENCE, Z_ENTITY, Z_PK, Z_KIND, Z_UUID, Z_KEYS FROM Z_CHANGE")
+                    while try changes.step() { total &+= changes.text(5)?.utf8.count ?? 0 }
+                    Sink.checksum &+= total
+                }
             }))
     }
 
@@ -182,6 +199,8 @@ enum BatchWorkloads {
         var merged = false
         var plainWriter: DatabasePool?
         var plainReader: DatabaseQueue?
+        var rawWriter: RawDatabase?
+        var rawReader: RawDatabase?
         var rating = 1
         return Workload(
             name: "another writer's save, until merged here",
@@ -199,6 +218,10 @@ enum BatchWorkloads {
                 plainWriter = try PlainSQL.openDatabase(at: plainPath)
                 try PlainSQL.insert(0..<1, of: Dataset(moodCount: 1, countryCount: 1), into: plainWriter!)
                 plainReader = try DatabaseQueue(path: plainPath)
+                let rawPath = files.fresh("shared-raw.sqlite")
+                rawWriter = try RawSQL.openFreshDatabase(at: rawPath)
+                if let rawWriter { try RawSQL.insert(0..<1, of: Dataset(moodCount: 1, countryCount: 1), into: rawWriter) }
+                rawReader = try RawDatabase(path: rawPath)
             },
             objectGraph: Contender(
                 prepare: {
@@ -226,7 +249,15 @@ enum BatchWorkloads {
                     Thread.sleep(forTimeInterval: 0.001)
                 }
             }),
-            peer: Contender(run: {}))
+            peer: Contender(run: {}),
+            raw: Contender(run: {
+                guard let rawWriter, let rawReader else { return }
+                let version = try RawSQL.integer(rawReader, sql: "PRAGMA data_version")
+                try rawWriter.transaction { try rawWriter.execute("UPDATE mood SET rating = rating % 5 + 1") }
+                while try RawSQL.integer(rawReader, sql: "PRAGMA data_version") == version {
+                    Thread.sleep(forTimeInterval: 0.001)
+                }
+            }))
     }
 }
 

@@ -164,6 +164,7 @@ enum MonitorWorkloads {
         var tokens: [ObservationToken] = []
         var plainLists: [[ListRow]] = []
         var recordLists: [[MoodRecord]] = []
+        var rawLists: [[ListRow]] = []
         func changed(_ save: Int) -> [Int] {
             (0..<changesPerSave).map { ((save * changesPerSave + $0) &* 7_919) % stores.dataset.moodCount }
         }
@@ -188,6 +189,7 @@ enum MonitorWorkloads {
                 writer = other
                 plainLists = try stores.plain().read { db in try (1...10).map { try ListRow.fetchCountry($0, db) } }
                 recordLists = try stores.plain().read { db in try (1...10).map { try MoodRecord.fetchCountry($0, db) } }
+                rawLists = try (1...10).map { try RawSQL.country($0, stores.raw()) }
             },
             objectGraph: Contender(
                 prepare: { changesets = 0 },
@@ -216,6 +218,23 @@ enum MonitorWorkloads {
                 for save in 0..<saves {
                     try saveAndFetchAgain(changed(save), &recordLists, in: stores.plain(), fetch: MoodRecord.fetchCountry)
                 }
+            }),
+            raw: Contender(run: {
+                let db = try stores.raw()
+                for save in 0..<saves {
+                    try db.transaction {
+                        let statement = try db.prepare("UPDATE mood SET rating = rating % 5 + 1 WHERE id = ?")
+                        for position in changed(save) {
+                            try statement.bind(Int64(position + 1), at: 1)
+                            try statement.run()
+                        }
+                    }
+                    for country in rawLists.indices {
+                        let list = try RawSQL.country(country + 1, db)
+                        Sink.checksum &+= list.difference(from: rawLists[country]).count
+                        rawLists[country] = list
+                    }
+                }
             }))
     }
 
@@ -238,6 +257,7 @@ enum MonitorWorkloads {
         var token: ObservationToken?
         var plainList: [ListRow] = []
         var recordList: [MoodRecord] = []
+        var rawList: [ListRow] = []
         var plainIDs: [Int64] = []
         func rate(_ rating: Int) throws {
             for mood in rated { mood.rating = rating }
@@ -286,6 +306,15 @@ enum MonitorWorkloads {
                 run: {
                     let list = try setRatings(plainIDs, to: 5, in: stores.plain(), fetch: MoodRecord.fetchTopRated)
                     Sink.checksum &+= list.difference(from: recordList).count
+                }),
+            raw: Contender(
+                prepare: {
+                    try RawSQL.setRatings(plainIDs, to: 4, in: stores.raw())
+                    rawList = try RawSQL.topRated(stores.raw())
+                },
+                run: {
+                    try RawSQL.setRatings(plainIDs, to: 5, in: stores.raw())
+                    Sink.checksum &+= try RawSQL.topRated(stores.raw()).difference(from: rawList).count
                 }))
     }
 
@@ -303,6 +332,7 @@ enum MonitorWorkloads {
         var step = 0
         var plainList: [ListRow] = []
         var recordList: [MoodRecord] = []
+        var rawList: [ListRow] = []
         var plainIDs: [Int64] = []
         func writeTexts(_ ids: [Int64], _ pool: DatabasePool) throws {
             try pool.write { db in
@@ -329,6 +359,7 @@ enum MonitorWorkloads {
                 }
                 plainList = try stores.plain().read(ListRow.fetchTopRated)
                 recordList = try stores.plain().read(MoodRecord.fetchTopRated)
+                rawList = try RawSQL.topRated(stores.raw())
             },
             objectGraph: Contender(
                 prepare: {
@@ -360,6 +391,22 @@ enum MonitorWorkloads {
                     let list = try stores.plain().read(MoodRecord.fetchTopRated)
                     Sink.checksum &+= list.difference(from: recordList).count
                     recordList = list
+                }),
+            raw: Contender(
+                prepare: { step += 1 },
+                run: {
+                    let db = try stores.raw()
+                    try db.transaction {
+                        let statement = try db.prepare("UPDATE mood SET text = ? WHERE id = ?")
+                        for id in plainIDs {
+                            try statement.bind("Edited \(step) \(id)", at: 1)
+                            try statement.bind(id, at: 2)
+                            try statement.run()
+                        }
+                    }
+                    let list = try RawSQL.topRated(db)
+                    Sink.checksum &+= list.difference(from: rawList).count
+                    rawList = list
                 }))
     }
 

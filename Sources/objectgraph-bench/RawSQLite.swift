@@ -256,12 +256,33 @@ enum RawSQL {
 
     /// Every mood, by country name then date, with its country's name: the monitored list's rows.
     static func list(_ db: RawDatabase) throws -> [ListRow] {
-        try db.read {
-            let statement = try db.prepare(
-                """
+        try listRows(
+            db,
+            sql: """
                 SELECT mood.id, mood.text, mood.rating, mood.date, country.name FROM mood
                 LEFT JOIN country ON country.id = mood.countryId ORDER BY country.name, mood.date, mood.id
                 """)
+    }
+
+    /// The moods rated 5, by date.
+    static func topRated(_ db: RawDatabase) throws -> [ListRow] {
+        try listRows(db, sql: "SELECT mood.id, mood.text, mood.rating, mood.date, NULL FROM mood WHERE rating = 5 ORDER BY date, id")
+    }
+
+    /// One country's moods by date.
+    static func country(_ countryID: Int, _ db: RawDatabase) throws -> [ListRow] {
+        try listRows(
+            db,
+            sql: """
+                SELECT mood.id, mood.text, mood.rating, mood.date, NULL FROM mood
+                WHERE mood.countryId = \(countryID) ORDER BY mood.date, mood.id
+                """)
+    }
+
+    /// The rows of a list query (id, text, rating, date, country name).
+    static func listRows(_ db: RawDatabase, sql: String) throws -> [ListRow] {
+        try db.read {
+            let statement = try db.prepare(sql)
             var rows: [ListRow] = []
             while try statement.step() {
                 rows.append(
@@ -271,5 +292,24 @@ enum RawSQL {
             }
             return rows
         }
+    }
+
+    /// Sets the rating of the rows with these keys.
+    static func setRatings(_ ids: [Int64], to rating: Int, in db: RawDatabase) throws {
+        try db.transaction {
+            let statement = try db.prepare("UPDATE mood SET rating = ? WHERE id = ?")
+            for id in ids {
+                try statement.bind(Int64(rating), at: 1)
+                try statement.bind(id, at: 2)
+                try statement.run()
+            }
+        }
+    }
+
+    /// One integer a statement returns.
+    static func integer(_ db: RawDatabase, sql: String) throws -> Int64 {
+        let statement = try db.prepare(sql)
+        _ = try statement.step()
+        return statement.int64(0)
     }
 }
