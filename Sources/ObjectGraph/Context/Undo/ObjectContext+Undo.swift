@@ -81,20 +81,13 @@ extension ObjectContext {
         }
     }
 
-    /// Runs the delete rules of deletions made since the last pass, so that a group that closes
-    /// holds their effects.
-    func runPendingDeleteRules() {
-        processLocalChanges()
-    }
-
     /// Closes the group of the event that ends (see ``ObjectUndoManager/groupsByEvent``).
     func endUndoEvent() {
         undo?.endEventGroup()
     }
 
     private func relatedObject(of state: ObjectState, slot: Int) -> (any Entity)? {
-        guard let id = state.relatedID(at: slot) else { return nil }
-        return registry.state(for: id)?.object ?? object(with: id)
+        state.relatedID(at: slot).flatMap { object(with: $0) }
     }
 
     // MARK: Restoring
@@ -131,11 +124,6 @@ extension ObjectContext {
         state.changedToMany = [:]
         state.isUpdated = false
         changes.updated[StateKey(state)] = nil
-    }
-
-    /// Posts what an undo or redo changed.
-    func postUndoneChanges() {
-        postObjectsDidChange()
     }
 
     /// What the object has now of what `record` restores: the same positions, the opposite member

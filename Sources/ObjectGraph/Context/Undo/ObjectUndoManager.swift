@@ -118,7 +118,7 @@ public final class ObjectUndoManager {
     /// first.
     public func beginUndoGrouping() {
         if groupingLevel == 0 {
-            context?.runPendingDeleteRules()
+            context?.processLocalChanges()  // pending delete rules: their effects belong to the group closing
             closeGroup()
             openGroup = UndoGroup()
         }
@@ -129,7 +129,7 @@ public final class ObjectUndoManager {
     /// nothing.
     public func endUndoGrouping() {
         guard groupingLevel > 0 else { return }
-        if groupingLevel == 1 { context?.runPendingDeleteRules() }
+        if groupingLevel == 1 { context?.processLocalChanges() }  // pending delete rules: in this group
         groupingLevel -= 1
         if groupingLevel == 0 { closeGroup() }
     }
@@ -189,14 +189,14 @@ public final class ObjectUndoManager {
     /// nothing while ``beginUndoGrouping()`` has a group open, or when nothing can be undone.
     public func undo() {
         guard let context, groupingLevel == 0 else { return }
-        context.runPendingDeleteRules()
+        context.processLocalChanges()  // pending delete rules: their effects belong to the group closing
         closeGroup()
         guard let group = undoStack.popLast() else { return }
         isUndoing = true
         let inverse = context.restore(group)
         isUndoing = false
         redoStack.append(inverse)
-        context.postUndoneChanges()
+        context.postObjectsDidChange()
     }
 
     /// Makes the latest undone group again. Does nothing while ``beginUndoGrouping()`` has a group
@@ -208,7 +208,7 @@ public final class ObjectUndoManager {
         isRedoing = false
         undoStack.append(inverse)
         trimUndoStack()
-        context.postUndoneChanges()
+        context.postObjectsDidChange()
     }
 
     /// Forgets every group, open or closed: nothing can be undone or redone.
