@@ -30,8 +30,9 @@ struct Benchmark: ParsableCommand {
         defer { files.removeAll() }
 
         print("\(moodCount) moods over \(dataset.countryCount) countries, median of \(runs) runs")
+        let core = CoreWorkloads.make(dataset: dataset, iterationRows: moodCount * 10, files: files)
         let workloads =
-            CoreWorkloads.make(dataset: dataset, iterationRows: moodCount * 10, files: files)
+            core.workloads
             + DeletionWorkloads.make(dataset: dataset, files: files)
             + MergeWorkloads.make(dataset: dataset, files: files)
             + BatchWorkloads.make(dataset: dataset, files: files)
@@ -45,6 +46,9 @@ struct Benchmark: ParsableCommand {
         }
         if results.contains(where: { $0.workload.hasPrefix("monitor:") }) {
             print(try MonitorWorkloads.memoryReport(monitorStores))
+        }
+        if results.contains(where: { $0.workload.hasPrefix("fetch all moods") }) {
+            print(try CoreWorkloads.memoryReport(core.stores))
         }
         print()
         print(Report.table(results))

@@ -5,18 +5,44 @@ import ObjectGraph
 
 /// The object graph core's workloads: insert, fetch, predicate fetch, update, batched iteration.
 enum CoreWorkloads {
-    static func make(dataset: Dataset, iterationRows: Int, files: ScratchFiles) -> [Workload] {
+    /// The workloads, and the stores they read (for ``memoryReport(_:)``).
+    static func make(dataset: Dataset, iterationRows: Int, files: ScratchFiles) -> (workloads: [Workload], stores: SharedStores) {
         let stores = SharedStores(dataset: dataset, files: files, name: "read")
         let large = SharedStores(
             dataset: Dataset(moodCount: iterationRows, countryCount: dataset.countryCount),
             files: files, name: "large")
-        return [
+        let workloads = [
             insert(dataset: dataset, files: files),
             fetchAll(stores),
             predicateFetch(stores),
             update(count: dataset.moodCount / 10, stores),
             iterate(large)
         ]
+        return (workloads, stores)
+    }
+
+    /// What every mood fetched and held costs in memory: as ObjectGraph's objects, and as the raw
+    /// side's structs. Each is measured alone, as the memory the process gains while it holds them.
+    static func memoryReport(_ stores: SharedStores) throws -> String {
+        try stores.fill()
+        func held(_ body: () throws -> Any) throws -> Double {
+            PeakMemory.releaseFreedMemory()
+            let before = PeakMemory.currentMegabytes()
+            let kept = try body()
+            let after = PeakMemory.currentMegabytes()
+            withExtendedLifetime(kept) {}
+            return after - before
+        }
+        let objects = try held {
+            let context = try stores.graph().newBackgroundContext()
+            let moods = try context.fetch(FetchDescriptor<Mood>(includesMarkedForDeletion: true)).map { $0 }
+            for mood in moods { ObjectGraphSide.consume(mood) }
+            return (context, moods)
+        }
+        let structs = try held { try RawSQL.moods(stores.raw(), sql: "SELECT \(PlainSQL.moodColumns) FROM mood") }
+        return String(
+            format: "fetch memory: %d moods held, read in full, take %.1f MB as objects, %.1f MB as raw structs (%.2fx)",
+            stores.dataset.moodCount, objects, structs, objects / max(structs, 0.1))
     }
 
     /// Insert N moods over the countries and save, each run on a fresh file.
