@@ -251,3 +251,34 @@ extension ChildContextTests {
         #expect(scene.mood.text == "Nested")
     }
 }
+
+extension ChildContextTests {
+    /// A child's save that cannot read what its parent holds of a changed object fails before the
+    /// parent changes at all; once the store reads again, it goes through.
+    @Test func aChildsSaveThatCannotReadItsParentsRowsLeavesTheParentAsItWas() throws {
+        let sabotage = ReadFailureTests.Sabotage()
+        let container = try ObjectContainer(for: Mood.self, configuration: .file(sabotage.path))
+        let writer = container.newBackgroundContext()
+        let (_, france, _) = try makeEurope(in: writer)
+        let mood = Mood(text: "Sunny", rating: 4, country: france)
+        writer.insert(mood)
+        try writer.save()
+
+        let parent = container.newBackgroundContext()  // holds neither object
+        let sheet = parent.newChildContext()
+        try sheet.existingObject(with: mood.objectID, as: Mood.self).text = "Rain"
+        try sheet.existingObject(with: france.objectID, as: Country.self).name = "Francia"
+        try sabotage.hide("Country")
+        let error = #expect(throws: ObjectGraphError.self) { try sheet.save() }
+        #expect(error.map(ReadFailureTests.isReadFailure) == true)
+        #expect(!parent.hasChanges)
+        #expect(parent.registeredObject(for: mood.objectID)?.hasChanges != true)
+
+        try sabotage.restore("Country")
+        try sheet.save()
+        try parent.save()
+        let reader = container.newBackgroundContext()
+        let stored = try reader.existingObject(with: mood.objectID, as: Mood.self)
+        #expect(stored.text == "Rain" && stored.country?.name == "Francia")
+    }
+}

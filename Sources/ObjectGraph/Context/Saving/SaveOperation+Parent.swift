@@ -7,11 +7,14 @@ extension SaveOperation {
     /// them, and its undo manager records them. The child's delete rules already ran: their
     /// effects are among the changes, so the parent deletes without running them again.
     ///
-    /// Objects come to life in the parent first, so that the links copied next find them; the
-    /// deleted ones leave last.
+    /// What can fail is read first (the parent's rows and members the copy needs), so that a failed
+    /// read leaves the parent as it was. Then objects come to life in the parent, so that the links
+    /// copied next find them; the deleted ones leave last.
     func pushChanges(into parent: ObjectContext) throws {
         var seen = Set<StateKey>()
         let changed = context.changes.changedObjects.filter { seen.insert(StateKey($0._$state)).inserted }.map(\._$state)
+        let read = try parent.readWhatACopyNeeds(changed.filter { !$0.isDeleted })
+        defer { withExtendedLifetime(read) {} }
         // The parent's objects, not their states: a state does not keep its object alive.
         var targets: [(source: ObjectState, target: any Entity)] = []
         for source in changed where !source.isDeleted {
@@ -28,6 +31,21 @@ extension SaveOperation {
 }
 
 extension ObjectContext {
+    /// Loads the rows and to-many members of this context's saved objects that copying `sources`
+    /// will write over, and returns the objects (kept alive until the copy is done).
+    fileprivate func readWhatACopyNeeds(_ sources: [ObjectState]) throws -> [any Entity] {
+        var read: [any Entity] = []
+        for source in sources where !source.id.isTemporary {
+            guard let target = object(with: source.id), !target._$state.isDeleted else { continue }
+            read.append(target)
+            if !source.isFault, target._$state.isFault { try loadFault(target._$state) }
+            for slot in source.changedToMany.keys where !source.toMany[slot].needsLoading {
+                _ = try loadedMembers(of: target._$state, slot: slot)
+            }
+        }
+        return read
+    }
+
     /// The live object of this context with the ID of a child's object: the registered one, a
     /// fault for a saved row, or a new inserted object for one the child inserted. Nil when the
     /// object is deleted here.
