@@ -28,7 +28,8 @@ extension ObjectContext {
     ///
     /// Use the child on this context's isolation: its save changes this context. Changes this
     /// context makes after the child was made are not seen by the child until this context saves
-    /// them; a child's save overwrites, in this context, the properties it changed.
+    /// them, and a child's save gives each object it changed the values the child holds: an edit
+    /// this context made meanwhile to one of those objects is overwritten.
     public func newChildContext() -> ObjectContext {
         let use = beginUse()
         defer { use.end() }
