@@ -119,6 +119,29 @@ extension ObjectContext {
         }
     }
 
+    /// Writes one value of an object's row (an attribute's, or a to-one relationship's key) as a
+    /// change, leaving the relationship's inverse alone: for changes that carry the other side too
+    /// (an undo, a child context's save).
+    func setRowValue(_ value: StoredValue, atPosition position: Int, of state: ObjectState) {
+        guard state.value(atPosition: position) != value else { return }
+        let layout = state.entity.layout
+        let property = layout.valueProperties[position]
+        if position < layout.attributeCount {
+            state.setStoredAttribute(value, at: property)
+        } else if willChange(state, property: property) {
+            state.write(value, atPosition: position)
+        }
+    }
+
+    /// Puts the members of a loaded to-many relationship in `order`, when it holds the same members
+    /// in another order.
+    func reorderMembers(of state: ObjectState, slot: Int, to order: OrderedSet<ObjectID>) {
+        guard case .loaded(let members) = state.toMany[slot], members != order, Set(members) == Set(order) else { return }
+        markUpdated(state, property: state.entity.layout.toManyProperties[slot])
+        state.toMany[slot] = .loaded(order)
+        if state.changedToMany[slot] == nil { state.changedToMany[slot] = MemberChanges() }  // order counts
+    }
+
     /// Removes the delete-rule target's link back to a deleted object.
     func removeInverse(of deleted: ObjectState, relationship: RelationshipMapping, from related: ObjectState) {
         removeLink(to: deleted.id, from: related, relationship: relationship)

@@ -74,18 +74,10 @@ extension ObjectContext {
     /// Gives `target` the values and members of a child's `source`, each changed one recorded as
     /// a change of this context.
     fileprivate func copyProperties(of source: ObjectState, into target: ObjectState) throws {
-        let layout = source.entity.layout
         if !source.isFault {
             if target.isFault { try loadFault(target) }
             for position in 0..<source.valueCount {
-                let value = source.value(atPosition: position)
-                guard target.value(atPosition: position) != value else { continue }
-                let property = layout.valueProperties[position]
-                if position < layout.attributeCount {
-                    target.setStoredAttribute(value, at: property)
-                } else if willChange(target, property: property) {
-                    target.setRelated(source.relatedID(at: position - layout.attributeCount), at: position - layout.attributeCount)
-                }
+                setRowValue(source.value(atPosition: position), atPosition: position, of: target)
             }
         }
         for slot in source.changedToMany.keys.sorted() {
@@ -94,11 +86,7 @@ extension ObjectContext {
                 let current = try loadedMembers(of: target, slot: slot)
                 for id in current where !members.contains(id) { removeMember(id, from: target, slot: slot) }
                 for id in members where !current.contains(id) { addMember(id, to: target, slot: slot) }
-                if case .loaded(let now) = target.toMany[slot], now != members, Set(now) == Set(members) {
-                    markUpdated(target, property: layout.toManyProperties[slot])
-                    target.toMany[slot] = .loaded(members)
-                    if target.changedToMany[slot] == nil { target.changedToMany[slot] = MemberChanges() }  // order counts
-                }
+                reorderMembers(of: target, slot: slot, to: members)
             case .pending(let added, let removed):
                 for id in removed { removeMember(id, from: target, slot: slot) }
                 for id in added { addMember(id, to: target, slot: slot) }

@@ -152,18 +152,13 @@ extension ObjectContext {
     private func restoreProperties(of record: UndoRecord) {
         let state = record.object._$state
         guard state.context === self else { return }
-        let layout = state.entity.layout
         for (position, value) in record.values.sorted(by: { $0.key < $1.key }) {
-            let property = layout.valueProperties[position]
             switch value {
             case .stored(let stored):
-                guard state.value(atPosition: position) != stored else { continue }
-                state.setStoredAttribute(stored, at: property)
+                setRowValue(stored, atPosition: position, of: state)
             case .related(let related):
-                let slot = position - layout.attributeCount
-                let id = related.flatMap { $0._$state.context === self ? $0._$state.id : nil }
-                guard state.relatedKey(at: slot) != id?.key, willChange(state, property: property) else { continue }
-                state.setRelated(id, at: slot)
+                let key = related.flatMap { $0._$state.context === self ? $0._$state.id.key : nil }
+                setRowValue(key.map { .integer($0) } ?? .null, atPosition: position, of: state)
             }
         }
         for (slot, members) in record.membersToRemove {
@@ -177,11 +172,7 @@ extension ObjectContext {
             }
         }
         for (slot, order) in record.orders {
-            let ids = OrderedSet(order.compactMap { $0._$state.context === self ? $0._$state.id : nil })
-            guard case .loaded(let members) = state.toMany[slot], members != ids, Set(members) == Set(ids) else { continue }
-            markUpdated(state, property: layout.toManyProperties[slot])
-            state.toMany[slot] = .loaded(ids)
-            if state.changedToMany[slot] == nil { state.changedToMany[slot] = MemberChanges() }  // order counts
+            reorderMembers(of: state, slot: slot, to: OrderedSet(order.compactMap { $0._$state.context === self ? $0._$state.id : nil }))
         }
     }
 
