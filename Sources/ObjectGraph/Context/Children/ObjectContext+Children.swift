@@ -52,10 +52,8 @@ extension ObjectContext {
             if let registered = registry.state(for: source.id), let existing = registered.object {
                 (state, copy) = (registered, existing)
             } else {
-                state = ObjectState.make(entity: source.entity, id: source.id, context: self, mapping: mapping, row: nil)
-                copy = MaterializationSlot.materialize(source.entity.type, with: state)
-                state.object = copy
-                registry.register(state)
+                copy = fault(for: source.id, mapping: mapping)
+                state = copy._$state
             }
             if !source.isFault {
                 state.load(source.values, version: source.version)

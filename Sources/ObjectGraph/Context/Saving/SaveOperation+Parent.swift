@@ -57,15 +57,13 @@ extension ObjectContext {
         if !source.id.isTemporary {
             return object(with: source.id)
         }
-        let state = ObjectState.make(entity: source.entity, id: source.id, context: self, mapping: mapping, row: nil)
-        let object = MaterializationSlot.materialize(source.entity.type, with: state)
-        state.object = object
+        let object = fault(for: source.id, mapping: mapping)  // registered under the child's temporary ID
+        let state = object._$state
         state.load(source.values, version: 0)
         state.globalID = source.globalID
         state.toMany = source.entity.layout.newToMany
         state.isInserted = true
         state.insertionIsPosted = false
-        registry.register(state)
         changes.recordInsertion(of: object, key: StateKey(state))
         if undo != nil { recordExistenceForUndo(of: object, wasLive: false) }
         return object
