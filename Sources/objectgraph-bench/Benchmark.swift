@@ -23,6 +23,9 @@ struct Benchmark: ParsableCommand {
     @Flag(help: ArgumentHelp("Run ObjectGraph's side only, for profiling.", visibility: .hidden))
     var profile = false
 
+    @Flag(help: ArgumentHelp("Run the raw SQLite side only, for profiling against --profile.", visibility: .hidden))
+    var profileRaw = false
+
     func run() throws {
         let moodCount = quick ? 10_000 : 100_000
         let dataset = Dataset(moodCount: moodCount, countryCount: 1_000)
@@ -40,7 +43,7 @@ struct Benchmark: ParsableCommand {
         let allWorkloads = workloads + MonitorWorkloads.make(stores: monitorStores)
         var results: [WorkloadResult] = []
         for workload in allWorkloads where only.map(workload.name.contains) ?? true {
-            let result = try workload.measure(runs: runs, onlyObjectGraph: profile)
+            let result = try workload.measure(runs: runs, only: profile ? .objectGraph : profileRaw ? .raw : nil)
             results.append(result)
             print(Report.row(result))
         }

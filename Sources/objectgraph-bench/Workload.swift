@@ -30,6 +30,11 @@ struct Workload {
     var raw: Contender? = nil
 }
 
+/// The one side a profiling run measures.
+enum ProfiledSide {
+    case objectGraph, raw
+}
+
 /// The medians of a workload's runs.
 struct WorkloadResult: Encodable {
     var workload: String
@@ -45,14 +50,20 @@ struct WorkloadResult: Encodable {
 
 extension Workload {
     /// Runs each contender `runs` times, interleaved so that drift in the machine hits all three alike,
-    /// and keeps the medians. The peak memory is ObjectGraph's.
-    func measure(runs: Int, onlyObjectGraph: Bool = false) throws -> WorkloadResult {
+    /// and keeps the medians. The peak memory is ObjectGraph's. With `only`, one side runs (profiling).
+    func measure(runs: Int, only: ProfiledSide? = nil) throws -> WorkloadResult {
         var objectGraphTimes: [Double] = [], baselineTimes: [Double] = [], peerTimes: [Double] = [], rawTimes: [Double] = []
         var peak = 0.0
         try setUp()
         PeakMemory.releaseFreedMemory()
         for _ in 0..<runs {
-            if !onlyObjectGraph {
+            if only == .raw, let raw {
+                try raw.prepare()
+                rawTimes.append(try Measure.run(raw.run).milliseconds)
+                try raw.verify()
+                continue
+            }
+            if only == nil {
                 try baseline.prepare()
                 baselineTimes.append(try Measure.run(baseline.run).milliseconds)
                 try baseline.verify()
