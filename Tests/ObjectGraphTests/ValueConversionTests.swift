@@ -187,6 +187,32 @@ import Testing
         Self.expectUnreadable(sampleID, property) { try context.save() }
     }
 
+    @Test func textWithANulCharacterAndEmptyTextAndDataAreStoredWhole() throws {
+        let container = try ObjectContainer(for: Sample.self, configuration: .inMemory)
+        let context = container.newBackgroundContext()
+        let sample = Sample()
+        sample.string = "before\u{0}after"
+        sample.optionalString = ""
+        sample.data = Data([1, 0, 2])
+        context.insert(sample)
+        try context.save()
+        let copy = try container.newBackgroundContext().existingObject(with: sample.objectID, as: Sample.self)
+        #expect(copy.string == "before\u{0}after")
+        #expect(copy.optionalString == "", "empty text, not NULL")
+        #expect(copy.data == Data([1, 0, 2]))
+
+        // An update, and a predicate's value, are bound whole too: SQL finds what Swift finds.
+        sample.string = "\u{0}"
+        sample.data = Data()
+        try context.save()
+        let reader = container.newBackgroundContext()
+        let updated = try reader.existingObject(with: sample.objectID, as: Sample.self)
+        #expect(updated.string == "\u{0}" && updated.data == Data())
+        let nul = "\u{0}"
+        #expect(try reader.fetchCount(FetchDescriptor<Sample>(predicate: #Predicate { $0.string == nul })) == 1)
+        #expect(try reader.fetchCount(FetchDescriptor<Sample>(predicate: #Predicate { $0.string == "" })) == 0)
+    }
+
     @Test func aDecimalNaNReadsBackAsNaN() throws {
         let container = try ObjectContainer(for: Sample.self, configuration: .inMemory)
         let context = container.newBackgroundContext()

@@ -124,6 +124,26 @@ final class EntityMapping: Sendable {
     }
 
     var name: String { description.name }
+
+    /// Whether the value at a row position is written to a column of this table: every attribute,
+    /// and the to-one relationships that hold the foreign key (not the other side of a one-to-one).
+    func hasColumn(atPosition position: Int) -> Bool {
+        position < attributeColumns.count || toOneRelationships[position - attributeColumns.count].foreignKeyColumn != nil
+    }
+
+    /// `UPDATE table SET column = ?, …, Z_VERSION = Z_VERSION + 1 WHERE Z_PK = ?`, then `AND
+    /// Z_VERSION = ?` when `versioned`: the columns at these row positions (each
+    /// ``hasColumn(atPosition:)``), in order.
+    func updateSQL(positions: [Int], versioned: Bool) -> String {
+        let assignments =
+            positions.map { position in
+                position < attributeColumns.count
+                    ? "\(quotedAttributeColumns[position]) = ?"
+                    : "\(SQL.quote(toOneRelationships[position - attributeColumns.count].foreignKeyColumn ?? "")) = ?"
+            } + ["Z_VERSION = Z_VERSION + 1"]
+        return "UPDATE \(table) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?"
+            + (versioned ? " AND Z_VERSION = ?" : "")
+    }
 }
 
 /// Where a relationship's links are stored.

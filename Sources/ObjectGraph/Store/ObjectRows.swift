@@ -31,7 +31,7 @@ struct CurrentRow {
 
     /// A global ID read from a column beyond the select list; nil unless it holds one.
     func globalID(atColumn index: CInt) -> UUID? {
-        UUID(storedValue: StoredValue(DatabaseValue(sqliteStatement: statement, index: index)))
+        UUID(storedValue: StoredValue(sqliteStatement: statement, column: index))
     }
 
     /// A column's value as SQLite stored it. The usual case, a value of the storage class its
@@ -42,12 +42,12 @@ struct CurrentRow {
     private static func storedValue(_ statement: SQLiteStatement, _ index: CInt, _ storageClass: StorageClass) -> StoredValue {
         let type = sqlite3_column_type(statement, index)
         guard type == storageClass.rawValue else {
-            return type == SQLITE_NULL ? .null : StoredValue(DatabaseValue(sqliteStatement: statement, index: index))
+            return type == SQLITE_NULL ? .null : StoredValue(sqliteStatement: statement, column: index)
         }
         return switch storageClass {
         case .integer: .integer(Int64(sqliteStatement: statement, index: index))
         case .real: .real(Double(sqliteStatement: statement, index: index))
-        case .text: .text(String(sqliteStatement: statement, index: index))
+        case .text: .text(StoredValue.text(statement, column: index))
         case .blob: .blob(Data(sqliteStatement: statement, index: index))
         }
     }

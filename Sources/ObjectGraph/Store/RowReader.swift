@@ -119,9 +119,10 @@ struct RowReader {
         try read { db in
             let statement = try db.cachedStatement(sql: query.sql)
             try statement.bind(query.arguments)
+            let sqliteStatement = statement.sqliteStatement
             var rows: [[StoredValue]] = []
-            try Row.fetchCursor(statement).forEach { row in
-                rows.append((0..<columns).map { StoredValue(row[$0] as DatabaseValue) })
+            try Row.fetchCursor(statement).forEach { _ in
+                rows.append((0..<columns).map { StoredValue(sqliteStatement: sqliteStatement, column: CInt($0)) })
             }
             return rows
         }

@@ -8,7 +8,7 @@ import GRDB
 /// Made by ``SQLiteStore/write(_:)`` for the length of a transaction; every statement a save needs
 /// is built here, and prepared statements are cached per connection. New rows get their primary keys
 /// from ``allocateKeys(_:for:)``; keys written afterwards (foreign keys, links) may be temporary keys,
-/// which the writer replaces with the allocated ones (see ``resolve(_:)``).
+/// which the writer replaces with the allocated ones (see ``permanentKey(_:)``).
 struct RowWriter {
     let db: Database
     /// The primary keys allocated in this transaction, by temporary key (temporary keys are unique in
@@ -16,9 +16,12 @@ struct RowWriter {
     private(set) var newKeys: [Int64: Int64] = [:]
     /// The transaction's sequence in the history, once recorded (see ``recordTransaction(author:date:origin:)``).
     private(set) var sequence: Int64 = 0
+    /// The insert and update statements of this transaction.
+    private let statements: WriteStatements
 
     init(db: Database) {
         self.db = db
+        self.statements = WriteStatements(db: db)
     }
 
     /// A key as written: a temporary key becomes the key allocated for it.
@@ -54,13 +57,20 @@ struct RowWriter {
 
     /// Inserts a new row, with version 1.
     func insert(_ row: some RowValues, id: ObjectID, globalID: UUID, mapping: EntityMapping) throws {
-        let statement = try db.cachedStatement(sql: mapping.insertSQL)
-        let attributeCount = mapping.attributeColumns.count
-        var values: [DatabaseValue] = [resolve(id.key), globalID.storedValue.databaseValue, 1.databaseValue]
-        values.reserveCapacity(3 + attributeCount + mapping.foreignKeys.count)
-        for position in 0..<attributeCount { values.append(row.value(atPosition: position).databaseValue) }
-        for foreignKey in mapping.foreignKeys { values.append(resolve(row.relatedKey(at: foreignKey.slot))) }
-        try statement.bind(values)
+        let statement = try statements.statement(.insert, of: mapping)
+        try statement.resetForBinding()
+        try statement.bind(key: permanentKey(id.key), at: 1)
+        try statement.bind(globalID, at: 2)
+        try statement.bind(.integer(1), at: 3)
+        var index: CInt = 4
+        for position in 0..<mapping.attributeColumns.count {
+            try statement.bind(row.value(atPosition: position), at: index)
+            index += 1
+        }
+        for foreignKey in mapping.foreignKeys {
+            try statement.bind(key: permanentKey(row.relatedKey(at: foreignKey.slot)), at: index)
+            index += 1
+        }
         try execute(statement, row: row, id: id, mapping: mapping, globalID: globalID)
     }
 
@@ -72,29 +82,22 @@ struct RowWriter {
         _ row: some RowValues, id: ObjectID, positions: [Int], ifVersion version: Int64?,
         bumpingVersion: Bool, mapping: EntityMapping
     ) throws -> Bool {
-        var assignments: [String] = []
-        var values: [DatabaseValue] = []
+        let columns = positions.filter(mapping.hasColumn(atPosition:))
+        guard !columns.isEmpty || bumpingVersion else { return true }
+        let statement = try statements.statement(.update(positions: columns, versioned: version != nil), of: mapping)
+        try statement.resetForBinding()
+        var index: CInt = 1
         let attributeCount = mapping.attributeColumns.count
-        for position in positions {
+        for position in columns {
             if position < attributeCount {
-                assignments.append("\(mapping.quotedAttributeColumns[position]) = ?")
-                values.append(row.value(atPosition: position).databaseValue)
-            } else if let column = mapping.toOneRelationships[position - attributeCount].foreignKeyColumn {
-                // The other side of a one-to-one holds no column here.
-                assignments.append("\(SQL.quote(column)) = ?")
-                values.append(resolve(row.relatedKey(at: position - attributeCount)))
+                try statement.bind(row.value(atPosition: position), at: index)
+            } else {
+                try statement.bind(key: permanentKey(row.relatedKey(at: position - attributeCount)), at: index)
             }
+            index += 1
         }
-        guard !assignments.isEmpty || bumpingVersion else { return true }
-        assignments.append("Z_VERSION = Z_VERSION + 1")
-        let statement = try db.cachedStatement(
-            sql: """
-                UPDATE \(mapping.table) SET \(assignments.joined(separator: ", ")) \
-                WHERE Z_PK = ?\(version == nil ? "" : " AND Z_VERSION = ?")
-                """)
-        values.append(id.key.databaseValue)
-        if let version { values.append(version.databaseValue) }
-        try statement.bind(values)
+        try statement.bind(key: id.key, at: index)
+        if let version { try statement.bind(key: version, at: index + 1) }
         try execute(statement, row: row, id: id, mapping: mapping)
         return db.changesCount > 0
     }

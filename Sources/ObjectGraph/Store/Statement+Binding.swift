@@ -1,4 +1,6 @@
+import Foundation
 import GRDB
+import GRDBSQLite
 
 extension Statement {
     /// Binds values to the statement's parameters, in order, for its next execution or cursor.
@@ -11,12 +13,103 @@ extension Statement {
     func bind(_ values: [DatabaseValue]) throws {
         setUncheckedArguments(StatementArguments())  // resets and clears the previous bindings
         for (offset, value) in values.enumerated() {
-            let code = value.bind(to: sqliteStatement, at: CInt(offset + 1))
-            guard code == ResultCode.SQLITE_OK.rawValue else {
-                throw DatabaseError(
-                    resultCode: ResultCode(rawValue: code),
-                    message: "cannot bind argument \(offset + 1)", sql: sql)
+            let index = CInt(offset + 1)
+            let code =
+                switch value.storage {
+                case .string(let text): bindText(text, at: index)
+                case .blob(let data): bindBlob(data, at: index)
+                default: value.bind(to: sqliteStatement, at: index)
+                }
+            try checkBinding(code, at: index)
+        }
+    }
+
+    // MARK: Binding one parameter at a time
+
+    // The writes of a save bind each parameter straight from the object's values: no array of
+    // `DatabaseValue`s per row, no copy of it into GRDB's arguments. A statement bound this way is
+    // readied once per transaction with `prepareForDirectBinding()`, then, per row,
+    // `resetForBinding()`, a `bind` per parameter, and `execute()`.
+
+    /// Tells GRDB that the statement's parameters are bound outside its arguments, so that
+    /// `execute()` runs the statement with the bindings it has instead of checking them against
+    /// empty arguments.
+    func prepareForDirectBinding() {
+        setUncheckedArguments(StatementArguments())
+    }
+
+    /// Makes the statement ready for new bindings: SQLite refuses to bind a statement that ran
+    /// since its last reset. Every parameter is bound again afterwards; the previous values stay
+    /// bound until then.
+    func resetForBinding() throws {
+        // A failed run is never reset here: GRDB drops a statement whose step failed from its cache,
+        // and the writer's own cache goes with the failed transaction.
+        let code = sqlite3_reset(sqliteStatement)
+        guard code == SQLITE_OK else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "cannot reset the statement", sql: sql)
+        }
+    }
+
+    /// Binds a stored value to the parameter at `index` (1-based).
+    func bind(_ value: StoredValue, at index: CInt) throws {
+        let code =
+            switch value {
+            case .null: sqlite3_bind_null(sqliteStatement, index)
+            case .integer(let integer): sqlite3_bind_int64(sqliteStatement, index, integer)
+            case .real(let real): sqlite3_bind_double(sqliteStatement, index, real)
+            case .text(let text): bindText(text, at: index)
+            case .blob(let data): bindBlob(data, at: index)
+            }
+        try checkBinding(code, at: index)
+    }
+
+    /// Binds a key, or NULL for none, to the parameter at `index` (1-based).
+    func bind(key: Int64?, at index: CInt) throws {
+        let code = key.map { sqlite3_bind_int64(sqliteStatement, index, $0) } ?? sqlite3_bind_null(sqliteStatement, index)
+        try checkBinding(code, at: index)
+    }
+
+    /// Binds a global ID, as the 16-byte blob ``UUID/storedValue`` stores, without making a `Data`.
+    func bind(_ globalID: UUID, at index: CInt) throws {
+        let code = withUnsafeBytes(of: globalID.uuid) { bytes in
+            sqlite3_bind_blob(sqliteStatement, index, bytes.baseAddress, CInt(bytes.count), transientBytes)
+        }
+        try checkBinding(code, at: index)
+    }
+
+    /// Binds text with its length in bytes: all of it, a NUL character included (GRDB's binding of
+    /// a `String` stops at the first NUL, which would store less than the object holds), without
+    /// making a C string of it first.
+    private func bindText(_ text: String, at index: CInt) -> CInt {
+        var text = text
+        return text.withUTF8 { bytes in
+            // An empty buffer may have no address, and a NULL address would bind NULL, not "".
+            guard let address = bytes.baseAddress else {
+                return sqlite3_bind_text64(sqliteStatement, index, "", 0, transientBytes, UInt8(SQLITE_UTF8))
+            }
+            return address.withMemoryRebound(to: CChar.self, capacity: bytes.count) { characters in
+                sqlite3_bind_text64(
+                    sqliteStatement, index, characters, sqlite3_uint64(bytes.count), transientBytes, UInt8(SQLITE_UTF8))
             }
         }
     }
+
+    /// Binds a blob, an empty one as an empty blob (never NULL).
+    private func bindBlob(_ data: Data, at index: CInt) -> CInt {
+        data.withUnsafeBytes { bytes in
+            guard let address = bytes.baseAddress else { return sqlite3_bind_zeroblob(sqliteStatement, index, 0) }
+            return sqlite3_bind_blob64(sqliteStatement, index, address, sqlite3_uint64(bytes.count), transientBytes)
+        }
+    }
+
+    private func checkBinding(_ code: CInt, at index: CInt) throws {
+        guard code == SQLITE_OK else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "cannot bind argument \(index)", sql: sql)
+        }
+    }
 }
+
+/// SQLite's `SQLITE_TRANSIENT`: the bound bytes are copied before the binding call returns, so they
+/// need to live only for the call. C defines it as a cast of -1 to the destructor type, which Swift
+/// does not import; this is the same cast (GRDB makes its own, internal, the same way).
+private let transientBytes = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)

@@ -26,11 +26,14 @@ public final class MigrationContext {
         return try run {
             let columns = try db.columns(in: entity).map(\.name).filter { $0 != "Z_PK" }
             let list = columns.map(SQL.quote).joined(separator: ", ")
-            let cursor = try Row.fetchCursor(db, sql: "SELECT Z_PK, \(list) FROM \(SQL.quote(entity)) ORDER BY Z_PK")
+            let statement = try db.makeStatement(sql: "SELECT Z_PK, \(list) FROM \(SQL.quote(entity)) ORDER BY Z_PK")
+            let cursor = try Row.fetchCursor(statement)
             var rows: [MigrationRow] = []
             while let row = try cursor.next() {
                 var values: [String: StoredValue] = [:]
-                for (index, column) in columns.enumerated() { values[column] = StoredValue(row[index + 1] as DatabaseValue) }
+                for (index, column) in columns.enumerated() {
+                    values[column] = StoredValue(sqliteStatement: statement.sqliteStatement, column: CInt(index + 1))
+                }
                 rows.append(MigrationRow(entity: entity, key: row[0], values: values))
             }
             return rows

@@ -1,0 +1,49 @@
+import GRDB
+
+/// The statements a write transaction runs once per row (inserts and updates), kept for the length
+/// of the transaction and found by entity and shape.
+///
+/// GRDB's statement cache is found by SQL text: an update's text was built, and it and an insert's
+/// text were hashed, for every row written, which cost more than binding the row. Here a row's
+/// statement is one lookup of a small key, and its text is built once per transaction.
+///
+/// Invariant: the SQL texts made here (``EntityMapping/insertSQL``,
+/// ``EntityMapping/updateSQL(positions:versioned:)``) are run only through this cache, whose
+/// statements are bound parameter by parameter (see ``GRDB/Statement/resetForBinding()``). No other
+/// code runs them with GRDB arguments, which would replace those bindings.
+final class WriteStatements {
+    /// Which statement of an entity.
+    enum Shape: Hashable {
+        case insert
+        /// An update of the columns at these row positions, with or without a version check.
+        case update(positions: [Int], versioned: Bool)
+    }
+
+    private struct Key: Hashable {
+        let entity: Int
+        let shape: Shape
+    }
+
+    private let db: Database
+    private var statements: [Key: Statement] = [:]
+
+    init(db: Database) {
+        self.db = db
+    }
+
+    /// The statement of this shape for an entity, prepared (or taken from GRDB's cache) and readied
+    /// for direct binding the first time in this transaction.
+    func statement(_ shape: Shape, of mapping: EntityMapping) throws -> Statement {
+        let key = Key(entity: mapping.index, shape: shape)
+        if let statement = statements[key] { return statement }
+        let sql =
+            switch shape {
+            case .insert: mapping.insertSQL
+            case .update(let positions, let versioned): mapping.updateSQL(positions: positions, versioned: versioned)
+            }
+        let statement = try db.cachedStatement(sql: sql)
+        statement.prepareForDirectBinding()
+        statements[key] = statement
+        return statement
+    }
+}
