@@ -22,8 +22,8 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         let layout = entity.layout
         let state = make(valueCount: layout.initialValues.count) {
             _ObjectStateHeader(
-                entity: entity, id: .temporary(for: entity), globalID: GlobalIDs.next(),
-                valueCount: layout.initialValues.count, acceptsInitialValues: true, toMany: layout.newToMany)
+                entity: entity, id: .temporary(for: entity), valueCount: layout.initialValues.count,
+                acceptsInitialValues: true, toMany: layout.newToMany, extras: ObjectStateExtras(globalID: GlobalIDs.next()))
         }
         state.withUnsafeMutablePointerToElements { elements in
             _ = UnsafeMutableBufferPointer(start: elements, count: layout.initialValues.count)
@@ -40,8 +40,8 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         let count = entity.layout.initialValues.count
         let state = make(valueCount: count) {
             var header = _ObjectStateHeader(
-                entity: entity, id: id, globalID: nil, valueCount: count,
-                acceptsInitialValues: false, toMany: entity.layout.faultedToMany)
+                entity: entity, id: id, valueCount: count, acceptsInitialValues: false,
+                toMany: entity.layout.faultedToMany, extras: nil)
             header.context = Unmanaged.passUnretained(context)
             header.observesReads = context.observesReads
             header.mapping = mapping
@@ -75,7 +75,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         withUnsafeMutablePointers { header, elements in
             // One element at a time: the concrete destruction is inlined, where a count makes it
             // the runtime's generic array destruction.
-            for position in 0..<header.pointee.valueCount { (elements + position).deinitialize(count: 1) }
+            for position in 0..<Int(header.pointee.valueCount) { (elements + position).deinitialize(count: 1) }
         }
     }
 
@@ -100,8 +100,11 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     }
     /// The global ID; nil for an object of the store until it is read (see ``loadedGlobalID``).
     var globalID: UUID? {
-        get { fields.pointee.globalID }
-        set { fields.pointee.globalID = newValue }
+        get { fields.pointee.extras?.globalID }
+        set {
+            if newValue == nil, fields.pointee.extras == nil { return }
+            extras.globalID = newValue
+        }
     }
     var version: Int64 {
         get { fields.pointee.version }
@@ -171,16 +174,36 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     /// To-many slots changed since the last save, with the members each gained and lost: what a save
     /// writes (never the whole set as loaded, which would undo other contexts' changes).
     var changedToMany: [Int: MemberChanges] {
-        get { fields.pointee.changedToMany }
-        _modify { yield &fields.pointee.changedToMany }
-        set { fields.pointee.changedToMany = newValue }
+        get { fields.pointee.extras?.changedToMany ?? [:] }
+        _modify { yield &extras.changedToMany }
+        set {
+            if newValue.isEmpty, fields.pointee.extras == nil { return }
+            extras.changedToMany = newValue
+        }
     }
     /// Relationships of an object not inserted yet, by property index: the related objects are kept
     /// alive, and linked (with their inverses) when the object is inserted.
     var detachedRelatives: [Int: [any Entity]] {
-        get { fields.pointee.detachedRelatives }
-        _modify { yield &fields.pointee.detachedRelatives }
-        set { fields.pointee.detachedRelatives = newValue }
+        get { fields.pointee.extras?.detachedRelatives ?? [:] }
+        _modify { yield &extras.detachedRelatives }
+        set {
+            if newValue.isEmpty, fields.pointee.extras == nil { return }
+            extras.detachedRelatives = newValue
+        }
+    }
+
+    /// The parts few objects need, made at the first write of one of them.
+    private var extras: ObjectStateExtras {
+        if let extras = fields.pointee.extras { return extras }
+        let extras = ObjectStateExtras()
+        fields.pointee.extras = extras
+        return extras
+    }
+
+    /// Drops the extras once every part of them is empty (after a save, say): the memory of an
+    /// object saved and kept is that of a fetched one.
+    private func dropEmptyExtras() {
+        if fields.pointee.extras?.isEmpty == true { fields.pointee.extras = nil }
     }
 
     /// Makes the state belong to a context (at insertion), or to none (when the context is gone or
@@ -205,7 +228,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     // MARK: Values
 
     /// The number of values: attributes, then to-one relationships.
-    var valueCount: Int { fields.pointee.valueCount }
+    var valueCount: Int { Int(fields.pointee.valueCount) }
 
     /// The value at a position of the row layout.
     @inline(__always)
@@ -216,8 +239,8 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     /// Changes the value at a position, first setting the committed values aside if this is the
     /// first change since they were read or saved.
     func write(_ value: StoredValue, atPosition position: Int) {
-        if fields.pointee.committed == nil, !isFault, !isInserted, !acceptsInitialValues {
-            fields.pointee.committed = values
+        if fields.pointee.extras?.committed == nil, !isFault, !isInserted, !acceptsInitialValues {
+            extras.committed = values
         }
         withUnsafeMutablePointerToElements { $0[position] = value }
     }
@@ -237,8 +260,11 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
 
     /// The values as last read or saved, when some changed since.
     var committedValues: ContiguousArray<StoredValue>? {
-        get { fields.pointee.committed }
-        set { fields.pointee.committed = newValue }
+        get { fields.pointee.extras?.committed }
+        set {
+            if newValue == nil, fields.pointee.extras == nil { return }
+            extras.committed = newValue
+        }
     }
 
     /// Fills the state with a row's values: they become the committed ones.
@@ -281,6 +307,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     func commit() {
         committedValues = nil
         changedToMany = [:]
+        dropEmptyExtras()
     }
 
     /// Loads the values of a fault.
@@ -338,7 +365,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     @usableFromInline
     func initializeStoredAttribute(_ value: StoredValue, at index: Int) {
         guard acceptsInitialValues else { return }
-        if fields.pointee.unstorableValues != nil { forgetUnstorableValue(at: index) }
+        if fields.pointee.extras?.unstorableValues != nil { forgetUnstorableValue(at: index) }
         withUnsafeMutablePointerToElements { $0[slot(of: index)] = value }
     }
 
@@ -349,20 +376,24 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     func noteUnstorableValue(_ error: any Error, at index: Int) {
         guard !isMaterializing else { return }
         if let context, !context.willChange(self, property: index) { return }
-        fields.pointee.unstorableValues = fields.pointee.unstorableValues ?? [:]
-        fields.pointee.unstorableValues?[index] = "\(error)"
+        extras.unstorableValues = extras.unstorableValues ?? [:]
+        extras.unstorableValues?[index] = "\(error)"
     }
 
     /// A value that can be stored replaces one that could not.
     private func forgetUnstorableValue(at index: Int) {
-        fields.pointee.unstorableValues?[index] = nil
-        if fields.pointee.unstorableValues?.isEmpty == true { fields.pointee.unstorableValues = nil }
+        guard let extras = fields.pointee.extras else { return }
+        extras.unstorableValues?[index] = nil
+        if extras.unstorableValues?.isEmpty == true { extras.unstorableValues = nil }
     }
 
     /// The attributes whose last assigned value could not be encoded, with why.
     var unstorableValues: [Int: String] {
-        get { fields.pointee.unstorableValues ?? [:] }
-        set { fields.pointee.unstorableValues = newValue.isEmpty ? nil : newValue }
+        get { fields.pointee.extras?.unstorableValues ?? [:] }
+        set {
+            if newValue.isEmpty, fields.pointee.extras == nil { return }
+            extras.unstorableValues = newValue.isEmpty ? nil : newValue
+        }
     }
 
     /// What an attribute reads when its stored value does not convert to its type.
@@ -416,7 +447,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         defer { use?.end() }
         let slot = slot(of: index)
         if let context, !context.willChange(self, property: index) { return }
-        if fields.pointee.unstorableValues != nil { forgetUnstorableValue(at: index) }
+        if fields.pointee.extras?.unstorableValues != nil { forgetUnstorableValue(at: index) }
         write(value, atPosition: slot)
         if slot == mapping?.markedForDeletionSlot, let context, let mapping {
             context.noteUnsavedMark(of: self, mapping: mapping)
@@ -692,7 +723,12 @@ public struct _ObjectStateHeader {
     /// Declarations are immortal (see ``EntityDeclaration``), so no reference count is kept.
     unowned(unsafe) let entity: EntityDeclaration
     var id: ObjectID
-    var globalID: UUID?
+    /// The flags below, a bit each: nine `Bool` fields would take two words once padded, and every
+    /// word of the header is paid once per object. Declared right after `id`, like `valueCount`:
+    /// both fit in the padding that follows it.
+    @usableFromInline var flags: UInt16 = 0
+    /// The number of values; 32 bits are plenty for the properties of one entity.
+    let valueCount: Int32
     var version: Int64 = 0
     unowned(unsafe) var object: (any Entity)?
     /// The context, unretained (objects must not keep their context alive, as in Core Data). Not a weak
@@ -702,30 +738,21 @@ public struct _ObjectStateHeader {
     var context: Unmanaged<ObjectContext>?
     /// Unretained too: the context keeps the store, and the store its mappings, alive.
     unowned(unsafe) var mapping: EntityMapping?
-    let valueCount: Int
-    /// The flags below, a bit each: nine `Bool` fields would take two words once padded, and every
-    /// word of the header is paid once per object.
-    @usableFromInline var flags: UInt16 = 0
-    /// The values as last read or saved; nil until one of them changes.
-    var committed: ContiguousArray<StoredValue>?
     var toMany: ContiguousArray<ToManyValue>
-    var changedToMany: [Int: MemberChanges] = [:]
-    var detachedRelatives = [Int: [any Entity]]()
-    /// Attributes whose last assigned value could not be encoded, by property index, with the
-    /// encoder's error: the value was not written, and a save is refused while any is left. Nil
-    /// when there is none (almost always): no dictionary to make and release per object.
-    var unstorableValues: [Int: String]?
+    /// The parts a fetched, unchanged object does not have (see ``ObjectStateExtras``); nil until
+    /// one of them is needed.
+    var extras: ObjectStateExtras?
 
     init(
-        entity: EntityDeclaration, id: ObjectID, globalID: UUID?, valueCount: Int, acceptsInitialValues: Bool,
-        toMany: ContiguousArray<ToManyValue>
+        entity: EntityDeclaration, id: ObjectID, valueCount: Int, acceptsInitialValues: Bool,
+        toMany: ContiguousArray<ToManyValue>, extras: ObjectStateExtras?
     ) {
         self.entity = entity
         self.id = id
-        self.globalID = globalID
-        self.valueCount = valueCount
+        self.valueCount = Int32(valueCount)
         self.flags = acceptsInitialValues ? Self.acceptsInitialValuesFlag : 0
         self.toMany = toMany
+        self.extras = extras
     }
 
     // MARK: Flags
