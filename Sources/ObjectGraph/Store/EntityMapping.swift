@@ -50,6 +50,12 @@ final class EntityMapping: Sendable {
     var quotedMarkColumn: String? { markedForDeletionSlot.map { quotedAttributeColumns[$0] } }
     /// To-one slot → whether the destination is ``DelayedDeletable`` (its marked objects are hidden).
     let toOneDestinationsHideMarked: [Bool]
+    /// The slots of the attributes that are not optional, which a save checks for a value.
+    let requiredAttributeSlots: [Int]
+    /// Whether the entity is ``DelayedDeletable`` and its marks run delete rules
+    /// (``DelayedDeletable/propagatesDeleteRulesWhenMarked``), read once rather than by a dynamic
+    /// cast of every object a save validates.
+    let propagatesDeleteRulesWhenMarked: Bool
 
     init(
         declaration: EntityDeclaration, description: EntityDescription, index: Int,
@@ -118,6 +124,9 @@ final class EntityMapping: Sendable {
             CASE WHEN \(anyValue.joined(separator: " OR ")) THEN json_object(\(preserved.joined(separator: ", "))) END
             """
         self.toOneDestinationsHideMarked = toOne.map { $0.destinationDeclaration.type is any DelayedDeletable.Type }
+        self.requiredAttributeSlots = description.attributes.indices.filter { !description.attributes[$0].isOptional }
+        self.propagatesDeleteRulesWhenMarked =
+            (declaration.type as? any DelayedDeletable.Type)?.propagatesDeleteRulesWhenMarked ?? false
         self.markedForDeletionSlot =
             declaration.type is any DelayedDeletable.Type
             ? description.attributes.firstIndex { $0.name == DelayedDeletableKey.markedForDeletionDate } : nil
@@ -147,7 +156,10 @@ final class EntityMapping: Sendable {
 }
 
 /// Where a relationship's links are stored.
-struct RelationshipMapping: Sendable {
+///
+/// A class, immutable: the save and delete paths read a relationship's mapping for every object they
+/// touch, and copying a struct of strings and enums cost retains and releases of each of its fields.
+final class RelationshipMapping: Sendable {
     enum Storage: Sendable {
         /// A column of this entity's table holds the destination's primary key.
         case foreignKey(column: String)
@@ -169,6 +181,21 @@ struct RelationshipMapping: Sendable {
     let inversePropertyIndex: Int
     let inverseSlot: Int
     let inverseIsToMany: Bool
+
+    init(
+        description: RelationshipDescription, propertyIndex: Int, destination: Int,
+        destinationDeclaration: EntityDeclaration, storage: Storage, inversePropertyIndex: Int, inverseSlot: Int,
+        inverseIsToMany: Bool
+    ) {
+        self.description = description
+        self.propertyIndex = propertyIndex
+        self.destination = destination
+        self.destinationDeclaration = destinationDeclaration
+        self.storage = storage
+        self.inversePropertyIndex = inversePropertyIndex
+        self.inverseSlot = inverseSlot
+        self.inverseIsToMany = inverseIsToMany
+    }
 
     var name: String { description.name }
     var isToMany: Bool { description.isToMany }

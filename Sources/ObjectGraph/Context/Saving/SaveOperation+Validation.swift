@@ -26,7 +26,7 @@ extension SaveOperation {
                 continue
             }
             if state.isFault { continue }
-            if let deletable = object as? any DelayedDeletable, type(of: deletable).propagatesDeleteRulesWhenMarked,
+            if mapping.propagatesDeleteRulesWhenMarked, let deletable = object as? any DelayedDeletable,
                 deletable.changedForDelayedDeletion
             {
                 // The deny rules of an object being marked, as its deletion would meet them later.
@@ -47,14 +47,16 @@ extension SaveOperation {
             }
             // A value that could not be encoded was not written: named as such, not as missing.
             let unstorable = state.unstorableValues
-            for (index, reason) in unstorable.sorted(by: { $0.key < $1.key }) {
-                fail(state.entity.propertyNames[index], .unstorableValue(reason: reason))
+            if !unstorable.isEmpty {
+                for (index, reason) in unstorable.sorted(by: { $0.key < $1.key }) {
+                    fail(state.entity.propertyNames[index], .unstorableValue(reason: reason))
+                }
             }
-            for (slot, attribute) in mapping.description.attributes.enumerated()
-            where !attribute.isOptional && state.value(atPosition: slot).isNull
+            for slot in mapping.requiredAttributeSlots
+            where state.value(atPosition: slot).isNull
                 && (unstorable.isEmpty || unstorable[state.entity.layout.attributeProperties[slot]] == nil)
             {
-                fail(attribute.name, .missingValue)
+                fail(mapping.attributeColumns[slot], .missingValue)
             }
             // A plain loop: `fail` captured by a closure would cost every object dynamic
             // exclusivity checks on `failures`.
