@@ -37,8 +37,10 @@ struct ChangeTracker {
     }
 
     /// Every object the unit of work holds, inserted ones first (an object can be in two lists).
-    var changedObjects: [any Entity] {
-        Array(inserted.values) + Array(updated.values) + Array(deleted.values)
+    /// A view of the three lists as they are now, not a copy of their elements: a save walks it
+    /// several times. Changing the tracker while walking it leaves the walk's lists as they were.
+    var changedObjects: FlattenSequence<[OrderedDictionary<StateKey, any Entity>.Values]> {
+        [inserted.values, updated.values, deleted.values].joined()
     }
 
     /// Ends the unit of work, after its save committed or when its changes are taken back: every

@@ -504,13 +504,21 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
 
     /// Sets a to-one relationship.
     public func setValue<Destination: Entity>(_ value: Destination?, at index: Int) {
+        setRelatedObject(value, at: index)
+    }
+
+    /// Sets a to-one relationship, out of the generic accessor: run unspecialized, its optional
+    /// handling looked up type metadata on every call.
+    private func setRelatedObject(_ value: (any Entity)?, at index: Int) {
         guard !isMaterializing else { return }
         let use = beginUse()
         defer { use?.end() }
         if let context {
             context.setToOne(self, slot: slot(of: index), to: value)
+        } else if let value {
+            detachedRelatives[index] = [value]
         } else {
-            detachedRelatives[index] = value.map { [$0] }
+            detachedRelatives[index] = nil
         }
     }
 
@@ -525,6 +533,15 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     func relatedID(at slot: Int) -> ObjectID? {
         guard let key = relatedKey(at: slot), let context, let mapping else { return nil }
         return ObjectID(entity: mapping.toOneDestinations[slot], key: key, store: key < 0 ? nil : context.store.identity)
+    }
+
+    /// Gives a to-one link the key a save allocated for the temporary key it held: the same
+    /// object, so not a change; the committed values, if any, get the key too.
+    func replaceKey(at position: Int, with key: Int64) {
+        withUnsafeMutablePointerToElements { $0[position] = .integer(key) }
+        if let extras = fields.pointee.extras, extras.committed != nil {
+            extras.committed?[position] = .integer(key)
+        }
     }
 
     /// Points a to-one relationship at an object, without touching the inverse.

@@ -95,6 +95,7 @@ struct SaveOperation {
         if !newKeys.isEmpty { context.undo?.noteSavedKeys(newKeys) }
         for object in plan.all {
             let state = object._$state
+            state.forgetSavedPendingMembers()
             if !newKeys.isEmpty { state.remapTemporaryKeys(newKeys) }
             if state.isDeleted {
                 context.registry.unregister(state.id)
@@ -160,12 +161,21 @@ extension ObjectState {
 }
 
 extension ObjectState {
+    /// Makes the to-many relationships that were never loaded, and changed only through inverses,
+    /// faults again once a save wrote their changes: the store holds them now, and keeping them
+    /// would mean remapping every new member's key (a country given 100 new moods rebuilt its sets).
+    func forgetSavedPendingMembers() {
+        for slot in toMany.indices {
+            if case .pending = toMany[slot] { toMany[slot] = .fault }
+        }
+    }
+
     /// Replaces the temporary keys of saved objects among the object's links with their keys.
     func remapTemporaryKeys(_ newKeys: [Int64: Int64]) {
         // Rebuilt only where a temporary ID appears: most links point to saved objects.
         for position in entity.layout.attributeCount..<valueCount {
             if case .integer(let key) = value(atPosition: position), key < 0, let saved = newKeys[key] {
-                write(.integer(saved), atPosition: position)
+                replaceKey(at: position, with: saved)
             }
         }
         guard let store = context?.store.identity else { return }
