@@ -71,8 +71,9 @@ extension Statement {
 
     /// Binds a global ID, as the 16-byte blob ``UUID/storedValue`` stores, without making a `Data`.
     func bind(_ globalID: UUID, at index: CInt) throws {
-        let code = withUnsafeBytes(of: globalID.uuid) { bytes in
-            sqlite3_bind_blob(sqliteStatement, index, bytes.baseAddress, CInt(bytes.count), transientBytes)
+        let code = withUnsafeBytes(of: globalID.uuid) { bytes -> CInt in
+            assert(bytes.count == 16, "a UUID's bytes are the 16 its stored value holds")
+            return sqlite3_bind_blob(sqliteStatement, index, bytes.baseAddress, CInt(bytes.count), transientBytes)
         }
         try checkBinding(code, at: index)
     }
@@ -112,4 +113,8 @@ extension Statement {
 /// SQLite's `SQLITE_TRANSIENT`: the bound bytes are copied before the binding call returns, so they
 /// need to live only for the call. C defines it as a cast of -1 to the destructor type, which Swift
 /// does not import; this is the same cast (GRDB makes its own, internal, the same way).
-private let transientBytes = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+private let transientBytes: sqlite3_destructor_type = {
+    // The cast reinterprets a pointer-sized value as a function pointer of the same size.
+    assert(MemoryLayout<sqlite3_destructor_type>.size == MemoryLayout<OpaquePointer>.size)
+    return unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+}()

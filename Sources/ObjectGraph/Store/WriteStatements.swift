@@ -35,7 +35,11 @@ final class WriteStatements {
     /// for direct binding the first time in this transaction.
     func statement(_ shape: Shape, of mapping: EntityMapping) throws -> Statement {
         let key = Key(entity: mapping.index, shape: shape)
-        if let statement = statements[key] { return statement }
+        if let statement = statements[key] {
+            // The invariant above: GRDB arguments set since would replace the direct bindings.
+            assert(statement.arguments.isEmpty, "a write statement was run with GRDB arguments: \(statement.sql)")
+            return statement
+        }
         let sql =
             switch shape {
             case .insert: mapping.insertSQL
