@@ -205,9 +205,8 @@ public final class ObjectContext {
 
         // Relationships assigned before insertion now get their inverses.
         let relatives = state.detachedRelatives
-        state.detachedRelatives = [:]
-        // In property order, whatever the dictionary's: one relative (the usual case) needs no sort.
-        for (index, objects) in relatives.count < 2 ? Array(relatives) : relatives.sorted(by: { $0.key < $1.key }) {
+        state.detachedRelatives = DetachedRelatives()
+        for (index, objects) in relatives.inPropertyOrder {
             switch state.entity.layout.slots[index] {
             case .toOne(let slot): setToOne(state, slot: slot, to: objects.first)
             case .toMany(let slot): setToMany(state, slot: slot, to: objects)

@@ -183,8 +183,8 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     }
     /// Relationships of an object not inserted yet, by property index: the related objects are kept
     /// alive, and linked (with their inverses) when the object is inserted.
-    var detachedRelatives: [Int: [any Entity]] {
-        get { fields.pointee.extras?.detachedRelatives ?? [:] }
+    var detachedRelatives: DetachedRelatives {
+        get { fields.pointee.extras?.detachedRelatives ?? DetachedRelatives() }
         _modify { yield &extras.detachedRelatives }
         set {
             if newValue.isEmpty, fields.pointee.extras == nil { return }

@@ -17,7 +17,7 @@ final class ObjectStateExtras {
     /// The values as last read or saved; nil until one of them changes.
     @exclusivity(unchecked) var committed: ContiguousArray<StoredValue>?
     @exclusivity(unchecked) var changedToMany: [Int: MemberChanges] = [:]
-    @exclusivity(unchecked) var detachedRelatives: [Int: [any Entity]] = [:]
+    @exclusivity(unchecked) var detachedRelatives = DetachedRelatives()
     /// Attributes whose last assigned value could not be encoded, by property index, with the
     /// encoder's error (see ``ObjectState/unstorableValues``).
     @exclusivity(unchecked) var unstorableValues: [Int: String]?

@@ -104,7 +104,7 @@ struct BatchRow: RowValues {
         guard state.context == nil, state.acceptsInitialValues else {
             throw refuse(nil, "only new objects, never inserted into a context, carry values for a batch insert")
         }
-        if let index = state.detachedRelatives.first(where: { !$0.value.isEmpty })?.key {
+        if let index = state.detachedRelatives.inPropertyOrder.first(where: { !$0.objects.isEmpty })?.index {
             throw refuse(state.entity.properties[index].name, "relationships are not set by a batch insert")
         }
         if let (index, reason) = state.unstorableValues.min(by: { $0.key < $1.key }) {
