@@ -139,6 +139,24 @@ import Testing
             try reader.fetch(FetchDescriptor<Country>(sortBy: [SortDescriptor(\.name)])).map(\.name) == ["France", "Portugália", "Spain"])
     }
 
+    @Test func aChildsLinkToAParentsNewObjectSurvivesTheParentsSave() throws {
+        let scene = try Scene()
+        let portugal = Country(name: "Portugal")
+        scene.context.insert(portugal)
+        let sheet = scene.context.newChildContext()
+        let childMood = try #require(sheet.object(with: scene.mood.objectID) as? Mood)
+        let childPortugal = try #require(sheet.object(with: portugal.objectID) as? Country)
+        childMood.country = childPortugal  // a saved mood moved to a country the parent has not saved
+        try scene.context.save()  // Portugal gets its key; the child's move is still unsaved
+
+        #expect(sheet.hasChanges && childMood.hasChanges)
+        #expect(childMood.country?.objectID == portugal.objectID)
+        try sheet.save()
+        #expect(scene.mood.country === portugal)
+        try scene.context.save()
+        #expect(try scene.stored(scene.mood.objectID).country == "Portugal")
+    }
+
     @Test func theParentsMonitorsAndUndoManagerSeeAChildsSave() throws {
         let scene = try Scene()
         let undoManager = ObjectUndoManager()

@@ -535,13 +535,26 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         return ObjectID(entity: mapping.toOneDestinations[slot], key: key, store: key < 0 ? nil : context.store.identity)
     }
 
-    /// Gives a to-one link the key a save allocated for the temporary key it held: the same
-    /// object, so not a change; the committed values, if any, get the key too.
-    func replaceKey(at position: Int, with key: Int64) {
-        withUnsafeMutablePointerToElements { $0[position] = .integer(key) }
-        if let extras = fields.pointee.extras, extras.committed != nil {
-            extras.committed?[position] = .integer(key)
+    /// Gives the to-one links that hold temporary keys the keys a save allocated for them, in the
+    /// current values and in the committed ones: the same objects, so no change is recorded.
+    func replaceTemporaryKeys(_ newKeys: [Int64: Int64]) {
+        let positions = entity.layout.attributeCount..<valueCount
+        withUnsafeMutablePointerToElements { values in
+            for position in positions {
+                if case .integer(let key) = values[position], key < 0, let saved = newKeys[key] {
+                    values[position] = .integer(saved)
+                }
+            }
         }
+        guard let extras = fields.pointee.extras, var committed = extras.committed else { return }
+        var remapped = false
+        for position in positions {
+            if case .integer(let key) = committed[position], key < 0, let saved = newKeys[key] {
+                committed[position] = .integer(saved)
+                remapped = true
+            }
+        }
+        if remapped { extras.committed = committed }
     }
 
     /// Points a to-one relationship at an object, without touching the inverse.

@@ -172,12 +172,7 @@ extension ObjectState {
 
     /// Replaces the temporary keys of saved objects among the object's links with their keys.
     func remapTemporaryKeys(_ newKeys: [Int64: Int64]) {
-        // Rebuilt only where a temporary ID appears: most links point to saved objects.
-        for position in entity.layout.attributeCount..<valueCount {
-            if case .integer(let key) = value(atPosition: position), key < 0, let saved = newKeys[key] {
-                replaceKey(at: position, with: saved)
-            }
-        }
+        replaceTemporaryKeys(newKeys)
         guard let store = context?.store.identity else { return }
         func remap(_ id: ObjectID) -> ObjectID {
             guard id.isTemporary, let key = newKeys[id.key] else { return id }
