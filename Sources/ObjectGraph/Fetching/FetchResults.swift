@@ -25,6 +25,25 @@ public struct FetchResults<T: Entity>: RandomAccessCollection {
     /// The number of results.
     @inlinable public var endIndex: Int { batches?.keys.count ?? objects.count }
 
+    // The index steps, written out: the defaults for a `Strideable` index are generic, and code
+    // that walks the results without being specialized for `T` (a list monitor's) paid about 1,700
+    // instructions per step through them.
+
+    /// The position after `i`.
+    @inlinable public func index(after i: Int) -> Int { i + 1 }
+
+    /// The position before `i`.
+    @inlinable public func index(before i: Int) -> Int { i - 1 }
+
+    /// The position `distance` away from `i`.
+    @inlinable public func index(_ i: Int, offsetBy distance: Int) -> Int { i + distance }
+
+    /// The number of steps from `start` to `end`.
+    @inlinable public func distance(from start: Int, to end: Int) -> Int { end - start }
+
+    /// Every valid position, in order.
+    @inlinable public var indices: Range<Int> { startIndex..<endIndex }
+
     /// The object at `position`; with a batch size, reading it may load its batch.
     @inlinable public subscript(position: Int) -> T {
         unsafeDowncast(batches?.object(at: position) ?? objects[position], to: T.self)
