@@ -51,6 +51,34 @@ private final class RecordingListObserver: ListSectionObserver {
             in: context, sectionKey: { String($0.rating) })
     }
 
+    @Test func sectionsByARelatedOptionalTextAttributeReadWhatTheKeyPathReads() throws {
+        let container = try ObjectContainer(for: NoteV2.self, Tag.self, configuration: .inMemory)
+        let context = container.newBackgroundContext()
+        let titled = NoteV2(text: "one")
+        titled.title = "Errands"
+        let untitled = NoteV2(text: "two")
+        let tags = [("a", titled), ("b", untitled), ("c", nil), ("d", titled)].map { name, note in
+            let tag = Tag(name: name)
+            tag.note = note
+            return tag
+        }
+        for tag in tags { context.insert(tag) }
+        try context.save()
+        let monitor = try context.monitorSectionedList(
+            Tag.self, sectionBy: SectionBy(\.note?.title), sortBy: [SortDescriptor(\.note?.title), SortDescriptor(\.name)])
+        #expect(monitor.sections.map(\.key) == [nil, "Errands"])
+        #expect(monitor.sections.map { $0.objects.map(\.name) } == [["b", "c"], ["a", "d"]])
+        for tag in tags {
+            let section = try #require(monitor.sections.first { $0.objects.contains(tag) })
+            #expect(section.key == tag[keyPath: \.note?.title], "the section of \(tag.name) is what its key path reads")
+        }
+
+        untitled.title = "Errands"  // unsaved: read from the object, as the key path reads it
+        titled.title = nil
+        context.processPendingChanges()
+        #expect(monitor.sections.map { $0.objects.map(\.name) } == [["a", "c", "d"], ["b"]])
+    }
+
     @Test func aSectionedListReportsEachKindOfChangeWithItsIndexPaths() throws {
         let container = try makeContainer()
         let context = container.newBackgroundContext()
