@@ -44,6 +44,8 @@ final class RawDatabase {
             try execute("COMMIT")
             return result
         } catch {
+            // The body's error is the one to report; a failed rollback leaves the transaction open,
+            // and the next BEGIN fails loudly.
             try? execute("ROLLBACK")
             throw error
         }
@@ -52,8 +54,15 @@ final class RawDatabase {
     /// Runs `body` in one read transaction (one consistent state, as the other sides' reads).
     func read<Result>(_ body: () throws -> Result) throws -> Result {
         try execute("BEGIN DEFERRED")
-        defer { try? execute("COMMIT") }
-        return try body()
+        let result: Result
+        do {
+            result = try body()
+        } catch {
+            try? execute("ROLLBACK")  // as in `transaction(_:)`: the body's error is the one to report
+            throw error
+        }
+        try execute("COMMIT")
+        return result
     }
 
     func check(_ code: Int32) throws {
@@ -99,6 +108,14 @@ final class RawStatement {
         let code = sqlite3_step(handle)
         try database.check(code)
         return code == SQLITE_ROW
+    }
+
+    /// Every row the statement returns, each made by `row` while the statement is on it.
+    func rows<Row>(reservingCapacity capacity: Int = 0, _ row: (RawStatement) -> Row) throws -> [Row] {
+        var rows: [Row] = []
+        rows.reserveCapacity(capacity)
+        while try step() { rows.append(row(self)) }
+        return rows
     }
 
     /// Runs the statement to its end and readies it for new arguments.
@@ -188,17 +205,13 @@ enum RawSQL {
     /// structs.
     static func moods(_ db: RawDatabase, sql: String) throws -> [RawMood] {
         try db.read {
-            let statement = try db.prepare(sql)
-            var moods: [RawMood] = []
-            while try statement.step() {
-                moods.append(
-                    RawMood(
-                        id: statement.int64(0), text: statement.text(1) ?? "", rating: Int(statement.int64(2)),
-                        date: statement.double(3), remoteIdentifier: statement.text(4),
-                        markedForDeletionDate: statement.isNull(5) ? nil : statement.double(5),
-                        countryID: statement.isNull(6) ? nil : statement.int64(6)))
+            try db.prepare(sql).rows { statement in
+                RawMood(
+                    id: statement.int64(0), text: statement.text(1) ?? "", rating: Int(statement.int64(2)),
+                    date: statement.double(3), remoteIdentifier: statement.text(4),
+                    markedForDeletionDate: statement.isNull(5) ? nil : statement.double(5),
+                    countryID: statement.isNull(6) ? nil : statement.int64(6))
             }
-            return moods
         }
     }
 
@@ -217,10 +230,8 @@ enum RawSQL {
     /// Changes the rating of the first `count` moods.
     static func update(count: Int, in db: RawDatabase) throws {
         try db.transaction {
-            let select = try db.prepare("SELECT id, rating FROM mood LIMIT \(count)")
-            var rows: [(id: Int64, rating: Int64)] = []
-            rows.reserveCapacity(count)
-            while try select.step() { rows.append((select.int64(0), select.int64(1))) }
+            let rows = try db.prepare("SELECT id, rating FROM mood LIMIT \(count)")
+                .rows(reservingCapacity: count) { (id: $0.int64(0), rating: $0.int64(1)) }
             let update = try db.prepare("UPDATE mood SET rating = ? WHERE id = ?")
             for row in rows {
                 try update.bind(row.rating % 5 + 1, at: 1)
@@ -233,10 +244,8 @@ enum RawSQL {
     /// Deletes the first `count` moods, one statement per mood (the object graph deletes objects).
     static func deleteMoods(count: Int, in db: RawDatabase) throws {
         try db.transaction {
-            let select = try db.prepare("SELECT id FROM mood ORDER BY id LIMIT \(count)")
-            var keys: [Int64] = []
-            keys.reserveCapacity(count)
-            while try select.step() { keys.append(select.int64(0)) }
+            let keys = try db.prepare("SELECT id FROM mood ORDER BY id LIMIT \(count)")
+                .rows(reservingCapacity: count) { $0.int64(0) }
             let delete = try db.prepare("DELETE FROM mood WHERE id = ?")
             for key in keys {
                 try delete.bind(key, at: 1)
@@ -282,15 +291,11 @@ enum RawSQL {
     /// The rows of a list query (id, text, rating, date, country name).
     static func listRows(_ db: RawDatabase, sql: String) throws -> [ListRow] {
         try db.read {
-            let statement = try db.prepare(sql)
-            var rows: [ListRow] = []
-            while try statement.step() {
-                rows.append(
-                    ListRow(
-                        id: statement.int64(0), text: statement.text(1) ?? "", rating: Int(statement.int64(2)),
-                        date: statement.double(3), country: statement.text(4)))
+            try db.prepare(sql).rows { statement in
+                ListRow(
+                    id: statement.int64(0), text: statement.text(1) ?? "", rating: Int(statement.int64(2)),
+                    date: statement.double(3), country: statement.text(4))
             }
-            return rows
         }
     }
 
