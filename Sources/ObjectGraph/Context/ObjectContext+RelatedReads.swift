@@ -34,8 +34,8 @@ extension ObjectContext {
                 for followed in reads.relationships(leadingTo: entity) {
                     let ids = try inverseIDs(of: states, followed.relationship)
                     for object in objects(with: ids, of: followed.owner) {
-                        guard let state = (object as? any Entity)?._$state,
-                            visited.insert(ObjectIdentifier(state)).inserted
+                        let state = object._$state
+                        guard visited.insert(ObjectIdentifier(state)).inserted
                         else { continue }
                         if followed.owner === root { found.append(object) }
                         if !reads.relationships(leadingTo: followed.owner).isEmpty { next.append(state) }

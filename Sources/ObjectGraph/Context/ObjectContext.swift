@@ -254,9 +254,9 @@ public final class ObjectContext {
 
     /// The objects with these IDs of one entity (the members of a relationship), in order: the live
     /// ones, and faults for the others, registered together.
-    func objects(with ids: [ObjectID], of entity: EntityDeclaration) -> [AnyObject] {
+    func objects(with ids: [ObjectID], of entity: EntityDeclaration) -> [any Entity] {
         guard let mapping = store.mapping(for: entity) else { return [] }
-        var objects: [AnyObject] = []
+        var objects: [any Entity] = []
         objects.reserveCapacity(ids.count)
         var faults: [Unmanaged<ObjectState>] = []
         for id in ids {

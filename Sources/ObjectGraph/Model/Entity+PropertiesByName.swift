@@ -58,9 +58,9 @@ extension Entity {
         }
         switch state.entity.layout.slots[index] {
         case .toOne:
-            return (state.relatedObject(at: index) as? any Entity).map { [$0] } ?? []
+            return state.relatedObject(at: index).map { [$0] } ?? []
         case .toMany:
-            return state.relatedObjects(at: index).compactMap { $0 as? any Entity }
+            return state.relatedObjects(at: index)
         case .attribute:
             return []
         }

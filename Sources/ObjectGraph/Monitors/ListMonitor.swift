@@ -196,7 +196,7 @@ public final class ListMonitor<Object: Entity>: Observable {
         let objects: [AnyObject]
         if request.fetchBatchSize > 0, sectionBy == nil {
             // Faults, loaded a batch at a time as they are read (a section needs every object's key).
-            objects = context.objects(with: try context.fetchIdentifiers(request), of: Object._$entity)
+            objects = context.objects(with: try context.fetchIdentifiers(request), of: Object._$entity).map { $0 }
         } else {
             objects = try fetchAll().map { $0 as AnyObject }
         }
@@ -365,8 +365,7 @@ public final class ListMonitor<Object: Entity>: Observable {
         guard !rows.isEmpty else { return [] }
         let keys = Dictionary(rows.map { ($0.id, $0.changedKeys) }, uniquingKeysWith: { $0.union($1) })
         return context.objects(with: Array(keys.keys), of: entity).compactMap { object in
-            guard let entity = object as? any Entity, let changed = keys[entity.objectID] else { return nil }
-            return (entity, changed)
+            keys[object.objectID].map { (object, $0) }
         }
     }
 
@@ -386,7 +385,7 @@ public final class ListMonitor<Object: Entity>: Observable {
                 var reached: [ObjectState] = []
                 for related in context.objects(with: Array(ids), of: destination)
                 where heldRelated.updateValue(related, forKey: ObjectIdentifier(related)) == nil {
-                    if let entity = related as? any Entity { reached.append(entity._$state) }
+                    reached.append(related._$state)
                 }
                 guard !reached.isEmpty else { continue }
                 context.loadFaults(reached)

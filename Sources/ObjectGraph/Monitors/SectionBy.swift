@@ -43,12 +43,12 @@ public struct SectionBy<Object: Entity> {
         // object), then the attribute's, typed as it is declared.
         if attribute.isOptional {
             return { object in
-                guard let destination = object._$state.relatedObject(at: relationship) as? any Entity else { return nil }
+                guard let destination = object._$state.relatedObject(at: relationship) else { return nil }
                 return destination._$state.value(at: index) as String?
             }
         }
         return { object in
-            guard let destination = object._$state.relatedObject(at: relationship) as? any Entity else { return nil }
+            guard let destination = object._$state.relatedObject(at: relationship) else { return nil }
             return destination._$state.value(at: index) as String
         }
     }
