@@ -36,7 +36,7 @@ extension ObjectContext {
             _ = recordReadFailure(error, of: owner, property: property())
             return nil
         }
-        let unsaved = changes.unsavedMarks[mapping.index] ?? []
+        let unsaved = changes.unsavedMarks.isEmpty ? [] : changes.unsavedMarks[mapping.index] ?? []
         if stored.isEmpty && unsaved.isEmpty { return nil }
         return Marks(stored: stored, unsaved: unsaved, slot: slot)
     }
@@ -80,8 +80,11 @@ extension ObjectContext {
 
     /// The keys of an entity's rows marked in the store, read once per view of the store.
     private func markedKeys(of mapping: EntityMapping) throws -> MarkedKeySet {
-        if let cached = markedKeysCache[mapping.index] { return cached }
+        if mapping.index < markedKeysCache.count, let cached = markedKeysCache[mapping.index] { return cached }
         let keys = MarkedKeySet(try store.reader.markedKeys(of: mapping))
+        if markedKeysCache.count < store.mappings.count {
+            markedKeysCache.append(contentsOf: repeatElement(nil, count: store.mappings.count - markedKeysCache.count))
+        }
         markedKeysCache[mapping.index] = keys
         return keys
     }

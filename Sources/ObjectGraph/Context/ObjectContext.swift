@@ -87,9 +87,10 @@ public final class ObjectContext {
     /// Whether delete rules are running: a `delete` made meanwhile joins the pass, and saves of
     /// other contexts wait.
     @exclusivity(unchecked) var isProcessingPendingChanges = false
-    /// The keys of rows marked for deletion in the store, by mapping index, read when a relationship
-    /// read needs them; forgotten when this context's view of the store changes.
-    @exclusivity(unchecked) var markedKeysCache: [Int: MarkedKeySet] = [:]
+    /// The keys of rows marked for deletion in the store, by mapping index (nil: not read yet), read
+    /// when a relationship read needs them; forgotten when this context's view of the store changes.
+    /// An array, not a dictionary: every to-one read of a ``DelayedDeletable`` looks it up.
+    @exclusivity(unchecked) var markedKeysCache: [MarkedKeySet?] = []
     let objectsDidChangeObservers = Observers<ObjectsDidChange>()
     /// List monitors: they hear every ``ObjectsDidChange``, those naming only rows nobody holds
     /// (``ObjectsDidChange/unheldUpdates``) too, before anyone else, so that a handler that reads a
@@ -416,7 +417,7 @@ public final class ObjectContext {
         }
         changes.clear()
         changes.unposted = change
-        markedKeysCache = [:]
+        markedKeysCache = []
     }
 
     /// Forgets every object: unsaved changes are discarded and the objects callers still hold become

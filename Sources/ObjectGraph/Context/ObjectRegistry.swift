@@ -151,7 +151,8 @@ struct RowKey: Hashable {
 
 /// An object's state as a dictionary key: its identity, hashed by one multiplication. The context's
 /// bookkeeping (inserted, updated, deleted objects, changes to post) is keyed by state, and touched
-/// for every object a change or a deletion involves.
+/// for every object a change or a deletion involves. Only a state makes one, so that a key made of
+/// the entity object by mistake does not compile.
 struct StateKey: Hashable {
     let identifier: ObjectIdentifier
 
@@ -162,6 +163,6 @@ struct StateKey: Hashable {
     }
 
     func _rawHashValue(seed: Int) -> Int {
-        CheapHash.mix(UInt64(UInt(bitPattern: identifier)), seed: seed)
+        CheapHash.identity(identifier, seed: seed)
     }
 }

@@ -7,4 +7,27 @@ enum CheapHash {
         let mixed = (bits ^ UInt64(UInt(bitPattern: seed))) &* 0x9E37_79B9_7F4A_7C15
         return Int(truncatingIfNeeded: mixed ^ (mixed >> 32))
     }
+
+    /// An object identity's hash: its address, mixed.
+    static func identity(_ identifier: ObjectIdentifier, seed: Int) -> Int {
+        mix(UInt64(UInt(bitPattern: identifier)), seed: seed)
+    }
+}
+
+/// Any object's identity as a dictionary key, hashed by one multiplication (the context keys its
+/// states the same way, with `StateKey`).
+struct IdentityKey: Hashable {
+    let identifier: ObjectIdentifier
+
+    init(_ object: AnyObject) { identifier = ObjectIdentifier(object) }
+
+    init(_ identifier: ObjectIdentifier) { self.identifier = identifier }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(identifier)
+    }
+
+    func _rawHashValue(seed: Int) -> Int {
+        CheapHash.identity(identifier, seed: seed)
+    }
 }

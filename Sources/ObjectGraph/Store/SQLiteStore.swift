@@ -12,7 +12,9 @@ final class SQLiteStore: Sendable {
     let identity: StoreIdentity
     let schema: Schema
     let mappings: [EntityMapping]
-    private let mappingIndex: [ObjectIdentifier: Int]
+    /// Mapping index by entity declaration: looked up by every read that hides marked objects, so
+    /// hashed cheaply.
+    private let mappingIndex: [IdentityKey: Int]
     let path: String
     private let checkpointer: LogCheckpointer
 
@@ -20,8 +22,8 @@ final class SQLiteStore: Sendable {
         try migrationPlan?.check(endingAt: schema)
         self.schema = schema
         self.mappings = try Self.makeMappings(schema)
-        var index: [ObjectIdentifier: Int] = [:]
-        for mapping in mappings { index[ObjectIdentifier(mapping.declaration)] = mapping.index }
+        var index: [IdentityKey: Int] = [:]
+        for mapping in mappings { index[IdentityKey(mapping.declaration)] = mapping.index }
         self.mappingIndex = index
 
         var grdbConfiguration = Configuration()
@@ -122,11 +124,11 @@ final class SQLiteStore: Sendable {
     }
 
     func mapping(for entity: EntityDeclaration) -> EntityMapping? {
-        mappingIndex[ObjectIdentifier(entity)].map { mappings[$0] }
+        mappingIndex[IdentityKey(entity)].map { mappings[$0] }
     }
 
     func mapping(forIdentifier identifier: ObjectIdentifier) -> EntityMapping? {
-        mappingIndex[identifier].map { mappings[$0] }
+        mappingIndex[IdentityKey(identifier)].map { mappings[$0] }
     }
 
     func mapping(named name: String) -> EntityMapping? {
