@@ -484,7 +484,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     }
 
     /// The object a to-one relationship points to. Typed as an entity, not as `AnyObject`: a caller
-    /// that needs an entity would otherwise cast back, a conformance lookup of a few hundred
+    /// that needs an entity would otherwise cast back, a conformance lookup of about 150
     /// instructions per read.
     @usableFromInline
     func relatedObject(at index: Int) -> (any Entity)? {

@@ -196,7 +196,7 @@ public final class ListMonitor<Object: Entity>: Observable {
         let objects: [AnyObject]
         if request.fetchBatchSize > 0, sectionBy == nil {
             // Faults, loaded a batch at a time as they are read (a section needs every object's key).
-            objects = context.objects(with: try context.fetchIdentifiers(request), of: Object._$entity).map { $0 }
+            objects = context.objects(with: try context.fetchIdentifiers(request), of: Object._$entity).map { $0 as AnyObject }
         } else {
             objects = try fetchAll().map { $0 as AnyObject }
         }
