@@ -9,13 +9,7 @@ import Synchronization
 /// the tests that kill it or run several instances.
 final class ServerProcess {
     /// The executable `swift test` built next to the test bundle.
-    static let executable: URL? = {
-        let directories = ([Bundle.main.bundleURL] + Bundle.allBundles.map(\.bundleURL)).map {
-            $0.pathExtension == "xctest" ? $0.deletingLastPathComponent() : $0
-        }
-        return directories.map { $0.appendingPathComponent("objectgraph-sync-server") }
-            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }()
+    static let executable = BuiltExecutable.url(named: "objectgraph-sync-server")
 
     private let process: Process
     private let output: OutputLog

@@ -8,13 +8,7 @@ import Testing
 @Suite("Sync client: exactly once, whatever kills it")
 struct SyncCrashTests {
     /// The test client executable `swift test` built next to the test bundle.
-    static let executable: URL? = {
-        let directories = ([Bundle.main.bundleURL] + Bundle.allBundles.map(\.bundleURL)).map {
-            $0.pathExtension == "xctest" ? $0.deletingLastPathComponent() : $0
-        }
-        return directories.map { $0.appendingPathComponent("objectgraph-sync-test-client") }
-            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }()
+    static let executable = BuiltExecutable.url(named: "objectgraph-sync-test-client")
 
     @Test(
         "A client killed at least 50 times at random points, some between the server's answer and the local save: every change is on the server exactly once, and none made locally is lost"
