@@ -94,7 +94,7 @@ enum SyncDemo {
         await laptop.sync.start()
         try await laptop.waitUntil("the laptop settles the conflict") { onLaptop.text == "Sunny morning in Paris" }
         print("  laptop: settled by Mood's policy (the server's value wins): '\(onLaptop.text)'")
-        try await phone.waitUntil("the laptop's settled state reaches the phone") {
+        try await Device.waitUntil("the laptop's settled state reaches the phone", watching: [phone, laptop]) {
             laptop.sync.status.current.pendingChanges == 0 && mood.text == onLaptop.text
         }
         print("  both show '\(mood.text)'")
@@ -150,24 +150,32 @@ enum SyncDemo {
         return copy
     }
 
-    /// Waits until `condition` holds, checked at each change the view context merges and each
-    /// change of the sync's status; fails after 30 seconds rather than hang.
+    /// Waits until `condition` holds, checked at each change this device's view context merges and
+    /// each change of its sync's status (see ``waitUntil(_:watching:_:)``).
     func waitUntil(_ what: String, _ condition: @escaping @MainActor () -> Bool) async throws {
-        let changes = context.objectsDidChangeNotifications
-        let statuses = sync.status.updates
+        try await Self.waitUntil(what, watching: [self], condition)
+    }
+
+    /// Waits until `condition` holds, checked at each change the devices' view contexts merge and
+    /// each change of their syncs' status; fails after 30 seconds rather than hang. Every device
+    /// the condition reads must be watched: a change on one that is not would wake nobody.
+    static func waitUntil(
+        _ what: String, watching devices: [Device], _ condition: @escaping @MainActor () -> Bool
+    ) async throws {
+        // Subscribed before the first check, so that no change between the two is missed.
+        let changes = devices.map(\.context.objectsDidChangeNotifications)
+        let statuses = devices.map(\.sync.status.updates)
         if condition() { return }
         let (events, event) = AsyncStream<Void>.makeStream()
-        let merges = Task { @MainActor in for await _ in changes { event.yield() } }
-        let updates = Task { for await _ in statuses { event.yield() } }
-        let timeout = Task {
-            try? await Task.sleep(for: .seconds(30))
-            event.finish()
-        }
-        defer {
-            merges.cancel()
-            updates.cancel()
-            timeout.cancel()
-        }
+        var watchers: [Task<Void, Never>] = []
+        for stream in changes { watchers.append(Task { @MainActor in for await _ in stream { event.yield() } }) }
+        for stream in statuses { watchers.append(Task { for await _ in stream { event.yield() } }) }
+        watchers.append(
+            Task {
+                try? await Task.sleep(for: .seconds(30))
+                event.finish()
+            })
+        defer { for watcher in watchers { watcher.cancel() } }
         for await _ in events where condition() { return }
         throw DemoError("\(what) did not happen within 30 seconds")
     }

@@ -1,0 +1,38 @@
+import Foundation
+import Testing
+
+/// The README's first command ends with `moody-sync-demo`: it must play to the end on any machine,
+/// a busy one included.
+@Suite("The sync demo")
+struct SyncDemoTests {
+    @Test("The sync demo plays every scene to the end, with nothing left waiting on either device, ten times in a row")
+    func playsToTheEnd() async throws {
+        let executable = try #require(BuiltExecutable.url(named: "moody-sync-demo"), "moody-sync-demo is built with the tests")
+        // Ten plays of half a second each: a wait that misses its wake-up (one device waiting for a
+        // change the other makes) shows within them, where one play passes by luck.
+        for _ in 1...10 { try await play(executable) }
+    }
+
+    private func play(_ executable: URL) async throws {
+        let process = Process()
+        process.executableURL = executable
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Only a hang ends the wait here: the demo gives each of its steps 30 seconds itself.
+        let deadline = ContinuousClock.now + .seconds(600)
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else {
+                process.terminate()
+                throw TestFailure("the sync demo hung")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(text)")
+        #expect(text.contains("phone: 0 changes waiting") && text.contains("laptop: 0 changes waiting"), "\(text)")
+        #expect(text.contains("Done: every change travelled through the server"), "\(text)")
+    }
+}
