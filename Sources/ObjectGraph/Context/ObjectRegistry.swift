@@ -16,7 +16,7 @@ struct ObjectRegistry {
     private struct Table {
         let entity: ObjectIdentifier
         var states: [RowKey: Unmanaged<ObjectState>] = [:]
-        var deleted: Set<Int64> = []
+        var deleted: Set<RowKey> = []
     }
 
     init(store: StoreIdentity) {
@@ -39,9 +39,9 @@ struct ObjectRegistry {
     mutating func noteDeletion(of state: ObjectState, isDeleted: Bool) {
         guard let table = table(for: state.id.entity) else { return }
         if isDeleted {
-            tables[table].deleted.insert(state.id.key)
+            tables[table].deleted.insert(RowKey(state.id.key))
         } else if !tables[table].deleted.isEmpty {
-            tables[table].deleted.remove(state.id.key)
+            tables[table].deleted.remove(RowKey(state.id.key))
         }
     }
 
@@ -49,7 +49,7 @@ struct ObjectRegistry {
     mutating func unregister(_ id: ObjectID) {
         guard let table = table(for: id.entity) else { return }
         tables[table].states[RowKey(id.key)] = nil
-        if !tables[table].deleted.isEmpty { tables[table].deleted.remove(id.key) }
+        if !tables[table].deleted.isEmpty { tables[table].deleted.remove(RowKey(id.key)) }
     }
 
     /// Removes a state being deallocated, unless another state took its ID since; returns whether
@@ -61,14 +61,14 @@ struct ObjectRegistry {
             tables[table].states.values[index].toOpaque() == Unmanaged.passUnretained(state).toOpaque()
         else { return false }
         tables[table].states.remove(at: index)
-        if !tables[table].deleted.isEmpty { tables[table].deleted.remove(state.id.key) }
+        if !tables[table].deleted.isEmpty { tables[table].deleted.remove(RowKey(state.id.key)) }
         return true
     }
 
     /// Whether the ID names a live object that is deleted; one test when none of its entity is.
     func isDeleted(_ id: ObjectID) -> Bool {
         guard id.store == nil || id.store == store, let table = table(for: id.entity),
-            !tables[table].deleted.isEmpty, tables[table].deleted.contains(id.key)
+            !tables[table].deleted.isEmpty, tables[table].deleted.contains(RowKey(id.key))
         else { return false }
         return tables[table].states[RowKey(id.key)]?._withUnsafeGuaranteedRef { $0.isDeleted } == true
     }
@@ -83,9 +83,13 @@ struct ObjectRegistry {
         }
         let deleted = tables[table].deleted
         if let contains, deleted.count < ids.count {
-            return deleted.count { isDeleted($0) && contains(ObjectID(entity: entity, key: $0, store: $0 < 0 ? nil : store)) }
+            return deleted.count { key in
+                isDeleted(key.value) && contains(ObjectID(entity: entity, key: key.value, store: key.value < 0 ? nil : store))
+            }
         }
-        return ids.count { id in (id.store == nil || id.store == store) && deleted.contains(id.key) && isDeleted(id.key) }
+        // The live state first: most members of a large relationship have none (only their IDs were
+        // read), and one lookup settles those.
+        return ids.count { id in (id.store == nil || id.store == store) && isDeleted(id.key) && deleted.contains(RowKey(id.key)) }
     }
 
     /// Every live state.
