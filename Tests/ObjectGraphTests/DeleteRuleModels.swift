@@ -1,3 +1,4 @@
+import Foundation
 import ObjectGraph
 
 // The seeds' Europe / France / Spain graph once per delete rule, as the tests' fixtures (the moody
@@ -61,5 +62,42 @@ import ObjectGraph
     init(name: String, continent: LooseContinent? = nil) {
         self.name = name
         self.continent = continent
+    }
+}
+
+/// A team whose players count their teammates when deleted, as Moody's moods count their country's,
+/// and between two counts may delete, mark or sign another player: each count is recorded, to check
+/// that counts read during one deletion pass follow the changes made in it.
+@Entity final class CountedTeam {
+    var name: String
+    @Relationship(inverse: \CountingPlayer.team) var players: Set<CountingPlayer> = []
+    init(name: String) { self.name = name }
+}
+
+@Entity final class CountingPlayer: DelayedDeletable {
+    var name: String
+    var team: CountedTeam?
+    var markedForDeletionDate: Date?
+    /// What `team.count(of: \.players)` read in `prepareForDeletion()`, in order.
+    @Transient var countsSeen: [Int] = []
+    /// The player this one's `prepareForDeletion()` deletes between its two counts.
+    @Transient var deletes: CountingPlayer?
+    /// The player it marks for deletion (hidden from the team from then on).
+    @Transient var marks: CountingPlayer?
+    /// The player it adds to the team.
+    @Transient var signs: CountingPlayer?
+
+    init(name: String, team: CountedTeam? = nil) {
+        self.name = name
+        self.team = team
+    }
+
+    func prepareForDeletion() {
+        guard let team else { return }
+        countsSeen.append(team.count(of: \.players))
+        if let deletes { objectContext?.delete(deletes) }
+        if let marks { marks.markForLocalDeletion() }
+        if let signs { signs.team = team }
+        countsSeen.append(team.count(of: \.players))
     }
 }

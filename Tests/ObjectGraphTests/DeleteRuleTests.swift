@@ -317,6 +317,39 @@ import Testing
         #expect(spain.count(of: \.moods) == 2)
     }
 
+    @Test func countsReadDuringADeletionPassFollowTheDeletionsMarksAndMembersAddedInIt() throws {
+        let container = try ObjectContainer(for: CountedTeam.self, configuration: .inMemory)
+        let writer = container.newBackgroundContext()
+        let reds = CountedTeam(name: "Reds")
+        for name in ["a", "b", "c", "d", "e", "f", "g"] { writer.insert(CountingPlayer(name: name, team: reds)) }
+        try writer.save()
+
+        let context = container.newBackgroundContext()
+        var players: [String: CountingPlayer] = [:]
+        for player in try context.fetch(FetchDescriptor<CountingPlayer>()) { players[player.name] = player }
+        let (a, b, c, d, e) = try (
+            #require(players["a"]), #require(players["b"]), #require(players["c"]), #require(players["d"]),
+            #require(players["e"])
+        )
+        let newcomer = CountingPlayer(name: "h")
+        context.insert(newcomer)
+        a.deletes = c
+        b.marks = d
+        e.signs = newcomer
+        // a, b and e are deleted before any of them is prepared: 4 of 7 are left.
+        context.delete([a, b, e])
+
+        #expect(a.countsSeen == [4, 3])  // c deleted
+        #expect(b.countsSeen == [3, 2])  // d marked
+        #expect(e.countsSeen == [2, 3])  // h signed
+        #expect(c.countsSeen == [3, 3])  // prepared in the next wave
+        try context.save()
+        let reader = container.newBackgroundContext()
+        let team = try #require(try reader.fetch(FetchDescriptor<CountedTeam>()).first)
+        #expect(team.count(of: \.players) == 3)
+        #expect(Set(team.players.map(\.name)) == ["f", "g", "h"])
+    }
+
     // MARK: At scale
 
     /// The benchmark's graph (one continent, 1,000 countries), with 20 moods per country instead of 100.

@@ -141,9 +141,41 @@ extension ObjectContext {
         deletionPassMemory?.toManyValues[StateKey(state), default: [:]][index] = members
     }
 
-    /// Forgets the to-many values kept for an object whose relationships changed.
+    /// The live member count of this object's to-many `slot` a deletion pass under way read.
+    func cachedMemberCount(of state: ObjectState, slot: Int) -> Int? {
+        deletionPassMemory?.memberCounts[DeletionPass.MemberSlot(state: StateKey(state), slot: slot)]
+    }
+
+    /// Keeps a live member count read, while a deletion pass runs.
+    func cacheMemberCount(_ count: Int, of state: ObjectState, slot: Int) {
+        deletionPassMemory?.memberCounts[DeletionPass.MemberSlot(state: StateKey(state), slot: slot)] = count
+    }
+
+    /// Forgets the to-many values and counts kept for an object whose relationships changed.
     func forgetCachedMembers(of state: ObjectState) {
-        guard deletionPassMemory?.toManyValues.isEmpty == false else { return }
-        deletionPassMemory?.toManyValues[StateKey(state)] = nil
+        guard deletionPassMemory?.toManyValues.isEmpty == false || deletionPassMemory?.memberCounts.isEmpty == false
+        else { return }
+        let key = StateKey(state)
+        deletionPassMemory?.toManyValues[key] = nil
+        guard deletionPassMemory?.memberCounts.isEmpty == false else { return }
+        for slot in state.entity.layout.toManyProperties.indices {
+            deletionPassMemory?.memberCounts[DeletionPass.MemberSlot(state: key, slot: slot)] = nil
+        }
+    }
+
+    /// Forgets every member count kept: an object was deleted or undeleted, which any relationship
+    /// holding it counts.
+    func forgetMemberCounts() {
+        guard deletionPassMemory?.memberCounts.isEmpty == false else { return }
+        deletionPassMemory?.memberCounts = [:]
+    }
+
+    /// Forgets every to-many value and count kept: an object's mark changed, or the store's marks
+    /// are to be read again, and relationships hide marked objects.
+    func forgetAllCachedMembers() {
+        guard deletionPassMemory?.toManyValues.isEmpty == false || deletionPassMemory?.memberCounts.isEmpty == false
+        else { return }
+        deletionPassMemory?.toManyValues = [:]
+        deletionPassMemory?.memberCounts = [:]
     }
 }

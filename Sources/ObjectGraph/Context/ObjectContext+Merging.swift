@@ -36,7 +36,7 @@ extension ObjectContext {
     }
 
     private func apply(_ save: DidSave) {
-        markedKeysCache = []
+        forgetStoredMarks()
         // Rows not held here are noted for list monitors, which may have to show them now.
         let notesUnheld = listMonitorObservers.isObserved
         for (id, keys) in save.updatedObjectIDs {

@@ -417,7 +417,7 @@ public final class ObjectContext {
         }
         changes.clear()
         changes.unposted = change
-        markedKeysCache = []
+        forgetStoredMarks()
     }
 
     /// Forgets every object: unsaved changes are discarded and the objects callers still hold become

@@ -139,7 +139,10 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         get { fields.pointee.isDeleted }
         set {
             fields.pointee.isDeleted = newValue
-            fields.pointee.context?._withUnsafeGuaranteedRef { $0.registry.noteDeletion(of: self, isDeleted: newValue) }
+            fields.pointee.context?._withUnsafeGuaranteedRef { context in
+                context.registry.noteDeletion(of: self, isDeleted: newValue)
+                context.forgetMemberCounts()
+            }
         }
     }
     /// Whether the row could not be found when a fault was fulfilled.
@@ -659,13 +662,20 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
             return 0
         }
         guard let context, let mapping else { return detachedRelatives[index]?.count { !$0.isDeleted } ?? 0 }
+        if let cached = context.cachedMemberCount(of: self, slot: slot) { return cached }
         let destination = mapping.toManyDestinations[slot]
         let all = context.members(of: self, slot: slot)
         let members = context.unmarked(all, destination: destination, owner: self, property: entity.properties[index].name)
         // Tested against the loaded set when nothing was hidden: then the members are the set's.
         var contains: ((ObjectID) -> Bool)?
         if members.count == all.count, case .loaded(let set) = toMany[slot] { contains = { set.contains($0) } }
-        return members.count - context.registry.deletedCount(among: members, of: destination, contains: contains)
+        let count = members.count - context.registry.deletedCount(among: members, of: destination, contains: contains)
+        // Kept only when read in full: a count made of what memory knew, after a failed read, is
+        // counted again at the next call.
+        if !toMany[slot].needsLoading, context.readFailures[id] == nil {
+            context.cacheMemberCount(count, of: self, slot: slot)
+        }
+        return count
     }
 
     // MARK: Observation

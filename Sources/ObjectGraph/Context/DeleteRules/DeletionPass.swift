@@ -22,6 +22,21 @@ struct DeletionPass {
         var keptObjects: [any Entity] = []
         /// To-many values read, by state and property index (see ``ObjectState/cachedMembers(at:)``).
         var toManyValues: [StateKey: [Int: Any]] = [:]
+        /// Live member counts read, by state and to-many slot (see
+        /// ``ObjectState/liveMemberCount(of:)``): a rule such as Moody's counts a country's moods
+        /// once for each of its deleted moods, and counting tests every member.
+        var memberCounts: [MemberSlot: Int] = [:]
+    }
+
+    /// One to-many relationship of one object, as a key hashed by one multiplication: kept for
+    /// every owner a pass counts, where a dictionary per owner would cost an allocation each.
+    struct MemberSlot: Hashable {
+        let state: StateKey
+        let slot: Int
+
+        func _rawHashValue(seed: Int) -> Int {
+            CheapHash.identity(state.identifier, seed: seed ^ slot)
+        }
     }
 
     let context: ObjectContext

@@ -111,7 +111,7 @@ struct SaveOperation {
                 && context.changes.deferredErrors.isEmpty, "a save committed with work of its unit left undone")
         context.changes.clear()
         context.hasChangesSinceSave = false
-        context.markedKeysCache = []
+        context.forgetStoredMarks()
         if !context.children.isEmpty {
             let deleted = Set(plan.deletes.map(\.id))
             for child in context.children.compactMap(\.context) { child.adoptParentSave(newKeys: newKeys, deleted: deleted) }
