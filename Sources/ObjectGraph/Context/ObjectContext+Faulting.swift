@@ -108,7 +108,7 @@ extension ObjectContext {
     /// Loads the rows of the faults among `states`, a chunk of keys per query.
     func loadFaults(_ states: [ObjectState]) {
         let faults = states.filter { $0.isFault && !$0.id.isTemporary }
-        for (_, group) in Dictionary(grouping: faults, by: { ObjectIdentifier($0.entity) }) {
+        for group in faults.groupedByEntity() {
             guard let mapping = group.first?.mapping else { continue }
             for chunk in group.map(\.id.key).sorted().chunks(ofCount: SQL.inlineListLimit) {
                 _ = loadBatch(chunk, mapping: mapping)

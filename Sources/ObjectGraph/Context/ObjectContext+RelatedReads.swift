@@ -29,7 +29,7 @@ extension ObjectContext {
         var found: [AnyObject] = []
         while !frontier.isEmpty {
             var next: [ObjectState] = []
-            for (_, states) in Dictionary(grouping: frontier, by: { ObjectIdentifier($0.entity) }) {
+            for states in frontier.groupedByEntity() {
                 guard let entity = states.first?.entity else { continue }
                 for followed in reads.relationships(leadingTo: entity) {
                     let ids = try inverseIDs(of: states, followed.relationship)

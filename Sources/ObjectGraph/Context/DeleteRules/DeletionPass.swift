@@ -121,7 +121,7 @@ struct DeletionPass {
     /// Loads, set-wise, the to-many relationships that the rules of the deleted objects' to-one
     /// relationships will change: the `moods` of the country of each deleted mood, say.
     private func loadInverseMembers(of states: [ObjectState]) {
-        for (_, group) in Dictionary(grouping: states, by: { ObjectIdentifier($0.entity) }) {
+        for group in states.groupedByEntity() {
             guard let mapping = group.first?.mapping else { continue }
             for (slot, rule) in mapping.toOneDeleteRules.enumerated() where rule.touchesRelatedObjects {
                 let relationship = mapping.toOneRelationships[slot]
@@ -140,7 +140,7 @@ struct DeletionPass {
     /// Loads the members of the to-many relationships whose delete rule needs them, for every state of
     /// `states` that has not loaded them yet, a chunk of owners per query.
     private func loadMembersForDeleteRules(of states: [ObjectState]) {
-        for (_, group) in Dictionary(grouping: states, by: { ObjectIdentifier($0.entity) }) {
+        for group in states.groupedByEntity() {
             guard let mapping = group.first?.mapping else { continue }
             for (slot, rule) in mapping.toManyDeleteRules.enumerated() where rule.touchesRelatedObjects {
                 let owners = group.filter { !$0.id.isTemporary && $0.toMany[slot].needsLoading }

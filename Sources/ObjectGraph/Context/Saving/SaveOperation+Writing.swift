@@ -96,8 +96,7 @@ extension SaveOperation {
 
     /// Objects grouped by entity, for the statements that take many rows of one table.
     private func byEntity(_ states: [ObjectState]) -> [(EntityMapping, [ObjectState])] {
-        Dictionary(grouping: states) { $0.mapping?.index ?? -1 }
-            .compactMap { index, group in index >= 0 ? (store.mappings[index], group) : nil }
+        states.groupedByEntity().compactMap { group in group.first?.mapping.map { ($0, group) } }
     }
 
     /// Clears the unique columns that updated rows change, before any row is written: SQLite checks
