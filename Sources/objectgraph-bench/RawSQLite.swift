@@ -38,7 +38,17 @@ final class RawDatabase {
 
     /// Runs `body` in one write transaction.
     func transaction<Result>(_ body: () throws -> Result) throws -> Result {
-        try execute("BEGIN IMMEDIATE")
+        try inTransaction(beginning: "BEGIN IMMEDIATE", body)
+    }
+
+    /// Runs `body` in one read transaction (one consistent state, as the other sides' reads).
+    func read<Result>(_ body: () throws -> Result) throws -> Result {
+        try inTransaction(beginning: "BEGIN DEFERRED", body)
+    }
+
+    /// Runs `body` between `begin` and a `COMMIT`, rolled back when `body` throws.
+    private func inTransaction<Result>(beginning begin: String, _ body: () throws -> Result) throws -> Result {
+        try execute(begin)
         do {
             let result = try body()
             try execute("COMMIT")
@@ -49,20 +59,6 @@ final class RawDatabase {
             try? execute("ROLLBACK")
             throw error
         }
-    }
-
-    /// Runs `body` in one read transaction (one consistent state, as the other sides' reads).
-    func read<Result>(_ body: () throws -> Result) throws -> Result {
-        try execute("BEGIN DEFERRED")
-        let result: Result
-        do {
-            result = try body()
-        } catch {
-            try? execute("ROLLBACK")  // as in `transaction(_:)`: the body's error is the one to report
-            throw error
-        }
-        try execute("COMMIT")
-        return result
     }
 
     func check(_ code: Int32) throws {
