@@ -153,8 +153,7 @@ extension ObjectContext {
 
     /// Forgets the to-many values and counts kept for an object whose relationships changed.
     func forgetCachedMembers(of state: ObjectState) {
-        guard deletionPassMemory?.toManyValues.isEmpty == false || deletionPassMemory?.memberCounts.isEmpty == false
-        else { return }
+        guard deletionPassMemory?.keepsMembers == true else { return }
         let key = StateKey(state)
         deletionPassMemory?.toManyValues[key] = nil
         guard deletionPassMemory?.memberCounts.isEmpty == false else { return }
@@ -173,8 +172,7 @@ extension ObjectContext {
     /// Forgets every to-many value and count kept: an object's mark changed, or the store's marks
     /// are to be read again, and relationships hide marked objects.
     func forgetAllCachedMembers() {
-        guard deletionPassMemory?.toManyValues.isEmpty == false || deletionPassMemory?.memberCounts.isEmpty == false
-        else { return }
+        guard deletionPassMemory?.keepsMembers == true else { return }
         deletionPassMemory?.toManyValues = [:]
         deletionPassMemory?.memberCounts = [:]
     }

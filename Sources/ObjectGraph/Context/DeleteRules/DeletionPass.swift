@@ -26,6 +26,9 @@ struct DeletionPass {
         /// ``ObjectState/liveMemberCount(of:)``): a rule such as Moody's counts a country's moods
         /// once for each of its deleted moods, and counting tests every member.
         var memberCounts: [MemberSlot: Int] = [:]
+
+        /// Whether any to-many value or count is kept, which a change must then forget.
+        var keepsMembers: Bool { !toManyValues.isEmpty || !memberCounts.isEmpty }
     }
 
     /// One to-many relationship of one object, as a key hashed by one multiplication: kept for
