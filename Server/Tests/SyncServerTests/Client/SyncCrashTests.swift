@@ -37,19 +37,16 @@ struct SyncCrashTests {
             let output = Pipe()
             process.standardOutput = output
             process.standardError = output
+            let exit = ProcessExit(of: process)
             try process.run()
             if killing && death == "none" {
                 let deadline = ContinuousClock.now + .milliseconds(Int.random(in: 10...250, using: &random))
                 while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
                 if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             }
-            let exitDeadline = ContinuousClock.now + .seconds(120)
-            while process.isRunning {
-                guard ContinuousClock.now < exitDeadline else {
-                    process.terminate()
-                    throw TestFailure("the client did not finish")
-                }
-                try await Task.sleep(for: .milliseconds(5))
+            guard await exit.wait(upTo: .seconds(120)) else {
+                process.terminate()
+                throw TestFailure("the client did not finish")
             }
             let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             if process.terminationReason == .uncaughtSignal {

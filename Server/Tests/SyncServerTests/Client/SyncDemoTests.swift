@@ -20,15 +20,12 @@ struct SyncDemoTests {
         process.standardOutput = output
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
+        let exit = ProcessExit(of: process)
         try process.run()
         // Only a hang ends the wait here: the demo gives each of its steps 30 seconds itself.
-        let deadline = ContinuousClock.now + .seconds(600)
-        while process.isRunning {
-            guard ContinuousClock.now < deadline else {
-                process.terminate()
-                throw TestFailure("the sync demo hung")
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        guard await exit.wait(upTo: .seconds(600)) else {
+            process.terminate()
+            throw TestFailure("the sync demo hung")
         }
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationStatus == 0, "\(text)")
