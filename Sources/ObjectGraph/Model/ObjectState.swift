@@ -734,9 +734,11 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
             properties.append(contentsOf: entity.properties.indices)
             return
         }
-        if let committed = committedValues {
-            for position in committed.indices where value(atPosition: position) != committed[position] {
-                properties.append(layout.valueProperties[position])
+        if let committed = fields.pointee.extras?.committed {
+            withUnsafeMutablePointerToElements { elements in
+                for position in committed.indices where elements[position] != committed[position] {
+                    properties.append(layout.valueProperties[position])
+                }
             }
         }
         for slot in changedToMany.keys {
@@ -752,9 +754,14 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         return committed[slot]
     }
 
-    /// Whether any column of the object's row differs from what was read.
+    /// Whether any column of the object's row differs from what was read. Compared in place: a save
+    /// asks this of every updated object twice, and copying the values to compare them cost an
+    /// allocation and a retain of every text each time.
     var hasColumnChanges: Bool {
-        committedValues.map { $0 != values } ?? false
+        guard let committed = fields.pointee.extras?.committed else { return false }
+        return withUnsafeMutablePointerToElements { elements in
+            committed.indices.contains { elements[$0] != committed[$0] }
+        }
     }
 }
 
