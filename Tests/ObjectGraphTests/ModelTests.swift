@@ -210,6 +210,39 @@ import Testing
         #expect(try container.newBackgroundContext().fetchCount(FetchDescriptor<Song>()) == 0)
     }
 
+    @Test func everyChangedObjectGetsOneWillSaveASaveIncludingObjectsAHookChanged() throws {
+        let container = try ObjectContainer(for: HookedNote.self, configuration: .inMemory)
+        let context = container.newBackgroundContext()
+        let first = HookedNote(text: "first"), second = HookedNote(text: "second")
+        context.insert(first)
+        context.insert(second)
+        var calls: [String] = []
+        var added: HookedNote?
+        first.onWillSave = { [unowned first] in
+            calls.append("first")
+            first.text += "!"  // a hook changing its own object does not call it again
+            if added == nil {
+                let note = HookedNote(text: "added by a hook")
+                note.onWillSave = { calls.append("added") }
+                context.insert(note)
+                added = note
+            }
+        }
+        second.onWillSave = { calls.append("second") }
+        try context.save()
+        #expect(calls.sorted() == ["added", "first", "second"])
+        #expect(try container.newBackgroundContext().fetchCount(FetchDescriptor<HookedNote>()) == 3)
+
+        calls = []
+        second.text = "changed again"
+        try context.save()
+        #expect(calls == ["second"])
+        calls = []
+        first.text = "changed again"
+        try context.save()
+        #expect(calls == ["first"])
+    }
+
     @Test func validationHooksAndSaveHooks() throws {
         let container = try ObjectContainer(for: Account.self, configuration: .inMemory)
         let context = container.newBackgroundContext()

@@ -161,6 +161,12 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         get { fields.pointee.isMaterializing }
         set { fields.pointee.isMaterializing = newValue }
     }
+    /// True from the object's `willSave()` until the save's hooks are done: each changed object gets
+    /// one call, however many rounds the hooks take.
+    var hasRunWillSave: Bool {
+        get { fields.pointee.hasRunWillSave }
+        set { fields.pointee.hasRunWillSave = newValue }
+    }
     /// Every change goes through here, and drops the relationship values the context keeps for a
     /// deletion pass (see ``cachedMembers(at:)``).
     var toMany: ContiguousArray<ToManyValue> {
@@ -815,6 +821,7 @@ public struct _ObjectStateHeader {
     @usableFromInline static let acceptsInitialValuesFlag: UInt16 = 1 << 6
     @usableFromInline static let isMaterializingFlag: UInt16 = 1 << 7
     @usableFromInline static let observesReadsFlag: UInt16 = 1 << 8
+    @usableFromInline static let hasRunWillSaveFlag: UInt16 = 1 << 9
 
     @inlinable @inline(__always)
     func has(_ flag: UInt16) -> Bool { flags & flag != 0 }
@@ -860,6 +867,10 @@ public struct _ObjectStateHeader {
     var observesReads: Bool {
         get { has(Self.observesReadsFlag) }
         set { set(Self.observesReadsFlag, newValue) }
+    }
+    var hasRunWillSave: Bool {
+        get { has(Self.hasRunWillSaveFlag) }
+        set { set(Self.hasRunWillSaveFlag, newValue) }
     }
 }
 

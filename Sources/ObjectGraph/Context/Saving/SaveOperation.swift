@@ -61,16 +61,21 @@ struct SaveOperation {
         context.postObjectsDidChange()  // objects the merge policy refreshed or found deleted
     }
 
-    /// `willSave` may change more objects; they get their `willSave` too.
+    /// `willSave` may change more objects; they get their `willSave` too. A flag on each state says
+    /// which had theirs (a set of them cost a hash per object), cleared once the hooks are done.
     private func runWillSaveHooks() {
-        var notified: Set<StateKey> = []
+        var notified: [any Entity] = []
+        defer { for object in notified { object._$state.hasRunWillSave = false } }
         for _ in 0..<100 {
-            let pending = context.changes.changedObjects.filter { !notified.contains(StateKey($0._$state)) }
-            guard !pending.isEmpty else { return }
-            for object in pending {
-                notified.insert(StateKey(object._$state))
+            let count = notified.count
+            // The walk sees the lists as they were when it began: objects that hooks change join
+            // the next round.
+            for object in context.changes.changedObjects where !object._$state.hasRunWillSave {
+                object._$state.hasRunWillSave = true
+                notified.append(object)
                 object.willSave()
             }
+            guard notified.count > count else { return }
             context.processLocalChanges()
         }
     }
