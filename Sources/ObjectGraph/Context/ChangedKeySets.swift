@@ -8,6 +8,19 @@ struct ChangedKeySets {
     private struct Properties: Hashable {
         let entity: ObjectIdentifier
         let indices: [Int]
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(entity)
+            hasher.combine(indices)
+        }
+
+        /// Looked up once per updated object: a few multiplications rather than SipHash over the
+        /// indices (they are property numbers, not input an adversary chooses).
+        func _rawHashValue(seed: Int) -> Int {
+            var bits = UInt64(UInt(bitPattern: entity))
+            for index in indices { bits = bits &* 0x100_0000_01B3 ^ UInt64(UInt(bitPattern: index)) }
+            return CheapHash.mix(bits, seed: seed)
+        }
     }
 
     private var sets: [Properties: Set<String>] = [:]

@@ -74,23 +74,22 @@ extension SaveOperation {
     /// Records updated objects in the history, a statement per entity and set of changed keys (a
     /// save that edits many objects mostly changes the same properties of each).
     private func recordUpdates(_ updates: [ObjectID: Set<String>], _ writer: RowWriter) throws {
-        // Found by equality, which is immediate for the sets a save shares (see ChangedKeySets).
-        var groups: [ObjectIdentifier: [(keys: Set<String>, rows: [Int64])]] = [:]
+        // Found by equality, which is immediate for the sets a save shares (see ChangedKeySets). A
+        // list of a few groups, appended to in place: a dictionary of lists copied its list at
+        // each row.
+        var groups: [(entity: ObjectIdentifier, keys: Set<String>, rows: [Int64])] = []
         for (id, keys) in updates where !keys.isEmpty {
             let entity = ObjectIdentifier(id.entity)
-            if let index = groups[entity]?.firstIndex(where: { $0.keys == keys }) {
-                groups[entity]?[index].rows.append(id.key)
+            if let index = groups.firstIndex(where: { $0.entity == entity && $0.keys == keys }) {
+                groups[index].rows.append(id.key)
             } else {
-                groups[entity, default: []].append((keys, [id.key]))
+                groups.append((entity, keys, [id.key]))
             }
         }
-        for (entity, byKeys) in groups {
+        for (entity, keys, rows) in groups {
             guard let mapping = store.mapping(forIdentifier: entity) else { continue }
-            for (keys, rows) in byKeys {
-                try writer.recordChanges(
-                    .update, keys: KeySelection(rows), changedKeys: keys.sorted().joined(separator: ","),
-                    mapping: mapping)
-            }
+            try writer.recordChanges(
+                .update, keys: KeySelection(rows), changedKeys: keys.sorted().joined(separator: ","), mapping: mapping)
         }
     }
 
