@@ -20,12 +20,15 @@ struct SaveOperation {
     /// Runs the save. The context has changes, its pending changes were processed, and no read has
     /// failed since the last save.
     func run() throws {
-        context.willSaveObservers.post(
-            WillSave(
-                insertedObjectIDs: Set(context.changes.inserted.values.lazy.filter { !$0._$state.isDeleted }.map(\.objectID)),
-                updatedObjectIDs: Set(context.updatedObjects.map(\.objectID)),
-                deletedObjectIDs: Set(context.changes.deleted.values.lazy.filter { !$0._$state.isInserted }.map(\.objectID)),
-                author: context.name))
+        // Three sets of every changed object's ID: built only for someone to read them.
+        if context.willSaveObservers.isObserved {
+            context.willSaveObservers.post(
+                WillSave(
+                    insertedObjectIDs: Set(context.changes.inserted.values.lazy.filter { !$0._$state.isDeleted }.map(\.objectID)),
+                    updatedObjectIDs: Set(context.updatedObjects.map(\.objectID)),
+                    deletedObjectIDs: Set(context.changes.deleted.values.lazy.filter { !$0._$state.isInserted }.map(\.objectID)),
+                    author: context.name))
+        }
         runWillSaveHooks()
         // What the hooks could not do (relate an object of another context, read a row) fails the
         // save now, before anything is written.
