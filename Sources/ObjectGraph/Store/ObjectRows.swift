@@ -40,15 +40,16 @@ struct CurrentRow {
     /// SQLite (which would turn `'twelve'` into 0): the attribute's typed read then refuses it.
     @inline(__always)
     private static func storedValue(_ statement: SQLiteStatement, _ index: CInt, _ storageClass: StorageClass) -> StoredValue {
-        let type = sqlite3_column_type(statement, index)
+        let value = StoredValue.columnValue(statement, index)
+        let type = sqlite3_value_type(value)
         guard type == storageClass.rawValue else {
-            return type == SQLITE_NULL ? .null : StoredValue(sqliteStatement: statement, column: index)
+            return type == SQLITE_NULL ? .null : StoredValue(columnValue: value)
         }
         return switch storageClass {
-        case .integer: .integer(Int64(sqliteStatement: statement, index: index))
-        case .real: .real(Double(sqliteStatement: statement, index: index))
-        case .text: .text(StoredValue.text(statement, column: index))
-        case .blob: .blob(Data(sqliteStatement: statement, index: index))
+        case .integer: .integer(sqlite3_value_int64(value))
+        case .real: .real(sqlite3_value_double(value))
+        case .text: .text(StoredValue.text(value))
+        case .blob: .blob(StoredValue.blob(value))
         }
     }
 }
@@ -56,8 +57,9 @@ struct CurrentRow {
 /// Reads the rows of a query selecting ``EntityMapping/selectList``, straight from the statement's
 /// columns.
 ///
-/// This is the hot path of every fetch: it reads each column with GRDB's statement-level initializers
-/// (no `Row` subscripts, no intermediate dictionaries), so a row costs little more than SQLite's own work.
+/// This is the hot path of every fetch: it reads each column straight from the statement, once (see
+/// ``StoredValue/columnValue(_:_:)``; no `Row` subscripts, no intermediate dictionaries), so a row
+/// costs little more than SQLite's own work.
 struct ObjectRows {
     let mapping: EntityMapping
 
