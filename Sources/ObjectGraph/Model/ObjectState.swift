@@ -26,8 +26,11 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
                 acceptsInitialValues: true, toMany: layout.newToMany, extras: ObjectStateExtras(globalID: GlobalIDs.next()))
         }
         state.withUnsafeMutablePointerToElements { elements in
-            _ = UnsafeMutableBufferPointer(start: elements, count: layout.initialValues.count)
-                .initialize(fromContentsOf: layout.initialValues)
+            // One element at a time, like the destruction in `deinit`: a buffer's copy goes through
+            // the runtime's generic array copy, a value witness call per element.
+            for position in layout.initialValues.indices {
+                (elements + position).initialize(to: layout.initialValues[position])
+            }
         }
         return state
     }
