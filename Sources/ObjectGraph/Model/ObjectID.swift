@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The identity of an object in a store, valid across contexts: hand it to another context (it is
 /// `Sendable`) and get that context's copy of the object with ``ObjectContext/object(with:)``.
@@ -155,12 +156,10 @@ struct StoreIdentity: Hashable, Sendable {
     let uuid: UUID
 }
 
-/// Hands out temporary keys, unique in the process.
+/// Hands out temporary keys, unique in the process: an atomic counter, as every new object takes one.
 enum TemporaryKeys {
-    private static let counter = Locked<Int64>(0)
+    private static let counter = Atomic<Int64>(0)
     static func next() -> Int64 {
-        counter.withLock {
-            $0 += 1; return $0
-        }
+        counter.wrappingAdd(1, ordering: .relaxed).newValue
     }
 }
