@@ -68,13 +68,16 @@ extension SaveOperation {
                     fail(mapping.description.attributes[slot].name, .violatesRule(rules.rule(ofCheck: index), value: value))
                 }
             }
-            // A link to an object deleted here would outlive its row.
-            for (slot, relationship) in mapping.toOneRelationships.enumerated() {
-                if let id = state.relatedID(at: slot), context.isDeletedHere(id) { fail(relationship.name, .relatedObjectDeleted(id)) }
+            // A link to an object deleted here would outlive its row. The loops go by slot and read
+            // a relationship only where it is checked: enumerating them retained and released each
+            // relationship of every object saved.
+            for slot in mapping.toOneRelationships.indices {
+                if let id = state.relatedID(at: slot), context.isDeletedHere(id) {
+                    fail(mapping.toOneRelationships[slot].name, .relatedObjectDeleted(id))
+                }
             }
-            for (slot, relationship) in mapping.toManyRelationships.enumerated()
-            where state.isInserted || state.changedToMany[slot] != nil {
-                let description = relationship.description
+            for slot in mapping.toManyRelationships.indices where state.isInserted || state.changedToMany[slot] != nil {
+                let description = mapping.toManyRelationships[slot].description
                 guard description.minimumCount != nil || description.maximumCount != nil else { continue }
                 let count = try context.loadedMembers(of: state, slot: slot).filter { !context.isDeletedHere($0) }.count
                 if let minimum = description.minimumCount, count < minimum {
