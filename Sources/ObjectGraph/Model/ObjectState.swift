@@ -744,9 +744,11 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
             return
         }
         if let committed = fields.pointee.extras?.committed {
+            // Read once, outside the loop: the layout's array read in it is retained at each turn.
+            let valueProperties = layout.valueProperties
             withUnsafeMutablePointerToElements { elements in
                 for position in committed.indices where elements[position] != committed[position] {
-                    properties.append(layout.valueProperties[position])
+                    properties.append(valueProperties[position])
                 }
             }
         }
