@@ -22,10 +22,28 @@ final class WriteStatements {
     private struct Key: Hashable {
         let entity: Int
         let shape: Shape
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(entity)
+            hasher.combine(shape)
+        }
+
+        /// Looked up once per row written: a few multiplications rather than SipHash over the
+        /// entity, the shape and its positions (small numbers of ObjectGraph's own, not input).
+        func _rawHashValue(seed: Int) -> Int {
+            var bits = UInt64(UInt(bitPattern: entity)) &* 0x100_0000_01B3
+            if case let .update(positions, versioned) = shape {
+                bits ^= versioned ? 3 : 1
+                for position in positions { bits = bits &* 0x100_0000_01B3 ^ UInt64(UInt(bitPattern: position)) }
+            }
+            return CheapHash.mix(bits, seed: seed)
+        }
     }
 
     private let db: Database
-    private var statements: [Key: Statement] = [:]
+    // Used by one transaction's writer, never while it is being changed: the runtime's exclusivity
+    // checks, two per row written, could not fire.
+    @exclusivity(unchecked) private var statements: [Key: Statement] = [:]
 
     init(db: Database) {
         self.db = db
