@@ -146,7 +146,7 @@ struct RowWriter {
         globalID: UUID? = nil
     ) throws {
         do {
-            try statement.execute()
+            try statement.runDirectly(in: db)
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
             let column = error.message?.components(separatedBy: ".").last ?? ""
             if column == "Z_UUID", let globalID {

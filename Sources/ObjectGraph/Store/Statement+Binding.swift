@@ -29,11 +29,11 @@ extension Statement {
     // The writes of a save bind each parameter straight from the object's values: no array of
     // `DatabaseValue`s per row, no copy of it into GRDB's arguments. A statement bound this way is
     // readied once per transaction with `prepareForDirectBinding()`, then, per row,
-    // `resetForBinding()`, a `bind` per parameter, and `execute()`.
+    // `resetForBinding()`, a `bind` per parameter, and `runDirectly(in:)`.
 
-    /// Tells GRDB that the statement's parameters are bound outside its arguments, so that
-    /// `execute()` runs the statement with the bindings it has instead of checking them against
-    /// empty arguments.
+    /// Tells GRDB that the statement's parameters are bound outside its arguments: its arguments are
+    /// set empty, and ``WriteStatements`` checks they still are each time it hands the statement out
+    /// (GRDB arguments set since would replace the direct bindings).
     func prepareForDirectBinding() {
         setUncheckedArguments(StatementArguments())
     }
@@ -48,6 +48,27 @@ extension Statement {
         guard code == SQLITE_OK else {
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "cannot reset the statement", sql: sql)
         }
+    }
+
+    /// Runs a statement bound directly (an insert or update of one row, which returns no rows) to
+    /// its end, through SQLite alone.
+    ///
+    /// GRDB's `execute()` adds about 1,600 instructions a statement, more than ObjectGraph's own work
+    /// for an updated row: argument checks, the dispatch queue check, and the bookkeeping of GRDB's
+    /// transaction observers, which ObjectGraph does not use (its notifications are its own). The
+    /// transaction is GRDB's, begun and ended through GRDB, which reads SQLite's own state of it. A
+    /// failed run is reset at once, so that the statement, still in GRDB's cache, is clean for the
+    /// next transaction; the error is GRDB's `DatabaseError`, as `execute()` throws it.
+    func runDirectly(in db: Database) throws {
+        assert(sqlite3_stmt_readonly(sqliteStatement) == 0, "runDirectly runs writes; reads go through GRDB's cursors")
+        let code = sqlite3_step(sqliteStatement)
+        guard code != SQLITE_DONE else { return }
+        let extendedCode = sqlite3_extended_errcode(db.sqliteConnection)
+        let message = sqlite3_errmsg(db.sqliteConnection).map { String(cString: $0) }
+        sqlite3_reset(sqliteStatement)
+        throw DatabaseError(
+            resultCode: ResultCode(rawValue: code == SQLITE_ROW ? SQLITE_MISUSE : extendedCode),
+            message: code == SQLITE_ROW ? "a write statement returned rows" : message, sql: sql)
     }
 
     /// Binds a stored value to the parameter at `index` (1-based).
