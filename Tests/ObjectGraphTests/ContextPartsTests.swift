@@ -17,9 +17,32 @@ import Testing
         #expect(changes.hasChanges)
         #expect(changes.pendingDeletions.count == 1)
         let unposted = changes.takeUnposted()
-        #expect(unposted.inserted.keys.elements == [StateKey(kept._$state)])
+        #expect(unposted.inserted.keys == [StateKey(kept._$state)])
         #expect(unposted.deleted.isEmpty)  // inserted and deleted before anyone was told: never there
         #expect(changes.unposted.isEmpty)
+    }
+
+    @Test func aStateMapKeepsTheOrderKeysWereAddedInThroughReplacementsAndRemovals() {
+        let states = (0..<5).map { _ in Sample()._$state }
+        let keys = states.map(StateKey.init)
+        var map: StateMap<Int> = [:]
+        for (offset, key) in keys.enumerated() { map[key] = offset }
+        map[keys[1]] = 10  // replaced in place
+        #expect(map.removeValue(forKey: keys[2]) == 2)
+        #expect(map.removeValue(forKey: keys[2]) == nil)
+        map[keys[0]] = nil
+        map[keys[2], default: 0] += 20  // back, at the end
+        map[keys[3], default: 0] += 30
+        #expect(map.keys == [keys[1], keys[3], keys[4], keys[2]])
+        #expect(map.values == [10, 33, 4, 20])
+        #expect(map[keys[4]] == 4 && map[keys[0]] == nil && map.count == 4)
+        #expect(map.map(\.value) == map.values)
+        map.removeAll { $0.value > 15 }
+        #expect(map.keys == [keys[1], keys[4]] && map.values == [10, 4])
+        #expect(map[keys[4]] == 4 && map[keys[3]] == nil)
+        map[keys[3]] = 3
+        #expect(map.keys == [keys[1], keys[4], keys[3]] && map[keys[3]] == 3)
+        withExtendedLifetime(states) {}
     }
 
     @Test func clearingAChangeTrackerEndsTheUnitOfWorkButKeepsWhatIsStillToBePosted() {

@@ -1,5 +1,3 @@
-import OrderedCollections
-
 /// A context's unit of work: the objects changed since the last save, the deletions whose rules are
 /// still to run, the problems the next save must report, and the changes not yet posted in
 /// ``ObjectsDidChange``.
@@ -11,11 +9,11 @@ import OrderedCollections
 struct ChangeTracker {
     /// Objects inserted since the last save, retained until saved or rolled back. Keyed by state
     /// identity, which unlike the ID does not change at save.
-    var inserted: OrderedDictionary<StateKey, any Entity> = [:]
+    var inserted: StateMap<any Entity> = [:]
     /// Saved objects changed since the last save (some of them deleted since).
-    var updated: OrderedDictionary<StateKey, any Entity> = [:]
+    var updated: StateMap<any Entity> = [:]
     /// Objects deleted since the last save.
-    var deleted: OrderedDictionary<StateKey, any Entity> = [:]
+    var deleted: StateMap<any Entity> = [:]
     /// Deleted objects whose delete rules have not run yet.
     var pendingDeletions: [any Entity] = []
     /// Deleted objects whose delete rules could not read what they needed; retried at every pass,
@@ -39,7 +37,7 @@ struct ChangeTracker {
     /// Every object the unit of work holds, inserted ones first (an object can be in two lists).
     /// A view of the three lists as they are now, not a copy of their elements: a save walks it
     /// several times. Changing the tracker while walking it leaves the walk's lists as they were.
-    var changedObjects: FlattenSequence<[OrderedDictionary<StateKey, any Entity>.Values]> {
+    var changedObjects: FlattenSequence<[[any Entity]]> {
         [inserted.values, updated.values, deleted.values].joined()
     }
 

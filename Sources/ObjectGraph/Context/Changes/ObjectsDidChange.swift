@@ -1,5 +1,3 @@
-import OrderedCollections
-
 /// Posted by a context when it processes its pending changes: which of its objects were inserted,
 /// updated, deleted, refreshed or invalidated since it last posted.
 ///
@@ -52,11 +50,11 @@ public struct ObjectsDidChange {
 
 /// A context's changes since it last posted ``ObjectsDidChange``, by state identity.
 struct PendingObjectsChange {
-    var inserted: OrderedDictionary<StateKey, any Entity> = [:]
-    var updated: OrderedDictionary<StateKey, (object: any Entity, properties: PropertySet)> = [:]
-    var deleted: OrderedDictionary<StateKey, any Entity> = [:]
-    var refreshed: OrderedDictionary<StateKey, (object: any Entity, keys: Set<String>)> = [:]
-    var invalidated: OrderedDictionary<StateKey, any Entity> = [:]
+    var inserted: StateMap<any Entity> = [:]
+    var updated: StateMap<(object: any Entity, properties: PropertySet)> = [:]
+    var deleted: StateMap<any Entity> = [:]
+    var refreshed: StateMap<(object: any Entity, keys: Set<String>)> = [:]
+    var invalidated: StateMap<any Entity> = [:]
     var invalidatedAll = false
     var unheldUpdates = UnheldUpdates()
 
