@@ -15,6 +15,11 @@ public final class EntityDeclaration: Sendable {
     /// Property index → name.
     let propertyNames: [String]
     let layout: EntityLayout
+    /// Attribute property index → position in the values (``EntityLayout/slotIndex``), where the
+    /// accessors inlined in the entity's module read it: a buffer of the declaration's own, never
+    /// freed (declarations are immortal), read with two loads and no reference counting. Written
+    /// once, here, before the declaration is shared: reading it from any thread is safe.
+    @usableFromInline nonisolated(unsafe) let attributePositions: UnsafeMutablePointer<Int>
 
     /// Made by the code `@Entity` generates, once per class.
     public init(_ type: any Entity.Type, name: String, originalName: String? = nil, properties: [PropertyDeclaration]) {
@@ -24,6 +29,8 @@ public final class EntityDeclaration: Sendable {
         self.properties = properties
         self.propertyNames = properties.map(\.name)
         self.layout = EntityLayout(properties: properties)
+        self.attributePositions = .allocate(capacity: max(layout.slotIndex.count, 1))
+        attributePositions.initialize(from: layout.slotIndex, count: layout.slotIndex.count)
         Self.all.withLock { $0.append(self) }
     }
 

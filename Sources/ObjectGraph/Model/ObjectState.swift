@@ -360,7 +360,29 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     @inlinable
     public func value<Value: AttributeValue>(at index: Int) -> Value {
         // The rare failure reads the stored value again: keeping it for that costs every read a copy.
-        Value(storedValue: storedAttribute(at: index)) ?? unconvertedValue(at: index)
+        Value(storedValue: attributeForReading(at: index)) ?? unconvertedValue(at: index)
+    }
+
+    /// An attribute's stored value, read in the accessor itself when nothing has to happen first:
+    /// the object is no fault and its reads are not reported to Observation (see
+    /// ``_ObjectStateHeader/slowReadFlags``). Anything else takes ``storedAttribute(at:)``. Two calls
+    /// and a copy per read are what this spares; a fetch reads every attribute of every object.
+    @inlinable @inline(__always)
+    func attributeForReading(at index: Int) -> StoredValue {
+        withUnsafeMutablePointers { header, elements in
+            let flags = header.pointee.flags
+            guard flags & _ObjectStateHeader.slowReadFlags == 0 else { return storedAttribute(at: index) }
+            if flags & _ObjectStateHeader.checksUseFlag != 0 { checkUse() }
+            return elements[header.pointee.entity.attributePositions[index]]
+        }
+    }
+
+    /// The debug check that one thread at a time uses the context, for a read that is one load:
+    /// its use begins and ends here. Reached only in debug builds (see
+    /// ``_ObjectStateHeader/checksUseFlag``).
+    @usableFromInline
+    func checkUse() {
+        beginUse()?.end()
     }
 
     /// Writes an attribute and records the change. A value that cannot be encoded is not written:
@@ -781,7 +803,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
 @_documentation(visibility: internal)
 public struct _ObjectStateHeader {
     /// Declarations are immortal (see ``EntityDeclaration``), so no reference count is kept.
-    unowned(unsafe) let entity: EntityDeclaration
+    @usableFromInline unowned(unsafe) let entity: EntityDeclaration
     var id: ObjectID
     /// The flags below, a bit each: nine `Bool` fields would take two words once padded, and every
     /// word of the header is paid once per object. Declared right after `id`, like `valueCount`:
@@ -811,6 +833,9 @@ public struct _ObjectStateHeader {
         self.id = id
         self.valueCount = Int32(valueCount)
         self.flags = acceptsInitialValues ? Self.acceptsInitialValuesFlag : 0
+        #if DEBUG
+            flags |= Self.checksUseFlag
+        #endif
         self.toMany = toMany
         self.extras = extras
     }
@@ -827,6 +852,12 @@ public struct _ObjectStateHeader {
     @usableFromInline static let isMaterializingFlag: UInt16 = 1 << 7
     @usableFromInline static let observesReadsFlag: UInt16 = 1 << 8
     @usableFromInline static let hasRunWillSaveFlag: UInt16 = 1 << 9
+    /// Set on every state in debug builds, where each read checks that one thread at a time uses
+    /// the context (see ``ObjectState/beginUse()``); never in release builds, whose reads test it
+    /// and go on.
+    @usableFromInline static let checksUseFlag: UInt16 = 1 << 10
+    /// The flags that send an attribute read through ``ObjectState/storedAttribute(at:)``.
+    @usableFromInline static let slowReadFlags: UInt16 = isFaultFlag | observesReadsFlag
 
     @inlinable @inline(__always)
     func has(_ flag: UInt16) -> Bool { flags & flag != 0 }
