@@ -54,7 +54,11 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
 
         let declarations = properties.map { $0.declarationExpression(root: typeName) }
             .joined(separator: ",\n")
-        let placeholders = properties.filter { !$0.hasInitializer }
+        // The materializing initializer gives each property without a default a placeholder, which
+        // the state ignores (it holds the row's values already). An optional one starts as nil
+        // through its init accessor, as a stored optional does: a placeholder would then be an
+        // assignment, a setter call per property and object made.
+        let placeholders = properties.filter { !$0.hasInitializer && !$0.isOptional }
             .map { "self.\($0.name) = ObjectGraph._placeholder()" }
             .joined(separator: "\n")
 
@@ -116,6 +120,8 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
 struct PersistedProperty {
     let name: String
     let hasInitializer: Bool
+    /// Declared with an optional type written `T?` or `T!`.
+    let isOptional: Bool
     let initializer: String?
     let attributeArguments: String?
     let relationshipArguments: String?
@@ -134,6 +140,7 @@ struct PersistedProperty {
         name = identifier.identifier.trimmedDescription
         initializer = binding.initializer?.value.trimmedDescription
         hasInitializer = binding.initializer != nil
+        isOptional = binding.typeAnnotation.map { Self.isOptional($0.type) } ?? false
         attributeArguments = Self.arguments(of: "Attribute", in: variable)
         relationshipArguments = Self.arguments(of: "Relationship", in: variable)
     }
@@ -172,6 +179,12 @@ struct PersistedProperty {
         }
         if let initializer { arguments.append("default: \(initializer)") }
         return ".\(function)(\(arguments.joined(separator: ", ")))"
+    }
+
+    /// Only the sugared spellings: like a stored `var x: Optional<T>`, a property spelled that way
+    /// gets no implicit nil, and keeps its placeholder.
+    private static func isOptional(_ type: TypeSyntax) -> Bool {
+        type.is(OptionalTypeSyntax.self) || type.is(ImplicitlyUnwrappedOptionalTypeSyntax.self)
     }
 
     static func has(attribute name: String, in variable: VariableDeclSyntax) -> Bool {

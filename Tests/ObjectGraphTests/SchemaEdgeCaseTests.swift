@@ -31,6 +31,25 @@ import Testing
         #expect(message.contains("J_k.l") && message.contains("J.k_l"))
     }
 
+    /// `@Entity` leaves out the placeholder of a property spelled `T?` or `T!` (nil initializes it)
+    /// and keeps it for `Optional<T>` (nothing does): each spelling must still compile and read
+    /// what the store holds once fetched.
+    @Test func everySpellingOfAnOptionalPropertyReadsWhatTheStoreHolds() throws {
+        let container = try ObjectContainer(for: OptionalSpellings.self, configuration: .inMemory)
+        let writer = container.newBackgroundContext()
+        writer.insert(OptionalSpellings(sugared: "a", unwrapped: 1, spelled: 2.5))
+        writer.insert(OptionalSpellings(sugared: nil, unwrapped: nil, spelled: nil))
+        try writer.save()
+        let reader = container.newBackgroundContext()
+        var read: Set<String> = []
+        for object in try reader.fetch(FetchDescriptor<OptionalSpellings>()) {
+            let unwrapped: Int? = object.unwrapped
+            let spelled: Double? = object.spelled
+            read.insert("\(object.sugared ?? "nil") \(unwrapped.map { "\($0)" } ?? "nil") \(spelled.map { "\($0)" } ?? "nil")")
+        }
+        #expect(read == ["nil nil nil", "a 1 2.5"])
+    }
+
     @Test func aNonFiniteDefaultValueIsRefusedAtModelTime() throws {
         guard let message = invalidModelMessage({ _ = try Schema(InfiniteDefault.self) }) else { return }
         #expect(message.contains("InfiniteDefault.limit"))
@@ -40,4 +59,16 @@ import Testing
 @Entity final class InfiniteDefault {
     var limit = Double.infinity
     init() {}
+}
+
+@Entity final class OptionalSpellings {
+    var sugared: String?
+    var unwrapped: Int!
+    var spelled: Optional<Double>
+
+    init(sugared: String?, unwrapped: Int?, spelled: Double?) {
+        self.sugared = sugared
+        self.unwrapped = unwrapped
+        self.spelled = spelled
+    }
 }

@@ -60,7 +60,8 @@ enum MaterializationSlot {
     }
 }
 
-/// Values assigned by `init(_$materializing:)` to properties without a default; the state ignores them.
+/// Values assigned by `init(_$materializing:)` to properties without a default and not written `T?`
+/// or `T!`; the state ignores them.
 @_documentation(visibility: internal)
 public func _placeholder<Value: AttributeValue>() -> Value { Value.defaultValue }
 /// A placeholder for a to-one relationship.

@@ -158,8 +158,8 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         get { withUnsafeMutablePointerToHeader { $0.pointee.acceptsInitialValues } }
         set { withUnsafeMutablePointerToHeader { $0.pointee.acceptsInitialValues = newValue } }
     }
-    /// True while the object's materializing initializer runs: its placeholder assignments (which
-    /// reach setters for optional properties, already initialized to nil) must not change anything.
+    /// True while the object's materializing initializer runs: its placeholder assignments must not
+    /// change anything.
     var isMaterializing: Bool {
         get { fields.pointee.isMaterializing }
         set { fields.pointee.isMaterializing = newValue }
