@@ -367,21 +367,32 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     /// the object is no fault and its reads are not reported to Observation (see
     /// ``_ObjectStateHeader/slowReadFlags``). Anything else takes ``storedAttribute(at:)``. Two calls
     /// and a copy per read are what this spares; a fetch reads every attribute of every object.
+    ///
+    /// The two reads are unchecked. Their invariant: `index` is the index of one of this entity's
+    /// attributes (the accessors `@Entity` writes pass their own property's), so the position table
+    /// has it, and the position it holds is one of the state's values. Debug builds assert both
+    /// on every read (``checkFastRead(at:)``).
     @inlinable @inline(__always)
     func attributeForReading(at index: Int) -> StoredValue {
         withUnsafeMutablePointers { header, elements in
             let flags = header.pointee.flags
             guard flags & _ObjectStateHeader.slowReadFlags == 0 else { return storedAttribute(at: index) }
-            if flags & _ObjectStateHeader.checksUseFlag != 0 { checkUse() }
+            if flags & _ObjectStateHeader.checksUseFlag != 0 { checkFastRead(at: index) }
             return elements[header.pointee.entity.attributePositions[index]]
         }
     }
 
-    /// The debug check that one thread at a time uses the context, for a read that is one load:
-    /// its use begins and ends here. Reached only in debug builds (see
-    /// ``_ObjectStateHeader/checksUseFlag``).
+    /// The checks debug builds run for a read in the accessor (see
+    /// ``_ObjectStateHeader/checksUseFlag``): the invariant of ``attributeForReading(at:)``, and
+    /// that one thread at a time uses the context (for a read that is one load, its use begins and
+    /// ends here).
     @usableFromInline
-    func checkUse() {
+    func checkFastRead(at index: Int) {
+        let layout = entity.layout
+        assert(
+            layout.slots.indices.contains(index) && layout.slots[index] == .attribute(layout.slotIndex[index])
+                && layout.slotIndex[index] < valueCount,
+            "\(entity.name): property \(index) is not an attribute with a value in the state")
         beginUse()?.end()
     }
 
@@ -852,9 +863,8 @@ public struct _ObjectStateHeader {
     @usableFromInline static let isMaterializingFlag: UInt16 = 1 << 7
     @usableFromInline static let observesReadsFlag: UInt16 = 1 << 8
     @usableFromInline static let hasRunWillSaveFlag: UInt16 = 1 << 9
-    /// Set on every state in debug builds, where each read checks that one thread at a time uses
-    /// the context (see ``ObjectState/beginUse()``); never in release builds, whose reads test it
-    /// and go on.
+    /// Set on every state in debug builds, where each read in the accessor runs its checks (see
+    /// ``ObjectState/checkFastRead(at:)``); never in release builds, whose reads test it and go on.
     @usableFromInline static let checksUseFlag: UInt16 = 1 << 10
     /// The flags that send an attribute read through ``ObjectState/storedAttribute(at:)``.
     @usableFromInline static let slowReadFlags: UInt16 = isFaultFlag | observesReadsFlag
