@@ -92,4 +92,44 @@ import Testing
             return
         }
     }
+
+    @Test func idsOfTheSameKeyInTwoStoresDifferAndTwoContainersOfOneFileShareThem() throws {
+        func savedMoodID(in container: ObjectContainer) throws -> ObjectID {
+            let context = container.newBackgroundContext()
+            let mood = Mood(text: "First")
+            context.insert(mood)
+            try context.save()
+            return mood.objectID
+        }
+        let first = try makeContainer()
+        let second = try makeContainer()
+        let firstID = try savedMoodID(in: first)
+        let secondID = try savedMoodID(in: second)
+        // The same entity and key; only the store differs.
+        #expect(firstID.uriRepresentation.hasSuffix("/Mood/p1") && secondID.uriRepresentation.hasSuffix("/Mood/p1"))
+        #expect(firstID != secondID)
+        #expect(Set([firstID, secondID]).count == 2)
+        #expect(firstID.uriRepresentation != secondID.uriRepresentation)
+        #expect(try first.objectID(forURIRepresentation: firstID.uriRepresentation) == firstID)
+        #expect(throws: ObjectGraphError.self) { try first.objectID(forURIRepresentation: secondID.uriRepresentation) }
+        let decoded = try JSONDecoder().decode([ObjectID].self, from: JSONEncoder().encode([firstID, secondID]))
+        #expect(decoded == [firstID, secondID])
+
+        let path = temporaryStorePath()
+        let writer = try ObjectContainer(for: Mood.self, configuration: .file(path))
+        let fileID = try savedMoodID(in: writer)
+        let reader = try ObjectContainer(for: Mood.self, configuration: .file(path))
+        let read = try reader.newBackgroundContext().fetch(FetchDescriptor<Mood>())
+        #expect(read.map(\.objectID) == [fileID])
+        #expect(try reader.objectID(forURIRepresentation: fileID.uriRepresentation) == fileID)
+        #expect(try reader.newBackgroundContext().existingObject(with: fileID, as: Mood.self).text == "First")
+    }
+
+    /// Every fetched object pays for its ID and its state's header, and every set of IDs for the
+    /// ID: a field added to either shows here before it shows in the benchmark's memory line.
+    @Test func anIDTakesTwentyBytesAndAStatesHeaderNineWords() {
+        #expect(MemoryLayout<ObjectID>.size == 20)
+        #expect(MemoryLayout<ObjectID>.stride == 24)
+        #expect(MemoryLayout<_ObjectStateHeader>.size == 72)
+    }
 }

@@ -20,10 +20,17 @@ public final class EntityDeclaration: Sendable {
     /// freed (declarations are immortal), read with two loads and no reference counting. Written
     /// once, here, before the declaration is shared: reading it from any thread is safe.
     @usableFromInline nonisolated(unsafe) let attributePositions: UnsafeMutablePointer<Int>
+    /// An object of this entity as `any Entity`, from the plain reference an object's state keeps
+    /// (one word rather than the existential's two). Unchecked in release builds: a state only ever
+    /// refers to an object of its own entity (the object that claimed it); debug builds check.
+    let existential: @Sendable (AnyObject) -> any Entity
 
     /// Made by the code `@Entity` generates, once per class.
-    public init(_ type: any Entity.Type, name: String, originalName: String? = nil, properties: [PropertyDeclaration]) {
+    public init<Object: Entity>(
+        _ type: Object.Type, name: String, originalName: String? = nil, properties: [PropertyDeclaration]
+    ) {
         self.type = type
+        self.existential = { unsafeDowncast($0, to: Object.self) }
         self.name = name
         self.originalName = originalName
         self.properties = properties

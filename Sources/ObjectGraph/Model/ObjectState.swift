@@ -22,8 +22,8 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         let layout = entity.layout
         let state = make(valueCount: layout.initialValues.count) {
             _ObjectStateHeader(
-                entity: entity, id: .temporary(for: entity), valueCount: layout.initialValues.count,
-                acceptsInitialValues: true, toMany: layout.newToMany, extras: ObjectStateExtras(globalID: GlobalIDs.next()))
+                id: .temporary(for: entity), acceptsInitialValues: true, toMany: layout.newToMany,
+                extras: ObjectStateExtras(globalID: GlobalIDs.next()))
         }
         state.withUnsafeMutablePointerToElements { elements in
             // One element at a time, like the destruction in `deinit`: a buffer's copy goes through
@@ -40,11 +40,11 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         entity: EntityDeclaration, id: ObjectID, context: ObjectContext, mapping: EntityMapping,
         row: CurrentRow?
     ) -> ObjectState {
+        assert(id.entity === entity, "\(id) is not an ID of \(entity.name)")
         let count = entity.layout.initialValues.count
         let state = make(valueCount: count) {
             var header = _ObjectStateHeader(
-                entity: entity, id: id, valueCount: count, acceptsInitialValues: false,
-                toMany: entity.layout.faultedToMany, extras: nil)
+                id: id, acceptsInitialValues: false, toMany: entity.layout.faultedToMany, extras: nil)
             header.context = Unmanaged.passUnretained(context)
             header.observesReads = context.observesReads
             header.mapping = mapping
@@ -78,7 +78,8 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         withUnsafeMutablePointers { header, elements in
             // One element at a time: the concrete destruction is inlined, where a count makes it
             // the runtime's generic array destruction.
-            for position in 0..<Int(header.pointee.valueCount) { (elements + position).deinitialize(count: 1) }
+            let count = header.pointee.id.entity.layout.initialValues.count
+            for position in 0..<count { (elements + position).deinitialize(count: 1) }
         }
     }
 
@@ -96,7 +97,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     }
 
     /// The entity's declaration.
-    var entity: EntityDeclaration { fields.pointee.entity }
+    var entity: EntityDeclaration { fields.pointee.id.entity }
     var id: ObjectID {
         get { fields.pointee.id }
         set { fields.pointee.id = newValue }
@@ -115,7 +116,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     }
     /// The object this state belongs to. The object owns the state, so this never dangles.
     var object: (any Entity)? {
-        get { fields.pointee.object }
+        get { fields.pointee.object.map(entity.existential) }
         set { fields.pointee.object = newValue }
     }
     /// The context, unretained (see ``_ObjectStateHeader``); change it with ``attach(to:mapping:)``.
@@ -240,7 +241,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     // MARK: Values
 
     /// The number of values: attributes, then to-one relationships.
-    var valueCount: Int { Int(fields.pointee.valueCount) }
+    var valueCount: Int { entity.layout.initialValues.count }
 
     /// The value at a position of the row layout.
     @inline(__always)
@@ -378,7 +379,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
             let flags = header.pointee.flags
             guard flags & _ObjectStateHeader.slowReadFlags == 0 else { return storedAttribute(at: index) }
             if flags & _ObjectStateHeader.checksUseFlag != 0 { checkFastRead(at: index) }
-            return elements[header.pointee.entity.attributePositions[index]]
+            return elements[header.pointee.id.entity.attributePositions[index]]
         }
     }
 
@@ -813,17 +814,18 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
 /// ObjectGraph, public only because the state's superclass names it.
 @_documentation(visibility: internal)
 public struct _ObjectStateHeader {
-    /// Declarations are immortal (see ``EntityDeclaration``), so no reference count is kept.
-    @usableFromInline unowned(unsafe) let entity: EntityDeclaration
-    var id: ObjectID
-    /// The flags below, a bit each: nine `Bool` fields would take two words once padded, and every
-    /// word of the header is paid once per object. Declared right after `id`, like `valueCount`:
-    /// both fit in the padding that follows it.
+    /// The object's ID, which names its entity too (the state's ``entity``).
+    ///
+    /// Every word of the header is paid once per object, and the header is laid out to waste none:
+    /// the ID takes 20 bytes, the flags the next two, and the eight-byte fields follow.
+    @usableFromInline var id: ObjectID
+    /// The flags below, a bit each: nine `Bool` fields would take two words once padded. Declared
+    /// right after `id`, in the padding that follows it.
     @usableFromInline var flags: UInt16 = 0
-    /// The number of values; 32 bits are plenty for the properties of one entity.
-    let valueCount: Int32
     var version: Int64 = 0
-    unowned(unsafe) var object: (any Entity)?
+    /// The object, as a plain reference: the entity's declaration makes it `any Entity` (see
+    /// ``ObjectState/object``), where the existential would take a second word in every header.
+    unowned(unsafe) var object: AnyObject?
     /// The context, unretained (objects must not keep their context alive, as in Core Data). Not a weak
     /// reference, which would cost a side-table update per object: a context clears this field of
     /// every state it registered when it is deallocated, and a state is registered whenever this field
@@ -837,12 +839,9 @@ public struct _ObjectStateHeader {
     var extras: ObjectStateExtras?
 
     init(
-        entity: EntityDeclaration, id: ObjectID, valueCount: Int, acceptsInitialValues: Bool,
-        toMany: ContiguousArray<ToManyValue>, extras: ObjectStateExtras?
+        id: ObjectID, acceptsInitialValues: Bool, toMany: ContiguousArray<ToManyValue>, extras: ObjectStateExtras?
     ) {
-        self.entity = entity
         self.id = id
-        self.valueCount = Int32(valueCount)
         self.flags = acceptsInitialValues ? Self.acceptsInitialValuesFlag : 0
         #if DEBUG
             flags |= Self.checksUseFlag
