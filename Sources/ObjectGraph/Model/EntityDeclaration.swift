@@ -23,14 +23,17 @@ public final class EntityDeclaration: Sendable {
     /// An object of this entity as `any Entity`, from the plain reference an object's state keeps
     /// (one word rather than the existential's two). Unchecked in release builds: a state only ever
     /// refers to an object of its own entity (the object that claimed it); debug builds check.
-    let existential: @Sendable (AnyObject) -> any Entity
+    let existential: any EntityCasting
+    /// Where a state's values start after its header (``StateStorageLayout/payloadOffset``), for the
+    /// accessors inlined in the entity's module.
+    @usableFromInline let payloadOffset: Int
 
     /// Made by the code `@Entity` generates, once per class.
     public init<Object: Entity>(
         _ type: Object.Type, name: String, originalName: String? = nil, properties: [PropertyDeclaration]
     ) {
         self.type = type
-        self.existential = { unsafeDowncast($0, to: Object.self) }
+        self.existential = EntityCast<Object>()
         self.name = name
         self.originalName = originalName
         self.properties = properties
@@ -38,6 +41,7 @@ public final class EntityDeclaration: Sendable {
         self.layout = EntityLayout(properties: properties)
         self.attributePositions = .allocate(capacity: max(layout.slotIndex.count, 1))
         attributePositions.initialize(from: layout.slotIndex, count: layout.slotIndex.count)
+        self.payloadOffset = layout.storage.payloadOffset
         Self.all.withLock { $0.append(self) }
     }
 
@@ -214,6 +218,23 @@ extension PropertyDeclaration {
     }
 }
 
+// MARK: - Casting
+
+/// Makes `any Entity` of an object whose class is known only as its declaration's. A protocol
+/// rather than a closure: a generic closure keeps its type in a context, retained and released at
+/// every call.
+protocol EntityCasting: Sendable {
+    func entity(_ object: AnyObject) -> any Entity
+}
+
+/// The cast for the objects of one entity class: unchecked in release builds, checked in debug
+/// builds (see ``EntityDeclaration/existential``).
+struct EntityCast<Object: Entity>: EntityCasting {
+    func entity(_ object: AnyObject) -> any Entity {
+        unsafeDowncast(object, to: Object.self)
+    }
+}
+
 // MARK: - Layout
 
 /// Where each persisted property lives in an ``ObjectState``.
@@ -248,6 +269,8 @@ struct EntityLayout: Sendable {
     /// by every state until one changes.
     let newToMany: ContiguousArray<ToManyValue>
     let faultedToMany: ContiguousArray<ToManyValue>
+    /// How a state keeps these values and relationships after its header.
+    let storage: StateStorageLayout
 
     init(properties: [PropertyDeclaration]) {
         var slots: [Slot] = []
@@ -281,5 +304,6 @@ struct EntityLayout: Sendable {
         self.toManyProperties = toMany
         self.newToMany = ContiguousArray(repeating: .loaded([]), count: toMany.count)
         self.faultedToMany = ContiguousArray(repeating: .fault, count: toMany.count)
+        self.storage = StateStorageLayout(valueCount: initialValues.count, hasToMany: !toMany.isEmpty)
     }
 }

@@ -6,31 +6,30 @@ import OrderedCollections
 ///
 /// Generated accessors call `value(at:)`, `setValue(_:at:)` and `initialize(_:at:)`; everything else is
 /// internal. Attributes and to-one relationships are stored in the state itself, after its header,
-/// laid out like the object's row (see `EntityLayout`): a fetched row is decoded straight into the
-/// object that represents it, and a changed value is a changed column. The values as last read or
-/// saved are copied aside only when the first of them changes, so an unchanged object costs one
-/// allocation besides the object itself.
+/// laid out like the object's row (see `EntityLayout`), packed (see `PackedValues`), with the
+/// to-many relationships' array when the entity has any (see `StateStorageLayout`): a fetched row
+/// is decoded straight into the object that represents it, and a changed value is a changed
+/// column. The values as last read or saved are copied aside only when the first of them changes,
+/// so an unchanged object costs one allocation besides the object itself.
 ///
 /// The header is reached through its address: a `ManagedBuffer`'s header is a class property, and
 /// dynamic exclusivity checks on it would cost more than the reads on the path of a fetch. A state
 /// is only touched from its context's isolation, and never while one of its own fields is being
 /// modified, so those checks could never fire.
 @_documentation(visibility: internal)
-public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
+public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     /// A new object, created by user code.
     static func makeNew(of entity: EntityDeclaration) -> ObjectState {
         let layout = entity.layout
-        let state = make(valueCount: layout.initialValues.count) {
+        let state = make(entity) {
             _ObjectStateHeader(
-                id: .temporary(for: entity), acceptsInitialValues: true, toMany: layout.newToMany,
+                id: .temporary(for: entity), acceptsInitialValues: true,
                 extras: ObjectStateExtras(globalID: GlobalIDs.next()))
         }
-        state.withUnsafeMutablePointerToElements { elements in
-            // One element at a time, like the destruction in `deinit`: a buffer's copy goes through
-            // the runtime's generic array copy, a value witness call per element.
-            for position in layout.initialValues.indices {
-                (elements + position).initialize(to: layout.initialValues[position])
-            }
+        state.initializeToMany(layout.newToMany)
+        let values = state.packedValues
+        for position in layout.initialValues.indices {
+            values.initialize(at: position, to: layout.initialValues[position])
         }
         return state
     }
@@ -42,9 +41,8 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     ) -> ObjectState {
         assert(id.entity === entity, "\(id) is not an ID of \(entity.name)")
         let count = entity.layout.initialValues.count
-        let state = make(valueCount: count) {
-            var header = _ObjectStateHeader(
-                id: id, acceptsInitialValues: false, toMany: entity.layout.faultedToMany, extras: nil)
+        let state = make(entity) {
+            var header = _ObjectStateHeader(id: id, acceptsInitialValues: false, extras: nil)
             header.context = Unmanaged.passUnretained(context)
             header.observesReads = context.observesReads
             header.mapping = mapping
@@ -52,21 +50,22 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
             if let row { header.version = row.version }
             return header
         }
-        state.withUnsafeMutablePointerToElements { elements in
-            if let row {
-                row.initializeValues(elements, count: count)
-            } else {
-                elements.initialize(repeating: .null, count: count)
-            }
+        state.initializeToMany(entity.layout.faultedToMany)
+        let values = state.packedValues
+        if let row {
+            row.initializeValues(values, count: count)
+        } else {
+            for position in 0..<count { values.initialize(at: position, to: .null) }
         }
         return state
     }
 
-    /// Allocates a state; the header is made in place (building it outside and passing it in costs
-    /// a copy and a destruction of every field).
+    /// Allocates a state with the tail its entity's layout asks for, uninitialized; the header is
+    /// made in place (building it outside and passing it in costs a copy and a destruction of
+    /// every field).
     @inline(__always)
-    private static func make(valueCount: Int, header: () -> _ObjectStateHeader) -> ObjectState {
-        let buffer = create(minimumCapacity: valueCount) { _ in header() }
+    private static func make(_ entity: EntityDeclaration, header: () -> _ObjectStateHeader) -> ObjectState {
+        let buffer = create(minimumCapacity: entity.layout.storage.words) { _ in header() }
         // `create` allocates an instance of the class it is called on.
         return unsafeDowncast(buffer, to: ObjectState.self)
     }
@@ -75,12 +74,45 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         // Through a guaranteed reference: the context outlives every state registered with it, and
         // retaining it here would cost two atomic operations per released object.
         fields.pointee.context?._withUnsafeGuaranteedRef { $0.forget(self) }
-        withUnsafeMutablePointers { header, elements in
-            // One element at a time: the concrete destruction is inlined, where a count makes it
-            // the runtime's generic array destruction.
-            let count = header.pointee.id.entity.layout.initialValues.count
-            for position in 0..<count { (elements + position).deinitialize(count: 1) }
+        let storage = storage
+        let values = PackedValues(tail: tail, payloadOffset: storage.payloadOffset)
+        for position in 0..<storage.valueCount { values.deinitialize(at: position) }
+        if let offset = storage.toManyOffset {
+            (UnsafeMutableRawPointer(tail) + offset).assumingMemoryBound(to: ContiguousArray<ToManyValue>.self)
+                .deinitialize(count: 1)
         }
+    }
+
+    /// How the state's tail is laid out. Read through a guaranteed reference: the declaration is
+    /// immortal, and an ordinary read would retain and release it.
+    @inline(__always)
+    private var storage: StateStorageLayout {
+        Unmanaged.passUnretained(entity)._withUnsafeGuaranteedRef { $0.layout.storage }
+    }
+
+    /// The start of the state's tail (see ``StateStorageLayout``).
+    @inline(__always)
+    private var tail: UnsafeMutablePointer<UInt64> {
+        withUnsafeMutablePointerToElements { $0 }
+    }
+
+    /// The values, packed in the state's tail.
+    @inline(__always)
+    private var packedValues: PackedValues {
+        PackedValues(tail: tail, payloadOffset: storage.payloadOffset)
+    }
+
+    /// The to-many relationships' array in the state's tail; nil when the entity has none.
+    @inline(__always)
+    private var toManyStorage: UnsafeMutablePointer<ContiguousArray<ToManyValue>>? {
+        guard let offset = storage.toManyOffset else { return nil }
+        return (UnsafeMutableRawPointer(tail) + offset).assumingMemoryBound(to: ContiguousArray<ToManyValue>.self)
+    }
+
+    private func initializeToMany(_ toMany: ContiguousArray<ToManyValue>) {
+        guard let offset = storage.toManyOffset else { return }
+        (UnsafeMutableRawPointer(tail) + offset).bindMemory(to: ContiguousArray<ToManyValue>.self, capacity: 1)
+            .initialize(to: toMany)
     }
 
     /// The state of an `@Entity` object being initialized: the one ObjectGraph prepared when it
@@ -116,7 +148,10 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     }
     /// The object this state belongs to. The object owns the state, so this never dangles.
     var object: (any Entity)? {
-        get { fields.pointee.object.map(entity.existential) }
+        get {
+            guard let object = fields.pointee.object else { return nil }
+            return Unmanaged.passUnretained(entity)._withUnsafeGuaranteedRef { $0.existential.entity(object) }
+        }
         set { fields.pointee.object = newValue }
     }
     /// The context, unretained (see ``_ObjectStateHeader``); change it with ``attach(to:mapping:)``.
@@ -173,15 +208,25 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     }
     /// Every change goes through here, and drops the relationship values the context keeps for a
     /// deletion pass (see ``cachedMembers(at:)``).
+    ///
+    /// An entity without to-many relationships keeps no array (see ``StateStorageLayout``): it reads
+    /// as empty, and nothing writes it, as no slot exists to write.
     var toMany: ContiguousArray<ToManyValue> {
-        get { fields.pointee.toMany }
+        get { toManyStorage?.pointee ?? [] }
         _modify {
             context?.forgetCachedMembers(of: self)
-            yield &fields.pointee.toMany
+            if let storage = toManyStorage {
+                yield &storage.pointee
+            } else {
+                var none: ContiguousArray<ToManyValue> = []
+                yield &none
+                assert(none.isEmpty, "\(entity.name) has no to-many relationship to change")
+            }
         }
         set {
             context?.forgetCachedMembers(of: self)
-            fields.pointee.toMany = newValue
+            assert(toManyStorage != nil || newValue.isEmpty, "\(entity.name) has no to-many relationship to change")
+            toManyStorage?.pointee = newValue
         }
     }
     /// To-many slots changed since the last save, with the members each gained and lost: what a save
@@ -241,12 +286,12 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     // MARK: Values
 
     /// The number of values: attributes, then to-one relationships.
-    var valueCount: Int { entity.layout.initialValues.count }
+    var valueCount: Int { storage.valueCount }
 
     /// The value at a position of the row layout.
     @inline(__always)
     func value(atPosition position: Int) -> StoredValue {
-        withUnsafeMutablePointerToElements { $0[position] }
+        packedValues[position]
     }
 
     /// Changes the value at a position, first setting the committed values aside if this is the
@@ -255,20 +300,25 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         if fields.pointee.extras?.committed == nil, !isFault, !isInserted, !acceptsInitialValues {
             extras.committed = values
         }
-        withUnsafeMutablePointerToElements { $0[position] = value }
+        packedValues.assign(value, at: position)
     }
 
     /// Every value, copied.
     var values: ContiguousArray<StoredValue> {
-        withUnsafeMutablePointerToElements { ContiguousArray(UnsafeBufferPointer(start: $0, count: valueCount)) }
+        let values = packedValues
+        let count = valueCount
+        // Appended: `ContiguousArray(unsafeUninitializedCapacity:)` is not specialized here, and
+        // looks up the array's type metadata at each call.
+        var copy = ContiguousArray<StoredValue>()
+        copy.reserveCapacity(count)
+        for position in 0..<count { copy.append(values[position]) }
+        return copy
     }
 
     /// Replaces every value (without keeping the old ones as committed).
     func replaceValues(with values: ContiguousArray<StoredValue>) {
-        let count = valueCount
-        withUnsafeMutablePointerToElements { elements in
-            for position in 0..<min(count, values.count) { elements[position] = values[position] }
-        }
+        let packed = packedValues
+        for position in 0..<min(valueCount, values.count) { packed.assign(values[position], at: position) }
     }
 
     /// The values as last read or saved, when some changed since.
@@ -284,10 +334,9 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     func load(_ row: CurrentRow) {
         fields.pointee.version = row.version
         let count = valueCount
-        withUnsafeMutablePointerToElements { elements in
-            elements.deinitialize(count: count)
-            row.initializeValues(elements, count: count)
-        }
+        let values = packedValues
+        for position in 0..<count { values.deinitialize(at: position) }
+        row.initializeValues(values, count: count)
         committedValues = nil
         isFault = false
     }
@@ -375,11 +424,13 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     /// on every read (``checkFastRead(at:)``).
     @inlinable @inline(__always)
     func attributeForReading(at index: Int) -> StoredValue {
-        withUnsafeMutablePointers { header, elements in
+        withUnsafeMutablePointers { header, tail in
             let flags = header.pointee.flags
             guard flags & _ObjectStateHeader.slowReadFlags == 0 else { return storedAttribute(at: index) }
             if flags & _ObjectStateHeader.checksUseFlag != 0 { checkFastRead(at: index) }
-            return elements[header.pointee.id.entity.attributePositions[index]]
+            // The declaration read twice rather than kept in a local, which would retain it.
+            return PackedValues(tail: tail, payloadOffset: header.pointee.id.entity.payloadOffset)[
+                header.pointee.id.entity.attributePositions[index]]
         }
     }
 
@@ -412,7 +463,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     func initializeStoredAttribute(_ value: StoredValue, at index: Int) {
         guard acceptsInitialValues else { return }
         if fields.pointee.extras?.unstorableValues != nil { forgetUnstorableValue(at: index) }
-        withUnsafeMutablePointerToElements { $0[slot(of: index)] = value }
+        packedValues.assign(value, at: slot(of: index))
     }
 
     /// Records that a value assigned to attribute `index` could not be encoded: the attribute keeps
@@ -587,11 +638,10 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     /// current values and in the committed ones: the same objects, so no change is recorded.
     func replaceTemporaryKeys(_ newKeys: [Int64: Int64]) {
         let positions = entity.layout.attributeCount..<valueCount
-        withUnsafeMutablePointerToElements { values in
-            for position in positions {
-                if case .integer(let key) = values[position], key < 0, let saved = newKeys[key] {
-                    values[position] = .integer(saved)
-                }
+        let values = packedValues
+        for position in positions {
+            if case .integer(let key) = values[position], key < 0, let saved = newKeys[key] {
+                values.assign(.integer(saved), at: position)
             }
         }
         guard let extras = fields.pointee.extras, var committed = extras.committed else { return }
@@ -780,10 +830,9 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
         if let committed = fields.pointee.extras?.committed {
             // Read once, outside the loop: the layout's array read in it is retained at each turn.
             let valueProperties = layout.valueProperties
-            withUnsafeMutablePointerToElements { elements in
-                for position in committed.indices where elements[position] != committed[position] {
-                    properties.append(valueProperties[position])
-                }
+            let values = packedValues
+            for position in committed.indices where values[position] != committed[position] {
+                properties.append(valueProperties[position])
             }
         }
         for slot in changedToMany.keys {
@@ -804,9 +853,8 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, StoredValue> {
     /// allocation and a retain of every text each time.
     var hasColumnChanges: Bool {
         guard let committed = fields.pointee.extras?.committed else { return false }
-        return withUnsafeMutablePointerToElements { elements in
-            committed.indices.contains { elements[$0] != committed[$0] }
-        }
+        let values = packedValues
+        return committed.indices.contains { values[$0] != committed[$0] }
     }
 }
 
@@ -833,20 +881,18 @@ public struct _ObjectStateHeader {
     var context: Unmanaged<ObjectContext>?
     /// Unretained too: the context keeps the store, and the store its mappings, alive.
     unowned(unsafe) var mapping: EntityMapping?
-    var toMany: ContiguousArray<ToManyValue>
     /// The parts a fetched, unchanged object does not have (see ``ObjectStateExtras``); nil until
     /// one of them is needed.
     var extras: ObjectStateExtras?
 
     init(
-        id: ObjectID, acceptsInitialValues: Bool, toMany: ContiguousArray<ToManyValue>, extras: ObjectStateExtras?
+        id: ObjectID, acceptsInitialValues: Bool, extras: ObjectStateExtras?
     ) {
         self.id = id
         self.flags = acceptsInitialValues ? Self.acceptsInitialValuesFlag : 0
         #if DEBUG
             flags |= Self.checksUseFlag
         #endif
-        self.toMany = toMany
         self.extras = extras
     }
 

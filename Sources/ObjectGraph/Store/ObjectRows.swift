@@ -13,20 +13,22 @@ struct CurrentRow {
     var version: Int64 { Int64(sqliteStatement: statement, index: 1) }
 
     /// Initializes `count` values (see ``ObjectState``) from the row's columns.
-    func initializeValues(_ elements: UnsafeMutablePointer<StoredValue>, count: Int) {
+    func initializeValues(_ values: PackedValues, count: Int) {
         let storageClasses = mapping.valueStorageClasses
         for position in 0..<count {
-            (elements + position).initialize(to: Self.storedValue(statement, CInt(2 + position), storageClasses[position]))
+            values.initialize(at: position, to: Self.storedValue(statement, CInt(2 + position), storageClasses[position]))
         }
     }
 
     /// The row's values, copied out.
     var values: ContiguousArray<StoredValue> {
-        let count = mapping.valueStorageClasses.count
-        return ContiguousArray(unsafeUninitializedCapacity: count) { buffer, initialized in
-            if let base = buffer.baseAddress { initializeValues(base, count: count) }
-            initialized = count
+        let storageClasses = mapping.valueStorageClasses
+        var values = ContiguousArray<StoredValue>()
+        values.reserveCapacity(storageClasses.count)
+        for position in storageClasses.indices {
+            values.append(Self.storedValue(statement, CInt(2 + position), storageClasses[position]))
         }
+        return values
     }
 
     /// A global ID read from a column beyond the select list; nil unless it holds one.
