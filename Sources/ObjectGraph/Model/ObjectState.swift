@@ -149,10 +149,13 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     /// The object this state belongs to. The object owns the state, so this never dangles.
     var object: (any Entity)? {
         get {
+            // Both through guaranteed references: the cast's result is the one retain.
             guard let object = fields.pointee.object else { return nil }
-            return Unmanaged.passUnretained(entity)._withUnsafeGuaranteedRef { $0.existential.entity(object) }
+            return Unmanaged.passUnretained(entity)._withUnsafeGuaranteedRef { entity in
+                object._withUnsafeGuaranteedRef { entity.existential.entity($0) }
+            }
         }
-        set { fields.pointee.object = newValue }
+        set { fields.pointee.object = newValue.map { Unmanaged.passUnretained($0 as AnyObject) } }
     }
     /// The context, unretained (see ``_ObjectStateHeader``); change it with ``attach(to:mapping:)``.
     var context: ObjectContext? { fields.pointee.context?.takeUnretainedValue() }
@@ -214,8 +217,8 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     var toMany: ContiguousArray<ToManyValue> {
         get { toManyStorage?.pointee ?? [] }
         _modify {
-            context?.forgetCachedMembers(of: self)
             if let storage = toManyStorage {
+                context?.forgetCachedMembers(of: self)
                 yield &storage.pointee
             } else {
                 var none: ContiguousArray<ToManyValue> = []
@@ -224,9 +227,12 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
             }
         }
         set {
+            guard let storage = toManyStorage else {
+                assert(newValue.isEmpty, "\(entity.name) has no to-many relationship to change")
+                return
+            }
             context?.forgetCachedMembers(of: self)
-            assert(toManyStorage != nil || newValue.isEmpty, "\(entity.name) has no to-many relationship to change")
-            toManyStorage?.pointee = newValue
+            storage.pointee = newValue
         }
     }
     /// To-many slots changed since the last save, with the members each gained and lost: what a save
@@ -871,9 +877,10 @@ public struct _ObjectStateHeader {
     /// right after `id`, in the padding that follows it.
     @usableFromInline var flags: UInt16 = 0
     var version: Int64 = 0
-    /// The object, as a plain reference: the entity's declaration makes it `any Entity` (see
-    /// ``ObjectState/object``), where the existential would take a second word in every header.
-    unowned(unsafe) var object: AnyObject?
+    /// The object, unretained (the object owns the state), as a plain reference: the entity's
+    /// declaration makes it `any Entity` (see ``ObjectState/object``), where the existential would
+    /// take a second word in every header.
+    var object: Unmanaged<AnyObject>?
     /// The context, unretained (objects must not keep their context alive, as in Core Data). Not a weak
     /// reference, which would cost a side-table update per object: a context clears this field of
     /// every state it registered when it is deallocated, and a state is registered whenever this field
