@@ -74,13 +74,9 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
         // Through a guaranteed reference: the context outlives every state registered with it, and
         // retaining it here would cost two atomic operations per released object.
         fields.pointee.context?._withUnsafeGuaranteedRef { $0.forget(self) }
-        let storage = storage
-        let values = PackedValues(tail: tail, payloadOffset: storage.payloadOffset)
-        for position in 0..<storage.valueCount { values.deinitialize(at: position) }
-        if let offset = storage.toManyOffset {
-            (UnsafeMutableRawPointer(tail) + offset).assumingMemoryBound(to: ContiguousArray<ToManyValue>.self)
-                .deinitialize(count: 1)
-        }
+        let values = packedValues
+        for position in 0..<valueCount { values.deinitialize(at: position) }
+        toManyStorage?.deinitialize(count: 1)
     }
 
     /// How the state's tail is laid out. Read through a guaranteed reference: the declaration is
