@@ -68,13 +68,17 @@ public struct ObjectGraphError: Error, Sendable, Equatable {
         public static let invalidPropertyAccess = Code("invalidPropertyAccess")
         /// A migration stage failed; the store stays at the version before it.
         public static let migrationFailed = Code("migrationFailed")
+        /// A predicate could not be evaluated for an object: an arithmetic overflow, a division by
+        /// zero, nil unwrapped by force, a range whose bounds are out of order
+        /// (``ObjectGraphError/reason`` says which). The same whether SQL or memory evaluated it.
+        public static let predicateEvaluationFailed = Code("predicateEvaluationFailed")
 
         /// Every code this version of ObjectGraph throws.
         public static let all: [Code] = [
             .validationFailed, .objectNotFound, .inaccessibleFault, .invalidObjectIDString, .foreignObjectID,
             .schemaMismatch, .invalidModel, .incompatibleStore, .unsupportedPredicate, .conflict, .wrongContext,
             .unknownEntity, .store, .readFailed, .unreadableValue, .invalidBatchOperation, .invalidListMonitor,
-            .invalidPropertyAccess, .migrationFailed
+            .invalidPropertyAccess, .migrationFailed, .predicateEvaluationFailed
         ]
     }
 
@@ -133,6 +137,11 @@ public struct ObjectGraphError: Error, Sendable, Equatable {
         /// A migration stage's code threw, or left a row without a value a required attribute
         /// needs. `stage` is the stage's name.
         case migrationFailed(stage: String?, entity: String?, property: String?, reason: String)
+        /// A predicate over `entity` could not be evaluated for one of its objects, in SQL or in
+        /// memory alike: `reason` names the operation and why (an overflow, a division by zero,
+        /// nil unwrapped by force, bounds out of order). Swift would trap or throw there; the fetch
+        /// throws this instead, and nothing is changed.
+        case predicateEvaluationFailed(entity: String, reason: String)
     }
 
     /// The failure and its details.
@@ -164,6 +173,7 @@ public struct ObjectGraphError: Error, Sendable, Equatable {
         case .invalidListMonitor: .invalidListMonitor
         case .invalidPropertyAccess: .invalidPropertyAccess
         case .migrationFailed: .migrationFailed
+        case .predicateEvaluationFailed: .predicateEvaluationFailed
         }
     }
 
@@ -175,7 +185,8 @@ public struct ObjectGraphError: Error, Sendable, Equatable {
             .readFailed(let id, _, _), .unreadableValue(let id, _, _):
             id.entityName
         case .unsupportedPredicate(let entity, _), .unknownEntity(let entity), .invalidBatchOperation(let entity, _, _),
-            .invalidListMonitor(let entity, _), .invalidPropertyAccess(let entity, _, _):
+            .invalidListMonitor(let entity, _), .invalidPropertyAccess(let entity, _, _),
+            .predicateEvaluationFailed(let entity, _):
             entity
         case .conflict(let conflicts): conflicts.first?.objectID.entityName
         case .migrationFailed(_, let entity, _, _): entity
@@ -219,6 +230,7 @@ public struct ObjectGraphError: Error, Sendable, Equatable {
         case .unsupportedPredicate(_, let construct): construct
         case .wrongContext(_, let action): action
         case .migrationFailed(_, _, _, let reason): reason
+        case .predicateEvaluationFailed(_, let reason): reason
         default: nil
         }
     }
@@ -304,6 +316,11 @@ public struct ObjectGraphError: Error, Sendable, Equatable {
     /// A migration stage failed; the store stays at the version before it.
     public static func migrationFailed(stage: String?, entity: String?, property: String?, reason: String) -> Self {
         Self(.migrationFailed(stage: stage, entity: entity, property: property, reason: reason))
+    }
+
+    /// A predicate could not be evaluated for an object of `entity` (`reason` says why).
+    public static func predicateEvaluationFailed(entity: String, reason: String) -> Self {
+        Self(.predicateEvaluationFailed(entity: entity, reason: reason))
     }
 
     /// For ``Code/migrationFailed``: the name of the stage that failed.
@@ -449,6 +466,8 @@ extension ObjectGraphError: CustomStringConvertible, LocalizedError {
         case let .migrationFailed(stage, entity, property, reason):
             let place = entity.map { " at \($0)\(property.map { ".\($0)" } ?? "")" } ?? ""
             return "Migration stage \(stage ?? "(unnamed)") failed\(place): \(reason)"
+        case let .predicateEvaluationFailed(entity, reason):
+            return "A predicate on \(entity) could not be evaluated: \(reason)"
         }
     }
 
