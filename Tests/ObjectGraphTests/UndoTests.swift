@@ -204,6 +204,56 @@ import Testing
         #expect(try reader.existingObject(with: mixtape.objectID, as: Mixtape.self).tunes.map(\.title) == ["x", "y", "z"])
     }
 
+    /// Undoing a reorder of a saved ordered relationship leaves nothing to save (issue 43, defect 9).
+    @Test func undoingAReorderLeavesNothingToSave() throws {
+        withKnownIssue("issue 43: fixed in the commits that follow") {
+            let container = try ObjectContainer(for: Album.self, Mixtape.self, configuration: .inMemory)
+            let context = container.newBackgroundContext()
+            let undoManager = ObjectUndoManager()
+            context.undoManager = undoManager
+            let album = Album(title: "Blue"), mixtape = Mixtape(name: "Summer")
+            context.insert(album)
+            context.insert(mixtape)
+            album.tracks = ["a", "b", "c"].map(Track.init(title:))
+            mixtape.tunes = ["x", "y", "z"].map(Tune.init(title:))
+            try context.save()
+            undoManager.removeAllActions()
+
+            album.tracks.reverse()
+            mixtape.tunes.swapAt(0, 2)
+            context.processPendingChanges()
+            #expect(context.hasChanges)
+            undoManager.undo()
+            #expect(album.tracks.map(\.title) == ["a", "b", "c"] && mixtape.tunes.map(\.title) == ["x", "y", "z"])
+            #expect(!context.hasChanges && !album.hasChanges && !mixtape.hasChanges)
+        }
+    }
+
+    /// Undoing the deletion of a member of an ordered relationship puts it back where it was, and a
+    /// save stores that order (issue 43, defect 10).
+    @Test func undoingTheDeletionOfAnOrderedMemberPutsItBackInItsPlace() throws {
+        withKnownIssue("issue 43: fixed in the commits that follow") {
+            let container = try ObjectContainer(for: Album.self, configuration: .inMemory)
+            let context = container.newBackgroundContext()
+            let undoManager = ObjectUndoManager()
+            context.undoManager = undoManager
+            let album = Album(title: "Blue")
+            context.insert(album)
+            album.tracks = ["a", "b", "c"].map(Track.init(title:))
+            try context.save()
+            undoManager.removeAllActions()
+
+            context.delete(album.tracks[0])
+            context.processPendingChanges()
+            #expect(album.tracks.map(\.title) == ["b", "c"])
+            undoManager.undo()
+            #expect(album.tracks.map(\.title) == ["a", "b", "c"])
+            try context.save()
+            let stored = try container.newBackgroundContext().existingObject(with: album.objectID, as: Album.self)
+            #expect(stored.tracks.map(\.title) == ["a", "b", "c"])
+        }
+    }
+
     @Test func levelsOfUndoKeepTheLatestGroups() throws {
         let scene = try Scene()
         scene.undoManager.levelsOfUndo = 2
