@@ -19,57 +19,51 @@ import Testing
     }
 
     @Test func aDateReadsBackBitForBitBeforeAndAfterASave() throws {
-        withKnownIssue("issue 43: fixed in the commits that follow") {
-            for seconds in [0.1, -0.1, 1e-9, 123_456_789.123_456_7, -3e10, 6.3e10, -0.0, .infinity, -.infinity] {
-                let date = Date(timeIntervalSinceReferenceDate: seconds)
-                let container = try ObjectContainer(for: Probe.self, configuration: .inMemory)
-                let context = container.newBackgroundContext()
-                let probe = Probe(serial: 0)
-                context.insert(probe)
-                probe.date = date
-                probe.optionalDate = date
-                #expect(probe.date.timeIntervalSinceReferenceDate.bitPattern == seconds.bitPattern, "\(seconds), unsaved")
-                try context.save()
-                let saved = try container.newBackgroundContext().existingObject(with: probe.objectID, as: Probe.self)
-                #expect(saved.date.timeIntervalSinceReferenceDate.bitPattern == seconds.bitPattern, "\(seconds), saved")
-                #expect(saved.optionalDate?.timeIntervalSinceReferenceDate.bitPattern == seconds.bitPattern, "\(seconds), saved")
-            }
+        for seconds in [0.1, -0.1, 1e-9, 123_456_789.123_456_7, -3e10, 6.3e10, -0.0, .infinity, -.infinity] {
+            let date = Date(timeIntervalSinceReferenceDate: seconds)
+            let container = try ObjectContainer(for: Probe.self, configuration: .inMemory)
+            let context = container.newBackgroundContext()
+            let probe = Probe(serial: 0)
+            context.insert(probe)
+            probe.date = date
+            probe.optionalDate = date
+            #expect(probe.date.timeIntervalSinceReferenceDate.bitPattern == seconds.bitPattern, "\(seconds), unsaved")
+            try context.save()
+            let saved = try container.newBackgroundContext().existingObject(with: probe.objectID, as: Probe.self)
+            #expect(saved.date.timeIntervalSinceReferenceDate.bitPattern == seconds.bitPattern, "\(seconds), saved")
+            #expect(saved.optionalDate?.timeIntervalSinceReferenceDate.bitPattern == seconds.bitPattern, "\(seconds), saved")
         }
     }
 
     @Test func aDatePredicateFindsTheDateItWasGiven() throws {
-        withKnownIssue("issue 43: fixed in the commits that follow") {
-            let date = Date(timeIntervalSinceReferenceDate: 0.1)
-            let container = try probeContainer({ $1.date = $0 == 0 ? date : .distantPast }, count: 2)
-            let answers = try ProbeAnswers.of(#Predicate { $0.date == date }, in: container)
-            #expect(answers.agree && answers.sql == [0], "\(answers)")
-        }
+        let date = Date(timeIntervalSinceReferenceDate: 0.1)
+        let container = try probeContainer({ $1.date = $0 == 0 ? date : .distantPast }, count: 2)
+        let answers = try ProbeAnswers.of(#Predicate { $0.date == date }, in: container)
+        #expect(answers.agree && answers.sql == [0], "\(answers)")
     }
 
     @Test func infinitiesNegativeZeroAndIntegerExtremesRoundTrip() throws {
-        withKnownIssue("issue 43: fixed in the commits that follow") {
-            for real in [Double.infinity, -.infinity, -0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 1e300] {
-                let (unsaved, saved) = try roundTrip {
-                    $0.value = real
-                    $0.optionalValue = real
-                    $0.single = Float(real)
-                }
-                for probe in [unsaved, saved] {
-                    #expect(probe.value.bitPattern == real.bitPattern, "\(real)")
-                    #expect(probe.optionalValue?.bitPattern == real.bitPattern, "\(real)")
-                    #expect(probe.single.bitPattern == Float(real).bitPattern, "\(real)")
-                }
+        for real in [Double.infinity, -.infinity, -0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 1e300] {
+            let (unsaved, saved) = try roundTrip {
+                $0.value = real
+                $0.optionalValue = real
+                $0.single = Float(real)
             }
-            for integer in [Int.min, Int.max, 0, -1] {
-                let (unsaved, saved) = try roundTrip {
-                    $0.number = integer
-                    $0.optionalNumber = integer
-                }
-                #expect(unsaved.number == integer && saved.number == integer && saved.optionalNumber == integer)
+            for probe in [unsaved, saved] {
+                #expect(probe.value.bitPattern == real.bitPattern, "\(real)")
+                #expect(probe.optionalValue?.bitPattern == real.bitPattern, "\(real)")
+                #expect(probe.single.bitPattern == Float(real).bitPattern, "\(real)")
             }
-            let (_, small) = try roundTrip { $0.small = .min }
-            #expect(small.small == .min)
         }
+        for integer in [Int.min, Int.max, 0, -1] {
+            let (unsaved, saved) = try roundTrip {
+                $0.number = integer
+                $0.optionalNumber = integer
+            }
+            #expect(unsaved.number == integer && saved.number == integer && saved.optionalNumber == integer)
+        }
+        let (_, small) = try roundTrip { $0.small = .min }
+        #expect(small.small == .min)
     }
 
     @Test func textWithNULsAndEveryKindOfScalarRoundTrips() throws {
@@ -83,52 +77,46 @@ import Testing
     }
 
     @Test func decomposedTextReadsBackCanonicallyEqualInItsComposedForm() throws {
-        withKnownIssue("issue 43: fixed in the commits that follow") {
-            let (unsaved, saved) = try roundTrip { $0.name = "e\u{301}cole" }
-            #expect(unsaved.name == "e\u{301}cole" && saved.name == "e\u{301}cole")
-            #expect(Array(saved.name.unicodeScalars) == ["\u{E9}", "c", "o", "l", "e"], "stored in Normalization Form C")
-            #expect(Array(unsaved.name.unicodeScalars) == Array(saved.name.unicodeScalars), "the same before and after the save")
-        }
+        let (unsaved, saved) = try roundTrip { $0.name = "e\u{301}cole" }
+        #expect(unsaved.name == "e\u{301}cole" && saved.name == "e\u{301}cole")
+        #expect(Array(saved.name.unicodeScalars) == ["\u{E9}", "c", "o", "l", "e"], "stored in Normalization Form C")
+        #expect(Array(unsaved.name.unicodeScalars) == Array(saved.name.unicodeScalars), "the same before and after the save")
     }
 
     @Test(arguments: ["value", "optionalValue", "single", "amount", "date"])
     func aNaNIsRefusedAtSaveNamingTheEntityAttributeAndObject(attribute: String) throws {
-        withKnownIssue("issue 43: fixed in the commits that follow") {
-            let container = try ObjectContainer(for: Probe.self, configuration: .inMemory)
-            let context = container.newBackgroundContext()
-            let probe = Probe(serial: 0)
-            context.insert(probe)
-            try context.save()
-            switch attribute {
-            case "value": probe.value = .nan
-            case "optionalValue": probe.optionalValue = .nan
-            case "single": probe.single = .nan
-            case "amount": probe.amount = .nan
-            default: probe.date = Date(timeIntervalSinceReferenceDate: .nan)
-            }
-            let error = #expect(throws: ObjectGraphError.self) { try context.save() }
-            let failure = error?.validationFailures.first
-            #expect(failure?.entity == "Probe" && failure?.property == attribute && failure?.objectID == probe.objectID)
-            guard case .unstorableValue(let reason)? = failure?.reason else {
-                Issue.record("expected unstorableValue, got \(String(describing: error))")
-                return
-            }
-            #expect(reason.contains("NaN"))
-            let stored = try container.newBackgroundContext().existingObject(with: probe.objectID, as: Probe.self)
-            #expect(stored.value == 0 && stored.optionalValue == nil && stored.amount == 0, "nothing written")
+        let container = try ObjectContainer(for: Probe.self, configuration: .inMemory)
+        let context = container.newBackgroundContext()
+        let probe = Probe(serial: 0)
+        context.insert(probe)
+        try context.save()
+        switch attribute {
+        case "value": probe.value = .nan
+        case "optionalValue": probe.optionalValue = .nan
+        case "single": probe.single = .nan
+        case "amount": probe.amount = .nan
+        default: probe.date = Date(timeIntervalSinceReferenceDate: .nan)
         }
+        let error = #expect(throws: ObjectGraphError.self) { try context.save() }
+        let failure = error?.validationFailures.first
+        #expect(failure?.entity == "Probe" && failure?.property == attribute && failure?.objectID == probe.objectID)
+        guard case .unstorableValue(let reason)? = failure?.reason else {
+            Issue.record("expected unstorableValue, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("NaN"))
+        let stored = try container.newBackgroundContext().existingObject(with: probe.objectID, as: Probe.self)
+        #expect(stored.value == 0 && stored.optionalValue == nil && stored.amount == 0, "nothing written")
     }
 
     @Test func aNaNConstantMatchesNothingAndItsNegationEverything() throws {
-        withKnownIssue("issue 43: fixed in the commits that follow") {
-            let container = try probeContainer({ $1.optionalValue = $0 == 0 ? nil : 1 }, count: 2)
-            let nan = Double.nan
-            let equal = try ProbeAnswers.of(#Predicate { $0.optionalValue == nan }, in: container)
-            #expect(equal.agree && equal.sql == [], "\(equal)")
-            let notEqual = try ProbeAnswers.of(#Predicate { $0.optionalValue != nan }, in: container)
-            #expect(notEqual.agree && notEqual.sql == [0, 1], "\(notEqual)")
-            let below = try ProbeAnswers.of(#Predicate { !($0.value < nan) }, in: container)
-            #expect(below.agree && below.sql == [0, 1], "\(below)")
-        }
+        let container = try probeContainer({ $1.optionalValue = $0 == 0 ? nil : 1 }, count: 2)
+        let nan = Double.nan
+        let equal = try ProbeAnswers.of(#Predicate { $0.optionalValue == nan }, in: container)
+        #expect(equal.agree && equal.sql == [], "\(equal)")
+        let notEqual = try ProbeAnswers.of(#Predicate { $0.optionalValue != nan }, in: container)
+        #expect(notEqual.agree && notEqual.sql == [0, 1], "\(notEqual)")
+        let below = try ProbeAnswers.of(#Predicate { !($0.value < nan) }, in: container)
+        #expect(below.agree && below.sql == [0, 1], "\(below)")
     }
 }

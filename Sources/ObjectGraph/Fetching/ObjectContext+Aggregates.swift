@@ -125,7 +125,7 @@ extension ObjectContext {
             let excluded = pending.lazy.map(\._$state.id).filter { !$0.isTemporary }.map(\.key)
             rows = try store.reader.values(query.sql(excludingKeys: Array(excluded)), columns: query.columnCount)
         } catch let error as StoreError {
-            throw ObjectGraphError.store(error)
+            throw ObjectGraphError.query(error, entity: entity)
         }
         for row in rows {
             guard case .integer(let count) = row[0] else { continue }

@@ -81,9 +81,11 @@ extension ObjectContext {
         return try fetch(request).count
     }
 
-    /// The unsaved objects that match a request's predicate, evaluated in memory.
+    /// The unsaved objects that match a request's predicate, evaluated in memory with the answers
+    /// SQL gives (see ``CheckedPredicate``).
     func matching<T: Entity>(_ pending: [any Entity], _ request: FetchDescriptor<T>) throws -> [T] {
         let markedSlot = request.includesMarkedForDeletion ? nil : store.mapping(for: T._$entity)?.markedForDeletionSlot
+        let predicate = try request.predicate.map { try CheckedPredicate($0, entity: T._$entity.name) }
         return try pending.compactMap { $0 as? T }.filter { object in
             let state = object._$state
             if state.isDeleted { return false }
@@ -93,7 +95,7 @@ extension ObjectContext {
                 state.fulfillIfNeeded()
                 if !state.value(atPosition: markedSlot).isNull { return false }
             }
-            return try request.predicate?.evaluate(object) ?? true
+            return try predicate?.evaluate(object) ?? true
         }
     }
 
@@ -152,7 +154,7 @@ struct FetchQuery<T: Entity> {
         do {
             return try body()
         } catch let error as StoreError {
-            throw ObjectGraphError.store(error)
+            throw ObjectGraphError.query(error, entity: mapping.name)
         }
     }
 }

@@ -6,26 +6,31 @@ public enum AttributeType: String, Sendable, Hashable, Codable {
     case string
     /// `Int`, `Int64`, `Int32`…, stored as INTEGER.
     case integer
-    /// `Double`, `Float`, stored as REAL.
+    /// `Double`, `Float`, stored as a REAL value (in a column without affinity, so that -0.0 keeps
+    /// its sign); NaN is refused at save.
     case double
     /// `Bool`, stored as INTEGER 0 or 1.
     case bool
-    /// `Date`, stored as REAL seconds since 1970.
+    /// `Date`, stored as the seconds since 2001 it holds (`timeIntervalSinceReferenceDate`), a REAL
+    /// value read back bit for bit; NaN is refused at save.
     case date
     /// `Data`, stored as BLOB.
     case data
     /// `UUID`, stored as a 16-byte BLOB.
     case uuid
-    /// `Decimal`, stored as TEXT so no digit is lost; compared numerically in predicates.
+    /// `Decimal`, stored as TEXT so no digit is lost; compared exactly in predicates and sorts (as
+    /// `Decimal` compares, never as a `Double`); NaN is refused at save.
     case decimal
     /// A `Codable` value, stored as JSON in a BLOB.
     case json
 
+    /// The column's declared type. Reals have none: a REAL column stores a whole number as an
+    /// integer, and -0.0 comes back as 0.0; without affinity a real stays the 8 bytes it was.
     var sqlType: String {
         switch self {
         case .string, .decimal: "TEXT"
         case .integer, .bool: "INTEGER"
-        case .double, .date: "REAL"
+        case .double, .date: ""
         case .data, .uuid, .json: "BLOB"
         }
     }
@@ -102,7 +107,35 @@ extension String: AttributeValue {
         default: return nil
         }
     }
-    public var storedValue: StoredValue { .text(self) }
+    /// The text in Unicode Normalization Form C: canonically equivalent text is stored byte for byte
+    /// the same, so that SQLite's byte order and equality are Swift's. `"e\u{301}"` reads back as
+    /// `"\u{E9}"`, the same `String` to Swift.
+    public var storedValue: StoredValue { .text(precomposed) }
+}
+
+extension String {
+    /// The text in Unicode Normalization Form C, as Swift's own comparisons normalize it: equal to
+    /// `self` (`==`), and equal byte for byte to every string canonically equivalent to it.
+    ///
+    /// ObjectGraph stores text in this form: SQLite compares text as bytes, which for NFC text is
+    /// exactly Swift's order and equality (Swift orders strings by their NFC scalars, and UTF-8
+    /// keeps scalar order), so an index on a text column serves equality, ranges and sorts with
+    /// the answers Swift gives.
+    var precomposed: String {
+        // Scalars below U+0300 are all in NFC and compose with nothing before them; in UTF-8 they
+        // are the bytes below 0xCC. Most text, ASCII and Latin-1 among it, stops here.
+        let needsNormalizing = utf8.withContiguousStorageIfAvailable { bytes in bytes.contains { $0 >= 0xCC } }
+        if needsNormalizing == false { return self }
+        let normalized = String(decoding: _nfcCodeUnits, as: UTF8.self)
+        return normalized.utf8.elementsEqual(utf8) ? self : normalized
+    }
+}
+
+/// A NaN: SQLite has no NaN (it stores NULL instead), and no NaN orders or equals anything, so a
+/// value holding one is refused at save rather than read back as nil or zero.
+struct NotANumber: Error, CustomStringConvertible {
+    let typeName: String
+    var description: String { "NaN cannot be stored (SQLite has no NaN: a \(typeName) NaN would read back as NULL)" }
 }
 
 extension BinaryInteger where Self: AttributeValue {
@@ -138,6 +171,11 @@ extension Double: AttributeValue {
         }
     }
     public var storedValue: StoredValue { .real(self) }
+    /// The stored form; throws for NaN, which SQLite cannot store (see ``AttributeType/double``).
+    public func checkedStoredValue() throws -> StoredValue {
+        guard !isNaN else { throw NotANumber(typeName: "Double") }
+        return .real(self)
+    }
 }
 
 extension Float: AttributeValue {
@@ -148,6 +186,11 @@ extension Float: AttributeValue {
         self = Float(value)
     }
     public var storedValue: StoredValue { .real(Double(self)) }
+    /// The stored form; throws for NaN, which SQLite cannot store (see ``AttributeType/double``).
+    public func checkedStoredValue() throws -> StoredValue {
+        guard !isNaN else { throw NotANumber(typeName: "Float") }
+        return .real(Double(self))
+    }
 }
 
 extension Bool: AttributeValue {
@@ -165,9 +208,16 @@ extension Date: AttributeValue {
     public static var defaultValue: Date { Date(timeIntervalSince1970: 0) }
     public init?(storedValue: StoredValue) {
         guard let seconds = Double(storedValue: storedValue) else { return nil }
-        self.init(timeIntervalSince1970: seconds)
+        self.init(timeIntervalSinceReferenceDate: seconds)
     }
-    public var storedValue: StoredValue { .real(timeIntervalSince1970) }
+    /// The seconds since 2001 the date holds, exactly: a conversion to seconds since 1970 and back
+    /// would round them (`Date(timeIntervalSinceReferenceDate: 0.1)` would read back 0.100000024).
+    public var storedValue: StoredValue { .real(timeIntervalSinceReferenceDate) }
+    /// The stored form; throws for a date of NaN seconds, which SQLite cannot store.
+    public func checkedStoredValue() throws -> StoredValue {
+        guard !timeIntervalSinceReferenceDate.isNaN else { throw NotANumber(typeName: "Date") }
+        return .real(timeIntervalSinceReferenceDate)
+    }
 }
 
 extension Data: AttributeValue {
@@ -220,6 +270,11 @@ extension Decimal: AttributeValue {
         }
     }
     public var storedValue: StoredValue { .text(description) }
+    /// The stored form; throws for NaN, which orders and equals nothing as a number must.
+    public func checkedStoredValue() throws -> StoredValue {
+        guard !isNaN else { throw NotANumber(typeName: "Decimal") }
+        return .text(description)
+    }
 
     /// Whether `text` is a decimal number and nothing else: a sign, digits with at most one point
     /// among them, and an exponent.

@@ -24,8 +24,10 @@ extension Entity {
     /// Sets the attribute named `key` to a stored value, recorded as a change like an assignment.
     ///
     /// The value must be of the attribute's storage class (an integer for `Int` and `Bool`, a real
-    /// for `Double` and `Date`, where an integer does too, text for `String` and `Decimal`, a blob
-    /// for `Data`, `UUID` and `Codable` values), or NULL for an optional attribute.
+    /// for `Double` and `Date` (seconds since 2001), where an integer does too, text for `String`
+    /// and `Decimal`, a blob for `Data`, `UUID` and `Codable` values), or NULL for an optional
+    /// attribute. It is stored as an assignment stores it: text in Normalization Form C, an
+    /// integer given to a real attribute as that real. A NaN is refused.
     ///
     /// - Throws: ``ObjectGraphError/invalidPropertyAccess(entity:property:reason:)`` for an unknown
     ///   attribute or a value that does not fit it, and ``ObjectGraphError/readFailed(_:property:_:)``
@@ -38,7 +40,7 @@ extension Entity {
             throw ObjectGraphError.invalidPropertyAccess(entity: state.entity.name, property: key, reason: reason)
         }
         if let context = state.context { try context.loadFault(state) }
-        state.setStoredAttribute(value, at: index)
+        state.setStoredAttribute(Self.storedForm(of: value, attribute), at: index)
     }
 
     /// The objects the relationship named `key` holds: none or one for a to-one, the members of a
@@ -132,9 +134,23 @@ extension Entity {
         return index
     }
 
+    /// What an assignment of `value` would store: text precomposed (see ``Swift/String/storedValue``),
+    /// an integer given to a real attribute as the real it reads as.
+    private static func storedForm(of value: StoredValue, _ attribute: AttributeDeclaration) -> StoredValue {
+        switch (value, attribute.type) {
+        case (.text(let text), .string): .text(text.precomposed)
+        case (.integer(let integer), .double), (.integer(let integer), .date): .real(Double(integer))
+        default: value
+        }
+    }
+
     /// Why `value` cannot be stored in `attribute`; nil when it can: a value of the kind its type is
     /// stored as, or of another kind its type reads exactly (an integer for a `Double`, a UUID's text).
     private static func misfit(_ value: StoredValue, _ attribute: AttributeDeclaration) -> String? {
+        if case .real(let real) = value, real.isNaN { return "\(NotANumber(typeName: attribute.typeName))" }
+        if case .integer(let integer) = value, [.double, .date].contains(attribute.type), Double(exactly: integer) == nil {
+            return "\(integer) has no exact \(attribute.typeName)"
+        }
         let fits =
             switch (value, attribute.type) {
             case (.null, _): attribute.isOptional

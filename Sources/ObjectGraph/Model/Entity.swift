@@ -101,6 +101,21 @@ extension Entity {
         return value
     }
 
+    /// Whether the object matches `predicate`, evaluated as a fetch evaluates it: with the answers
+    /// SQL gives for the saved rows (see <doc:Fetching>).
+    ///
+    /// Foundation's `predicate.evaluate(object)` computes the same answers, but traps where Swift
+    /// does (an integer overflow, `Int.min / -1`, bounds out of order) and throws its own
+    /// `PredicateError` for nil unwrapped by force; this throws
+    /// ``ObjectGraphError/predicateEvaluationFailed(entity:reason:)`` instead, as the fetch would.
+    ///
+    /// - Throws: ``ObjectGraphError/predicateEvaluationFailed(entity:reason:)``, or
+    ///   ``ObjectGraphError/unsupportedPredicate(entity:construct:)`` for a predicate a fetch
+    ///   refuses too.
+    public func matches(_ predicate: Predicate<Self>) throws -> Bool {
+        try CheckedPredicate(predicate, entity: Self.entityName).evaluate(self)
+    }
+
     /// How many objects a to-many relationship holds, not counting deleted ones, without making
     /// them.
     ///

@@ -35,6 +35,8 @@ public final class ListMonitor<Object: Entity>: Observable {
     private var sectionBy: SectionBy<Object>?
     /// What the request reads, to find the objects a change of related objects concerns.
     private var reads = PropertyReads()
+    /// The request's predicate, for the objects evaluated in memory as they change.
+    private var predicate: CheckedPredicate<Object>?
     /// The related objects the request reads (the countries of a list sorted by country name), kept
     /// alive: the context holds objects weakly, and each comparison would otherwise make a new fault
     /// of the country and read its row again.
@@ -193,6 +195,7 @@ public final class ListMonitor<Object: Entity>: Observable {
     private func load() throws {
         try Self.validate(request, sectionBy)
         reads = try context.propertyReads(of: request)
+        predicate = try request.predicate.map { try CheckedPredicate($0, entity: Object._$entity.name) }
         let objects: [AnyObject]
         if request.fetchBatchSize > 0, sectionBy == nil {
             // Faults, loaded a batch at a time as they are read (a section needs every object's key).
@@ -410,7 +413,7 @@ public final class ListMonitor<Object: Entity>: Observable {
         {
             return false
         }
-        guard let predicate = request.predicate else { return true }
+        guard let predicate else { return true }
         do {
             return try predicate.evaluate(object)
         } catch {

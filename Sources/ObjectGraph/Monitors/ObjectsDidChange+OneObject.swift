@@ -23,7 +23,7 @@ extension ObjectsDidChange {
         if let deletable = object as? any DelayedDeletable, deletable.markedForDeletionDate != nil { return .delete }
         if let predicate {
             do {
-                if try !predicate.evaluate(object) { return .delete }
+                if try !CheckedPredicate(predicate, entity: Object._$entity.name).evaluate(object) { return .delete }
             } catch {
                 evaluationFailed(error)
                 return .delete

@@ -144,7 +144,7 @@ public struct Schema: Sendable {
     }
 
     /// FNV-1a over a canonical JSON encoding: stable across runs and platforms.
-    private static func hash(of entities: [EntityDescription]) throws -> String {
+    static func hash(of entities: [EntityDescription]) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let data: Data

@@ -34,7 +34,7 @@ final class SQLiteStore: Sendable {
         let checkpointer = LogCheckpointer(threshold: configuration.checkpointThreshold)
         self.checkpointer = checkpointer
         grdbConfiguration.prepareDatabase { db in
-            StringFunctions.register(in: db)
+            SQLFunction.register(in: db)
             checkpointer.install(on: db)
         }
         if let limit = configuration.variableLimit {
@@ -53,7 +53,9 @@ final class SQLiteStore: Sendable {
                 let pool: DatabasePool
                 let preparation: SchemaMigrator.Preparation
                 if let migrationPlan,
-                    let stored = try Self.inspect(path, configuration: grdbConfiguration, SchemaMigrator.storedVersionHash) ?? nil,
+                    let stored = try Self.inspect(
+                        path, configuration: grdbConfiguration, { try SchemaMigrator.storedVersionHash($0, path: path) })
+                        ?? nil,
                     !migrationPlan.stages(fromVersionHash: stored).isEmpty
                 {
                     // The store is at one of the plan's versions: its stages run first.

@@ -94,7 +94,7 @@ extension Statement {
     func bind(_ globalID: UUID, at index: CInt) throws {
         let code = withUnsafeBytes(of: globalID.uuid) { bytes -> CInt in
             assert(bytes.count == 16, "a UUID's bytes are the 16 its stored value holds")
-            return sqlite3_bind_blob(sqliteStatement, index, bytes.baseAddress, CInt(bytes.count), transientBytes)
+            return sqlite3_bind_blob(sqliteStatement, index, bytes.baseAddress, CInt(bytes.count), sqliteTransient)
         }
         try checkBinding(code, at: index)
     }
@@ -107,11 +107,11 @@ extension Statement {
         return text.withUTF8 { bytes in
             // An empty buffer may have no address, and a NULL address would bind NULL, not "".
             guard let address = bytes.baseAddress else {
-                return sqlite3_bind_text64(sqliteStatement, index, "", 0, transientBytes, UInt8(SQLITE_UTF8))
+                return sqlite3_bind_text64(sqliteStatement, index, "", 0, sqliteTransient, UInt8(SQLITE_UTF8))
             }
             return address.withMemoryRebound(to: CChar.self, capacity: bytes.count) { characters in
                 sqlite3_bind_text64(
-                    sqliteStatement, index, characters, sqlite3_uint64(bytes.count), transientBytes, UInt8(SQLITE_UTF8))
+                    sqliteStatement, index, characters, sqlite3_uint64(bytes.count), sqliteTransient, UInt8(SQLITE_UTF8))
             }
         }
     }
@@ -120,7 +120,7 @@ extension Statement {
     private func bindBlob(_ data: Data, at index: CInt) -> CInt {
         data.withUnsafeBytes { bytes in
             guard let address = bytes.baseAddress else { return sqlite3_bind_zeroblob(sqliteStatement, index, 0) }
-            return sqlite3_bind_blob64(sqliteStatement, index, address, sqlite3_uint64(bytes.count), transientBytes)
+            return sqlite3_bind_blob64(sqliteStatement, index, address, sqlite3_uint64(bytes.count), sqliteTransient)
         }
     }
 
@@ -134,7 +134,7 @@ extension Statement {
 /// SQLite's `SQLITE_TRANSIENT`: the bound bytes are copied before the binding call returns, so they
 /// need to live only for the call. C defines it as a cast of -1 to the destructor type, which Swift
 /// does not import; this is the same cast (GRDB makes its own, internal, the same way).
-private let transientBytes: sqlite3_destructor_type = {
+let sqliteTransient: sqlite3_destructor_type = {
     // The cast reinterprets a pointer-sized value as a function pointer of the same size.
     assert(MemoryLayout<sqlite3_destructor_type>.size == MemoryLayout<OpaquePointer>.size)
     return unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)

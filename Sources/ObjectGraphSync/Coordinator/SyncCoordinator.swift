@@ -294,7 +294,7 @@ public actor SyncCoordinator {
                 var seen = Set<ObjectIdentifier>()
                 for case let object as Processor.Object in changedObjects
                 where !object.isDeleted && seen.insert(ObjectIdentifier(object)).inserted {
-                    if try predicate.evaluate(object) { objects.append(object) }
+                    if try object.matches(predicate) { objects.append(object) }
                 }
             }
         } catch let error as ObjectGraphError {

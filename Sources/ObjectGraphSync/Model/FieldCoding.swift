@@ -10,7 +10,14 @@ import ObjectGraphSyncProtocol
 /// digit of a decimal is lost), a `Codable` value as the JSON it encodes to, nil as null. A value
 /// that does not have its type's form is an error, never a default: it names the record type,
 /// record and field.
+///
+/// A date travels as seconds since 1970, as every client before ObjectGraph's store format 2 sent
+/// it, although the store keeps the seconds since 2001 a `Date` holds: converted both ways, it
+/// keeps the precision a `Double` of seconds since 1970 has (a fraction of a microsecond today).
 enum FieldCoding {
+    /// The seconds from 1970 to 2001.
+    private static let referenceDateOffset = Date.timeIntervalBetween1970AndReferenceDate
+
     /// The JSON form of a stored value of an attribute of `type`.
     static func json(_ value: StoredValue, type: AttributeType) throws -> JSONValue {
         switch (value, type) {
@@ -18,10 +25,14 @@ enum FieldCoding {
         case (.text(let text), .string), (.text(let text), .decimal): return .string(text)
         case (.integer(let integer), .integer): return .integer(integer)
         case (.integer(let integer), .bool): return .bool(integer != 0)
-        case (.real(let real), .double), (.real(let real), .date):
+        case (.real(let real), .double):
             guard real.isFinite else { throw FieldCodingError("\(real) has no JSON form") }
             return .double(real)
-        case (.integer(let integer), .double), (.integer(let integer), .date): return .double(Double(integer))
+        case (.real(let real), .date):
+            guard real.isFinite else { throw FieldCodingError("\(real) has no JSON form") }
+            return .double(real + referenceDateOffset)
+        case (.integer(let integer), .double): return .double(Double(integer))
+        case (.integer(let integer), .date): return .double(Double(integer) + referenceDateOffset)
         case (.blob(let data), .data): return .string(data.base64EncodedString())
         case (.blob(let data), .uuid):
             guard let uuid = UUID(storedValue: .blob(data)) else { throw FieldCodingError("\(data.count) bytes are not a UUID") }
@@ -53,10 +64,11 @@ enum FieldCoding {
         case (.integer(let integer), .decimal): return .text(String(integer))
         case (.integer(let integer), .integer): return .integer(integer)
         case (.bool(let bool), .bool): return .integer(bool ? 1 : 0)
-        case (.double(let real), .double), (.double(let real), .date): return .real(real)
+        case (.double(let real), .double): return .real(real)
+        case (.double(let real), .date): return .real(real - referenceDateOffset)
         case (.integer(let integer), .double), (.integer(let integer), .date):
             guard let real = Double(exactly: integer) else { throw FieldCodingError("\(integer) has no exact Double") }
-            return .real(real)
+            return .real(type == .date ? real - referenceDateOffset : real)
         case (.double(let real), .integer):
             guard let integer = Int64(exactly: real) else { throw FieldCodingError("\(real) is not an integer") }
             return .integer(integer)

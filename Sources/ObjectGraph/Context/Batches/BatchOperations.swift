@@ -18,7 +18,8 @@ struct BatchOperations {
     func deleteRows(_ seeds: [Int: DeletionSeed]) throws -> Set<ObjectID> {
         let mappings = store.mappings
         let identity = store.identity
-        let commit = try commitBatch { writer in
+        let entities = seeds.keys.sorted().map { mappings[$0].name }.joined(separator: ", ")
+        let commit = try commitBatch(entity: entities) { writer in
             let deletion = try writer.deleteWithRules(seeds, mappings: mappings, store: identity)
             guard !deletion.deleted.isEmpty else { return nil }
             let id = { (index: Int, key: Int64) in ObjectID(entity: mappings[index].declaration, key: key, store: identity) }
@@ -38,7 +39,7 @@ struct BatchOperations {
         guard !columns.isEmpty else { return [] }
         let names = Set(columns.map(\.name))
         let identity = store.identity
-        let commit = try commitBatch { writer in
+        let commit = try commitBatch(entity: mapping.name) { writer in
             let keys = try writer.keys(select.matchingKeys)
             guard !keys.isEmpty else { return nil }
             let selection = KeySelection(keys)
@@ -58,7 +59,7 @@ struct BatchOperations {
         let identity = store.identity
         let temporaryIDs = rows.map { _ in ObjectID(entity: mapping.declaration, key: -TemporaryKeys.next(), store: nil) }
         var inserted: [ObjectID] = []
-        _ = try commitBatch { writer in
+        _ = try commitBatch(entity: mapping.name) { writer in
             try writer.allocateKeys(temporaryIDs.map(\.key), for: mapping)
             for (row, id) in zip(rows, temporaryIDs) {
                 try writer.insert(row, id: id, globalID: GlobalIDs.next(), mapping: mapping)
@@ -80,8 +81,8 @@ struct BatchOperations {
 
     /// Runs a batch operation in a write transaction with its record in the history, then delivers
     /// what it changed to every live context, the one that asked first (through `merge`). `body` returns nil when there is
-    /// nothing to do; no transaction is recorded then.
-    private func commitBatch(_ body: (inout RowWriter) throws -> BatchChanges?) throws -> DidSave? {
+    /// nothing to do; no transaction is recorded then. `entity` is what a predicate's failure names.
+    private func commitBatch(entity: String, _ body: (inout RowWriter) throws -> BatchChanges?) throws -> DidSave? {
         let date = Date()
         let origin = coordinator.origin
         let written: (BatchChanges, Int64)?
@@ -96,7 +97,7 @@ struct BatchOperations {
         } catch is NothingToCommit {
             written = nil
         } catch let error as StoreError {
-            throw ObjectGraphError.store(error)
+            throw ObjectGraphError.query(error, entity: entity)
         }
         guard let (changes, sequence) = written else { return nil }
         let save = DidSave(

@@ -9,7 +9,6 @@ struct SchemaMigrator {
     let mappings: [EntityMapping]
     let path: String
 
-    static let metadataTable = "Z_METADATA"
     static let primaryKeyTable = "Z_PRIMARYKEY"
 
     /// What opening the store needs, found by reading only.
@@ -18,22 +17,22 @@ struct SchemaMigrator {
         case create
         /// The store matches the model: nothing is written.
         case upToDate(UUID)
-        /// The store differs from the model additively: tables and columns are renamed as the
-        /// model's original names say, then tables, columns and indexes are added.
-        case migrate(UUID, Renames)
+        /// The store differs from the model additively, or is of an older format: its format is
+        /// upgraded first (`upgrading`, the model it is at), then tables and columns are renamed as
+        /// the model's original names say, then tables, columns and indexes are added.
+        case migrate(UUID, Renames, upgrading: [EntityDescription]? = nil)
     }
 
-    /// The hash of the model the store was last migrated to; nil for a database that is not an
-    /// ObjectGraph store.
-    static func storedVersionHash(_ db: Database) throws -> String? {
-        guard try db.tableExists(metadataTable) else { return nil }
-        return try String.fetchOne(db, sql: "SELECT value FROM Z_METADATA WHERE key = 'versionHash'")
+    /// The hash of the model the store was last migrated to (see ``StoreMetadata/versionHash``);
+    /// nil for a database that is not an ObjectGraph store.
+    static func storedVersionHash(_ db: Database, path: String) throws -> String? {
+        try StoreMetadata.read(db, path: path)?.versionHash
     }
 
     /// Finds, by reading only, what the store needs; throws for a database that is not an ObjectGraph
     /// store or whose schema cannot migrate, before anything is written to it.
     func preparation(_ db: Database) throws -> Preparation {
-        guard try db.tableExists(Self.metadataTable) else {
+        guard let metadata = try StoreMetadata.read(db, path: path) else {
             let foreign = try String.fetchAll(
                 db,
                 sql: """
@@ -46,28 +45,24 @@ struct SchemaMigrator {
             }
             return .create
         }
-        guard let uuidString = try String.fetchOne(db, sql: "SELECT value FROM Z_METADATA WHERE key = 'uuid'"),
-            let uuid = UUID(uuidString: uuidString),
-            let hash = try String.fetchOne(db, sql: "SELECT value FROM Z_METADATA WHERE key = 'versionHash'"),
-            let schemaJSON = try String.fetchOne(db, sql: "SELECT value FROM Z_METADATA WHERE key = 'schema'")
-        else {
-            throw ObjectGraphError.incompatibleStore(path: path, reason: "its ObjectGraph metadata is incomplete")
+        let uuid = metadata.uuid
+        var upgrading: [EntityDescription]?
+        if metadata.format < StoreMetadata.currentFormat {
+            let clashes = try StoreFormatUpgrade.clashes(db, entities: metadata.entities)
+            guard clashes.isEmpty else { throw ObjectGraphError.schemaMismatch(clashes) }
+            upgrading = metadata.entities
         }
         // Stores made before the history had its current tables get them.
         let hasHistory = try HistoryTables.areCurrent(db)
-        guard hash != schema.versionHash else { return hasHistory ? .upToDate(uuid) : .migrate(uuid, Renames()) }
-        let stored: [EntityDescription]
-        do {
-            stored = try JSONDecoder().decode([EntityDescription].self, from: Data(schemaJSON.utf8))
-        } catch {
-            throw ObjectGraphError.incompatibleStore(path: path, reason: "its stored schema cannot be read (\(error))")
+        guard metadata.versionHash != schema.versionHash || upgrading != nil else {
+            return hasHistory ? .upToDate(uuid) : .migrate(uuid, Renames())
         }
-        let renames = Renames(from: stored, to: schema.entities)
-        let differences = Self.differences(from: stored, to: schema.entities)
+        let renames = Renames(from: metadata.entities, to: schema.entities)
+        let differences = Self.differences(from: metadata.entities, to: schema.entities)
         guard differences.allSatisfy(\.isAdditive) else {
             throw ObjectGraphError.schemaMismatch(differences)
         }
-        return .migrate(uuid, renames)
+        return .migrate(uuid, renames, upgrading: upgrading)
     }
 
     /// Prepares the store in a write transaction and returns its UUID. The preparation is found
@@ -79,7 +74,8 @@ struct SchemaMigrator {
             return existing
         case .create:
             uuid = try create(db)
-        case let .migrate(existing, renames):
+        case let .migrate(existing, renames, upgrading):
+            if let upgrading { try StoreFormatUpgrade.run(db, entities: upgrading) }
             try rename(renames, db)
             try applyAdditiveChanges(db)
             try writeMetadata(db, uuid: existing)
@@ -90,7 +86,7 @@ struct SchemaMigrator {
     }
 
     private func create(_ db: Database) throws -> UUID {
-        try db.execute(sql: "CREATE TABLE Z_METADATA (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)")
+        try db.execute(sql: "CREATE TABLE \(StoreMetadata.table) (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)")
         try db.execute(sql: "CREATE TABLE Z_PRIMARYKEY (entity TEXT PRIMARY KEY NOT NULL, max INTEGER NOT NULL)")
         try applyAdditiveChanges(db)
         let uuid = UUID()
@@ -98,13 +94,9 @@ struct SchemaMigrator {
         return uuid
     }
 
+    /// Records that the store is at this migrator's model, in the current format.
     func writeMetadata(_ db: Database, uuid: UUID) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let json = String(decoding: try encoder.encode(schema.entities), as: UTF8.self)
-        for (key, value) in [("uuid", uuid.uuidString), ("versionHash", schema.versionHash), ("schema", json)] {
-            try db.execute(sql: "INSERT OR REPLACE INTO Z_METADATA (key, value) VALUES (?, ?)", arguments: [key, value])
-        }
+        try StoreMetadata.write(db, uuid: uuid, entities: schema.entities, versionHash: schema.versionHash)
     }
 
     // MARK: Target layout

@@ -11,19 +11,31 @@ struct StageMigrator {
     /// Runs the stages from the store's version to the plan's last, if the store is at one of the
     /// plan's versions; otherwise does nothing (the usual migration then applies).
     func migrate(_ writer: any DatabaseWriter) throws {
-        guard let hash = try writer.read(SchemaMigrator.storedVersionHash) else { return }
-        for stage in plan.stages(fromVersionHash: hash) {
+        guard let hash = try writer.read({ try SchemaMigrator.storedVersionHash($0, path: path) }) else { return }
+        let stages = plan.stages(fromVersionHash: hash)
+        guard !stages.isEmpty else { return }
+        // The stages' code reads rows in the current format.
+        try writer.write { db in try upgradeFormat(db) }
+        for stage in stages {
             try writer.write { db in try run(stage, db) }
         }
+    }
+
+    /// Brings a store of an older format to the current one, at the version it is at (see
+    /// ``StoreFormatUpgrade``).
+    private func upgradeFormat(_ db: Database) throws {
+        guard let metadata = try StoreMetadata.read(db, path: path), metadata.format < StoreMetadata.currentFormat else { return }
+        let clashes = try StoreFormatUpgrade.clashes(db, entities: metadata.entities)
+        guard clashes.isEmpty else { throw ObjectGraphError.schemaMismatch(clashes) }
+        try StoreFormatUpgrade.run(db, entities: metadata.entities)
+        try StoreMetadata.write(db, uuid: metadata.uuid, entities: metadata.entities, versionHash: metadata.versionHash)
     }
 
     /// Runs one stage inside the transaction `db` is in; does nothing when the store is not at the
     /// stage's first version any more (another process migrated it meanwhile).
     private func run(_ stage: MigrationStage, _ db: Database) throws {
-        guard try SchemaMigrator.storedVersionHash(db) == stage.from.versionHash,
-            let uuidString = try String.fetchOne(db, sql: "SELECT value FROM Z_METADATA WHERE key = 'uuid'"),
-            let uuid = UUID(uuidString: uuidString)
-        else { return }
+        guard let metadata = try StoreMetadata.read(db, path: path), metadata.versionHash == stage.from.versionHash else { return }
+        let uuid = metadata.uuid
         let differences = SchemaMigrator.differences(from: stage.from.entities, to: stage.to.entities)
         guard differences.allSatisfy({ $0.isAdditive || $0.isMigratedByAStage }) else {
             throw ObjectGraphError.schemaMismatch(differences)

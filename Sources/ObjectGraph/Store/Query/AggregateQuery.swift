@@ -65,13 +65,7 @@ struct AggregateQuery {
             value.map { "COUNT(\($0)), SUM(\($0)), MIN(\($0)), MAX(\($0))" } ?? "COUNT(*), NULL, NULL, NULL"
         let groupList = groups.joined(separator: ", ")
         var fragment = SQLFragment("SELECT \(columns)\(groups.isEmpty ? "" : ", " + groupList) FROM \(select.mapping.table) AS t0")
-        var conditions: [SQLFragment] = select.condition.map { [$0] } ?? []
-        if !excludingKeys.isEmpty {
-            conditions.append("t0.Z_PK NOT IN " + SQL.list(excludingKeys.map(\.databaseValue)))
-        }
-        if !conditions.isEmpty {
-            fragment = fragment + " WHERE " + conditions.dropFirst().reduce(conditions[0]) { $0 + " AND " + $1 }
-        }
+        if let condition = select.whereCondition(excludingKeys: excludingKeys) { fragment = fragment + " WHERE " + condition }
         if !groups.isEmpty { fragment = fragment + SQLFragment(" GROUP BY \(groupList)") }
         return fragment
     }

@@ -2,6 +2,10 @@
 struct SelectQuery {
     let mapping: EntityMapping
     let condition: SQLFragment?
+    /// Whether evaluating the condition can fail (an overflow, say: see ``PredicateFailure``). Then
+    /// it runs only on the rows it selects from, after the tests that rule rows out (marked rows,
+    /// rows evaluated in memory), which SQLite would otherwise be free to run after it.
+    let mayFail: Bool
     /// Whether the condition reads only the rows' own attributes and keys: then, in a transaction that
     /// changes no attribute of the entity, it selects the same rows again.
     let readsOnlyOwnColumns: Bool
@@ -24,14 +28,16 @@ struct SelectQuery {
         }
         var condition = translated?.0
         var reads = translated?.reads ?? PropertyReads()
+        let mayFail = translated?.mayFail ?? false
         readsOnlyOwnColumns = !reads.followsRelationships
         if !descriptor.includesMarkedForDeletion, let slot = mapping.markedForDeletionSlot {
             // Read like any filtered attribute: a row unmarked elsewhere belongs in the results again.
             reads.read(mapping.declaration.layout.attributeProperties[slot], of: mapping)
             let unmarked = SQLFragment("t0.\(mapping.quotedAttributeColumns[slot]) IS NULL")
-            condition = condition.map { unmarked + " AND (" + $0 + ")" } ?? unmarked
+            condition = condition.map { Self.guarded($0, by: unmarked, mayFail: mayFail) } ?? unmarked
         }
         self.condition = condition
+        self.mayFail = mayFail
         // The primary key ends every order: results are deterministic (equal sort keys keep their
         // order, so pages of limit/offset never overlap), and the batches of a batched fetch are key
         // ranges.
@@ -66,17 +72,24 @@ struct SelectQuery {
         }
     }
 
+    /// `condition` for the rows that pass `test`: `test AND condition`, or, when the condition can
+    /// fail, a `CASE` that evaluates it only for those rows.
+    private static func guarded(_ condition: SQLFragment, by test: SQLFragment, mayFail: Bool) -> SQLFragment {
+        mayFail ? "(CASE WHEN " + test + " THEN (" + condition + ") ELSE 0 END)" : test + " AND (" + condition + ")"
+    }
+
+    /// The `WHERE` clause's condition, leaving out the rows of `excludingKeys`; nil for every row.
+    func whereCondition(excludingKeys: some Collection<Int64>) -> SQLFragment? {
+        guard !excludingKeys.isEmpty else { return condition }
+        let kept = "t0.Z_PK NOT IN " + SQL.list(excludingKeys.map(\.databaseValue))
+        return condition.map { Self.guarded($0, by: kept, mayFail: mayFail) } ?? kept
+    }
+
     /// `SELECT … FROM table AS t0 WHERE … ORDER BY … LIMIT … OFFSET …`, leaving out the rows of
     /// `excludingKeys`.
     func sql(_ selection: Selection, limit: Int?, offset: Int, excludingKeys: some Collection<Int64>) -> SQLFragment {
         var fragment = SQLFragment("SELECT \(selection.columns(of: mapping)) FROM \(mapping.table) AS t0")
-        var conditions: [SQLFragment] = condition.map { [$0] } ?? []
-        if !excludingKeys.isEmpty {
-            conditions.append("t0.Z_PK NOT IN " + SQL.list(excludingKeys.map(\.databaseValue)))
-        }
-        if !conditions.isEmpty {
-            fragment = fragment + " WHERE " + conditions.dropFirst().reduce(conditions[0]) { $0 + " AND " + $1 }
-        }
+        if let condition = whereCondition(excludingKeys: excludingKeys) { fragment = fragment + " WHERE " + condition }
         if !orderBy.isEmpty { fragment = fragment + SQLFragment(" ORDER BY \(orderBy)") }
         if let limit { fragment = fragment + SQLFragment(" LIMIT \(max(0, limit))") }
         if offset > 0 { fragment = fragment + SQLFragment((limit == nil ? " LIMIT -1" : "") + " OFFSET \(offset)") }

@@ -13,31 +13,24 @@ enum SortTranslator {
     ) throws -> [String] {
         try descriptors.map { descriptor in
             guard let keyPath = descriptor.attributeKeyPath,
-                let expression = expression(for: keyPath, mapping: mapping, store: store, reads: &reads)
+                let expression = attribute(at: keyPath, mapping: mapping, store: store, reads: &reads)
             else {
                 throw ObjectGraphError.unsupportedPredicate(
                     entity: mapping.name,
                     construct: "sorting by \(descriptor.keyPath.map { "\($0)" } ?? "a comparator"): "
                         + "sort by an attribute of \(mapping.name) or of an object related to it by a to-one relationship")
             }
-            var collation = ""
+            var collation = expression.type == .decimal ? " COLLATE \(SQLCollation.decimal)" : ""
             if let comparator = descriptor.stringComparator {
                 // The order in memory (unsaved objects, monitors) is the comparator's; SQL's must be too.
-                guard let name = StringFunctions.collation(for: comparator) else {
+                guard let name = SQLCollation.collation(for: comparator) else {
                     throw ObjectGraphError.unsupportedPredicate(
                         entity: mapping.name, construct: "sorting with the string comparator \(comparator), which SQLite cannot apply")
                 }
                 collation = " COLLATE \(name)"
             }
-            return expression + collation + (descriptor.order == .forward ? " ASC" : " DESC")
+            return expression.sql + collation + (descriptor.order == .forward ? " ASC" : " DESC")
         }
-    }
-
-    private static func expression(
-        for keyPath: AnyKeyPath, mapping: EntityMapping, store: SQLiteStore,
-        reads: inout PropertyReads
-    ) -> String? {
-        attribute(at: keyPath, mapping: mapping, store: store, reads: &reads)?.sql
     }
 
     /// The SQL of the attribute a key path reaches (one of the entity's, or one of an object related
@@ -75,9 +68,9 @@ enum SortTranslator {
         }
     }
 
-    /// An attribute's column, as a number for decimals (stored as text so that no digit is lost).
+    /// An attribute's column. A decimal's text is ordered by ``SQLCollation/decimal``, which a sort
+    /// names: its `Double` would round it, and SQLite's text order is no number's.
     private static func column(_ slot: Int, of mapping: EntityMapping, table: String) -> String {
-        let column = "\(table).\(mapping.quotedAttributeColumns[slot])"
-        return mapping.description.attributes[slot].type == .decimal ? "CAST(\(column) AS REAL)" : column
+        "\(table).\(mapping.quotedAttributeColumns[slot])"
     }
 }

@@ -1,6 +1,7 @@
-import Foundation
+public import Foundation
 
-// The SQL of the string predicates of `Model/StringPredicateExpressions.swift`.
+// The SQL of the string predicates of `Model/Predicates/StringPredicateExpressions.swift`:
+// Foundation's own comparisons, called from SQL (see `SQLFunction`).
 
 extension CaseInsensitiveCompareExpression: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
@@ -14,18 +15,20 @@ extension CaseInsensitiveContainsExpression: SQLTranslatable {
     }
 }
 
-/// -1, 0 or 1 like `ComparisonResult`, compared without case: Foundation's own comparison, called
-/// from SQL (see ``StringFunctions``).
-func caseInsensitiveComparison(_ root: Any, _ other: Any, _ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
-    let l = try translator.scalar(translator.translate(root), "caseInsensitiveCompare")
-    let r = try translator.scalar(translator.translate(other), "caseInsensitiveCompare")
-    return .scalar(SQLFragment("\(StringFunctions.caseInsensitiveCompareName)(", l, ", ", r, ")"), .integer)
+/// -1, 0 or 1 like `ComparisonResult`, compared without case.
+private func caseInsensitiveComparison(_ root: Any, _ other: Any, _ translator: inout PredicateTranslator) throws
+    -> PredicateTranslator.Operand
+{
+    let l = try translator.scalar(of: root, "caseInsensitiveCompare"), r = try translator.scalar(of: other, "caseInsensitiveCompare")
+    return .scalar(PredicateTranslator.Scalar(sql: SQLFunction.caseInsensitiveCompare(l.sql, r.sql), traits: .strict(l.traits, r.traits)))
 }
 
-func caseInsensitiveContainment(_ root: Any, _ other: Any, _ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
-    let l = try translator.scalar(translator.translate(root), "localizedStandardContains")
-    let r = try translator.scalar(translator.translate(other), "localizedStandardContains")
-    return .scalar(SQLFragment("(\(StringFunctions.localizedStandardContainsName)(", l, ", ", r, ") = 1)"), .bool)
+private func caseInsensitiveContainment(_ root: Any, _ other: Any, _ translator: inout PredicateTranslator) throws
+    -> PredicateTranslator.Operand
+{
+    let l = try translator.scalar(of: root, "localizedStandardContains"), r = try translator.scalar(of: other, "localizedStandardContains")
+    return .scalar(
+        PredicateTranslator.Scalar(sql: SQLFunction.localizedStandardContains(l.sql, r.sql), traits: .strict(l.traits, r.traits)))
 }
 
 #if canImport(Darwin)

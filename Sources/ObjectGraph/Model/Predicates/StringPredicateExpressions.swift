@@ -17,7 +17,7 @@ where Root.Output: StringProtocol, Other.Output: StringProtocol {
 
     /// Compares the two strings, ignoring case, as Foundation's `caseInsensitiveCompare` does.
     public func evaluate(_ bindings: PredicateBindings) throws -> ComparisonResult {
-        StringComparisons.caseInsensitiveCompare(String(try root.evaluate(bindings)), String(try other.evaluate(bindings)))
+        TextOperations.caseInsensitiveCompare(String(try root.evaluate(bindings)), String(try other.evaluate(bindings)))
     }
 }
 
@@ -33,9 +33,48 @@ where Root.Output: StringProtocol, Other.Output: StringProtocol {
     /// Whether `root` contains `other`, ignoring case and diacritics, as Foundation's
     /// `localizedStandardContains` does.
     public func evaluate(_ bindings: PredicateBindings) throws -> Bool {
-        StringComparisons.localizedStandardContains(String(try root.evaluate(bindings)), String(try other.evaluate(bindings)))
+        TextOperations.localizedStandardContains(String(try root.evaluate(bindings)), String(try other.evaluate(bindings)))
     }
 }
+
+extension CaseInsensitiveCompareExpression: CheckedPredicateExpression
+where Root: CheckedPredicateExpression, Other: CheckedPredicateExpression {
+    func checkedEvaluate(_ bindings: PredicateBindings) throws -> ComparisonResult {
+        TextOperations.caseInsensitiveCompare(String(try root.checkedEvaluate(bindings)), String(try other.checkedEvaluate(bindings)))
+    }
+
+    static var canFail: Bool { Root.canFail || Other.canFail }
+}
+
+extension CaseInsensitiveContainsExpression: CheckedPredicateExpression
+where Root: CheckedPredicateExpression, Other: CheckedPredicateExpression {
+    func checkedEvaluate(_ bindings: PredicateBindings) throws -> Bool {
+        TextOperations.localizedStandardContains(String(try root.checkedEvaluate(bindings)), String(try other.checkedEvaluate(bindings)))
+    }
+
+    static var canFail: Bool { Root.canFail || Other.canFail }
+}
+
+#if canImport(Darwin)
+    extension PredicateExpressions.StringCaseInsensitiveCompare: CheckedPredicateExpression
+    where Root: CheckedPredicateExpression, Other: CheckedPredicateExpression {
+        func checkedEvaluate(_ bindings: PredicateBindings) throws -> ComparisonResult {
+            TextOperations.caseInsensitiveCompare(String(try root.checkedEvaluate(bindings)), String(try other.checkedEvaluate(bindings)))
+        }
+
+        static var canFail: Bool { Root.canFail || Other.canFail }
+    }
+
+    extension PredicateExpressions.StringLocalizedStandardContains: CheckedPredicateExpression
+    where Root: CheckedPredicateExpression, Other: CheckedPredicateExpression {
+        func checkedEvaluate(_ bindings: PredicateBindings) throws -> Bool {
+            TextOperations.localizedStandardContains(
+                String(try root.checkedEvaluate(bindings)), String(try other.checkedEvaluate(bindings)))
+        }
+
+        static var canFail: Bool { Root.canFail || Other.canFail }
+    }
+#endif
 
 extension CaseInsensitiveCompareExpression: Sendable where Root: Sendable, Other: Sendable {}
 extension CaseInsensitiveCompareExpression: Codable where Root: Codable, Other: Codable {}
@@ -63,17 +102,3 @@ where Root: StandardPredicateExpression, Other: StandardPredicateExpression {}
         }
     }
 #endif
-
-/// The string comparisons predicates make that SQLite has no exact equivalent for: Foundation's
-/// own, called by an in-memory evaluation and, through SQL functions the store registers, by SQL.
-enum StringComparisons {
-    /// `caseInsensitiveCompare`.
-    static func caseInsensitiveCompare(_ lhs: String, _ rhs: String) -> ComparisonResult {
-        lhs.caseInsensitiveCompare(rhs)
-    }
-
-    /// `localizedStandardContains`: containment ignoring case and diacritics.
-    static func localizedStandardContains(_ string: String, _ other: String) -> Bool {
-        string.localizedStandardContains(other)
-    }
-}

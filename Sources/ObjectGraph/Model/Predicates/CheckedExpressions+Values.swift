@@ -1,0 +1,26 @@
+import Foundation
+
+// The leaves of a predicate and the reads of properties: as Foundation evaluates them.
+
+extension PredicateExpressions.Variable: CheckedPredicateExpression {
+    func checkedEvaluate(_ bindings: PredicateBindings) throws -> Output {
+        guard let value = bindings[self] else { throw PredicateFailure.unexpectedValue("a variable of the predicate with no value") }
+        return value
+    }
+}
+
+extension PredicateExpressions.Value: CheckedPredicateExpression {
+    func checkedEvaluate(_ bindings: PredicateBindings) throws -> Output { value }
+}
+
+extension PredicateExpressions.NilLiteral: CheckedPredicateExpression {
+    func checkedEvaluate(_ bindings: PredicateBindings) throws -> Output { nil }
+}
+
+extension PredicateExpressions.KeyPath: CheckedPredicateExpression where Root: CheckedPredicateExpression {
+    func checkedEvaluate(_ bindings: PredicateBindings) throws -> Output {
+        try root.checkedEvaluate(bindings)[keyPath: keyPath]
+    }
+
+    static var canFail: Bool { Root.canFail }
+}
