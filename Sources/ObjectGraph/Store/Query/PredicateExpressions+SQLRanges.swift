@@ -5,11 +5,16 @@ public import Foundation
 // Swift compares their bounds. A range built from bounds out of order fails, where Swift's `...`
 // traps.
 
-/// A range built from two operands, with the check that its bounds are in order.
-private func range<Bound>(
+/// A range built from two operands, with the check that its bounds are in order; made of two
+/// constants (`(3...5).contains($0.number)`), checked now, and compared as a constant range.
+private func range<Bound: Comparable>(
     _ lower: Any, _ upper: Any, of _: Bound.Type, includesUpper: Bool, _ translator: inout PredicateTranslator
 ) throws -> PredicateTranslator.Operand {
     let low = try translator.scalar(of: lower, "a range"), high = try translator.scalar(of: upper, "a range")
+    if let lower = (lower as? PredicateExpressions.Value<Bound>)?.value, let upper = (upper as? PredicateExpressions.Value<Bound>)?.value {
+        guard lower <= upper else { throw PredicateFailure.boundsOutOfOrder(type: "\(Bound.self)").error(entity: translator.rootEntity) }
+        return .range(lower: low, upper: high, includesUpper: includesUpper, check: nil)
+    }
     guard let kind = SQLValueKind(Bound.self) else { throw translator.unsupported("a range of \(Bound.self)") }
     let check = PredicateTranslator.Scalar(
         sql: SQLFunction.checkRange(kind.sql, low.sql, high.sql), traits: .init(mayFail: true))

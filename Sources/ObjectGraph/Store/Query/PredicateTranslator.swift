@@ -361,9 +361,15 @@ struct PredicateTranslator {
         return check(type)
     }
 
+    /// Whether `keyPath` reads an enum attribute's raw value, the value its column holds. Known
+    /// by what it reads, for every case: a key path written in the predicate is not equal to the
+    /// one a generic function writes (`\R.rawValue` goes through the protocol).
     private static func isRawValue(_ keyPath: AnyKeyPath, of type: Any.Type) -> Bool {
-        func check<R: RawRepresentable>(_ type: R.Type) -> Bool { keyPath == \R.rawValue }
-        guard let representable = type as? any RawRepresentable.Type else { return false }
+        func check<R: RawRepresentable & CaseIterable & AttributeValue>(_ type: R.Type) -> Bool {
+            guard Swift.type(of: keyPath).valueType == R.RawValue.self, let keyPath = keyPath as? PartialKeyPath<R> else { return false }
+            return R.allCases.allSatisfy { ($0[keyPath: keyPath] as? any AttributeValue)?.storedValue == $0.storedValue }
+        }
+        guard let representable = type as? any (RawRepresentable & CaseIterable & AttributeValue).Type else { return false }
         return check(representable)
     }
 
