@@ -31,9 +31,8 @@ extension ObjectContext {
         let window = request.fetchLimit.map { $0 + request.fetchOffset }
         let stored = try query.objects(limit: window, offset: 0, excluding: pending.map(\._$state.id))
         var merged = stored.map { unsafeDowncast($0, to: T.self) } + (try matching(pending, request))
-        if !request.sortBy.isEmpty {
-            merged.sort { request.sortBy.orders($0, before: $1) }
-        }
+        // Without sort descriptors too: the order is then the store's, as SQL gives it.
+        merged.sort { request.sortBy.orders($0, before: $1) }
         let end = request.fetchLimit.map { min(merged.count, request.fetchOffset + $0) } ?? merged.count
         return FetchResults(objects: request.fetchOffset < end ? merged[request.fetchOffset..<end].map { $0 } : [])
     }
