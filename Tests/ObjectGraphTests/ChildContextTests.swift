@@ -306,27 +306,75 @@ extension ChildContextTests {
     /// after the child was made, of an object or a property the child did not change, survives
     /// (issue 43, defect 8).
     @Test func aChildsSaveLeavesWhatItDidNotChangeAsItsParentHasItNow() throws {
-        withKnownIssue("issue 43: fixed in the commits that follow") {
-            let scene = try Scene()
-            let rainy = Mood(text: "Rainy", rating: 2, country: scene.spain)
-            scene.context.insert(rainy)
-            try scene.context.save()
+        let scene = try Scene()
+        let rainy = Mood(text: "Rainy", rating: 2, country: scene.spain)
+        scene.context.insert(rainy)
+        try scene.context.save()
 
-            scene.mood.text = "Sunny, first edit"
-            let sheet = scene.context.newChildContext()
-            scene.mood.text = "Sunny, second edit"  // after the child was made
-            scene.mood.rating = 5
-            try sheet.existingObject(with: rainy.objectID, as: Mood.self).rating = 1
-            try sheet.save()
-            #expect(scene.mood.text == "Sunny, second edit" && scene.mood.rating == 5)
-            #expect(rainy.rating == 1)
+        scene.mood.text = "Sunny, first edit"
+        let sheet = scene.context.newChildContext()
+        scene.mood.text = "Sunny, second edit"  // after the child was made
+        scene.mood.rating = 5
+        try sheet.existingObject(with: rainy.objectID, as: Mood.self).rating = 1
+        try sheet.save()
+        #expect(scene.mood.text == "Sunny, second edit" && scene.mood.rating == 5)
+        #expect(rainy.rating == 1)
 
-            // A property the child changed takes the child's value; another keeps the parent's.
-            let second = scene.context.newChildContext()
-            scene.mood.rating = 3
-            try second.existingObject(with: scene.mood.objectID, as: Mood.self).text = "Child's text"
-            try second.save()
-            #expect(scene.mood.text == "Child's text" && scene.mood.rating == 3)
-        }
+        // A property the child changed takes the child's value; another keeps the parent's.
+        let second = scene.context.newChildContext()
+        scene.mood.rating = 3
+        try second.existingObject(with: scene.mood.objectID, as: Mood.self).text = "Child's text"
+        try second.save()
+        #expect(scene.mood.text == "Child's text" && scene.mood.rating == 3)
+    }
+}
+
+extension ChildContextTests {
+    /// What a child sees of its parent's later edits (issue 43, point 5): an unsaved change the
+    /// parent makes after the child was made reaches the child when the parent saves it, or when the
+    /// child refreshes the object, which then reads it from the parent, as a child of Core Data does.
+    @Test func aChildSeesItsParentsLaterEditsWhenTheParentSavesThemOrWhenItRefreshes() throws {
+        let scene = try Scene()
+        let sheet = scene.context.newChildContext()
+        let draft = try sheet.existingObject(with: scene.mood.objectID, as: Mood.self)
+        scene.mood.text = "Later"
+        #expect(draft.text == "Sunny", "an edit the parent has not saved is not seen")
+
+        sheet.refresh(draft, mergeChanges: false)
+        #expect(draft.text == "Later", "a refresh reads the object from the parent")
+        #expect(!sheet.hasChanges)
+
+        draft.rating = 1
+        scene.mood.text = "Later still"
+        sheet.refresh(draft, mergeChanges: true)
+        #expect(draft.text == "Later still" && draft.rating == 1, "keeping the child's own change")
+        try sheet.save()
+        #expect(scene.mood.text == "Later still" && scene.mood.rating == 1)
+
+        let other = scene.context.newChildContext()
+        let copy = try other.existingObject(with: scene.spain.objectID, as: Country.self)
+        scene.spain.name = "España"
+        try scene.context.save()
+        other.processPendingChanges()  // the parent's save merges into the child as any save does
+        #expect(copy.name == "España")
+    }
+
+    /// A child's save gives the parent the members it added and removed and the order it set, not
+    /// its whole list: members the parent added meanwhile stay.
+    @Test func aChildsSaveGivesTheParentItsMemberChangesOnly() throws {
+        let container = try ObjectContainer(for: Album.self, configuration: .inMemory)
+        let context = container.newBackgroundContext()
+        let album = Album(title: "Blue")
+        context.insert(album)
+        album.tracks = ["a", "b", "c"].map(Track.init(title:))
+        try context.save()
+
+        let sheet = context.newChildContext()
+        let draft = try sheet.existingObject(with: album.objectID, as: Album.self)
+        draft.tracks.insert(Track(title: "x"), at: 1)
+        draft.tracks.removeLast()
+        album.tracks.append(Track(title: "parent's"))  // after the child was made
+        try sheet.save()
+        #expect(album.tracks.map(\.title) == ["a", "x", "b", "parent's"])
     }
 }

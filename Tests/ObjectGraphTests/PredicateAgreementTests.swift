@@ -12,9 +12,10 @@ import Testing
 ///
 /// At least 10,000 combinations a run; `OBJECTGRAPH_AGREEMENT_COMBINATIONS` asks for more.
 @Suite struct PredicateAgreementTests {
-    static let seeds = Array(UInt64(0)..<40)
     static let combinations = max(
         10_000, ProcessInfo.processInfo.environment["OBJECTGRAPH_AGREEMENT_COMBINATIONS"].flatMap { Int($0) } ?? 0)
+    /// A store of probes per seed, 250 combinations each: more combinations try more stores too.
+    static let seeds = Array(UInt64(0)..<UInt64(combinations / 250))
 
     @Test(arguments: seeds)
     func sqlMemoryAndFoundationGiveOneAnswer(seed: UInt64) throws {

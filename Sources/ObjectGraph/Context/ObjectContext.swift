@@ -444,6 +444,9 @@ public final class ObjectContext {
     /// Reloads an object. With `mergeChanges` false it becomes a fault and its unsaved changes are
     /// discarded; with true it reads the store's values and keeps its own unsaved changes on top.
     ///
+    /// In a child context, an object its parent holds changed is read from the parent instead:
+    /// the child sees the parent's unsaved changes of it as they are now.
+    ///
     /// - Parameters:
     ///   - object: An object of this context.
     ///   - mergeChanges: Whether its unsaved changes are kept on top of the store's values.
@@ -451,7 +454,18 @@ public final class ObjectContext {
         let use = beginUse()
         defer { use.end() }
         let state = object._$state
-        guard state.context === self, !state.isInserted else { return }
+        guard state.context === self else { return }
+        do {
+            if try refreshFromParent(state, keepingChanges: mergeChanges) {
+                recordRefresh(of: state, object, keys: [])
+                return
+            }
+        } catch {
+            // The object keeps what it had; the failure makes the next save fail.
+            recordReadFailure(error, of: state, property: nil)
+            return
+        }
+        guard !state.isInserted else { return }
         changes.unposted.updated[StateKey(state)] = nil
         recordRefresh(of: state, object, keys: [])
         reload(state, keepingChanges: mergeChanges)

@@ -252,6 +252,15 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
         }
     }
 
+    /// In a child context, what the object was when it came from the parent; nil otherwise.
+    var parentBaseline: ParentBaseline? {
+        get { fields.pointee.extras?.parentBaseline }
+        set {
+            if newValue == nil, fields.pointee.extras == nil { return }
+            extras.parentBaseline = newValue
+        }
+    }
+
     /// The parts few objects need, made at the first write of one of them.
     private var extras: ObjectStateExtras {
         if let extras = fields.pointee.extras { return extras }
@@ -371,6 +380,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     func commit() {
         committedValues = nil
         changedToMany = [:]
+        parentBaseline = nil
         dropEmptyExtras()
     }
 

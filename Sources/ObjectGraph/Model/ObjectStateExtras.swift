@@ -21,6 +21,8 @@ final class ObjectStateExtras {
     /// Attributes whose last assigned value could not be encoded, by property index, with the
     /// encoder's error (see ``ObjectState/unstorableValues``).
     @exclusivity(unchecked) var unstorableValues: [Int: String]?
+    /// In a child context, what the object was when it came from the parent (see ``ParentBaseline``).
+    @exclusivity(unchecked) var parentBaseline: ParentBaseline?
 
     init(globalID: UUID? = nil) {
         self.globalID = globalID
@@ -29,6 +31,28 @@ final class ObjectStateExtras {
     /// Whether every part is empty: the state may drop it.
     var isEmpty: Bool {
         globalID == nil && committed == nil && changedToMany.isEmpty && detachedRelatives.isEmpty
-            && unstorableValues == nil
+            && unstorableValues == nil && parentBaseline == nil
+    }
+}
+
+/// What an object of a child context was when it came from its parent (when the child was made,
+/// when a refresh read it from the parent again, or at the child's last save): the base the
+/// child's own changes are measured from, so that its save gives the parent those changes only,
+/// property by property and member by member, and leaves what the parent changed meanwhile.
+struct ParentBaseline {
+    /// The values; nil when the object was a fault.
+    var values: ContiguousArray<StoredValue>?
+    /// The to-many changes since the store.
+    var changedToMany: [Int: MemberChanges]
+    /// The to-many relationships, for the order of ordered ones.
+    var toMany: ContiguousArray<ToManyValue>
+    var isDeleted: Bool
+
+    /// What `state` is now.
+    init(_ state: ObjectState) {
+        values = state.isFault ? nil : state.values
+        changedToMany = state.changedToMany
+        toMany = state.toMany
+        isDeleted = state.isDeleted
     }
 }

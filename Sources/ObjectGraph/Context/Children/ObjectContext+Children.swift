@@ -10,9 +10,10 @@ import OrderedCollections
 /// reads from the store, and the saves of other contexts (the parent's included) are merged into
 /// it as into any context.
 ///
-/// Saving the child copies each changed object's values, members and existence into the parent's
-/// object with the same ID (see `SaveOperation+Parent`); the parent records them as its own
-/// unsaved changes, for its monitors, its undo manager and its next save.
+/// Each copy keeps what it was when it came from the parent (``ParentBaseline``): saving the child
+/// gives the parent's objects the child's own changes only, measured from it (see
+/// `SaveOperation+Parent`); the parent records them as its own unsaved changes, for its monitors,
+/// its undo manager and its next save.
 extension ObjectContext {
     /// A new child context: a scratchpad for an edit sheet, say. It sees this context's objects as
     /// they are now, unsaved changes included; its ``save()`` writes its changes into this context
@@ -26,10 +27,13 @@ extension ObjectContext {
     /// try context.save()   // now in the store
     /// ```
     ///
-    /// Use the child on this context's isolation: its save changes this context. Changes this
-    /// context makes after the child was made are not seen by the child until this context saves
-    /// them, and a child's save gives each object it changed the values the child holds: an edit
-    /// this context made meanwhile to one of those objects is overwritten.
+    /// Use the child on this context's isolation: its save changes this context. What the child
+    /// sees of this context's later changes: an unsaved change made after the child was made
+    /// reaches the child when this context saves it (merged like any save), or when the child
+    /// refreshes the object (``refresh(_:mergeChanges:)`` reads it from this context, as a child of
+    /// Core Data does). A child's save gives this context only what the child changed, property by
+    /// property and member by member: an edit this context made meanwhile to another property, or
+    /// to another object, stays.
     public func newChildContext() -> ObjectContext {
         let use = beginUse()
         defer { use.end() }
@@ -45,34 +49,59 @@ extension ObjectContext {
     func inheritChanges(of parent: ObjectContext) {
         var seen = Set<StateKey>()
         for object in parent.changes.changedObjects where seen.insert(StateKey(object._$state)).inserted {
-            let source = object._$state
-            guard let mapping = store.mapping(for: source.entity) else { continue }
-            let state: ObjectState
-            let copy: any Entity
-            if let registered = registry.state(for: source.id), let existing = registered.object {
-                (state, copy) = (registered, existing)
-            } else {
-                copy = fault(for: source.id, mapping: mapping)
-                state = copy._$state
-            }
-            if !source.isFault {
-                state.load(source.values, version: source.version)
-                state.committedValues = source.committedValues
-            }
-            state.globalID = source.globalID ?? state.globalID
-            state.toMany = source.toMany
-            state.changedToMany = source.changedToMany
-            state.isInserted = source.isInserted
-            state.insertionIsPosted = true
-            state.isUpdated = source.isUpdated
-            state.isDeleted = source.isDeleted
-            let key = StateKey(state)
-            if source.isInserted { changes.inserted[key] = copy }
-            if source.isUpdated { changes.updated[key] = copy }
-            if source.isDeleted { changes.deleted[key] = copy }
+            inherit(object._$state)
         }
         // Marks for deletion set or cleared in the parent count in the child too.
         for (index, keys) in parent.changes.unsavedMarks { changes.unsavedMarks[index, default: []].formUnion(keys) }
+    }
+
+    /// Gives this child's object with `source`'s ID what the parent's object holds, recorded as
+    /// what the child got from its parent.
+    @discardableResult
+    private func inherit(_ source: ObjectState) -> ObjectState? {
+        guard let mapping = store.mapping(for: source.entity) else { return nil }
+        let state: ObjectState
+        let copy: any Entity
+        if let registered = registry.state(for: source.id), let existing = registered.object {
+            (state, copy) = (registered, existing)
+        } else {
+            copy = fault(for: source.id, mapping: mapping)
+            state = copy._$state
+        }
+        if !source.isFault {
+            state.load(source.values, version: source.version)
+            state.committedValues = source.committedValues
+        }
+        state.globalID = source.globalID ?? state.globalID
+        state.toMany = source.toMany
+        state.changedToMany = source.changedToMany
+        state.isInserted = source.isInserted
+        state.insertionIsPosted = true
+        state.isUpdated = source.isUpdated
+        state.isDeleted = source.isDeleted
+        state.parentBaseline = ParentBaseline(state)
+        let key = StateKey(state)
+        changes.inserted[key] = source.isInserted ? copy : nil
+        changes.updated[key] = source.isUpdated ? copy : nil
+        changes.deleted[key] = source.isDeleted ? copy : nil
+        return state
+    }
+
+    /// Reads an object of this child from the parent again, for a refresh: what the parent holds
+    /// changed, the child takes (keeping its own changes on top, with `keepingChanges`). False when
+    /// this is no child, or the parent holds no change of the object: the store's values are then
+    /// the parent's.
+    func refreshFromParent(_ state: ObjectState, keepingChanges: Bool) throws -> Bool {
+        guard let parent, let source = parent.registry.state(for: state.id),
+            source.isInserted || source.isUpdated || source.isDeleted
+        else { return false }
+        let own = keepingChanges ? OwnChanges(of: state) : nil
+        inherit(source)
+        if let own {
+            try apply(own, to: state)
+            if own.deletes, let object = state.object { deleteWithoutRules(object) }
+        }
+        return true
     }
 
     /// Whether an object of this child differs from the parent's object with its ID.
