@@ -33,4 +33,18 @@ import Testing
         let memory = #expect(throws: ObjectGraphError.self) { try context.fetch(FetchDescriptor(predicate: predicate)) }
         #expect(memory?.code == .predicateEvaluationFailed && memory?.reason == sql?.reason)
     }
+
+    /// Found by the generated agreement test: `IN` gives NULL for a nil value, which `!` left NULL
+    /// (no match) where Swift's `contains` says false (a match under `!`).
+    @Test func aNilValueIsInNoListOfValuesEvenUnderNegation() throws {
+        let container = try probeContainer(
+            {
+                $1.optionalNumber = [nil, 1, 2][$0]; $1.note = [nil, "a", "b"][$0]
+            }, count: 3)
+        let numbers: [Int?] = [1, 5], notes: [String?] = ["a"]
+        let outside = try ProbeAnswers.of(#Predicate { !numbers.contains($0.optionalNumber) }, in: container)
+        #expect(outside.agree && outside.sql == [0, 2], "\(outside)")
+        let notNoted = try ProbeAnswers.of(#Predicate { !notes.contains($0.note) }, in: container)
+        #expect(notNoted.agree && notNoted.sql == [0, 2], "\(notNoted)")
+    }
 }

@@ -62,6 +62,16 @@ import Testing
         #expect(error?.code == .predicateEvaluationFailed)
     }
 
+    /// Found by the generated agreement test: constant bounds out of order fail only where the
+    /// range is evaluated, as in Swift, not when the predicate is translated.
+    @Test func constantBoundsOutOfOrderFailOnlyWhereEvaluated() throws {
+        let container = try Self.container()
+        try expect(#Predicate { $0.number < 0 && (5...3).contains($0.number) }, [], in: container, "behind a false &&")
+        try expect(#Predicate { $0.number >= 0 || (5..<3).contains($0.number) }, Array(0..<10), in: container, "behind a true ||")
+        let minimum = Int.min
+        try expect(#Predicate { $0.number < 0 && -minimum > 0 }, [], in: container, "an overflowing constant behind a false &&")
+    }
+
     @Test func dateRangesOfEveryKindTranslate() throws {
         let container = try Self.container()
         let day = 86_400.0

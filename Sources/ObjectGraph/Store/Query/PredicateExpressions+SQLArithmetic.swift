@@ -35,12 +35,9 @@ extension PredicateExpressions.UnaryMinus: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
         // `-5` in a predicate is the minus of the constant 5: computed now, it stays a constant
         // (and a column compared with it keeps its index).
-        if let constant = wrapped as? PredicateExpressions.Value<Output> {
-            do {
-                return try translator.constant(CheckedArithmetic.negate(constant.value))
-            } catch let failure as PredicateFailure {
-                throw failure.error(entity: translator.rootEntity)
-            }
+        // (`-Int.min` fails only where it is evaluated: it is left to the function then.)
+        if let constant = wrapped as? PredicateExpressions.Value<Output>, let negated = try? CheckedArithmetic.negate(constant.value) {
+            return try translator.constant(negated)
         }
         return .scalar(try translator.arithmetic(.negate, translator.scalar(of: wrapped, "-"), as: Output.self))
     }

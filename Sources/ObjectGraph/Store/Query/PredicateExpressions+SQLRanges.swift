@@ -6,13 +6,16 @@ public import Foundation
 // traps.
 
 /// A range built from two operands, with the check that its bounds are in order; made of two
-/// constants (`(3...5).contains($0.number)`), checked now, and compared as a constant range.
+/// constants in order (`(3...5).contains($0.number)`), compared as a constant range.
 private func range<Bound: Comparable>(
     _ lower: Any, _ upper: Any, of _: Bound.Type, includesUpper: Bool, _ translator: inout PredicateTranslator
 ) throws -> PredicateTranslator.Operand {
     let low = try translator.scalar(of: lower, "a range"), high = try translator.scalar(of: upper, "a range")
-    if let lower = (lower as? PredicateExpressions.Value<Bound>)?.value, let upper = (upper as? PredicateExpressions.Value<Bound>)?.value {
-        guard lower <= upper else { throw PredicateFailure.boundsOutOfOrder(type: "\(Bound.self)").error(entity: translator.rootEntity) }
+    // Two constants in order need no check (bounds out of order fail only where the range is
+    // evaluated: `false && (5...3).contains(x)` is false).
+    if let lower = (lower as? PredicateExpressions.Value<Bound>)?.value, let upper = (upper as? PredicateExpressions.Value<Bound>)?.value,
+        lower <= upper
+    {
         return .range(lower: low, upper: high, includesUpper: includesUpper, check: nil)
     }
     guard let kind = SQLValueKind(Bound.self) else { throw translator.unsupported("a range of \(Bound.self)") }

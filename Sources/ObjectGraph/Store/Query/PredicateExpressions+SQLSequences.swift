@@ -13,6 +13,9 @@ extension PredicateTranslator {
                 tests.append(
                     "EXISTS (SELECT 1 FROM json_each(" + Self.jsonArgument(values) + ") WHERE "
                         + SQLFunction.equal(kind, value.sql, "value") + ")")
+            } else if unwrappedType(type) != type {
+                // nil is in no list of values: false, where `IN` would give NULL (true under `!`).
+                tests.append("(" + value.sql + " IS NOT NULL AND " + value.sql + " IN " + SQL.list(values.map(\.databaseValue)) + ")")
             } else {
                 tests.append("(" + value.sql + " IN " + SQL.list(values.map(\.databaseValue)) + ")")
             }
