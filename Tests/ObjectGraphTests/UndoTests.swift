@@ -206,52 +206,48 @@ import Testing
 
     /// Undoing a reorder of a saved ordered relationship leaves nothing to save (issue 43, defect 9).
     @Test func undoingAReorderLeavesNothingToSave() throws {
-        withKnownIssue("issue 43: fixed in the commits that follow") {
-            let container = try ObjectContainer(for: Album.self, Mixtape.self, configuration: .inMemory)
-            let context = container.newBackgroundContext()
-            let undoManager = ObjectUndoManager()
-            context.undoManager = undoManager
-            let album = Album(title: "Blue"), mixtape = Mixtape(name: "Summer")
-            context.insert(album)
-            context.insert(mixtape)
-            album.tracks = ["a", "b", "c"].map(Track.init(title:))
-            mixtape.tunes = ["x", "y", "z"].map(Tune.init(title:))
-            try context.save()
-            undoManager.removeAllActions()
+        let container = try ObjectContainer(for: Album.self, Mixtape.self, configuration: .inMemory)
+        let context = container.newBackgroundContext()
+        let undoManager = ObjectUndoManager()
+        context.undoManager = undoManager
+        let album = Album(title: "Blue"), mixtape = Mixtape(name: "Summer")
+        context.insert(album)
+        context.insert(mixtape)
+        album.tracks = ["a", "b", "c"].map(Track.init(title:))
+        mixtape.tunes = ["x", "y", "z"].map(Tune.init(title:))
+        try context.save()
+        undoManager.removeAllActions()
 
-            album.tracks.reverse()
-            mixtape.tunes.swapAt(0, 2)
-            context.processPendingChanges()
-            #expect(context.hasChanges)
-            undoManager.undo()
-            #expect(album.tracks.map(\.title) == ["a", "b", "c"] && mixtape.tunes.map(\.title) == ["x", "y", "z"])
-            #expect(!context.hasChanges && !album.hasChanges && !mixtape.hasChanges)
-        }
+        album.tracks.reverse()
+        mixtape.tunes.swapAt(0, 2)
+        context.processPendingChanges()
+        #expect(context.hasChanges)
+        undoManager.undo()
+        #expect(album.tracks.map(\.title) == ["a", "b", "c"] && mixtape.tunes.map(\.title) == ["x", "y", "z"])
+        #expect(!context.hasChanges && !album.hasChanges && !mixtape.hasChanges)
     }
 
     /// Undoing the deletion of a member of an ordered relationship puts it back where it was, and a
     /// save stores that order (issue 43, defect 10).
     @Test func undoingTheDeletionOfAnOrderedMemberPutsItBackInItsPlace() throws {
-        withKnownIssue("issue 43: fixed in the commits that follow") {
-            let container = try ObjectContainer(for: Album.self, configuration: .inMemory)
-            let context = container.newBackgroundContext()
-            let undoManager = ObjectUndoManager()
-            context.undoManager = undoManager
-            let album = Album(title: "Blue")
-            context.insert(album)
-            album.tracks = ["a", "b", "c"].map(Track.init(title:))
-            try context.save()
-            undoManager.removeAllActions()
+        let container = try ObjectContainer(for: Album.self, configuration: .inMemory)
+        let context = container.newBackgroundContext()
+        let undoManager = ObjectUndoManager()
+        context.undoManager = undoManager
+        let album = Album(title: "Blue")
+        context.insert(album)
+        album.tracks = ["a", "b", "c"].map(Track.init(title:))
+        try context.save()
+        undoManager.removeAllActions()
 
-            context.delete(album.tracks[0])
-            context.processPendingChanges()
-            #expect(album.tracks.map(\.title) == ["b", "c"])
-            undoManager.undo()
-            #expect(album.tracks.map(\.title) == ["a", "b", "c"])
-            try context.save()
-            let stored = try container.newBackgroundContext().existingObject(with: album.objectID, as: Album.self)
-            #expect(stored.tracks.map(\.title) == ["a", "b", "c"])
-        }
+        context.delete(album.tracks[0])
+        context.processPendingChanges()
+        #expect(album.tracks.map(\.title) == ["b", "c"])
+        undoManager.undo()
+        #expect(album.tracks.map(\.title) == ["a", "b", "c"])
+        try context.save()
+        let reader = container.newBackgroundContext()
+        #expect(try reader.existingObject(with: album.objectID, as: Album.self).tracks.map(\.title) == ["a", "b", "c"])
     }
 
     @Test func levelsOfUndoKeepTheLatestGroups() throws {
@@ -406,5 +402,129 @@ import Testing
         }
         #expect(!undoManager.canRedo)
         try saveAndCompare(graphs[graphs.count - 1], "the last redo")
+    }
+}
+
+/// Ordered relationships through undo and redo (issue 43, point 6): random reorders, insertions
+/// at an index, removals and deletions of members of ordered one-to-many and many-to-many
+/// relationships, a group each, saved at random points; then a random walk of undos and redos.
+/// At each step the context shows the graph of that point, has changes exactly when that graph is
+/// not the one saved last, and a save stores it.
+@Suite struct RandomOrderedUndoTests {
+    /// The albums' tracks and the mixtapes' tunes, in order, by title, and every track and tune
+    /// (those in no album or mixtape too).
+    static func graph(in context: ObjectContext) throws -> [String] {
+        let albums = try context.fetch(FetchDescriptor<Album>(sortBy: [SortDescriptor(\.title)]))
+        let mixtapes = try context.fetch(FetchDescriptor<Mixtape>(sortBy: [SortDescriptor(\.name)]))
+        let tracks = try context.fetch(FetchDescriptor<Track>(sortBy: [SortDescriptor(\.title)])).map(\.title)
+        let tunes = try context.fetch(FetchDescriptor<Tune>(sortBy: [SortDescriptor(\.title)])).map(\.title)
+        return albums.map { "\($0.title): " + $0.tracks.map(\.title).joined(separator: ",") }
+            + mixtapes.map { "\($0.name): " + $0.tunes.map(\.title).joined(separator: ",") }
+            + ["tracks: " + tracks.joined(separator: ","), "tunes: " + tunes.joined(separator: ",")]
+    }
+
+    @Test(arguments: UInt64(0)..<64)
+    func undoAndRedoOfOrderedRelationshipsInRandomOrderKeepOrderAndChanges(seed: UInt64) throws {
+        var random = SeededGenerator(state: seed)
+        let container = try ObjectContainer(for: Album.self, Mixtape.self, configuration: .inMemory)
+        let context = container.newBackgroundContext()
+        let undoManager = ObjectUndoManager()
+        context.undoManager = undoManager
+        let albums = ["Blue", "Red"].map(Album.init(title:)), mixtapes = ["Summer", "Winter"].map(Mixtape.init(name:))
+        for album in albums { context.insert(album) }
+        for mixtape in mixtapes { context.insert(mixtape) }
+        albums[0].tracks = (1...4).map { Track(title: "a\($0)") }
+        albums[1].tracks = (1...3).map { Track(title: "b\($0)") }
+        let tunes = (1...5).map { Tune(title: "t\($0)") }
+        mixtapes[0].tunes = Array(tunes[0..<3])
+        mixtapes[1].tunes = Array(tunes[2..<5])
+        try context.save()
+        undoManager.removeAllActions()
+
+        var saved = try Self.graph(in: context)
+        var graphs = [saved]
+        var steps: [String] = []
+        var made = 0
+        while steps.count < 30 {
+            if Int.random(in: 0..<6, using: &random) == 0 {
+                try context.save()
+                saved = graphs[graphs.count - 1]
+                continue
+            }
+            let album = albums.randomElement(using: &random)!, mixtape = mixtapes.randomElement(using: &random)!
+            switch Int.random(in: 0..<7, using: &random) {
+            case 0 where album.tracks.count > 1:
+                var order = album.tracks
+                order.shuffle(using: &random)
+                album.tracks = order
+                steps.append("reorder \(album.title)")
+            case 1:
+                made += 1
+                let index = Int.random(in: 0...album.tracks.count, using: &random)
+                album.tracks.insert(Track(title: "n\(made)"), at: index)
+                steps.append("insert a new track into \(album.title) at \(index)")
+            case 2 where !album.tracks.isEmpty:
+                let index = Int.random(in: 0..<album.tracks.count, using: &random)
+                album.tracks.remove(at: index)
+                steps.append("remove track \(index) of \(album.title)")
+            case 3 where !album.tracks.isEmpty:
+                let track = album.tracks.randomElement(using: &random)!
+                context.delete(track)
+                steps.append("delete \(track.title)")
+            case 4 where mixtape.tunes.count > 1:
+                let from = Int.random(in: 0..<mixtape.tunes.count, using: &random)
+                let to = Int.random(in: 0..<mixtape.tunes.count, using: &random)
+                var order = mixtape.tunes
+                order.insert(order.remove(at: from), at: to)
+                mixtape.tunes = order
+                steps.append("move tune \(from) of \(mixtape.name) to \(to)")
+            case 5:
+                let tune = tunes.filter { !$0.isDeleted && !mixtape.tunes.contains($0) }.randomElement(using: &random)
+                guard let tune else { continue }
+                let index = Int.random(in: 0...mixtape.tunes.count, using: &random)
+                mixtape.tunes.insert(tune, at: index)
+                steps.append("insert \(tune.title) into \(mixtape.name) at \(index)")
+            case 6 where !mixtape.tunes.isEmpty:
+                let index = Int.random(in: 0..<mixtape.tunes.count, using: &random)
+                if Bool.random(using: &random) {
+                    mixtape.tunes.remove(at: index)
+                    steps.append("remove tune \(index) of \(mixtape.name)")
+                } else {
+                    context.delete(mixtape.tunes[index])
+                    steps.append("delete tune \(index) of \(mixtape.name)")
+                }
+            default:
+                continue
+            }
+            context.processPendingChanges()
+            let graph = try Self.graph(in: context)
+            if graph == graphs[graphs.count - 1] {
+                steps.removeLast()  // no change, no group (a shuffle that kept the order)
+            } else {
+                graphs.append(graph)
+            }
+        }
+
+        // A random walk back and forth through the groups, saving at random points.
+        var position = graphs.count - 1
+        for move in 0..<60 {
+            let back = position > 0 && (position == graphs.count - 1 || Bool.random(using: &random))
+            if back {
+                undoManager.undo()
+                position -= 1
+            } else {
+                undoManager.redo()
+                position += 1
+            }
+            let step = "seed \(seed), move \(move): \(back ? "undoing" : "redoing") \(steps[back ? position : position - 1])"
+            let shown = try Self.graph(in: context)
+            #expect(shown == graphs[position], "\(step)")
+            #expect(context.hasChanges == (shown != saved), "\(step): saved \(saved), shown \(shown)")
+            if Int.random(in: 0..<5, using: &random) == 0 {
+                try context.save()
+                saved = shown
+                #expect(try Self.graph(in: container.newBackgroundContext()) == shown, "\(step): stored")
+            }
+        }
     }
 }

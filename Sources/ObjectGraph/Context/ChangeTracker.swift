@@ -65,6 +65,15 @@ struct ChangeTracker {
         pendingDeletions.append(object)
     }
 
+    /// Takes an object out of the unit of work: one inserted and deleted since the last save, whose
+    /// delete rules ran, has nothing to save.
+    mutating func forget(_ object: any Entity) {
+        let key = StateKey(object._$state)
+        inserted[key] = nil
+        updated[key] = nil
+        deleted[key] = nil
+    }
+
     /// Takes the changes to post, leaving none.
     mutating func takeUnposted() -> PendingObjectsChange {
         let change = unposted

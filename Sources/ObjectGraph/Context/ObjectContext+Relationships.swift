@@ -65,8 +65,8 @@ extension ObjectContext {
                 removed: oldIDs.filter { !newIDs.contains($0) }, order: oldIDs)
         }
         markUpdated(state, property: relationship.propertyIndex)
+        beginMemberChanges(of: state, slot: slot)  // order counts too
         state.toMany[slot] = .loaded(newIDs)
-        if state.changedToMany[slot] == nil { state.changedToMany[slot] = MemberChanges() }  // order counts too
         for id in oldIDs where !newIDs.contains(id) {
             state.changedToMany[slot]?.remove(id)
             guard let member = object(with: id) else { continue }
@@ -138,8 +138,8 @@ extension ObjectContext {
     func reorderMembers(of state: ObjectState, slot: Int, to order: OrderedSet<ObjectID>) {
         guard case .loaded(let members) = state.toMany[slot], members != order, Set(members) == Set(order) else { return }
         markUpdated(state, property: state.entity.layout.toManyProperties[slot])
+        beginMemberChanges(of: state, slot: slot)  // order counts
         state.toMany[slot] = .loaded(order)
-        if state.changedToMany[slot] == nil { state.changedToMany[slot] = MemberChanges() }  // order counts
     }
 
     /// Removes the delete-rule target's link back to a deleted object.
@@ -148,17 +148,40 @@ extension ObjectContext {
     }
 
     func addMember(_ id: ObjectID, to owner: ObjectState, slot: Int) {
-        guard slot < owner.toMany.count, owner.toMany[slot].insert(id) else { return }
-        if undo != nil { recordMembersForUndo(of: owner, slot: slot, added: [id], removed: []) }
+        guard slot < owner.toMany.count else { return }
+        let ordered = orderBeforeChange(of: owner, slot: slot)
+        guard owner.toMany[slot].insert(id) else { return }
+        if undo != nil { recordMembersForUndo(of: owner, slot: slot, added: [id], removed: [], order: ordered) }
+        if let ordered, owner.changedToMany[slot] == nil { owner.changedToMany[slot] = MemberChanges(savedOrder: ordered) }
         owner.changedToMany[slot, default: MemberChanges()].add(id)
         markUpdated(owner, property: owner.entity.layout.toManyProperties[slot])
     }
 
     func removeMember(_ id: ObjectID, from owner: ObjectState, slot: Int) {
-        guard slot < owner.toMany.count, owner.toMany[slot].remove(id) else { return }
-        if undo != nil { recordMembersForUndo(of: owner, slot: slot, added: [], removed: [id]) }
+        guard slot < owner.toMany.count else { return }
+        let ordered = orderBeforeChange(of: owner, slot: slot)
+        guard owner.toMany[slot].remove(id) else { return }
+        // The order, so that an undo puts the member back in its place, not last.
+        if undo != nil { recordMembersForUndo(of: owner, slot: slot, added: [], removed: [id], order: ordered) }
+        if let ordered, owner.changedToMany[slot] == nil { owner.changedToMany[slot] = MemberChanges(savedOrder: ordered) }
         owner.changedToMany[slot, default: MemberChanges()].remove(id)
         markUpdated(owner, property: owner.entity.layout.toManyProperties[slot])
+    }
+
+    /// The members of an ordered, loaded to-many relationship, before a change; nil for another
+    /// relationship (no order to keep), which costs a member change one test.
+    private func orderBeforeChange(of state: ObjectState, slot: Int) -> OrderedSet<ObjectID>? {
+        guard state.mapping?.toManyRelationships[slot].description.isOrdered == true, case .loaded(let members) = state.toMany[slot] else {
+            return nil
+        }
+        return members
+    }
+
+    /// Records that to-many `slot` changes, if nothing recorded it since the last save: with its
+    /// saved order, for an ordered relationship loaded now.
+    private func beginMemberChanges(of state: ObjectState, slot: Int) {
+        guard state.changedToMany[slot] == nil else { return }
+        state.changedToMany[slot] = MemberChanges(savedOrder: orderBeforeChange(of: state, slot: slot))
     }
 
     /// The members of a to-many relationship, for an accessor that cannot throw: loaded from the

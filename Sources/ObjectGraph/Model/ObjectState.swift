@@ -983,6 +983,9 @@ public struct _ObjectStateHeader {
 struct MemberChanges: Sendable {
     var added: OrderedSet<ObjectID> = []
     var removed: Set<ObjectID> = []
+    /// For an ordered relationship loaded when its first change was made, its members as saved: an
+    /// undo that brings that order back leaves nothing to save.
+    var savedOrder: OrderedSet<ObjectID>?
 
     mutating func add(_ id: ObjectID) {
         if removed.remove(id) == nil { added.append(id) }

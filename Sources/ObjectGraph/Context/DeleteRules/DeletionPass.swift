@@ -69,6 +69,11 @@ struct DeletionPass {
             for object in wave + retried {
                 do {
                     try applyDeleteRules(to: object._$state)
+                    // Never saved, its rules run: nothing of it is left to save (as when an undo
+                    // deletes it; an undo brings it back). A child keeps an object its parent
+                    // inserted: the deletion is a change for the parent.
+                    let state = object._$state
+                    if state.isInserted, context.parent?.registry.state(for: state.id) == nil { context.changes.forget(object) }
                 } catch let failure as ObjectGraphError {
                     context.changes.rulesAwaitingRetry.append((object, failure))
                 } catch {

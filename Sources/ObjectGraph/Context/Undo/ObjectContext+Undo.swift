@@ -115,9 +115,11 @@ extension ObjectContext {
         else { return }
         if let committed = state.committedValues, committed != state.values { return }
         for (slot, change) in state.changedToMany {
-            // An empty change of an ordered relationship is a change of order.
-            guard change.added.isEmpty, change.removed.isEmpty, !mapping.toManyRelationships[slot].description.isOrdered else {
-                return
+            guard change.added.isEmpty, change.removed.isEmpty else { return }
+            // An empty change of an ordered relationship is a change of order, unless the saved
+            // order is back.
+            if mapping.toManyRelationships[slot].description.isOrdered {
+                guard let saved = change.savedOrder, case .loaded(let members) = state.toMany[slot], members == saved else { return }
             }
         }
         state.committedValues = nil
