@@ -111,6 +111,20 @@ import Testing
             "then contains(where:)")
     }
 
+    @Test func maxAndMinOverAToManyRelationshipOfOrderedObjectsTranslate() throws {
+        let container = try Self.container()
+        // Tags by serial: heavy (3) for bit 0, light (1) for bit 1, middle (2) for bit 2.
+        try expect(#Predicate { $0.tags.max()?.weight == 2 }, [4, 6], in: container, "max()?.weight")
+        try expect(#Predicate { ($0.tags.min()?.label ?? "") == "middle" }, [4, 5], in: container, "min()?.label")
+        try expect(#Predicate { $0.tags.max() == nil }, [0, 8], in: container, "max() of none")
+        // An entity's own < has no SQL.
+        let error = #expect(throws: ObjectGraphError.self) {
+            try container.newBackgroundContext().fetch(
+                FetchDescriptor(predicate: #Predicate<Probe> { $0.remarks.max() != nil }))
+        }
+        #expect(error?.code == .unsupportedPredicate && error?.reason?.contains("OrderedByAttribute") == true)
+    }
+
     @Test func rawValuesDataSizesAndRegularExpressionsTranslate() throws {
         let container = try Self.container()
         try expect(#Predicate { $0.kind.rawValue == "beta" }, [1, 4, 7], in: container, "rawValue")

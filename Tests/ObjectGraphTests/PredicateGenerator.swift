@@ -486,7 +486,7 @@ struct PredicateGenerator {
     }
 
     private mutating func members(_ probe: Root, depth: Int) -> (Expression<Bool>, String) {
-        let weight = element(Self.smallIntegers), label = element(Self.texts)
+        let weight = element(Self.smallIntegers), label = element(Self.texts), weight0 = element(Self.smallIntegers)
         func test(_ tag: PredicateExpressions.Variable<ProbeTag>, _ kind: Int) -> Expression<Bool> {
             switch kind {
             case 0: Self.compare(Self.path(tag, \ProbeTag.weight), Self.constant(weight), .greaterThan)
@@ -499,7 +499,22 @@ struct PredicateGenerator {
         }
         let kind = Int.random(in: 0..<3, using: &random)
         let described = ["weight > \(weight)", "label == \(label.debugDescription)", "weight + (Int.max - 2) > 0"][kind]
-        switch Int.random(in: 0..<4, using: &random) {
+        switch Int.random(in: 0..<6, using: &random) {
+        case 4:
+            let greatest = chance(50)
+            note(greatest ? "max()" : "min()")
+            let tags = PredicateExpressions.KeyPath(root: probe, keyPath: \Probe.tags)
+            let extreme: Expression<ProbeTag?> =
+                greatest ? PredicateExpressions.SequenceMaximum(elements: tags) : PredicateExpressions.SequenceMinimum(elements: tags)
+            let weight = Self.flatMap(extreme) { Self.path($0, \ProbeTag.weight) }
+            return (equal(weight, constant(Optional(weight0))), "tags.\(greatest ? "max" : "min")()?.weight == \(weight0)")
+        case 5:
+            note("max() == nil")
+            let tags = PredicateExpressions.KeyPath(root: probe, keyPath: \Probe.tags)
+            return (
+                equal(PredicateExpressions.SequenceMaximum(elements: tags), PredicateExpressions.NilLiteral<ProbeTag>()),
+                "tags.max() == nil"
+            )
         case 0:
             note("contains(where:)")
             return (Self.memberTest(probe, all: false) { test($0, kind) }, "tags.contains { \(described) }")

@@ -29,6 +29,7 @@ enum ProbeKind: String, Codable, AttributeValue, CaseIterable {
     var scratch = 0
     var group: ProbeGroup?
     var tags: Set<ProbeTag> = []
+    var remarks: Set<ProbeRemark> = []
 
     init(serial: Int) { self.serial = serial }
 }
@@ -40,7 +41,8 @@ enum ProbeKind: String, Codable, AttributeValue, CaseIterable {
     init(name: String) { self.name = name }
 }
 
-@Entity final class ProbeTag {
+/// Ordered by weight, so that `max()` and `min()` over a probe's tags translate.
+@Entity final class ProbeTag: OrderedByAttribute {
     var label: String
     var weight = 0
     var probes: Set<Probe> = []
@@ -49,6 +51,18 @@ enum ProbeKind: String, Codable, AttributeValue, CaseIterable {
         self.label = label
         self.weight = weight
     }
+
+    static var orderingAttribute: any KeyPath<ProbeTag, Int> & Sendable { \.weight }
+}
+
+/// Comparable by its own `<`, code SQL cannot run.
+@Entity final class ProbeRemark: Comparable {
+    var text = ""
+    var probe: Probe?
+
+    init() {}
+
+    static func < (lhs: ProbeRemark, rhs: ProbeRemark) -> Bool { lhs.text < rhs.text }
 }
 
 /// The three answers a predicate has for a set of probes: SQL's (a fetch from a context holding

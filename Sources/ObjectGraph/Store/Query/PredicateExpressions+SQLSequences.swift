@@ -173,3 +173,42 @@ extension PredicateExpressions.StringContainsRegex: SQLTranslatable {
         return .scalar(PredicateTranslator.Scalar(sql: SQLFunction.regexContains(text.sql, pattern.sql), traits: .strict(text.traits)))
     }
 }
+
+/// `max()` (or `min()`) over a to-many relationship: the member that comes last (or first) in the
+/// order of an entity that is ``OrderedByAttribute``, ties in the store's order, as Swift's
+/// `max()` finds it with that entity's `<`.
+private func extremeMember(_ elements: Any, greatest: Bool, _ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
+    let name = greatest ? "max()" : "min()"
+    guard case .members(let members) = try translator.translate(elements) else {
+        throw translator.unsupported("\(name) on something other than a to-many relationship")
+    }
+    let destination = translator.store.mappings[members.relationship.destination]
+    guard let ordered = destination.declaration.type as? any OrderedByAttribute.Type,
+        let index = destination.declaration.propertyIndex(for: ordered.orderingKeyPath),
+        case .attribute(let slot) = destination.declaration.layout.slots[index]
+    else {
+        throw translator.unsupported(
+            "\(name) over \(destination.name) objects, which compare with their own <, code SQL cannot run: adopt OrderedByAttribute")
+    }
+    translator.read(index, of: destination)
+    let direction = greatest ? " DESC" : " ASC"
+    let collation = destination.description.attributes[slot].type == .decimal ? " COLLATE \(SQLCollation.decimal)" : ""
+    let alias = members.alias
+    let key =
+        SQLFragment("(SELECT \(alias).Z_PK ", translator.membersFrom(members), "")
+        + SQLFragment(
+            " ORDER BY \(alias).\(destination.quotedAttributeColumns[slot])\(collation)\(direction), \(alias).Z_PK\(direction) LIMIT 1)")
+    return .row(PredicateTranslator.Row(mapping: destination, access: .key(key), traits: .lenient(members.traits)))
+}
+
+extension PredicateExpressions.SequenceMaximum: SQLTranslatable {
+    func translate(_ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
+        try extremeMember(elements, greatest: true, &translator)
+    }
+}
+
+extension PredicateExpressions.SequenceMinimum: SQLTranslatable {
+    func translate(_ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
+        try extremeMember(elements, greatest: false, &translator)
+    }
+}

@@ -146,6 +146,11 @@ struct PredicateTranslator {
         try scalar(translate(expression), role)
     }
 
+    /// Notes that the condition reads property `index` of `mapping`'s entity.
+    mutating func read(_ index: Int, of mapping: EntityMapping) {
+        reads.read(index, of: mapping)
+    }
+
     mutating func bind(_ variable: PredicateExpressions.VariableID, to operand: Operand) {
         bindings[variable] = operand
     }
