@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 
+extension TextForm: ExpressibleByArgument {}
+
 /// `objectgraph-bench`: ObjectGraph side by side with plain GRDB statements and GRDB records.
 @main
 struct Benchmark: ParsableCommand {
@@ -20,6 +22,9 @@ struct Benchmark: ParsableCommand {
     @Option(help: "Run only the workloads whose name contains this text.")
     var only: String?
 
+    @Option(help: "The moods' text: ascii, composed (é as one scalar) or decomposed (e and a combining accent).")
+    var text = TextForm.ascii
+
     @Flag(help: ArgumentHelp("Run ObjectGraph's side only, for profiling.", visibility: .hidden))
     var profile = false
 
@@ -28,7 +33,7 @@ struct Benchmark: ParsableCommand {
 
     func run() throws {
         let moodCount = quick ? 10_000 : 100_000
-        let dataset = Dataset(moodCount: moodCount, countryCount: 1_000)
+        let dataset = Dataset(moodCount: moodCount, countryCount: 1_000, textForm: text)
         let files = try ScratchFiles()
         defer { files.removeAll() }
 

@@ -9,13 +9,14 @@ enum CoreWorkloads {
     static func make(dataset: Dataset, iterationRows: Int, files: ScratchFiles) -> (workloads: [Workload], stores: SharedStores) {
         let stores = SharedStores(dataset: dataset, files: files, name: "read")
         let large = SharedStores(
-            dataset: Dataset(moodCount: iterationRows, countryCount: dataset.countryCount),
+            dataset: Dataset(moodCount: iterationRows, countryCount: dataset.countryCount, textForm: dataset.textForm),
             files: files, name: "large")
         let workloads = [
             insert(dataset: dataset, files: files),
             fetchAll(stores),
             predicateFetch(stores),
             update(count: dataset.moodCount / 10, stores),
+            rename(count: dataset.moodCount / 10, stores),
             iterate(large)
         ]
         return (workloads, stores)
@@ -163,6 +164,45 @@ enum CoreWorkloads {
                 }
             }),
             raw: Contender(run: { try RawSQL.update(count: count, in: stores.raw()) }))
+    }
+
+    /// Change the text of `count` moods and save, then give them their text back (so that every run
+    /// writes the same texts): what storing text precomposed costs at an update, with `--text`.
+    static func rename(count: Int, _ stores: SharedStores) -> Workload {
+        let dataset = stores.dataset
+        return Workload(
+            name: "rename \(count) moods and save",
+            setUp: stores.fill,
+            objectGraph: Contender(run: {
+                let context = try stores.graph().newBackgroundContext()
+                let moods = try context.fetch(FetchDescriptor<Mood>(fetchLimit: count, includesMarkedForDeletion: true))
+                for (index, mood) in moods.enumerated() { mood.text = dataset.renamedText(index) }
+                try context.save()
+                for (index, mood) in moods.enumerated() { mood.text = dataset.text(index) }
+                try context.save()
+            }),
+            baseline: Contender(run: {
+                for text in [dataset.renamedText, dataset.text] {
+                    try stores.plain().write { db in
+                        let ids = try Int64.fetchAll(db, sql: "SELECT id FROM mood LIMIT ?", arguments: [count])
+                        let update = try db.makeStatement(sql: "UPDATE mood SET text = ? WHERE id = ?")
+                        for (index, id) in ids.enumerated() { try update.execute(arguments: [text(index), id]) }
+                    }
+                }
+            }),
+            peer: Contender(run: {
+                for text in [dataset.renamedText, dataset.text] {
+                    try stores.plain().write { db in
+                        for (index, var mood) in try MoodRecord.limit(count).fetchAll(db).enumerated() {
+                            mood.text = text(index)
+                            try mood.update(db)
+                        }
+                    }
+                }
+            }),
+            raw: Contender(run: {
+                for text in [dataset.renamedText, dataset.text] { try RawSQL.rename(count: count, to: text, in: stores.raw()) }
+            }))
     }
 
     /// Iterate over every mood of a large store with a fetch batch size of 1,000, reading every attribute.

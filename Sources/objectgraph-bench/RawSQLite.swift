@@ -237,6 +237,19 @@ enum RawSQL {
         }
     }
 
+    /// Gives the first `count` moods the texts `text` makes of their positions.
+    static func rename(count: Int, to text: (Int) -> String, in db: RawDatabase) throws {
+        try db.transaction {
+            let ids = try db.prepare("SELECT id FROM mood LIMIT \(count)").rows(reservingCapacity: count) { $0.int64(0) }
+            let update = try db.prepare("UPDATE mood SET text = ? WHERE id = ?")
+            for (index, id) in ids.enumerated() {
+                try update.bind(text(index), at: 1)
+                try update.bind(id, at: 2)
+                try update.run()
+            }
+        }
+    }
+
     /// Deletes the first `count` moods, one statement per mood (the object graph deletes objects).
     static func deleteMoods(count: Int, in db: RawDatabase) throws {
         try db.transaction {
