@@ -8,6 +8,10 @@ extension ObjectContext {
     /// one, whose state goes to `unregistered` for the caller to register once the rows are read.
     func object(for row: CurrentRow, mapping: EntityMapping, unregistered: inout [Unmanaged<ObjectState>]) -> any Entity {
         let id = ObjectID(entity: mapping.declaration, key: row.key, store: store.identity)
+        if parent != nil, let inherited = faultInFromAncestors(id), let object = inherited.object {
+            if inherited.isFault { inherited.load(row) }
+            return object
+        }
         if let state = registry.state(for: id), let object = state.object {
             if state.isFault { state.load(row) }
             return object
@@ -65,6 +69,8 @@ extension ObjectContext {
     /// a row that is gone: the object stays a fault, and the error is recorded and thrown.
     func loadFault(_ state: ObjectState) throws {
         guard state.isFault else { return }
+        // A child reads what an ancestor changed from the ancestor, as Core Data's does.
+        if parent != nil, faultInFromAncestors(state.id) != nil, !state.isFault { return }
         let found: Bool
         do {
             found = try readRow(of: state, { state.load($0) }) != nil

@@ -24,11 +24,13 @@ extension ObjectContext {
     }
 
     /// Merges the saves that other contexts left for this one, in the order they were committed, and
-    /// posts one ``ObjectsDidChange`` for all of them.
+    /// posts one ``ObjectsDidChange`` for all of them. A child first copies what its ancestors
+    /// changed since, for the objects it has not read yet (see `catchUpWithAncestors`).
     func mergeIncomingChanges() {
         // Not in the middle of a deletion pass (a `prepareForDeletion()` that fetches, say): objects
         // the pass is working on must not change under it. The saves wait for the next use.
         guard !isProcessingPendingChanges else { return }
+        catchUpWithAncestors()
         let saves = inbox.takeAll()
         guard !saves.isEmpty else { return }
         for save in saves { apply(save) }

@@ -183,6 +183,10 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
             }
         }
     }
+    /// Whether the object is changed in its context: inserted, updated, deleted, or its members.
+    var isChangedHere: Bool {
+        isInserted || isUpdated || isDeleted || !changedToMany.isEmpty
+    }
     /// Whether the row could not be found when a fault was fulfilled.
     var isInaccessible: Bool {
         get { fields.pointee.isInaccessible }

@@ -6,9 +6,12 @@ import OrderedCollections
 /// in the child, with the same ID (temporary keys are unique in the process, so an object the
 /// parent inserted has the same ID in both), the same values and the same changes since the
 /// store. The child's fetches, counts and aggregates therefore see what the parent shows, through
-/// the same merge of SQL and memory as any context's unsaved changes. Everything else the child
-/// reads from the store, and the saves of other contexts (the parent's included) are merged into
-/// it as into any context.
+/// the same merge of SQL and memory as any context's unsaved changes. Later, an object the child
+/// has not read yet (or holds as a fault) is faulted in through its ancestors, as in Core Data:
+/// before each fetch the child copies what they changed since, and a fault it fires or a row it
+/// reads takes the nearest ancestor's change instead. Everything else the child reads from the
+/// store, and the saves of other contexts (the parent's included) are merged into it as into any
+/// context.
 ///
 /// Each copy keeps what it was when it came from the parent (``ParentBaseline``): saving the child
 /// gives the parent's objects the child's own changes only, measured from it (see
@@ -28,12 +31,13 @@ extension ObjectContext {
     /// ```
     ///
     /// Use the child on this context's isolation: its save changes this context. What the child
-    /// sees of this context's later changes: an unsaved change made after the child was made
-    /// reaches the child when this context saves it (merged like any save), or when the child
-    /// refreshes the object (``refresh(_:mergeChanges:)`` reads it from this context, as a child of
-    /// Core Data does). A child's save gives this context only what the child changed, property by
-    /// property and member by member: an edit this context made meanwhile to another property, or
-    /// to another object, stays.
+    /// sees of this context's later changes, as a child of Core Data: an object the child has not
+    /// read yet (or holds as a fault) shows this context's state when the child reads it, by ID,
+    /// through a relationship or in a fetch; an object it has read keeps what it read until this
+    /// context saves (merged like any save) or the child refreshes it (``refresh(_:mergeChanges:)``
+    /// reads it from this context). A child's save gives this context only what the child changed,
+    /// property by property and member by member: an edit this context made meanwhile to another
+    /// property, or to another object, stays.
     public func newChildContext() -> ObjectContext {
         let use = beginUse()
         defer { use.end() }
@@ -53,6 +57,48 @@ extension ObjectContext {
         }
         // Marks for deletion set or cleared in the parent count in the child too.
         for (index, keys) in parent.changes.unsavedMarks { changes.unsavedMarks[index, default: []].formUnion(keys) }
+    }
+
+    /// Copies what this child's ancestors changed since it was made, for the objects it has not read
+    /// yet or holds as faults: before a fetch, count or aggregate, so that the merge of SQL and
+    /// memory sees the parent's state as Core Data's child does. What the child has read keeps what
+    /// it read, until a refresh or the parent's save.
+    func catchUpWithAncestors() {
+        guard parent != nil else { return }
+        var seen = Set<ObjectID>()
+        var ancestor = parent
+        while let context = ancestor {
+            for object in context.changes.changedObjects where seen.insert(object._$state.id).inserted {
+                faultInFromAncestors(object._$state.id)
+            }
+            ancestor = context.parent
+        }
+    }
+
+    /// Gives this child's object with `id` the state its nearest ancestor holding it changed has,
+    /// when the child has not read the object yet (it holds nothing, or a fault with no change of
+    /// its own): Core Data's child faults an object in through its parent. Returns the child's
+    /// state; nil when nothing was copied (no ancestor changed it: the store's row is their view).
+    @discardableResult
+    func faultInFromAncestors(_ id: ObjectID) -> ObjectState? {
+        guard parent != nil else { return nil }
+        if let mine = registry.state(for: id), !mine.isFault || mine.isChangedHere { return nil }
+        guard let source = nearestChangedState(for: id) else { return nil }
+        return inherit(source)
+    }
+
+    /// The state of the object with `id` in the nearest ancestor that changed it; nil if an
+    /// ancestor holds it read and unchanged first (its view is the store's), or none changed it.
+    private func nearestChangedState(for id: ObjectID) -> ObjectState? {
+        var ancestor = parent
+        while let context = ancestor {
+            if let state = context.registry.state(for: id) {
+                if state.isChangedHere { return state }
+                if !state.isFault { return nil }
+            }
+            ancestor = context.parent
+        }
+        return nil
     }
 
     /// Gives this child's object with `source`'s ID what the parent's object holds, recorded as
@@ -87,14 +133,12 @@ extension ObjectContext {
         return state
     }
 
-    /// Reads an object of this child from the parent again, for a refresh: what the parent holds
-    /// changed, the child takes (keeping its own changes on top, with `keepingChanges`). False when
-    /// this is no child, or the parent holds no change of the object: the store's values are then
-    /// the parent's.
+    /// Reads an object of this child from its ancestors again, for a refresh: what the nearest one
+    /// holds changed, the child takes (keeping its own changes on top, with `keepingChanges`). False
+    /// when this is no child, or no ancestor holds a change of the object: the store's values are
+    /// then theirs.
     func refreshFromParent(_ state: ObjectState, keepingChanges: Bool) throws -> Bool {
-        guard let parent, let source = parent.registry.state(for: state.id),
-            source.isInserted || source.isUpdated || source.isDeleted
-        else { return false }
+        guard let source = nearestChangedState(for: state.id) else { return false }
         let own = keepingChanges ? OwnChanges(of: state) : nil
         inherit(source)
         if let own {
