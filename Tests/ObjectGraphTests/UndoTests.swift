@@ -177,7 +177,11 @@ import Testing
         #expect(try scene.storedMoods()["Sunny"]?.rating == 4)
     }
 
-    @Test func anOrderedRelationshipGetsItsOrderBack() throws {
+    /// An album with tracks a, b, c and a mixtape with tunes x, y, z, saved, in a context with an
+    /// undo manager that holds nothing yet.
+    private static func savedPlaylists() throws -> (
+        ObjectContainer, ObjectContext, ObjectUndoManager, album: Album, mixtape: Mixtape
+    ) {
         let container = try ObjectContainer(for: Album.self, Mixtape.self, configuration: .inMemory)
         let context = container.newBackgroundContext()
         let undoManager = ObjectUndoManager()
@@ -189,6 +193,11 @@ import Testing
         mixtape.tunes = ["x", "y", "z"].map(Tune.init(title:))
         try context.save()
         undoManager.removeAllActions()
+        return (container, context, undoManager, album, mixtape)
+    }
+
+    @Test func anOrderedRelationshipGetsItsOrderBack() throws {
+        let (container, context, undoManager, album, mixtape) = try Self.savedPlaylists()
 
         album.tracks.reverse()
         album.tracks.removeLast()
@@ -206,17 +215,7 @@ import Testing
 
     /// Undoing a reorder of a saved ordered relationship leaves nothing to save (issue 43, defect 9).
     @Test func undoingAReorderLeavesNothingToSave() throws {
-        let container = try ObjectContainer(for: Album.self, Mixtape.self, configuration: .inMemory)
-        let context = container.newBackgroundContext()
-        let undoManager = ObjectUndoManager()
-        context.undoManager = undoManager
-        let album = Album(title: "Blue"), mixtape = Mixtape(name: "Summer")
-        context.insert(album)
-        context.insert(mixtape)
-        album.tracks = ["a", "b", "c"].map(Track.init(title:))
-        mixtape.tunes = ["x", "y", "z"].map(Tune.init(title:))
-        try context.save()
-        undoManager.removeAllActions()
+        let (_, context, undoManager, album, mixtape) = try Self.savedPlaylists()
 
         album.tracks.reverse()
         mixtape.tunes.swapAt(0, 2)
@@ -230,15 +229,7 @@ import Testing
     /// Undoing the deletion of a member of an ordered relationship puts it back where it was, and a
     /// save stores that order (issue 43, defect 10).
     @Test func undoingTheDeletionOfAnOrderedMemberPutsItBackInItsPlace() throws {
-        let container = try ObjectContainer(for: Album.self, configuration: .inMemory)
-        let context = container.newBackgroundContext()
-        let undoManager = ObjectUndoManager()
-        context.undoManager = undoManager
-        let album = Album(title: "Blue")
-        context.insert(album)
-        album.tracks = ["a", "b", "c"].map(Track.init(title:))
-        try context.save()
-        undoManager.removeAllActions()
+        let (container, context, undoManager, album, _) = try Self.savedPlaylists()
 
         context.delete(album.tracks[0])
         context.processPendingChanges()
