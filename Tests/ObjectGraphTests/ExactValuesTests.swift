@@ -83,6 +83,15 @@ import Testing
         #expect(Array(unsaved.name.unicodeScalars) == Array(saved.name.unicodeScalars), "the same before and after the save")
     }
 
+    /// Text is read eight bytes at a time while it is ASCII: a combining mark is found wherever it
+    /// falls, in a word, at its start or end, or in the bytes after the last whole word.
+    @Test(arguments: [0, 1, 6, 7, 8, 9, 15, 16, 23, 31])
+    func aCombiningMarkAfterAnyNumberOfASCIIBytesIsComposed(asciiCount: Int) throws {
+        let prefix = String(repeating: "a", count: asciiCount)
+        let (_, saved) = try roundTrip { $0.name = prefix + "e\u{301}" + prefix }
+        #expect(saved.name.unicodeScalars.elementsEqual((prefix + "\u{E9}" + prefix).unicodeScalars))
+    }
+
     @Test(arguments: ["value", "optionalValue", "single", "amount", "date"])
     func aNaNIsRefusedAtSaveNamingTheEntityAttributeAndObject(attribute: String) throws {
         let container = try ObjectContainer(for: Probe.self, configuration: .inMemory)

@@ -171,7 +171,7 @@ extension ObjectContext {
     /// The members of an ordered, loaded to-many relationship, before a change; nil for another
     /// relationship (no order to keep), which costs a member change one test.
     private func orderBeforeChange(of state: ObjectState, slot: Int) -> OrderedSet<ObjectID>? {
-        guard state.mapping?.toManyRelationships[slot].description.isOrdered == true, case .loaded(let members) = state.toMany[slot] else {
+        guard state.mapping?.toManyIsOrdered[slot] == true, case .loaded(let members) = state.toMany[slot] else {
             return nil
         }
         return members

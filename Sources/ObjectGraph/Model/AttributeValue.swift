@@ -124,10 +124,21 @@ extension String {
     var precomposed: String {
         // Scalars below U+0300 are all in NFC and compose with nothing before them; in UTF-8 they
         // are the bytes below 0xCC. Most text, ASCII and Latin-1 among it, stops here.
-        let needsNormalizing = utf8.withContiguousStorageIfAvailable { bytes in bytes.contains { $0 >= 0xCC } }
-        if needsNormalizing == false { return self }
+        let mayCompose = utf8.withContiguousStorageIfAvailable(Self.holdsScalarsFromU0300)
+        if mayCompose == false { return self }
         let normalized = String(decoding: _nfcCodeUnits, as: UTF8.self)
         return normalized.utf8.elementsEqual(utf8) ? self : normalized
+    }
+
+    /// Whether UTF-8 `bytes` hold a byte from 0xCC up (a scalar from U+0300, which may compose
+    /// with what precedes it). ASCII is skipped eight bytes at a time.
+    private static func holdsScalarsFromU0300(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let raw = UnsafeRawBufferPointer(bytes)
+        var offset = 0
+        while offset + 8 <= raw.count, raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+            offset += 8
+        }
+        return raw[offset...].contains { $0 >= 0xCC }
     }
 }
 

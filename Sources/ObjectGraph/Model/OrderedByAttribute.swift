@@ -1,5 +1,3 @@
-public import Foundation
-
 /// An entity whose objects are ordered by one of their attributes: `Comparable`, with an order
 /// SQL applies too, so that `max()` and `min()` over a to-many relationship of them translate.
 ///

@@ -20,6 +20,9 @@ final class EntityMapping: Sendable {
     /// the relationship mappings, which are costly to copy).
     let toOneDeleteRules: [DeleteRule]
     let toManyDeleteRules: [DeleteRule]
+    /// To-many slot → whether the relationship is ordered (read at every member change, for the
+    /// same reason).
+    let toManyIsOrdered: [Bool]
     /// Position in ``ObjectState/values`` → how its column is read (to-one keys are integers).
     let valueStorageClasses: [StorageClass]
     /// Attribute slot → the quoted column name.
@@ -72,6 +75,7 @@ final class EntityMapping: Sendable {
         self.toManyDestinations = toMany.map(\.destinationDeclaration)
         self.toOneDeleteRules = toOne.map(\.description.deleteRule)
         self.toManyDeleteRules = toMany.map(\.description.deleteRule)
+        self.toManyIsOrdered = toMany.map(\.description.isOrdered)
         self.quotedAttributeColumns = attributeColumns.map(SQL.quote)
         self.uniqueAttributeSlots = description.attributes.indices.filter { description.attributes[$0].isUnique }
         self.valueStorageClasses =

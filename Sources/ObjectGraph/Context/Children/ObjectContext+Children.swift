@@ -164,7 +164,7 @@ extension ObjectContext {
     private func sameMembers(_ state: ObjectState, _ other: ObjectState, slot: Int) -> Bool {
         switch (state.toMany[slot], other.toMany[slot]) {
         case (.loaded(let mine), .loaded(let theirs)):
-            let isOrdered = state.mapping?.toManyRelationships[slot].description.isOrdered == true
+            let isOrdered = state.mapping?.toManyIsOrdered[slot] == true
             return isOrdered ? mine == theirs : Set(mine) == Set(theirs)
         default:
             let mine = state.changedToMany[slot], theirs = other.changedToMany[slot]

@@ -30,7 +30,7 @@ struct OwnChanges {
             let lost = now.removed.filter { !before.removed.contains($0) } + before.added.filter { !now.added.contains($0) }
             if !gained.isEmpty { added[slot] = gained }
             if !lost.isEmpty { removed[slot] = lost }
-            guard state.mapping?.toManyRelationships[slot].description.isOrdered == true,
+            guard state.mapping?.toManyIsOrdered[slot] == true,
                 case .loaded(let order) = state.toMany[slot]
             else { continue }
             if let baseline, case .loaded(let baseOrder) = baseline.toMany[slot], baseOrder == order { continue }

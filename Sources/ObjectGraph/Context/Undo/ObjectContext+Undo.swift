@@ -53,7 +53,7 @@ extension ObjectContext {
         of state: ObjectState, slot: Int, added: [ObjectID], removed: [ObjectID], order: OrderedSet<ObjectID>? = nil
     ) {
         guard let group = undo?.recordingGroup(), let object = state.object else { return }
-        let isOrdered = state.mapping?.toManyRelationships[slot].description.isOrdered == true
+        let isOrdered = state.mapping?.toManyIsOrdered[slot] == true
         group.withRecord(of: object) { record in
             if isOrdered, let order, record.orders[slot] == nil {
                 record.orders[slot] = order.compactMap { self.object(with: $0) }
@@ -118,7 +118,7 @@ extension ObjectContext {
             guard change.added.isEmpty, change.removed.isEmpty else { return }
             // An empty change of an ordered relationship is a change of order, unless the saved
             // order is back.
-            if mapping.toManyRelationships[slot].description.isOrdered {
+            if mapping.toManyIsOrdered[slot] {
                 guard let saved = change.savedOrder, case .loaded(let members) = state.toMany[slot], members == saved else { return }
             }
         }

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 // The SQL of the string predicates of `Model/Predicates/StringPredicateExpressions.swift`:
 // Foundation's own comparisons, called from SQL (see `SQLFunction`).
