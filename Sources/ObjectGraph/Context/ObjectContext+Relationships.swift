@@ -168,10 +168,11 @@ extension ObjectContext {
         markUpdated(owner, property: owner.entity.layout.toManyProperties[slot])
     }
 
-    /// The members of an ordered, loaded to-many relationship, before a change; nil for another
-    /// relationship (no order to keep), which costs a member change one test.
+    /// The members of an ordered, loaded to-many relationship before a change, for an undo to put
+    /// them back in order and tell when they are as saved; nil without an undo manager (which
+    /// costs a member change one test), or for another relationship (no order to keep).
     private func orderBeforeChange(of state: ObjectState, slot: Int) -> OrderedSet<ObjectID>? {
-        guard state.mapping?.toManyIsOrdered[slot] == true, case .loaded(let members) = state.toMany[slot] else {
+        guard undo != nil, state.mapping?.toManyIsOrdered[slot] == true, case .loaded(let members) = state.toMany[slot] else {
             return nil
         }
         return members

@@ -132,13 +132,18 @@ extension String {
 
     /// Whether UTF-8 `bytes` hold a byte from 0xCC up (a scalar from U+0300, which may compose
     /// with what precedes it). ASCII is skipped eight bytes at a time.
+    @inline(__always)
     private static func holdsScalarsFromU0300(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let raw = UnsafeRawBufferPointer(bytes)
         var offset = 0
         while offset + 8 <= raw.count, raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
             offset += 8
         }
-        return raw[offset...].contains { $0 >= 0xCC }
+        while offset < raw.count {
+            if raw[offset] >= 0xCC { return true }
+            offset += 1
+        }
+        return false
     }
 }
 
