@@ -1,4 +1,5 @@
 import Foundation
+import MoodyModel
 import ObjectGraph
 import Testing
 
@@ -17,6 +18,26 @@ import Testing
         #expect(answers.agree && answers.sql == [0], "\(answers)")
         let listed = try ProbeAnswers.of(#Predicate { ["a", composed].contains($0.name) }, in: container)
         #expect(listed.agree && listed.sql == [0], "\(listed)")
+    }
+
+    /// Text is stored precomposed and compared by its bytes, so an index on a text attribute (a
+    /// country's unique name) serves equality, ranges and sorts as on any other column.
+    @Test func anIndexOnATextAttributeServesEqualityRangesAndSorts() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let (_, _, spain) = try makeEurope(in: context)
+        spain.name = "Espan\u{303}a"
+        try context.save()
+        let composed = "Espa\u{F1}a"
+        let equal = FetchDescriptor<Country>(predicate: #Predicate { $0.name == composed })
+        #expect(try container.newBackgroundContext().fetch(equal).map(\.objectID) == [spain.objectID])
+        let equalPlan = try context.queryPlan(for: equal)
+        #expect(equalPlan.contains { $0.contains("USING") && $0.contains("INDEX") && $0.contains("name=?") }, "\(equalPlan)")
+
+        let range = try context.queryPlan(for: FetchDescriptor<Country>(predicate: #Predicate { $0.name >= "E" && $0.name < "G" }))
+        #expect(range.contains { $0.contains("INDEX") && $0.contains("name>? AND name<?") }, "\(range)")
+        let sorted = try context.queryPlan(for: FetchDescriptor<Country>(sortBy: [SortDescriptor(\.name)]))
+        #expect(sorted.contains { $0.contains("INDEX") } && !sorted.contains { $0.contains("TEMP B-TREE") }, "\(sorted)")
     }
 
     @Test func canonicallyEquivalentTextIsEqualThroughRelationships() throws {

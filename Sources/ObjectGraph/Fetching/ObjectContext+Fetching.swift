@@ -145,6 +145,10 @@ struct FetchQuery<T: Entity> {
         try run { try context.store.reader.keys(sql(.keys, limit: limit, offset: offset, excluding: [])) }
     }
 
+    func queryPlan(limit: Int?, offset: Int) throws -> [String] {
+        try run { try context.store.reader.queryPlan(sql(.rows, limit: limit, offset: offset, excluding: [])) }
+    }
+
     func count(excluding: [ObjectID]) throws -> Int {
         try run { try context.store.reader.count(sql(.count, limit: nil, offset: 0, excluding: excluding)) }
     }

@@ -128,6 +128,14 @@ struct RowReader {
         }
     }
 
+    /// How SQLite plans a query: the `detail` of each line of `EXPLAIN QUERY PLAN`.
+    func queryPlan(_ query: SQLFragment) throws -> [String] {
+        try read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + query.sql, arguments: StatementArguments(query.arguments))
+                .map { $0["detail"] }
+        }
+    }
+
     /// The number a `SELECT COUNT(*)` query returns.
     func count(_ query: SQLFragment) throws -> Int {
         try read { db in
