@@ -149,18 +149,14 @@ extension PredicateExpressions.Filter: SQLTranslatable {
 extension PredicateExpressions.SequenceStartsWith: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
         try translator.requireText(Base.Output.self, "starts(with:)")
-        let text = try translator.scalar(of: base, "starts(with:)"), prefix = try translator.scalar(of: self.prefix, "starts(with:)")
-        return .scalar(
-            PredicateTranslator.Scalar(sql: SQLFunction.startsWith(text.sql, prefix.sql), traits: .strict(text.traits, prefix.traits)))
+        return try translator.textFunction(.startsWith, base, prefix, "starts(with:)")
     }
 }
 
 extension PredicateExpressions.CollectionContainsCollection: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
         try translator.requireText(Base.Output.self, "contains")
-        let text = try translator.scalar(of: base, "contains"), other = try translator.scalar(of: self.other, "contains")
-        return .scalar(
-            PredicateTranslator.Scalar(sql: SQLFunction.contains(text.sql, other.sql), traits: .strict(text.traits, other.traits)))
+        return try translator.textFunction(.contains, base, other, "contains")
     }
 }
 

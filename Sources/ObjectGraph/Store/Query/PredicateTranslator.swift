@@ -146,6 +146,14 @@ struct PredicateTranslator {
         try scalar(translate(expression), role)
     }
 
+    /// One of the text functions (``SQLFunction/contains``, ``SQLFunction/startsWith``, the
+    /// case-insensitive ones) applied to two operands translated from `first` and `second`:
+    /// Swift's own `String` code, run by SQLite; NULL when either is nil.
+    mutating func textFunction(_ function: SQLFunction, _ first: Any, _ second: Any, _ role: String) throws -> Operand {
+        let a = try scalar(of: first, role), b = try scalar(of: second, role)
+        return .scalar(Scalar(sql: function(a.sql, b.sql), traits: .strict(a.traits, b.traits)))
+    }
+
     /// Notes that the condition reads property `index` of `mapping`'s entity.
     mutating func read(_ index: Int, of mapping: EntityMapping) {
         reads.read(index, of: mapping)

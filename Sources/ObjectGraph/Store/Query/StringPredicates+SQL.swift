@@ -5,42 +5,26 @@ import Foundation
 
 extension CaseInsensitiveCompareExpression: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
-        try caseInsensitiveComparison(root, other, &translator)
+        try translator.textFunction(.caseInsensitiveCompare, root, other, "caseInsensitiveCompare")
     }
 }
 
 extension CaseInsensitiveContainsExpression: SQLTranslatable {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
-        try caseInsensitiveContainment(root, other, &translator)
+        try translator.textFunction(.localizedStandardContains, root, other, "localizedStandardContains")
     }
-}
-
-/// -1, 0 or 1 like `ComparisonResult`, compared without case.
-private func caseInsensitiveComparison(_ root: Any, _ other: Any, _ translator: inout PredicateTranslator) throws
-    -> PredicateTranslator.Operand
-{
-    let l = try translator.scalar(of: root, "caseInsensitiveCompare"), r = try translator.scalar(of: other, "caseInsensitiveCompare")
-    return .scalar(PredicateTranslator.Scalar(sql: SQLFunction.caseInsensitiveCompare(l.sql, r.sql), traits: .strict(l.traits, r.traits)))
-}
-
-private func caseInsensitiveContainment(_ root: Any, _ other: Any, _ translator: inout PredicateTranslator) throws
-    -> PredicateTranslator.Operand
-{
-    let l = try translator.scalar(of: root, "localizedStandardContains"), r = try translator.scalar(of: other, "localizedStandardContains")
-    return .scalar(
-        PredicateTranslator.Scalar(sql: SQLFunction.localizedStandardContains(l.sql, r.sql), traits: .strict(l.traits, r.traits)))
 }
 
 #if canImport(Darwin)
     extension PredicateExpressions.StringCaseInsensitiveCompare: SQLTranslatable {
         func translate(_ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
-            try caseInsensitiveComparison(root, other, &translator)
+            try translator.textFunction(.caseInsensitiveCompare, root, other, "caseInsensitiveCompare")
         }
     }
 
     extension PredicateExpressions.StringLocalizedStandardContains: SQLTranslatable {
         func translate(_ translator: inout PredicateTranslator) throws -> PredicateTranslator.Operand {
-            try caseInsensitiveContainment(root, other, &translator)
+            try translator.textFunction(.localizedStandardContains, root, other, "localizedStandardContains")
         }
     }
 #endif
