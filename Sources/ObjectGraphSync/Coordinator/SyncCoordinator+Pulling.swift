@@ -41,12 +41,10 @@ extension SyncCoordinator {
                 let cursor = page.cursor
                 readAhead = Task { try await remote.changes(zone: zone, since: cursor, limit: limit) }
             }
-            for processor in processors {
-                try await processor.processRemoteChanges(page.changes, in: self)
+            try await applySettingAside(page.changes) { client in
+                client.feedCursor = page.cursor.description
+                if !page.hasMore && client.isRefetching { try finishRefetch(client) }
             }
-            client.feedCursor = page.cursor.description
-            if !page.hasMore && client.isRefetching { try finishRefetch(client) }
-            try save()
             if !page.hasMore {
                 status.update { $0.hasUnreadServerChanges = false }
                 return
@@ -114,7 +112,11 @@ extension SyncCoordinator {
                 try applyLink(record, owner: owner, membership: membership, state: state, states: &states)
                 continue
             }
-            guard let shape = model.shape(forRecordType: record.entity) else { continue }
+            guard let shape = model.shape(forRecordType: record.entity) else {
+                refusedWhileApplying[RecordVersion(record)] = Refusal(
+                    field: nil, reason: "Record \(record.entity) \(record.id): this version of the app does not sync \(record.entity)")
+                continue
+            }
             if let state, state.isUnconfirmed { state.isUnconfirmed = false }
             // Older than what was applied, or than the version this device's own push or a
             // conflict's answer made known: a newer whole record follows in the feed.
@@ -137,10 +139,21 @@ extension SyncCoordinator {
                 try dropPendingLinks(from: record.id)
                 continue
             }
-            let object = try self.object(withGlobalID: record.id, of: shape) ?? insertMirroring(shape, globalID: record.id)
+            let existing = try self.object(withGlobalID: record.id, of: shape)
+            let object = existing ?? insertMirroring(shape, globalID: record.id)
             let recordState = try state ?? newState(record.id, entity: shape.entityName, into: &states)
             let pending = Self.split(recordState.pendingProperties)
-            try write(record.fields, into: object, shape: shape, recordID: record.id, skipping: pending)
+            do {
+                try write(record.fields, into: object, shape: shape, recordID: record.id, skipping: pending)
+            } catch SyncError.invalidRecord(_, record.id, let field, let reason) where existing == nil && state == nil {
+                // A new record that does not fit: it is left out, as if never read (one this device
+                // has, half written, makes the page be applied again without it).
+                unwindInsertion(of: object, state: recordState)
+                states[record.id] = nil
+                refusedWhileApplying[RecordVersion(record)] = Refusal(
+                    field: field, reason: "\(SyncError.invalidRecord(recordType: record.entity, recordID: record.id, field: field, reason: reason))")
+                continue
+            }
             var shadow = try Self.fields(recordState.shadow)
             for field in shape.fields where !pending.contains(field.property) {
                 if let value = record.fields[field.name] { shadow[field.name] = value }
@@ -150,6 +163,17 @@ extension SyncCoordinator {
             if !recordState.isPending { recordState.baseVersion = record.version }
             try resolvePendingLinks(to: record.id, object: object)
         }
+    }
+
+    /// Takes back the insertion of a record's object and state, and the links it left waiting.
+    private func unwindInsertion(of object: any Entity, state: SyncRecordState) {
+        let id = object.objectGlobalID
+        mirrored.inserted.remove(id)
+        mirrored.written[id] = nil
+        known.gone(id, entity: object.objectID.entityName)
+        context.delete(object)
+        context.delete(state)
+        try? dropPendingLinks(from: id)
     }
 
     /// Reads set-wise what applying `changes` looks up and writes: the objects of their records,

@@ -34,7 +34,7 @@ public actor SyncCoordinator {
     /// The sync's own entities, which the container's schema must include: the records' states, the
     /// client's state, the pushes in flight and the links waiting for their target.
     public static let entities: [any Entity.Type] = [
-        SyncRecordState.self, ClientState.self, OutboxBatch.self, PendingLink.self
+        SyncRecordState.self, ClientState.self, OutboxBatch.self, PendingLink.self, SetAsideEntry.self
     ]
 
     /// The name of the coordinator's context: the author of its saves in the history and in every
@@ -80,6 +80,13 @@ public actor SyncCoordinator {
     /// The synced objects looked up since the last save, and the pending links read.
     var known = KnownObjects()
     var pendingLinks = PendingLinkIndex()
+    /// The IDs of the set-aside records (see ``SetAsideRecord``), as saved; nil until read.
+    var setAside: Set<UUID>?
+    /// The records the processors left out of the page being applied, and why.
+    var refusedWhileApplying: [RecordVersion: Refusal] = [:]
+    /// Whether the next cycle applies the set-aside records again: the first one of a coordinator
+    /// and after each start, so that an upgrade of the app that accepts them applies them.
+    private var retriesSetAside = true
 
     /// A coordinator of `container`'s objects of `types` with the server `remote`.
     ///
@@ -134,6 +141,7 @@ public actor SyncCoordinator {
             if save.author != Self.author { appSaved.request() }
         }
         scansFully = true
+        retriesSetAside = true
         status.update {
             $0.activity = .idle; $0.lastError = nil; $0.nextRetry = nil
         }
@@ -178,14 +186,8 @@ public actor SyncCoordinator {
     /// Runs one cycle after the one under way, if any: cycles never overlap. Without `pushing`, the
     /// cycle only reads the feed (see ``CoordinatorWake``).
     private func runCycle(pushing: Bool = true) async throws {
-        let previous = lastCycle
-        let cycle = Task {
-            _ = try? await previous?.value
-            try await self.cycle(pushing: pushing)
-        }
-        lastCycle = cycle
         do {
-            try await cycle.value
+            try await exclusively { sync in try await sync.cycle(pushing: pushing) }
             failedCycles = 0
             retry?.cancel()
             retry = nil
@@ -219,6 +221,10 @@ public actor SyncCoordinator {
                 throw error
             }
         } while again
+        if retriesSetAside {
+            retriesSetAside = false
+            try await applySetAsideAgain()
+        }
         let pending = try pendingCount()
         let date = Date()
         if pending == 0 {
@@ -232,6 +238,26 @@ public actor SyncCoordinator {
             status.nextRetry = nil
             status.pendingChanges = pending
             if pending == 0 { status.lastSuccessfulSync = date }
+        }
+    }
+
+    /// Runs `work` on the sync context after the cycle under way, if any, and before the next:
+    /// cycles, and the calls that change the sync context from outside, never overlap.
+    func exclusively(_ work: @escaping @Sendable (isolated SyncCoordinator) async throws -> Void) async throws {
+        let previous = lastCycle
+        let task = Task {
+            _ = try? await previous?.value
+            try await work(self)
+        }
+        lastCycle = task
+        try await task.value
+    }
+
+    /// Waits until no cycle runs: what follows, with no suspension, cannot meet one halfway.
+    func waitForCycles() async {
+        while let cycle = lastCycle {
+            _ = try? await cycle.value
+            if lastCycle == cycle { return }
         }
     }
 
@@ -268,7 +294,7 @@ public actor SyncCoordinator {
 
     /// Forgets every object the sync context holds, and its unsaved changes; the next cycle scans
     /// every processor's predicate again.
-    private func forgetHeldObjects() {
+    func forgetHeldObjects() {
         scansFully = true
         changedObjects = []
         context.reset()

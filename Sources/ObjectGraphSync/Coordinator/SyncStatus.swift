@@ -40,6 +40,11 @@ public struct SyncStatus: Sendable, Equatable {
     /// pull reads the feed to its end, true when the live route announces more (until they are
     /// read) or ``SyncCoordinator/checkStatus()`` finds some; nil before any look.
     public var hasUnreadServerChanges: Bool?
+    /// How many records of the feed this device set aside because it could not apply them (see
+    /// ``SetAsideRecord``): the rest of the zone goes on without them.
+    public var setAsideRecords = 0
+    /// Why the latest record was set aside, naming its entity, property and value; nil when none is.
+    public var lastSetAsideReason: String?
 }
 
 /// A ``SyncStatus`` that changes: `Observable` (a SwiftUI view that reads ``current`` redraws

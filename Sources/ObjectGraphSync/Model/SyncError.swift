@@ -15,9 +15,11 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The server answered with an error this client cannot act on; the error body's code and
     /// message.
     case server(SyncErrorBody.Code, String)
-    /// A record from the server does not fit the local model (a field of the wrong form, say). The
-    /// page that holds it is not applied.
+    /// A record from the server does not fit the local model (a field of the wrong form, say). It
+    /// is set aside (see ``SetAsideRecord``) and the rest of its page applied.
     case invalidRecord(recordType: String, recordID: UUID, field: String?, reason: String)
+    /// No record is set aside under this ID (see ``SetAsideRecord``).
+    case notSetAside(UUID)
     /// The local store refused an operation of the sync.
     case store(ObjectGraphError)
     /// The coordinator was stopped while the call waited.
@@ -31,6 +33,7 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .server(code, message): "The sync server answered \(code.rawValue): \(message)"
         case let .invalidRecord(recordType, recordID, field, reason):
             "Record \(recordType) \(recordID)\(field.map { " field \($0)" } ?? "") does not fit the model: \(reason)"
+        case .notSetAside(let id): "No record is set aside under the ID \(id)"
         case .store(let error): "The local store refused the sync's change: \(error)"
         case .stopped: "The sync coordinator was stopped"
         }
