@@ -87,6 +87,18 @@ struct RowReader {
         }
     }
 
+    /// Reads the rows whose column `column` holds one of `values`, a query per chunk of them.
+    func forEachRow(whereColumn column: String, isIn values: [StoredValue], mapping: EntityMapping, _ body: (CurrentRow) throws -> Void) throws {
+        try read { db in
+            for chunk in values.chunks(ofCount: SQL.inlineListLimit) {
+                let list = SQL.list(chunk.map(\.databaseValue))
+                let statement = try db.cachedStatement(
+                    sql: "SELECT \(mapping.selectList) FROM \(mapping.table) AS t0 WHERE t0.\(SQL.quote(column)) IN " + list.sql)
+                try ObjectRows(mapping: mapping).forEach(statement, arguments: list.arguments, body)
+            }
+        }
+    }
+
     /// A row's global ID; nil if the row does not exist.
     func globalID(key: Int64, mapping: EntityMapping) throws -> UUID? {
         try read { db in

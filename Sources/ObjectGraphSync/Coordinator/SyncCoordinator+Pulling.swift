@@ -118,6 +118,8 @@ extension SyncCoordinator {
                 continue
             }
             if let state, state.isUnconfirmed { state.isUnconfirmed = false }
+            // A record merged into another, which holds its unique value: it is that one now.
+            if aliases[record.id] != nil { continue }
             // Older than what was applied, or than the version this device's own push or a
             // conflict's answer made known: a newer whole record follows in the feed.
             if let state, record.version <= state.feedVersion || record.version < (state.baseVersion ?? 0) { continue }
@@ -138,6 +140,18 @@ extension SyncCoordinator {
                 states[record.id] = nil
                 try dropPendingLinks(from: record.id)
                 continue
+            }
+            var losers: [any Entity] = []
+            if !shape.uniqueFields.isEmpty {
+                switch try uniqueClash(of: record, shape: shape) {
+                case .recordMerges(let survivor)?:
+                    try merge(record, shape: shape, into: survivor)
+                    continue
+                case .recordSurvives(let others)?:
+                    losers = others
+                case nil:
+                    break
+                }
             }
             let existing = try self.object(withGlobalID: record.id, of: shape)
             let object = existing ?? insertMirroring(shape, globalID: record.id)
@@ -162,6 +176,10 @@ extension SyncCoordinator {
             recordState.feedVersion = record.version
             if !recordState.isPending { recordState.baseVersion = record.version }
             try resolvePendingLinks(to: record.id, object: object)
+            if !shape.uniqueFields.isEmpty {
+                for loser in losers { try merge(loser, shape: shape, into: object) }
+                noteUniqueValues(of: object, shape: shape)
+            }
         }
     }
 
@@ -202,6 +220,7 @@ extension SyncCoordinator {
                 globalIDs[destination, default: []].append(target)
             }
         }
+        try loadAliases(of: linkEnds + globalIDs.values.joined())
         try loadPendingLinks(of: linkEnds)
         for id in linkEnds {
             for link in pendingLinks.links(to: id) { globalIDs[link.sourceEntity, default: []].append(link.sourceID) }
@@ -209,6 +228,7 @@ extension SyncCoordinator {
         for (entity, ids) in globalIDs {
             if let shape = model.shape(forEntity: entity) { try prefetch(ids, of: shape) }
         }
+        try loadUniqueHolders(of: changes)
     }
 
     /// Writes fields into an object, but those of the properties in `skipped`: attributes in their
@@ -242,7 +262,7 @@ extension SyncCoordinator {
                         recordType: shape.recordType, recordID: recordID, field: field.name,
                         reason: "'\(text)' is not a record's ID")
                 }
-                if let target = try self.object(withGlobalID: targetID, of: destination) {
+                if let target = try self.object(withGlobalID: aliases[targetID] ?? targetID, of: destination) {
                     try shape.link(object, field, to: target)
                 } else {
                     // A child before its parent: linked when the parent arrives.

@@ -34,7 +34,7 @@ public actor SyncCoordinator {
     /// The sync's own entities, which the container's schema must include: the records' states, the
     /// client's state, the pushes in flight and the links waiting for their target.
     public static let entities: [any Entity.Type] = [
-        SyncRecordState.self, ClientState.self, OutboxBatch.self, PendingLink.self, SetAsideEntry.self
+        SyncRecordState.self, ClientState.self, OutboxBatch.self, PendingLink.self, SetAsideEntry.self, MergedRecord.self
     ]
 
     /// The name of the coordinator's context: the author of its saves in the history and in every
@@ -80,6 +80,12 @@ public actor SyncCoordinator {
     /// The synced objects looked up since the last save, and the pending links read.
     var known = KnownObjects()
     var pendingLinks = PendingLinkIndex()
+    /// The objects that hold the unique values of the page being applied, by value.
+    var uniqueHolders: [UniqueKey: [any Entity]] = [:]
+    /// Records merged into others (loser to survivor), as read for the page being applied.
+    var aliases: [UUID: UUID] = [:]
+    /// Whether the store keeps any merged record; nil until looked.
+    var hasMergedRecords: Bool?
     /// The IDs of the set-aside records (see ``SetAsideRecord``), as saved; nil until read.
     var setAside: Set<UUID>?
     /// The records the processors left out of the page being applied, and why.
@@ -437,6 +443,8 @@ public actor SyncCoordinator {
         mirrored = MirroredChanges()
         known = KnownObjects()
         pendingLinks = PendingLinkIndex()
+        uniqueHolders = [:]
+        aliases = [:]
     }
 }
 

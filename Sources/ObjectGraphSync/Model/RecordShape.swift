@@ -45,6 +45,11 @@ struct RecordShape: Sendable {
     let configuration: SyncConfiguration
     let fields: [Field]
     let memberships: [Membership]
+    /// The synced attributes that are unique: two records with one value merge (see
+    /// ``SyncCoordinator``'s unique attributes).
+    let uniqueFields: [Field]
+    /// Every to-many relationship: a merged object's members move to the survivor.
+    let toManyRelationships: [String]
     private let fieldsByName: [String: Field]
     private let fieldsByProperty: [String: Field]
 
@@ -109,6 +114,9 @@ struct RecordShape: Sendable {
         self.configuration = configuration
         self.fields = fields
         self.memberships = memberships
+        let unique = Set(description.attributes.filter(\.isUnique).map(\.name))
+        self.uniqueFields = fields.filter { unique.contains($0.property) }
+        self.toManyRelationships = description.relationships.filter(\.isToMany).map(\.name)
         self.fieldsByName = byName
         self.fieldsByProperty = Dictionary(uniqueKeysWithValues: fields.map { ($0.property, $0) })
     }
