@@ -141,12 +141,15 @@ extension SyncCoordinator {
                 try dropPendingLinks(from: record.id)
                 continue
             }
-            var losers: [any Entity] = []
+            var losers: [any Entity] = [], yieldsTo: (any Entity)?
             if !shape.uniqueFields.isEmpty {
                 switch try uniqueClash(of: record, shape: shape) {
-                case .recordMerges(let survivor)?:
-                    try merge(record, shape: shape, into: survivor)
-                    continue
+                case .recordYields(let survivor)?:
+                    if case .merge = shape.configuration.uniqueClashPolicy {
+                        try merge(record, shape: shape, into: survivor)
+                        continue
+                    }
+                    yieldsTo = survivor  // renamed once written
                 case .recordSurvives(let others)?:
                     losers = others
                 case nil:
@@ -177,7 +180,13 @@ extension SyncCoordinator {
             if !recordState.isPending { recordState.baseVersion = record.version }
             try resolvePendingLinks(to: record.id, object: object)
             if !shape.uniqueFields.isEmpty {
-                for loser in losers { try merge(loser, shape: shape, into: object) }
+                for loser in losers where try !rename(loser, shape: shape, clashingWith: object) {
+                    try merge(loser, shape: shape, into: object)
+                }
+                if let survivor = yieldsTo, try !rename(object, shape: shape, clashingWith: survivor) {
+                    try merge(object, shape: shape, into: survivor)
+                    continue
+                }
                 noteUniqueValues(of: object, shape: shape)
             }
         }

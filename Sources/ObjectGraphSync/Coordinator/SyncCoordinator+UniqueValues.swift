@@ -22,10 +22,10 @@ extension SyncCoordinator {
 
     /// What a record's unique values meet here.
     enum UniqueClash {
-        /// The record survives; these objects holding its values merge into it once it is applied.
+        /// The record survives; these objects holding its values give way once it is applied.
         case recordSurvives([any Entity])
-        /// The record merges into this object, which holds one of its values and survives.
-        case recordMerges(into: any Entity)
+        /// The record gives way to this object, which holds one of its values and survives.
+        case recordYields(to: any Entity)
     }
 
     /// Reads set-wise the objects that hold the unique values of `changes`' records: one query per
@@ -82,8 +82,29 @@ extension SyncCoordinator {
         }
         guard !holders.isEmpty else { return nil }
         let smallest = holders.min { $0.key.uuidString < $1.key.uuidString }
-        if let smallest, smallest.key.uuidString < record.id.uuidString { return .recordMerges(into: smallest.value) }
+        if let smallest, smallest.key.uuidString < record.id.uuidString { return .recordYields(to: smallest.value) }
         return .recordSurvives(Array(holders.values))
+    }
+
+    /// Gives the unique values `survivor` holds a new value in `loser`, as the entity's
+    /// ``UniqueClashPolicy/keepBoth(renaming:)`` makes it: a change of this device, sent like the
+    /// app's own. Returns false when an attribute that clashes is not text (the loser merges then).
+    func rename(_ loser: any Entity, shape: RecordShape, clashingWith survivor: any Entity) throws -> Bool {
+        guard case .keepBoth(let renaming) = shape.configuration.uniqueClashPolicy else { return false }
+        var renamed: [(String, StoredValue)] = []
+        for field in shape.uniqueFields {
+            let value = try storeCall { try loser.storedValue(forKey: field.property) }
+            guard value != .null, try storeCall({ try survivor.storedValue(forKey: field.property) }) == value else { continue }
+            guard case .text(let text) = value else { return false }
+            renamed.append((field.property, .text(renaming(text, loser.objectGlobalID))))
+        }
+        for (property, value) in renamed {
+            try storeCall { try loser.setStoredValue(value, forKey: property) }
+            // Not the server's value: recorded as this device's change when saved.
+            mirrored.written[loser.objectGlobalID]?.remove(property)
+        }
+        noteUniqueValues(of: loser, shape: shape)
+        return true
     }
 
     /// Merges `record`, whose unique value `survivor` holds, into it: the object this device has of

@@ -45,18 +45,41 @@ public struct SyncConfiguration: Sendable {
     public var conflictPolicy: ConflictPolicy
     /// What settles a deletion on one side against an edit on the other.
     public var deletionRule: DeletionRule
+    /// What settles two records that hold the same value of a unique attribute.
+    public var uniqueClashPolicy: UniqueClashPolicy
 
-    /// A configuration; by default every property syncs under its name and the server wins.
+    /// A configuration; by default every property syncs under its name, the server wins, and
+    /// records with the same unique value merge.
     public init(
         recordType: String? = nil, excluding excludedProperties: Set<String> = [],
         fieldNames: [String: String] = [:], conflictPolicy: ConflictPolicy = .serverWins,
-        deletionRule: DeletionRule = .deletionWins
+        deletionRule: DeletionRule = .deletionWins, uniqueClashPolicy: UniqueClashPolicy = .merge
     ) {
         self.recordType = recordType
         self.excludedProperties = excludedProperties
         self.fieldNames = fieldNames
         self.conflictPolicy = conflictPolicy
         self.deletionRule = deletionRule
+        self.uniqueClashPolicy = uniqueClashPolicy
+    }
+}
+
+/// What settles two records that hold the same value of a unique attribute: a country "France"
+/// made on two devices while offline. Every device decides alike, with no coordination: of the
+/// two, the record with the smaller ID (compared as text) keeps its value.
+public enum UniqueClashPolicy: Sendable {
+    /// The other record merges into it: the members of its to-many relationships move to the
+    /// survivor (every reference to it follows), and it is deleted. The survivor keeps its own
+    /// fields.
+    case merge
+    /// Both stay: the other takes a new value for each text attribute that clashes, which the
+    /// closure makes from the value and the record's ID (the same on every device). An attribute
+    /// of another type merges.
+    case keepBoth(renaming: @Sendable (_ value: String, _ recordID: UUID) -> String)
+
+    /// Both stay; the other's value is followed by the start of its ID: "France (3F2A9C1B)".
+    public static var keepBoth: UniqueClashPolicy {
+        .keepBoth { value, recordID in "\(value) (\(recordID.uuidString.prefix(8)))" }
     }
 }
 

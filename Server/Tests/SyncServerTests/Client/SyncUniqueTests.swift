@@ -5,6 +5,13 @@ import ObjectGraphSync
 import ObjectGraphSyncProtocol
 import Testing
 
+/// A tag whose name is unique, kept twice when two devices make the same one.
+@Entity final class Tag: Syncable {
+    @Attribute(.unique) var name: String
+    init(name: String) { self.name = name }
+    static var syncConfiguration: SyncConfiguration { SyncConfiguration(uniqueClashPolicy: .keepBoth) }
+}
+
 @Suite("Sync client: unique attributes under sync; a value made on two devices converges on one object")
 struct SyncUniqueTests {
     /// A country named `name` under `id`, with a mood, saved on `device`.
@@ -65,6 +72,39 @@ struct SyncUniqueTests {
                     try Self.countries(on: device)["France"]?.moods == ["laptop's", "later on the laptop", "later on the phone", "phone's"])
                 #expect(device.sync.status.current.setAsideRecords == 0)
             }
+        }
+    }
+
+    @Test(
+        "With the keep-both policy, two devices that make the same unique value keep both records everywhere, the one with the larger ID renamed alike on every device",
+        arguments: [true, false])
+    func uniqueClashKeepsBoth(survivorSyncsFirst: Bool) async throws {
+        let server = try await SyncTestServer(.sqlite)
+        let token = try await server.addUser("alice")
+        try await server.run { client in
+            let url = try #require(URL(string: "http://127.0.0.1:\(client.port)"))
+            let devices = try (0..<3).map { _ in
+                let container = try ObjectContainer(
+                    schema: Schema([Tag.self] + SyncCoordinator.entities), configuration: .file(SyncDevice.newStorePath()))
+                return (container, try SyncCoordinator(container: container, remote: HTTPSyncRemote(url: url, token: token), syncing: [Tag.self]))
+            }
+            let low = try #require(UUID(uuidString: "00000000-0000-4000-8000-000000000002"))
+            let high = try #require(UUID(uuidString: "FFFFFFFF-0000-4000-8000-000000000002"))
+            for (index, id) in zip(0..., survivorSyncsFirst ? [low, high] : [high, low]) {
+                let context = devices[index].0.newBackgroundContext()
+                try context.insert(Tag(name: "urgent"), globalID: id)
+                try context.save()
+            }
+            for index in [0, 1, 0, 1, 2] { try await devices[index].1.syncNow() }
+            for (container, sync) in devices {
+                let context = container.newBackgroundContext()
+                let tags = Dictionary(uniqueKeysWithValues: try context.fetch(FetchDescriptor<Tag>()).map { ($0.objectGlobalID, $0.name) })
+                #expect(tags == [low: "urgent", high: "urgent (FFFFFFFF)"], "\(tags)")
+                #expect(sync.status.current.setAsideRecords == 0)
+            }
+            let feed = try await HTTPSyncClient(port: client.port).allChanges("default", token: token)
+            let latest = Dictionary(feed.map { ($0.record.id, $0.record) }, uniquingKeysWith: { $1 })
+            #expect(latest[high]?.fields["name"] == .string("urgent (FFFFFFFF)"), "the device that made it sent the new name")
         }
     }
 }
