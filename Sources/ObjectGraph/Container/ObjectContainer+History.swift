@@ -12,7 +12,9 @@ extension ObjectContainer {
     /// - Parameter request: Which transactions: after a token, by author, entity and date.
     /// - Returns: The transactions, each with its changes (only those of the request's entities, if
     ///   it names some).
-    /// - Throws: ``ObjectGraphError/store(_:)``.
+    /// - Throws: ``ObjectGraphError/Code/historyExpired`` when transactions after the request's
+    ///   token were purged (what they held cannot be read: read the current state instead, as the
+    ///   sync client does); ``ObjectGraphError/store(_:)``.
     public func fetchHistory(_ request: HistoryRequest = HistoryRequest()) throws -> [HistoryTransaction] {
         var filter = StoredHistoryFilter(after: request.token?.sequence ?? 0)
         filter.authors = request.authors
@@ -21,6 +23,8 @@ extension ObjectContainer {
         filter.startDate = request.startDate
         filter.endDate = request.endDate
         filter.limit = request.fetchLimit
+        // A reader that read up to a token must not miss what was purged after it.
+        filter.requiresContinuity = request.token != nil
         let stored: [StoredTransaction]
         do {
             stored = try store.reader.transactions(filter)
@@ -46,8 +50,10 @@ extension ObjectContainer {
         }
     }
 
-    /// Deletes the transactions committed before a date. Readers that have not read them yet (a
-    /// sync layer, another process) never will: keep a margin.
+    /// Deletes the transactions committed before a date, but none that a registered consumer has
+    /// not read (see ``setHistoryPosition(_:ofConsumer:)``): the purge stops at the one furthest
+    /// behind. A reader that did not register and read after a purged transaction gets
+    /// ``ObjectGraphError/Code/historyExpired`` from ``fetchHistory(_:)``, never a silent gap.
     ///
     /// - Returns: The number of transactions deleted.
     /// - Throws: ``ObjectGraphError/store(_:)``.
@@ -59,13 +65,16 @@ extension ObjectContainer {
     /// Deletes the transactions up to and including the one of `token`.
     ///
     /// - Returns: The number of transactions deleted.
-    /// - Throws: ``ObjectGraphError/store(_:)``.
+    /// - Throws: ``ObjectGraphError/Code/historyInUse`` when a registered consumer has not read that
+    ///   far (``ObjectGraphError/historyConsumer`` names it; see ``historyConsumers()``), nothing
+    ///   purged then; ``ObjectGraphError/store(_:)``.
     @discardableResult
     public func purgeHistory(through token: HistoryToken) throws -> Int {
         try purge { try $0.purgeHistory(through: token.sequence, before: nil) }
     }
 
     private func purge(_ body: (RowWriter) throws -> Int) throws -> Int {
+        // (A consumer's refusal is an ObjectGraphError, thrown as it is.)
         do {
             return try store.write { try body($0) }
         } catch let error as StoreError {

@@ -19,7 +19,8 @@ extension ObjectContext {
         mergeIncomingChanges()
         guard let mapping = store.mapping(named: entityName) else { throw ObjectGraphError.unknownEntity(entityName) }
         guard mapping.attributeColumns.contains(attribute) else {
-            throw ObjectGraphError.invalidPropertyAccess(entity: entityName, property: attribute, reason: "the entity has no such attribute")
+            throw ObjectGraphError.invalidPropertyAccess(
+                entity: entityName, property: attribute, reason: "the entity has no such attribute")
         }
         let wanted = Set(values.map(\.precomposed))
         guard !wanted.isEmpty else { return [] }

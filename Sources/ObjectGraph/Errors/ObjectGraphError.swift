@@ -72,13 +72,19 @@ public struct ObjectGraphError: Error, Sendable, Equatable {
         /// zero, nil unwrapped by force, a range whose bounds are out of order
         /// (``ObjectGraphError/reason`` says which). The same whether SQL or memory evaluated it.
         public static let predicateEvaluationFailed = Code("predicateEvaluationFailed")
+        /// The history after a token was purged: what it held cannot be read any more (Core Data's
+        /// expired history token). ``ObjectGraphError/reason`` says how far it was purged.
+        public static let historyExpired = Code("historyExpired")
+        /// A purge of the history would pass a registered consumer's position
+        /// (see ``ObjectContainer/historyConsumers()``); nothing was purged.
+        public static let historyInUse = Code("historyInUse")
 
         /// Every code this version of ObjectGraph throws.
         public static let all: [Code] = [
             .validationFailed, .objectNotFound, .inaccessibleFault, .invalidObjectIDString, .foreignObjectID,
             .schemaMismatch, .invalidModel, .incompatibleStore, .unsupportedPredicate, .conflict, .wrongContext,
             .unknownEntity, .store, .readFailed, .unreadableValue, .invalidBatchOperation, .invalidListMonitor,
-            .invalidPropertyAccess, .migrationFailed, .predicateEvaluationFailed
+            .invalidPropertyAccess, .migrationFailed, .predicateEvaluationFailed, .historyExpired, .historyInUse
         ]
     }
 
@@ -142,6 +148,10 @@ public struct ObjectGraphError: Error, Sendable, Equatable {
         /// nil unwrapped by force, bounds out of order). Swift would trap or throw there; the fetch
         /// throws this instead, and nothing is changed.
         case predicateEvaluationFailed(entity: String, reason: String)
+        /// The transactions after `after` (a token's sequence) were purged, up to `purgedThrough`.
+        case historyExpired(after: Int64, purgedThrough: Int64)
+        /// Purging through `through` would pass `consumer`, registered at `position`.
+        case historyInUse(consumer: String, position: Int64, through: Int64)
     }
 
     /// The failure and its details.
@@ -174,6 +184,8 @@ public struct ObjectGraphError: Error, Sendable, Equatable {
         case .invalidPropertyAccess: .invalidPropertyAccess
         case .migrationFailed: .migrationFailed
         case .predicateEvaluationFailed: .predicateEvaluationFailed
+        case .historyExpired: .historyExpired
+        case .historyInUse: .historyInUse
         }
     }
 
@@ -190,7 +202,7 @@ public struct ObjectGraphError: Error, Sendable, Equatable {
             entity
         case .conflict(let conflicts): conflicts.first?.objectID.entityName
         case .migrationFailed(_, let entity, _, _): entity
-        case .invalidObjectIDString, .schemaMismatch, .invalidModel, .incompatibleStore, .store: nil
+        case .invalidObjectIDString, .schemaMismatch, .invalidModel, .incompatibleStore, .store, .historyExpired, .historyInUse: nil
         }
     }
 
@@ -231,6 +243,7 @@ public struct ObjectGraphError: Error, Sendable, Equatable {
         case .wrongContext(_, let action): action
         case .migrationFailed(_, _, _, let reason): reason
         case .predicateEvaluationFailed(_, let reason): reason
+        case .historyExpired, .historyInUse: description
         default: nil
         }
     }
@@ -321,6 +334,21 @@ public struct ObjectGraphError: Error, Sendable, Equatable {
     /// A predicate could not be evaluated for an object of `entity` (`reason` says why).
     public static func predicateEvaluationFailed(entity: String, reason: String) -> Self {
         Self(.predicateEvaluationFailed(entity: entity, reason: reason))
+    }
+
+    /// For ``Code/historyInUse``: the consumer whose position the purge would pass.
+    public var historyConsumer: String? {
+        if case .historyInUse(let consumer, _, _) = kind { consumer } else { nil }
+    }
+
+    /// The history after a token's transaction was purged, through `purgedThrough`.
+    static func historyExpired(after token: Int64, purgedThrough: Int64) -> Self {
+        Self(.historyExpired(after: token, purgedThrough: purgedThrough))
+    }
+
+    /// Purging through `through` would pass `consumer`'s position.
+    static func historyInUse(consumer: String, position: Int64, through: Int64) -> Self {
+        Self(.historyInUse(consumer: consumer, position: position, through: through))
     }
 
     /// For ``Code/migrationFailed``: the name of the stage that failed.
@@ -468,6 +496,12 @@ extension ObjectGraphError: CustomStringConvertible, LocalizedError {
             return "Migration stage \(stage ?? "(unnamed)") failed\(place): \(reason)"
         case let .predicateEvaluationFailed(entity, reason):
             return "A predicate on \(entity) could not be evaluated: \(reason)"
+        case let .historyExpired(after, purgedThrough):
+            return "The history after transaction \(after) was purged through transaction \(purgedThrough): "
+                + "what it held cannot be read; read the current state instead"
+        case let .historyInUse(consumer, position, through):
+            return "Purging the history through transaction \(through) would pass the consumer '\(consumer)', "
+                + "which has read through transaction \(position); nothing was purged"
         }
     }
 

@@ -32,15 +32,21 @@ struct StoredHistoryFilter {
     var through: Int64?
     /// Leaves out the transactions of this origin (a container's own).
     var excludingOrigin: UUID?
+    /// Whether a purge of transactions after `after` is an error (``ObjectGraphError/Code/historyExpired``)
+    /// rather than a gap the reader does not see.
+    var requiresContinuity = false
 }
 
 /// Reads and purges the persistent history (see ``HistoryTables``).
 extension RowReader {
-    /// The last transaction's sequence number; 0 for none.
+    /// The last transaction's sequence number, purged or not; 0 for none.
     func lastSequence() throws -> Int64 {
-        try read { db in
-            try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(Z_SEQUENCE) FROM \(HistoryTables.transactions)")) ?? 0
-        }
+        try read { db in try HistoryTables.lastSequence(db) }
+    }
+
+    /// The registered consumers of the history, the one furthest behind first.
+    func historyConsumers() throws -> [StoredHistoryConsumer] {
+        try read { db in try HistoryConsumers.all(db) }
     }
 
     /// The transactions matching `filter`, oldest first, with their changes (of the filter's
@@ -54,6 +60,10 @@ extension RowReader {
     }
 
     private static func transactions(_ filter: StoredHistoryFilter, _ db: Database) throws -> [StoredTransaction] {
+        if filter.requiresContinuity {
+            let purged = try HistoryTables.purgedThrough(db)
+            if filter.after < purged { throw ObjectGraphError.historyExpired(after: filter.after, purgedThrough: purged) }
+        }
         var conditions: [SQLFragment] = [SQLFragment("t.Z_SEQUENCE > ?", arguments: [filter.after.databaseValue])]
         if let authors = filter.authors {
             conditions.append("t.Z_AUTHOR IN " + SQL.list(authors.sorted().map(\.databaseValue)))
@@ -115,11 +125,25 @@ extension RowReader {
 }
 
 extension RowWriter {
+    /// Registers or moves a consumer of the history (see ``HistoryConsumers``).
+    func setHistoryConsumer(_ name: String, sequence: Int64) throws {
+        try HistoryConsumers.set(name, sequence: sequence, db)
+    }
+
+    func removeHistoryConsumer(_ name: String) throws {
+        try HistoryConsumers.remove(name, db)
+    }
+
     /// Deletes the transactions up to and including `sequence`, or committed before `date`, with
     /// their changes; returns how many went.
     func purgeHistory(through sequence: Int64?, before date: Date?) throws -> Int {
-        let last: Int64
+        var last: Int64
+        let oldest = try HistoryConsumers.oldest(db)
         if let sequence {
+            // Asked for by token: passing a consumer is refused, naming it.
+            if let oldest, sequence > oldest.sequence {
+                throw ObjectGraphError.historyInUse(consumer: oldest.name, position: oldest.sequence, through: sequence)
+            }
             last = sequence
         } else if let date {
             last =
@@ -131,6 +155,8 @@ extension RowWriter {
         } else {
             return 0
         }
+        // By date: up to the consumer furthest behind at most.
+        if sequence == nil, let oldest { last = min(last, oldest.sequence) }
         // The changes before the first transaction kept; all of them when none is kept.
         try db.execute(
             sql: """

@@ -32,7 +32,27 @@ enum HistoryTables {
     static func areCurrent(_ db: Database) throws -> Bool {
         guard try db.tableExists(transactions), try db.tableExists(changes) else { return false }
         let columns = Set(try db.columns(in: transactions).map(\.name))
-        return columns.contains("Z_ORIGIN") && columns.contains("Z_ENDCHANGE")
+        guard columns.contains("Z_ORIGIN") && columns.contains("Z_ENDCHANGE") else { return false }
+        return try db.tableExists(HistoryConsumers.table)
+    }
+
+    /// The last sequence number given to a transaction, purged or not; 0 before the first.
+    static func lastSequence(_ db: Database) throws -> Int64 {
+        // AUTOINCREMENT keeps the largest number it gave in sqlite_sequence, which a purge leaves.
+        let given = try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = '\(transactions)'"))
+        let kept = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(Z_SEQUENCE) FROM \(transactions)"))
+        return max(given ?? 0, kept ?? 0)
+    }
+
+    /// The last sequence number purged; 0 when none was. Sequences are given without a gap (a
+    /// transaction rolled back gives its number back) and purged from the oldest, so every number
+    /// before the first kept one, or every number given when none is kept, was purged.
+    static func purgedThrough(_ db: Database) throws -> Int64 {
+        if let first = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MIN(Z_SEQUENCE) FROM \(transactions)")) {
+            return first - 1
+        }
+        return try lastSequence(db)
     }
 
     /// Creates what is missing. A store from before the change table gets it; its transaction table
@@ -64,6 +84,7 @@ enum HistoryTables {
                 """)
         if keyedChanges { try rewriteKeyedChanges(db) }
         try db.execute(sql: "CREATE INDEX IF NOT EXISTS Z_TRANSACTION_TIMESTAMP ON \(transactions) (Z_TIMESTAMP)")
+        try HistoryConsumers.create(db)
     }
 
     /// Appends the rows of a change table keyed by transaction in transaction order, and gives each

@@ -88,7 +88,9 @@ struct RowReader {
     }
 
     /// Reads the rows whose column `column` holds one of `values`, a query per chunk of them.
-    func forEachRow(whereColumn column: String, isIn values: [StoredValue], mapping: EntityMapping, _ body: (CurrentRow) throws -> Void) throws {
+    func forEachRow(whereColumn column: String, isIn values: [StoredValue], mapping: EntityMapping, _ body: (CurrentRow) throws -> Void)
+        throws
+    {
         try read { db in
             for chunk in values.chunks(ofCount: SQL.inlineListLimit) {
                 let list = SQL.list(chunk.map(\.databaseValue))

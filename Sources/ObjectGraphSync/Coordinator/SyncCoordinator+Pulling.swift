@@ -168,7 +168,8 @@ extension SyncCoordinator {
                 unwindInsertion(of: object, state: recordState)
                 states[record.id] = nil
                 refusedWhileApplying[RecordVersion(record)] = Refusal(
-                    field: field, reason: "\(SyncError.invalidRecord(recordType: record.entity, recordID: record.id, field: field, reason: reason))")
+                    field: field,
+                    reason: "\(SyncError.invalidRecord(recordType: record.entity, recordID: record.id, field: field, reason: reason))")
                 continue
             }
             var shadow = try Self.fields(recordState.shadow)

@@ -82,7 +82,9 @@ struct SyncStatusTests {
             await phone.sync.start()
             let seen = try await status(of: phone.sync.status) { $0.activity == .idle && $0.setAsideRecords == 1 }
             let reason = try #require(seen.lastSetAsideReason)
-            #expect(reason.contains("Mood") && reason.contains(unfit.uuidString) && reason.contains("rating") && reason.contains("three"), "\(reason)")
+            #expect(
+                reason.contains("Mood") && reason.contains(unfit.uuidString) && reason.contains("rating") && reason.contains("three"),
+                "\(reason)")
             #expect(seen.lastError == nil, "the zone goes on")
             await phone.sync.stop()
             #expect(phone.sync.status.current.setAsideRecords == 1, "stopping does not hide what was set aside")

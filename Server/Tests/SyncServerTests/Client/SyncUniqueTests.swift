@@ -86,7 +86,10 @@ struct SyncUniqueTests {
             let devices = try (0..<3).map { _ in
                 let container = try ObjectContainer(
                     schema: Schema([Tag.self] + SyncCoordinator.entities), configuration: .file(SyncDevice.newStorePath()))
-                return (container, try SyncCoordinator(container: container, remote: HTTPSyncRemote(url: url, token: token), syncing: [Tag.self]))
+                return (
+                    container,
+                    try SyncCoordinator(container: container, remote: HTTPSyncRemote(url: url, token: token), syncing: [Tag.self])
+                )
             }
             let low = try #require(UUID(uuidString: "00000000-0000-4000-8000-000000000002"))
             let high = try #require(UUID(uuidString: "FFFFFFFF-0000-4000-8000-000000000002"))
