@@ -13,6 +13,7 @@ extension SyncCoordinator {
     /// `saving` false, the recording is saved with what the caller saves next (a page of the feed).
     func recordLocalChanges(saving: Bool = true) throws {
         let client = try clientState()
+        if registeredHistoryPosition == nil { try registerHistoryPosition(client.historySequence) }
         let head: Int64
         do {
             head = try container.lastHistoryToken()?.sequence ?? 0
@@ -28,6 +29,14 @@ extension SyncCoordinator {
             let transactions: [HistoryTransaction]
             do {
                 transactions = try container.fetchHistory(request)
+            } catch let error as ObjectGraphError where error.code == .historyExpired {
+                // Purged before the sync read it (by a build that ignores its consumers): the
+                // changes are found from what the sync last knew of each record instead.
+                try recoverPurgedChanges()
+                client.historySequence = head
+                historyPositionToRegister = head
+                if saving { try save() }
+                return
             } catch let error as ObjectGraphError {
                 throw SyncError.store(error)
             }
@@ -45,6 +54,9 @@ extension SyncCoordinator {
             if transactions.count < batchSize {
                 // The transactions after the last one read touched no entity that syncs.
                 client.historySequence = max(client.historySequence, head)
+            }
+            historyPositionToRegister = client.historySequence
+            if transactions.count < batchSize {
                 if saving { try save() }
                 return
             }
@@ -101,6 +113,55 @@ extension SyncCoordinator {
             state.isPending = true
             changedObjects.append(state)
         }
+    }
+
+    /// The name the sync registers as a consumer of the history under: one per zone.
+    var historyConsumerName: String { "\(Self.author).\(zone)" }
+
+    /// Records in the store how far the sync read the history, so that a purge does not pass it.
+    /// Done after the save that moved it: a crash between the two leaves the registered position
+    /// behind, which only holds back a purge.
+    func registerHistoryPosition(_ sequence: Int64) throws {
+        guard sequence != registeredHistoryPosition else { return }
+        try storeCall {
+            try container.setHistoryPosition(sequence > 0 ? HistoryToken(sequence: sequence) : nil, ofConsumer: historyConsumerName)
+        }
+        registeredHistoryPosition = sequence
+    }
+
+    /// Records as pending every local change the history no longer holds: an object with no state
+    /// is new, one whose synced fields differ from what the sync last knew of its record (its
+    /// shadow) is changed, a record whose object is gone was deleted, and memberships are compared
+    /// with those last recorded. Reads every synced object: only after a purge passed the sync.
+    func recoverPurgedChanges() throws {
+        var changes: [LocalChange] = []
+        var present = Set<UUID>()
+        for shape in model.shapes {
+            let objects = try storeCall { try shape.type.allObjects(in: context, batchSize: batchSize) }
+            let states = try recordStates(for: objects.map(\.objectGlobalID))
+            for object in objects {
+                let id = object.objectGlobalID
+                present.insert(id)
+                guard let state = states[id] else {
+                    changes.append(LocalChange(kind: .insert, globalID: id, entityName: shape.entityName, changedKeys: [], object: object))
+                    continue
+                }
+                let known = try Self.fields(state.shadow)
+                var keys = Set(shape.memberships.map(\.property))
+                for field in shape.fields where try shape.value(of: field, in: object) != known[field.name] {
+                    keys.insert(field.property)
+                }
+                changes.append(LocalChange(kind: .update, globalID: id, entityName: shape.entityName, changedKeys: keys, object: object))
+            }
+        }
+        let states = try storeCall { try context.fetch(FetchDescriptor<SyncRecordState>()) }
+        for state in states where !present.contains(state.recordID) && !state.isDeletedLocally {
+            // A record the server has (or that waits to be sent) whose object is gone; a link's
+            // state, or a set-aside record discarded here, names no entity that syncs.
+            guard model.shape(forEntity: state.entityName) != nil, state.baseVersion != nil || state.isPending else { continue }
+            changes.append(LocalChange(kind: .delete, globalID: state.recordID, entityName: state.entityName, changedKeys: [], object: nil))
+        }
+        try record(changes)
     }
 
     /// Gives every object of the entities that sync a pending state, when the client first syncs a

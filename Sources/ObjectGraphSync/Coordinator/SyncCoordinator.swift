@@ -86,6 +86,11 @@ public actor SyncCoordinator {
     var aliases: [UUID: UUID] = [:]
     /// Whether the store keeps any merged record; nil until looked.
     var hasMergedRecords: Bool?
+    /// How far the sync read the history, as registered in the store (see
+    /// ``registerHistoryPosition(_:)``); nil until registered by this coordinator.
+    var registeredHistoryPosition: Int64?
+    /// The position the next save of the sync context records, to register once it is saved.
+    var historyPositionToRegister: Int64?
     /// The IDs of the set-aside records (see ``SetAsideRecord``), as saved; nil until read.
     var setAside: Set<UUID>?
     /// The records the processors left out of the page being applied, and why.
@@ -419,6 +424,7 @@ public actor SyncCoordinator {
             state.historySequence = try container.lastHistoryToken()?.sequence ?? 0
             context.insert(state)
             try adoptExistingObjects()
+            historyPositionToRegister = state.historySequence
             try save()
             return state
         } catch let error as ObjectGraphError {
@@ -435,7 +441,9 @@ public actor SyncCoordinator {
         } catch let error as ObjectGraphError {
             throw SyncError.store(error)
         }
+        let position = historyPositionToRegister
         forgetUnsavedState()
+        if let position { try registerHistoryPosition(position) }
     }
 
     /// Forgets what the coordinator knew of the sync context's unsaved state, at a save or a rollback.
@@ -445,6 +453,7 @@ public actor SyncCoordinator {
         pendingLinks = PendingLinkIndex()
         uniqueHolders = [:]
         aliases = [:]
+        historyPositionToRegister = nil
     }
 }
 
