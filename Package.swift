@@ -100,6 +100,12 @@ let package = Package(
             path: "Tests/ObjectGraphTestProcess",
             swiftSettings: strictSettings
         ),
+        // The sync client's own logic, in process: no server.
+        .testTarget(
+            name: "ObjectGraphSyncTests",
+            dependencies: ["ObjectGraphSync", "ObjectGraph", "ObjectGraphSyncProtocol"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "ObjectGraphTests",
             dependencies: ["ObjectGraph", "MoodyModel", .product(name: "GRDB", package: "GRDB.swift")],

@@ -38,11 +38,9 @@ enum HistoryTables {
 
     /// The last sequence number given to a transaction, purged or not; 0 before the first.
     static func lastSequence(_ db: Database) throws -> Int64 {
-        // AUTOINCREMENT keeps the largest number it gave in sqlite_sequence, which a purge leaves.
-        let given = try Int64.fetchOne(
-            db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = '\(transactions)'"))
-        let kept = try Int64.fetchOne(db.cachedStatement(sql: "SELECT MAX(Z_SEQUENCE) FROM \(transactions)"))
-        return max(given ?? 0, kept ?? 0)
+        // AUTOINCREMENT keeps the largest number it gave in sqlite_sequence (from the first insert
+        // on), which a purge leaves.
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = '\(transactions)'")) ?? 0
     }
 
     /// The last sequence number purged; 0 when none was. Sequences are given without a gap (a

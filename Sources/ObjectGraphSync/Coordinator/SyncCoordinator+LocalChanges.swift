@@ -80,8 +80,12 @@ extension SyncCoordinator {
     func record(_ changes: [LocalChange]) throws {
         guard !changes.isEmpty else { return }
         var states = try recordStates(for: changes.map(\.globalID))
+        var ordered: [ObjectID: (owner: any Entity, lists: Set<RecordShape.OrderedList>)] = [:]
         for change in changes {
             guard let shape = model.shape(forEntity: change.entityName) else { continue }
+            for (owner, list) in try orderedListsTouched(by: change, shape: shape) {
+                ordered[owner.objectID, default: (owner, [])].lists.insert(list)
+            }
             let state: SyncRecordState
             switch change.kind {
             case .insert, .update:
@@ -112,6 +116,10 @@ extension SyncCoordinator {
             state.localRevision += 1
             state.isPending = true
             changedObjects.append(state)
+        }
+        // Last, once every member has its state: the positions of the lists that changed.
+        for (owner, lists) in ordered.values {
+            for list in lists { try recordOrder(of: owner, list) }
         }
     }
 
@@ -147,7 +155,7 @@ extension SyncCoordinator {
                     continue
                 }
                 let known = try Self.fields(state.shadow)
-                var keys = Set(shape.memberships.map(\.property))
+                var keys = Set(shape.memberships.map(\.property) + model.orderedLists(ofOwner: shape.entityName).map(\.relationship))
                 for field in shape.fields where try shape.value(of: field, in: object) != known[field.name] {
                     keys.insert(field.property)
                 }
@@ -181,6 +189,9 @@ extension SyncCoordinator {
                 state.localRevision = 1
                 state.isPending = true
                 if !shape.memberships.isEmpty { try recordMemberships(of: object, shape.memberships, owner: state) }
+            }
+            for list in model.orderedLists(ofOwner: shape.entityName) {
+                for object in objects { try recordOrder(of: object, list) }
             }
         }
     }

@@ -177,6 +177,8 @@ extension SyncCoordinator {
                 if let value = record.fields[field.name] { shadow[field.name] = value }
             }
             recordState.shadow = try Self.data(shadow)
+            try applyPositions(record.fields, of: object, shape: shape, state: recordState, skipping: pending)
+            if !model.orderedLists(ofOwner: shape.entityName).isEmpty { noteListsToSort(of: object, shape: shape) }
             recordState.feedVersion = record.version
             if !recordState.isPending { recordState.baseVersion = record.version }
             try resolvePendingLinks(to: record.id, object: object)

@@ -122,12 +122,19 @@ extension SyncCoordinator {
                     } else if let object {
                         let properties =
                             state.baseVersion == nil ? shape.fields.map(\.property) : Array(Self.split(state.pendingProperties))
-                        let fields = try shape.fields(of: object, properties: properties)
+                        var fields = try shape.fields(of: object, properties: properties)
+                        // Positions in ordered lists: all of them for a new record, else the pending ones.
+                        let positions = shape.positions.map(\.positionProperty)
+                            .filter { state.baseVersion == nil || properties.contains($0) }
+                        fields.merge(try Self.positionFields(of: state, shape: shape, properties: Set(positions))) { $1 }
                         mutations.append(
                             .upsert(
                                 number, entity: shape.recordType, id: state.recordID,
                                 baseVersion: state.baseVersion, fields: fields))
-                        entries.append(OutboxEntry(recordID: state.recordID, revision: state.localRevision, properties: properties))
+                        entries.append(
+                            OutboxEntry(
+                                recordID: state.recordID, revision: state.localRevision,
+                                properties: state.baseVersion == nil ? properties + positions : properties))
                     }
                 }
             }
@@ -304,8 +311,13 @@ extension SyncCoordinator {
             if kept != local { try write([field.name: kept], into: object, shape: shape, recordID: state.recordID, skipping: []) }
             if kept == serverValue { pending.remove(field.property) }
         }
+        // A position both moved: the server's stays (see ``FractionalIndex``).
+        for list in shape.positions where pending.contains(list.positionProperty) && server.fields[list.positionField] != nil {
+            if server.fields[list.positionField] != base[list.positionField] { pending.remove(list.positionProperty) }
+        }
         // The server's other fields, newer than what this device had.
         try write(server.fields, into: object, shape: shape, recordID: state.recordID, skipping: pending)
+        try applyPositions(server.fields, of: object, shape: shape, state: state, skipping: pending)
         state.pendingProperties = Self.joined(pending)
         state.isPending = !pending.isEmpty
         if pending.isEmpty { state.acknowledgedRevision = state.localRevision }

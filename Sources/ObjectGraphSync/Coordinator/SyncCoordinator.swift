@@ -82,6 +82,8 @@ public actor SyncCoordinator {
     var pendingLinks = PendingLinkIndex()
     /// The objects that hold the unique values of the page being applied, by value.
     var uniqueHolders: [UniqueKey: [any Entity]] = [:]
+    /// The ordered lists whose members' positions the sync context changed, to sort before it saves.
+    var listsToSort: Set<ListToSort> = []
     /// Records merged into others (loser to survivor), as read for the page being applied.
     var aliases: [UUID: UUID] = [:]
     /// Whether the store keeps any merged record; nil until looked.
@@ -435,6 +437,7 @@ public actor SyncCoordinator {
     /// Saves the sync context, as the sync, with the reactions of the app's rules to what it
     /// applied recorded as local changes (see ``recordConsequences()``).
     func save() throws {
+        try sortNotedLists()
         if try recordConsequences() { recordedConsequences = true }
         do {
             try context.save()
@@ -453,6 +456,7 @@ public actor SyncCoordinator {
         pendingLinks = PendingLinkIndex()
         uniqueHolders = [:]
         aliases = [:]
+        listsToSort = []
         historyPositionToRegister = nil
     }
 }

@@ -50,6 +50,26 @@ struct RecordShape: Sendable {
     let uniqueFields: [Field]
     /// Every to-many relationship: a merged object's members move to the survivor.
     let toManyRelationships: [String]
+    /// The ordered to-many relationships this entity's objects are members of, through one of
+    /// their references: each member's record carries its position in the owner's list.
+    let positions: [OrderedList]
+
+    /// An ordered to-many relationship whose members point back with a synced reference: the
+    /// order travels as a position field of each member's record (a ``FractionalIndex`` key), so
+    /// that edits of the order on two devices merge.
+    struct OrderedList: Sendable, Hashable {
+        /// The owner's entity and its ordered relationship.
+        let ownerEntity: String
+        let relationship: String
+        /// The members' entity and its reference to the owner.
+        let memberEntity: String
+        let reference: String
+        /// The member record's field that holds its position: the reference's field name and
+        /// `.position`.
+        let positionField: String
+        /// The name under which the position is pending in the member's state (no property has it).
+        var positionProperty: String { reference + "#position" }
+    }
     private let fieldsByName: [String: Field]
     private let fieldsByProperty: [String: Field]
 
@@ -117,6 +137,16 @@ struct RecordShape: Sendable {
         let unique = Set(description.attributes.filter(\.isUnique).map(\.name))
         self.uniqueFields = fields.filter { unique.contains($0.property) }
         self.toManyRelationships = description.relationships.filter(\.isToMany).map(\.name)
+        self.positions = fields.compactMap { field in
+            guard case .reference(let owner) = field.kind,
+                let relationship = description.relationships.first(where: { $0.name == field.property }),
+                let inverse = schema.entities.first(where: { $0.name == owner })?.relationship(named: relationship.inverse),
+                inverse.isToMany, inverse.isOrdered
+            else { return nil }
+            return OrderedList(
+                ownerEntity: owner, relationship: inverse.name, memberEntity: entityName, reference: field.property,
+                positionField: field.name + ".position")
+        }
         self.fieldsByName = byName
         self.fieldsByProperty = Dictionary(uniqueKeysWithValues: fields.map { ($0.property, $0) })
     }

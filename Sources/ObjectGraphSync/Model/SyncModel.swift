@@ -8,6 +8,7 @@ struct SyncModel: Sendable {
     private let byEntity: [String: RecordShape]
     private let byRecordType: [String: RecordShape]
     private let memberships: [String: (owner: RecordShape, membership: RecordShape.Membership)]
+    private let orderedLists: [String: [RecordShape.OrderedList]]
 
     /// The model of `types` in a container of `schema`.
     ///
@@ -45,6 +46,7 @@ struct SyncModel: Sendable {
             }
         }
         self.memberships = memberships
+        self.orderedLists = Dictionary(grouping: shapes.flatMap(\.positions), by: \.ownerEntity)
     }
 
     /// The names of the entities that sync.
@@ -53,6 +55,9 @@ struct SyncModel: Sendable {
     func shape(forEntity name: String) -> RecordShape? { byEntity[name] }
 
     func shape(forRecordType recordType: String) -> RecordShape? { byRecordType[recordType] }
+
+    /// The ordered relationships of `entity` whose order syncs (see ``RecordShape/OrderedList``).
+    func orderedLists(ofOwner entity: String) -> [RecordShape.OrderedList] { orderedLists[entity] ?? [] }
 
     /// The owning entity and the membership of a link record type (`Playlist.tracks`).
     func membership(forRecordType recordType: String) -> (owner: RecordShape, membership: RecordShape.Membership)? {

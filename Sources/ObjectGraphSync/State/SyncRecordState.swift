@@ -42,6 +42,9 @@ public import ObjectGraph
     /// While the zone is read again from its start (the server's answer 410): whether the record
     /// was not seen yet. One still unseen at the end was deleted on the server meanwhile.
     var isUnconfirmed = false
+    /// For a member of ordered relationships: its position in each owner's list, as this device
+    /// has it (JSON, position field to ``FractionalIndex`` key).
+    var positions: Data?
 
     init(entityName: String) {
         self.entityName = entityName

@@ -59,17 +59,15 @@ struct SyncOrderedTests {
         let server = try await SyncTestServer(.sqlite)
         let token = try await server.addUser("alice")
         try await server.run { client in
-            await withKnownIssue("ordered relationships sync without their order") {
-                let stops = ["Vespa", "Pasta", "Aperitivo", "Espresso"]
-                let (devices, trip) = try await Self.devicesWithTrip(stops, port: client.port, token: token)
-                for device in devices { #expect(try device.stops(of: trip) == stops) }
+            let stops = ["Vespa", "Pasta", "Aperitivo", "Espresso"]
+            let (devices, trip) = try await Self.devicesWithTrip(stops, port: client.port, token: token)
+            for device in devices { #expect(try device.stops(of: trip) == stops) }
 
-                let laptop = devices[1]
-                try laptop.trip(trip).stops.reverse()
-                try laptop.context.save()
-                for device in [devices[1], devices[0], devices[2]] { try await device.sync.syncNow() }
-                for device in devices { #expect(try device.stops(of: trip) == stops.reversed()) }
-            }
+            let laptop = devices[1]
+            try laptop.trip(trip).stops.reverse()
+            try laptop.context.save()
+            for device in [devices[1], devices[0], devices[2]] { try await device.sync.syncNow() }
+            for device in devices { #expect(try device.stops(of: trip) == stops.reversed()) }
         }
     }
 
@@ -80,21 +78,19 @@ struct SyncOrderedTests {
         let server = try await SyncTestServer(.sqlite)
         let token = try await server.addUser("alice")
         try await server.run { client in
-            await withKnownIssue("ordered relationships sync without their order") {
-                let (devices, trip) = try await Self.devicesWithTrip(["A", "B", "C", "D"], port: client.port, token: token)
-                let (phone, laptop, tablet) = (devices[0], devices[1], devices[2])
-                // Offline, the phone inserts X after A and moves D to the front; the laptop inserts Y after C.
-                let onPhone = try phone.trip(trip)
-                onPhone.stops.insert(Stop(name: "X"), at: 1)
-                onPhone.stops.insert(onPhone.stops.removeLast(), at: 0)
-                try phone.context.save()
-                let onLaptop = try laptop.trip(trip)
-                onLaptop.stops.insert(Stop(name: "Y"), at: 3)
-                try laptop.context.save()
+            let (devices, trip) = try await Self.devicesWithTrip(["A", "B", "C", "D"], port: client.port, token: token)
+            let (phone, laptop, tablet) = (devices[0], devices[1], devices[2])
+            // Offline, the phone inserts X after A and moves D to the front; the laptop inserts Y after C.
+            let onPhone = try phone.trip(trip)
+            onPhone.stops.insert(Stop(name: "X"), at: 1)
+            onPhone.stops.insert(onPhone.stops.removeLast(), at: 0)
+            try phone.context.save()
+            let onLaptop = try laptop.trip(trip)
+            onLaptop.stops.insert(Stop(name: "Y"), at: 3)
+            try laptop.context.save()
 
-                for device in [phone, laptop, phone, tablet] { try await device.sync.syncNow() }
-                for device in devices { #expect(try device.stops(of: trip) == ["D", "A", "X", "B", "C", "Y"]) }
-            }
+            for device in [phone, laptop, phone, tablet] { try await device.sync.syncNow() }
+            for device in devices { #expect(try device.stops(of: trip) == ["D", "A", "X", "B", "C", "Y"]) }
         }
     }
 }
