@@ -243,4 +243,34 @@ import Testing
         #expect(history.count == 1)
         withExtendedLifetime(observers) {}
     }
+
+    /// On Linux the container hears the store's file change (inotify): another process's save
+    /// reaches it with no timer at all, here one that would poll once an hour (issue 44, point 10).
+    @Test(.timeLimit(.minutes(1)), .enabled(if: Self.watchesFiles))
+    func anotherProcessesSaveWakesAContainerThatDoesNotPoll() async throws {
+        let path = temporaryStorePath()
+        var configuration = StoreConfiguration.file(path)
+        configuration.historyPollingInterval = .seconds(3_600)
+        let container = try ObjectContainer(for: Mood.self, configuration: configuration)
+        let (commits, heard) = AsyncStream<DidSave>.makeStream()
+        let token = container.observeCommits { heard.yield($0) }
+        let result = try runTestProcess(["save-batches", path, "1", "elsewhere"])
+        #expect(result.status == 0, "\(result.errors)")
+        var authors: [String?] = []
+        for await commit in commits {
+            authors.append(commit.author)
+            if commit.author == "process elsewhere" { break }
+        }
+        #expect(authors == ["process elsewhere"])
+        #expect(try container.newBackgroundContext().fetchCount(FetchDescriptor<Mood>()) == 2)
+        withExtendedLifetime(token) {}
+    }
+
+    static var watchesFiles: Bool {
+        #if os(Linux)
+            true
+        #else
+            false
+        #endif
+    }
 }

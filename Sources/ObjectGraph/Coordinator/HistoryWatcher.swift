@@ -29,17 +29,28 @@ final class HistoryWatcher: Sendable {
         }
     }
 
-    /// Looks every `interval` until `coordinator` is released.
+    /// Looks when the store's files change (see ``StoreFileEvents``), a burst of writes making one
+    /// look every few milliseconds at most, until `coordinator` is released; returns the watch of
+    /// the files, which the coordinator keeps. Where the files cannot be watched, looks every
+    /// `interval`.
     ///
     /// The looks run on a dispatch queue of their own, not in a task: a look is a blocking read, and
     /// Swift's cooperative pool (one thread per core) may be held by the application's own
     /// synchronous work for seconds, which would hold back every other writer's changes with it.
-    static func start(for coordinator: StoreCoordinator, every interval: Duration) {
+    static func start(for coordinator: StoreCoordinator, every interval: Duration) -> StoreFileEvents? {
         let queue = DispatchQueue(label: "ObjectGraph.HistoryWatcher", qos: .utility)
         let (seconds, attoseconds) = interval.components
         // In floating point, so that no interval overflows; at least a nanosecond, at most 30 years.
-        let nanoseconds = Double(seconds) * 1e9 + Double(attoseconds) / 1e9
-        scheduleLook(for: coordinator, after: .nanoseconds(Int(min(max(nanoseconds, 1), 1e18))), on: queue)
+        let nanoseconds = Int(min(max(Double(seconds) * 1e9 + Double(attoseconds) / 1e9, 1), 1e18))
+        let looks = LookSchedule(queue: queue, spacing: min(nanoseconds, LookSchedule.burstSpacing))
+        if let events = StoreFileEvents(storePath: coordinator.store.path, onChange: { [weak coordinator] in
+            guard let coordinator else { return }
+            looks.request(for: coordinator)
+        }) {
+            return events
+        }
+        scheduleLook(for: coordinator, after: .nanoseconds(nanoseconds), on: queue)
+        return nil
     }
 
     private static func scheduleLook(
@@ -55,6 +66,47 @@ final class HistoryWatcher: Sendable {
                 // A failed read moved nothing on: the next look reads the same transactions.
             }
             scheduleLook(for: coordinator, after: delay, on: queue)
+        }
+    }
+}
+
+/// The looks that file events ask for: one at a time, a few milliseconds apart at least, so that a
+/// burst of writes (this process's own among them) makes a look or two, not one per write.
+private final class LookSchedule: Sendable {
+    /// The least time between two looks, in nanoseconds.
+    static let burstSpacing = 5_000_000
+
+    private let queue: DispatchQueue
+    private let spacing: Int
+    /// Whether a look is scheduled, and when the last one started.
+    private let state = Locked<(isScheduled: Bool, last: DispatchTime?)>((false, nil))
+
+    init(queue: DispatchQueue, spacing: Int) {
+        self.queue = queue
+        self.spacing = spacing
+    }
+
+    func request(for coordinator: StoreCoordinator) {
+        let deadline: DispatchTime? = state.withLock { state in
+            guard !state.isScheduled else { return nil }
+            state.isScheduled = true
+            let now = DispatchTime.now()
+            guard let last = state.last else { return now }
+            return max(last + .nanoseconds(spacing), now)
+        }
+        guard let deadline else { return }
+        queue.asyncAfter(deadline: deadline) { [weak coordinator] in
+            // Taken off first: a write during the look asks for the next one.
+            self.state.withLock { state in
+                state.isScheduled = false
+                state.last = .now()
+            }
+            guard let coordinator else { return }
+            do {
+                try coordinator.mergeOtherWriters()
+            } catch {
+                // A failed read moved nothing on: the next change reads the same transactions.
+            }
         }
     }
 }

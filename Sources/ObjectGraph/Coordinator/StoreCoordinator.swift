@@ -16,6 +16,8 @@ final class StoreCoordinator: Sendable {
     let commitObservers = Observers<DidSave>()
 
     private let historyWatcher: HistoryWatcher?
+    /// The watch of the store's files that wakes the history watcher; stopped with the coordinator.
+    private let fileEvents = Locked<StoreFileEvents?>(nil)
 
     /// Starts watching the history for other writers' commits when the store is a file and
     /// `interval` is not nil.
@@ -26,7 +28,10 @@ final class StoreCoordinator: Sendable {
         } else {
             historyWatcher = nil
         }
-        if historyWatcher != nil, let interval { HistoryWatcher.start(for: self, every: interval) }
+        if historyWatcher != nil, let interval {
+            let events = HistoryWatcher.start(for: self, every: interval)
+            fileEvents.withLock { $0 = events }
+        }
     }
 
     /// Delivers the transactions other writers committed since the last look to every live

@@ -15,9 +15,13 @@ public struct StoreConfiguration: Sendable {
     /// before it fails with a retryable ``StoreError`` (``StoreError/isRetryable``).
     public var busyTimeout: TimeInterval
 
-    /// How often the container looks for transactions that other processes (or other containers of
-    /// this one) committed to the same file, to merge them into its contexts; nil never looks. A
-    /// look costs one read of an index's last entry when nothing changed. Every 20 milliseconds by
+    /// How soon the container looks for transactions that other processes (or other containers of
+    /// this one) committed to the same file, to merge them into its contexts; nil never looks.
+    ///
+    /// On Linux the container looks when the store's files change (inotify), a burst of writes
+    /// making one look every few milliseconds at most: an idle container costs no CPU at all, and
+    /// the interval is not used. Where the files cannot be watched (other systems, for now), it
+    /// looks every interval, a look costing one read when nothing changed. 20 milliseconds by
     /// default; ignored for in-memory stores, which nobody else can write.
     public var historyPollingInterval: Duration? = .milliseconds(20)
 

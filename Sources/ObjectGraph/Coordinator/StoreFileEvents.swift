@@ -1,0 +1,93 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Tells when a store's files change, so that the container looks for other writers' commits then
+/// instead of on a timer: an idle container costs nothing.
+///
+/// On Linux it watches the store's directory with inotify, for writes to the database file and its
+/// write-ahead log (a commit appends to the log; a checkpoint writes the file), on a thread of its
+/// own that sleeps in `poll` until an event or its stop. Elsewhere there is nothing to watch with
+/// yet, and `init` fails: the container polls instead.
+final class StoreFileEvents: Sendable {
+    #if canImport(Glibc)
+        private let inotify: Int32
+        /// Written to once to stop the thread; read by `poll` along with the events.
+        private let stopPipe: (read: Int32, write: Int32)
+
+        /// Watches the files of the store at `path`; nil when the system cannot (no inotify, its
+        /// limit of watches reached).
+        init?(storePath path: String, onChange: @escaping @Sendable () -> Void) {
+            let url = URL(fileURLWithPath: path)
+            let directory = url.deletingLastPathComponent().path
+            let name = url.lastPathComponent
+            let names: Set<String> = [name, name + "-wal"]
+            let descriptor = inotify_init1(Int32(IN_CLOEXEC))
+            guard descriptor >= 0 else { return nil }
+            let events = UInt32(IN_MODIFY) | UInt32(IN_CLOSE_WRITE) | UInt32(IN_CREATE) | UInt32(IN_MOVED_TO)
+            var pipeDescriptors: [Int32] = [0, 0]
+            guard inotify_add_watch(descriptor, directory, events) >= 0, pipe(&pipeDescriptors) == 0 else {
+                close(descriptor)
+                return nil
+            }
+            inotify = descriptor
+            stopPipe = (pipeDescriptors[0], pipeDescriptors[1])
+            let stop = stopPipe.read
+            let thread = Thread {
+                Self.watch(descriptor, stop: stop, names: names, onChange: onChange)
+                close(descriptor)
+                close(stop)
+            }
+            thread.name = "ObjectGraph.StoreFileEvents"
+            thread.start()
+        }
+
+        deinit {
+            var byte: UInt8 = 1
+            _ = write(stopPipe.write, &byte, 1)
+            close(stopPipe.write)
+        }
+
+        /// Reads events until `stop` is readable, calling `onChange` once per read that names one
+        /// of `names`.
+        private static func watch(_ descriptor: Int32, stop: Int32, names: Set<String>, onChange: @Sendable () -> Void) {
+            var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+            let headerSize = MemoryLayout<inotify_event>.size
+            while true {
+                var watched = [
+                    pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0), pollfd(fd: stop, events: Int16(POLLIN), revents: 0)
+                ]
+                let ready = poll(&watched, 2, -1)
+                if ready < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                if watched[1].revents != 0 { return }
+                guard watched[0].revents & Int16(POLLIN) != 0 else { continue }
+                let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                guard count > 0 else {
+                    if count < 0 && errno == EINTR { continue }
+                    return
+                }
+                var changed = false
+                var offset = 0
+                buffer.withUnsafeBytes { bytes in
+                    while offset + headerSize <= count {
+                        let length = Int(bytes.load(fromByteOffset: offset + 12, as: UInt32.self))
+                        let nameBytes = bytes[(offset + headerSize)..<min(count, offset + headerSize + length)]
+                        let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
+                        if names.contains(name) { changed = true }
+                        offset += headerSize + length
+                    }
+                }
+                if changed { onChange() }
+            }
+        }
+    #else
+        init?(storePath path: String, onChange: @escaping @Sendable () -> Void) {
+            return nil
+        }
+    #endif
+}
