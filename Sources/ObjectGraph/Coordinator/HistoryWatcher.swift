@@ -43,10 +43,13 @@ final class HistoryWatcher: Sendable {
         // In floating point, so that no interval overflows; at least a nanosecond, at most 30 years.
         let nanoseconds = Int(min(max(Double(seconds) * 1e9 + Double(attoseconds) / 1e9, 1), 1e18))
         let looks = LookSchedule(queue: queue, spacing: min(nanoseconds, LookSchedule.burstSpacing))
-        if let events = StoreFileEvents(storePath: coordinator.store.path, onChange: { [weak coordinator] in
-            guard let coordinator else { return }
-            looks.request(for: coordinator)
-        }) {
+        if let events = StoreFileEvents(
+            storePath: coordinator.store.path,
+            onChange: { [weak coordinator] in
+                guard let coordinator else { return }
+                looks.request(for: coordinator)
+            })
+        {
             return events
         }
         scheduleLook(for: coordinator, after: .nanoseconds(nanoseconds), on: queue)
