@@ -74,6 +74,18 @@ extension SyncCoordinator {
                     kind: .update, globalID: object.objectGlobalID, entityName: shape.entityName,
                     changedKeys: keys, object: object))
         }
+        // The references a merge of unique values moved: this device's, even where the feed
+        // wrote the member in the same page.
+        for (member, property) in mergeMoves where !member.isDeleted {
+            guard let shape = model.shape(forEntity: member.objectID.entityName), shape.field(forProperty: property) != nil else {
+                continue
+            }
+            changes.append(
+                LocalChange(
+                    kind: .update, globalID: member.objectGlobalID, entityName: shape.entityName, changedKeys: [property],
+                    object: member))
+        }
+        mergeMoves = []
         try record(changes)
         return !changes.isEmpty
     }

@@ -122,12 +122,16 @@ extension SyncCoordinator {
     /// alias of the survivor's.
     func merge(_ loser: any Entity, shape: RecordShape, into survivor: any Entity) throws {
         try storeCall {
-            for name in shape.toManyRelationships {
+            for (name, inverse) in shape.toManyRelationships {
                 let members = try loser.relatedObjects(forKey: name)
                 guard !members.isEmpty else { continue }
                 let kept = try survivor.relatedObjects(forKey: name)
                 let keptIDs = Set(kept.map(\.objectID))
-                try survivor.setRelatedObjects(kept + members.filter { !keptIDs.contains($0.objectID) }, forKey: name)
+                let moved = members.filter { !keptIDs.contains($0.objectID) }
+                try survivor.setRelatedObjects(kept + moved, forKey: name)
+                // This device's decision, sent whatever the feed wrote into the members: the
+                // server's references move too.
+                for member in moved { mergeMoves.append((member, inverse)) }
             }
         }
         let loserID = loser.objectGlobalID

@@ -84,6 +84,9 @@ public actor SyncCoordinator {
     var uniqueHolders: [UniqueKey: [any Entity]] = [:]
     /// The ordered lists whose members' positions the sync context changed, to sort before it saves.
     var listsToSort: Set<ListToSort> = []
+    /// The members a merge of unique values moved to the survivor, with the reference that moved:
+    /// sent as this device's changes (see ``recordConsequences()``).
+    var mergeMoves: [(member: any Entity, property: String)] = []
     /// Records merged into others (loser to survivor), as read for the page being applied.
     var aliases: [UUID: UUID] = [:]
     /// Whether the store keeps any merged record; nil until looked.
@@ -457,6 +460,7 @@ public actor SyncCoordinator {
         uniqueHolders = [:]
         aliases = [:]
         listsToSort = []
+        mergeMoves = []
         historyPositionToRegister = nil
     }
 }

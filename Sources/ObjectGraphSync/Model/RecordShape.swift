@@ -48,8 +48,8 @@ struct RecordShape: Sendable {
     /// The synced attributes that are unique: two records with one value merge (see
     /// ``SyncCoordinator``'s unique attributes).
     let uniqueFields: [Field]
-    /// Every to-many relationship: a merged object's members move to the survivor.
-    let toManyRelationships: [String]
+    /// Every to-many relationship, with its inverse: a merged object's members move to the survivor.
+    let toManyRelationships: [(name: String, inverse: String)]
     /// The ordered to-many relationships this entity's objects are members of, through one of
     /// their references: each member's record carries its position in the owner's list.
     let positions: [OrderedList]
@@ -136,7 +136,7 @@ struct RecordShape: Sendable {
         self.memberships = memberships
         let unique = Set(description.attributes.filter(\.isUnique).map(\.name))
         self.uniqueFields = fields.filter { unique.contains($0.property) }
-        self.toManyRelationships = description.relationships.filter(\.isToMany).map(\.name)
+        self.toManyRelationships = description.relationships.filter(\.isToMany).map { ($0.name, $0.inverse) }
         self.positions = fields.compactMap { field in
             guard case .reference(let owner) = field.kind,
                 let relationship = description.relationships.first(where: { $0.name == field.property }),
