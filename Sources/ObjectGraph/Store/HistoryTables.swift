@@ -43,6 +43,17 @@ enum HistoryTables {
         try Int64.fetchOne(db.cachedStatement(sql: "SELECT seq FROM sqlite_sequence WHERE name = '\(transactions)'")) ?? 0
     }
 
+    /// Empties the history, as a purge through its last transaction does, for writes it cannot
+    /// describe: a migration stage's code writes rows directly. Every reader after an earlier
+    /// token then learns that it missed something (``ObjectGraphError/Code/historyExpired``) and
+    /// reads the current state, instead of missing the stage's changes; the sync client finds
+    /// them from what it last knew of each record.
+    static func markGap(_ db: Database) throws {
+        guard try db.tableExists(transactions), try db.tableExists(changes) else { return }
+        try db.execute(sql: "DELETE FROM \(changes)")
+        try db.execute(sql: "DELETE FROM \(transactions)")
+    }
+
     /// The last sequence number purged; 0 when none was. Sequences are given without a gap (a
     /// transaction rolled back gives its number back) and purged from the oldest, so every number
     /// before the first kept one, or every number given when none is kept, was purged.

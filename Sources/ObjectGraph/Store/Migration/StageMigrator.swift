@@ -42,11 +42,16 @@ struct StageMigrator {
         }
         let old = SchemaMigrator(schema: stage.from, mappings: try SQLiteStore.makeMappings(stage.from), path: path)
         let new = SchemaMigrator(schema: stage.to, mappings: try SQLiteStore.makeMappings(stage.to), path: path)
+        let before = db.totalChangesCount
         try runCode(stage.willMigrate, of: stage, db)
+        var written = db.totalChangesCount - before
         let renames = SchemaMigrator.Renames(from: stage.from.entities, to: stage.to.entities)
         try new.rename(renames, db)
         try new.applyAdditiveChanges(db, addingRequiredColumns: true)
+        let beforeDidMigrate = db.totalChangesCount
         try runCode(stage.didMigrate, of: stage, db)
+        written += db.totalChangesCount - beforeDidMigrate
+        if written > 0 { try HistoryTables.markGap(db) }
         try dropRemoved(old: old, new: new, renames: renames, db)
         try checkRequiredValues(of: stage, db)
         try new.writeMetadata(db, uuid: uuid)
