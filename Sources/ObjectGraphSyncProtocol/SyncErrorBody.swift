@@ -2,34 +2,59 @@ import Foundation
 
 /// The body of every error answer: a code a program can switch on, and a message for people.
 public struct SyncErrorBody: Sendable, Hashable, Codable {
-    /// What went wrong, for a program.
-    public enum Code: String, Sendable, Hashable, Codable, CaseIterable {
+    /// What went wrong, for a program: one of the codes below, or one a newer server added, which
+    /// an older client decodes and keeps (its ``rawValue`` names it) instead of failing to read
+    /// the answer. Match it like an enumeration, with a `default` for codes to come.
+    public struct Code: RawRepresentable, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+        /// The code as the answer spells it.
+        public let rawValue: String
+
+        /// A code, known to this version or not.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        public init(from decoder: any Decoder) throws {
+            rawValue = try decoder.singleValueContainer().decode(String.self)
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(rawValue)
+        }
+
+        public var description: String { rawValue }
+
         /// The request is malformed: bad JSON, a wrong type, an unknown key, an invalid value.
-        case badRequest
+        public static let badRequest = Code(rawValue: "badRequest")
         /// No valid bearer token.
-        case unauthorized
+        public static let unauthorized = Code(rawValue: "unauthorized")
         /// No such route, or a mutation updates or deletes a record the zone does not hold.
-        case notFound
+        public static let notFound = Code(rawValue: "notFound")
         /// The body, the batch or a record is over the server's limits.
-        case tooLarge
+        public static let tooLarge = Code(rawValue: "tooLarge")
         /// A mutation was made from a version that is no longer current: see `conflicts`.
-        case conflict
+        public static let conflict = Code(rawValue: "conflict")
         /// The batch reuses mutation numbers of this client that the server has already applied,
         /// and is not a replay of the last batch.
-        case mutationNumberUsed
+        public static let mutationNumberUsed = Code(rawValue: "mutationNumberUsed")
         /// The cursor is older than the zone's tombstone horizon: drop what was synced and read
         /// the zone again from the start.
-        case mustRefetch
+        public static let mustRefetch = Code(rawValue: "mustRefetch")
         /// The user, or the address, is over the server's request rate or concurrent pushes:
         /// nothing was done; try again after the answer's `Retry-After` seconds.
-        case tooManyRequests
+        public static let tooManyRequests = Code(rawValue: "tooManyRequests")
         /// The route does not take this method (the answer's `Allow` says which it takes).
-        case methodNotAllowed
+        public static let methodNotAllowed = Code(rawValue: "methodNotAllowed")
         /// The server cannot reach its database now: nothing was changed; try again after the
         /// answer's `Retry-After` seconds.
-        case unavailable
+        public static let unavailable = Code(rawValue: "unavailable")
         /// The server could not do it; nothing was changed.
-        case internalError
+        public static let internalError = Code(rawValue: "internalError")
+
+        /// Every code this version knows.
+        public static let allCases: [Code] = [
+            .badRequest, .unauthorized, .notFound, .tooLarge, .conflict, .mutationNumberUsed, .mustRefetch, .tooManyRequests,
+            .methodNotAllowed, .unavailable, .internalError
+        ]
     }
 
     /// The server's current state of a record a mutation conflicted with.
