@@ -30,6 +30,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-algorithms", from: "1.2.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // The sync client's TLS to a private certificate authority (AsyncHTTPClient's own TLS).
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // `swift package generate-documentation`: CI builds the DocC catalogs and fails on warnings.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0")
     ],
@@ -67,7 +69,8 @@ let package = Package(
                 "ObjectGraph", "ObjectGraphSyncProtocol",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOFoundationCompat", package: "swift-nio")
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl")
             ],
             swiftSettings: strictSettings
         ),

@@ -27,8 +27,11 @@ public final class HTTPSyncRemote: SyncRemote {
     /// A remote for the server at `url`, authenticated with a bearer `token` (from the server's
     /// `token create` or `user add`). A request that gets no answer within `timeout` seconds fails
     /// as ``SyncError/unreachable(_:)``, and so does a live route silent for that long (the server
-    /// sends a keep-alive comment every 15 seconds, so `timeout` should be longer).
-    public init(url: URL, token: String, timeout: TimeInterval = 30) {
+    /// sends a keep-alive comment every 15 seconds, so `timeout` should be longer). `tls` says which
+    /// authorities an `https` server's certificate may come from (the system's by default) and
+    /// which certificate the client presents; a certificate not trusted fails as
+    /// ``SyncError/unreachable(_:)``, naming why.
+    public init(url: URL, token: String, timeout: TimeInterval = 30, tls: SyncTLSConfiguration? = nil) {
         self.url = url
         self.token = token
         self.timeout = timeout
@@ -38,6 +41,7 @@ public final class HTTPSyncRemote: SyncRemote {
         // A server that refuses the connection is offline now: the coordinator's back-off decides
         // when to try again, not a retry loop inside the request.
         configuration.connectionPool.retryConnectionEstablishment = false
+        if let tls { configuration.tlsConfiguration = tls.clientConfiguration }
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
