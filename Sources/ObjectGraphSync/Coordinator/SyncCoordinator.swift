@@ -94,8 +94,11 @@ public actor SyncCoordinator {
     /// How far the sync read the history, as registered in the store (see
     /// ``registerHistoryPosition(_:)``); nil until registered by this coordinator.
     var registeredHistoryPosition: Int64?
-    /// The position the next save of the sync context records, to register once it is saved.
+    /// The position the next save of the sync context records, and the last one saved: registered
+    /// at the end of each cycle (a write of its own, so not one per page; a position registered
+    /// late only holds a purge back).
     var historyPositionToRegister: Int64?
+    var savedHistoryPosition: Int64?
     /// The IDs of the set-aside records (see ``SetAsideRecord``), as saved; nil until read.
     var setAside: Set<UUID>?
     /// The records the processors left out of the page being applied, and why.
@@ -241,6 +244,7 @@ public actor SyncCoordinator {
             retriesSetAside = false
             try await applySetAsideAgain()
         }
+        if let position = savedHistoryPosition { try registerHistoryPosition(position) }
         let pending = try pendingCount()
         let date = Date()
         if pending == 0 {
@@ -431,6 +435,7 @@ public actor SyncCoordinator {
             try adoptExistingObjects()
             historyPositionToRegister = state.historySequence
             try save()
+            try registerHistoryPosition(state.historySequence)
             return state
         } catch let error as ObjectGraphError {
             throw SyncError.store(error)
@@ -447,9 +452,8 @@ public actor SyncCoordinator {
         } catch let error as ObjectGraphError {
             throw SyncError.store(error)
         }
-        let position = historyPositionToRegister
+        if let position = historyPositionToRegister { savedHistoryPosition = position }
         forgetUnsavedState()
-        if let position { try registerHistoryPosition(position) }
     }
 
     /// Forgets what the coordinator knew of the sync context's unsaved state, at a save or a rollback.
