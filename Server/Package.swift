@@ -80,6 +80,7 @@ let package = Package(
                 "SyncServer",
                 .product(name: "ObjectGraph", package: "ObjectGraph"),
                 .product(name: "ObjectGraphSync", package: "ObjectGraph"),
+                .product(name: "ObjectGraphSyncProtocol", package: "ObjectGraph"),
                 .product(name: "MoodyModel", package: "ObjectGraph"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -4,13 +4,16 @@ import Logging
 import MoodyModel
 import ObjectGraph
 import ObjectGraphSync
+import ObjectGraphSyncProtocol
 import ServiceLifecycle
 import SyncServer
 
 /// `moody-sync-demo`: a sync server on a temporary SQLite file and two devices, each with a store
 /// of its own and a sync coordinator following the server's live route. A mood added on the phone
 /// appears in the laptop's list, an edit reaches the other's detail view, a conflicting edit made
-/// offline is settled by the entity's policy, and a deletion closes the other's detail view.
+/// offline is settled by the entity's policy, a deletion closes the other's detail view, a country
+/// made on both offline converges on one, and an older client's mood that breaks a rule is set
+/// aside.
 @main
 enum SyncDemo {
     static func main() async {
@@ -54,10 +57,14 @@ enum SyncDemo {
 @MainActor struct DemoScript {
     let phone: Device
     let laptop: Device
+    /// Another client of the zone, of an older version of the app.
+    let olderClient: HTTPSyncRemote
 
     init(directory: URL, port: Int, token: String) throws {
         phone = try Device(name: "phone", directory: directory, port: port, token: token)
         laptop = try Device(name: "laptop", directory: directory, port: port, token: token)
+        guard let url = URL(string: "http://127.0.0.1:\(port)") else { throw DemoError("no URL for port \(port)") }
+        olderClient = HTTPSyncRemote(url: url, token: token)
     }
 
     func play() async throws {
@@ -107,6 +114,42 @@ enum SyncDemo {
         try await laptop.waitUntil("the laptop's detail view closes") { !laptopDetail.isOpen }
         try await laptop.waitUntil("the laptop's list is empty") { laptopList.count == 0 }
         withExtendedLifetime((laptopList, phoneDetail)) {}
+
+        print("\n5. Both make Iceland while offline: a unique name converges on one country with both moods.")
+        for device in [phone, laptop] { await device.sync.stop() }
+        for (device, text) in [(phone, "Geysers"), (laptop, "Northern lights")] {
+            device.context.insert(Mood(text: text, rating: 5, country: Country(name: "Iceland")))
+            try device.context.save()
+            print("  \(device.name) (offline): '\(text)' in a new Iceland")
+        }
+        for device in [phone, laptop] { await device.sync.start() }
+        try await Device.waitUntil("both devices show one Iceland with both moods", watching: [phone, laptop]) {
+            [phone, laptop].allSatisfy { device in
+                // A fetch that fails reads as not yet; the wait's time limit reports it.
+                let icelands = try? Array(device.context.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.name == "Iceland" })))
+                return icelands?.count == 1 && icelands?.first?.moods.count == 2
+            }
+        }
+        for device in [phone, laptop] {
+            let iceland = try device.context.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.name == "Iceland" }))[0]
+            print(
+                "  \(device.name): one Iceland (\(iceland.objectGlobalID.uuidString.prefix(8))…), moods \(iceland.moods.map(\.text).sorted())"
+            )
+        }
+
+        print("\n6. An older client pushes a mood rated 9 with no text: each device sets it aside, the rest goes on.")
+        _ = try await olderClient.push(
+            PushRequest(
+                clientID: UUID(),
+                mutations: [
+                    .upsert(1, entity: "Mood", id: UUID(), fields: ["text": .string(""), "rating": .integer(9), "date": .double(0)])
+                ]), zone: "moods")
+        try await Device.waitUntil("both devices set it aside", watching: [phone, laptop]) {
+            phone.sync.status.current.setAsideRecords == 1 && laptop.sync.status.current.setAsideRecords == 1
+        }
+        for device in [phone, laptop] {
+            print("  \(device.name): set aside: \(device.sync.status.current.lastSetAsideReason ?? "")")
+        }
 
         for device in [phone, laptop] {
             await device.sync.stop()

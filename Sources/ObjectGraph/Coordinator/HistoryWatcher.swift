@@ -77,7 +77,7 @@ final class HistoryWatcher: Sendable {
 /// burst of writes (this process's own among them) makes a look or two, not one per write.
 private final class LookSchedule: Sendable {
     /// The least time between two looks, in nanoseconds.
-    static let burstSpacing = 5_000_000
+    static let burstSpacing = 20_000_000
 
     private let queue: DispatchQueue
     private let spacing: Int

@@ -75,7 +75,9 @@ extension SyncCoordinator {
                     let change = unrefused.last(where: { $0.record.id == object.objectGlobalID })
                 else { continue }
                 let field = model.shape(forEntity: failure.entity)?.field(forProperty: failure.property ?? "")?.name
-                found[RecordVersion(change.record)] = Refusal(field: field ?? failure.property, reason: failure.description)
+                // Named by its record, not by the object ID of an insertion taken back.
+                let reason = failure.description.replacingOccurrences(of: "\(failure.objectID)", with: "record \(change.record.id)")
+                found[RecordVersion(change.record)] = Refusal(field: field ?? failure.property, reason: reason)
             }
         default:
             break

@@ -69,7 +69,9 @@ struct SyncSetAsideTests {
             #expect(Set(setAside.map(\.id)) == [broken, unfit])
             let brokenRecord = try #require(setAside.first { $0.id == broken })
             #expect(brokenRecord.record.entity == "Mood" && brokenRecord.record.fields["rating"] == .integer(9))
-            #expect(brokenRecord.reason.contains("Mood") && brokenRecord.reason.contains("rating") || brokenRecord.reason.contains("text"))
+            #expect(
+                brokenRecord.reason.contains(broken.uuidString) && brokenRecord.reason.contains("Mood")
+                    && (brokenRecord.reason.contains("rating") || brokenRecord.reason.contains("text")), "\(brokenRecord.reason)")
             let unfitRecord = try #require(setAside.first { $0.id == unfit })
             #expect(unfitRecord.field == "rating" && unfitRecord.reason.contains("nine"), "\(unfitRecord.reason)")
 
