@@ -232,9 +232,40 @@ extension SyncCoordinator {
     /// Settles a refused batch: each conflicting record by its entity's policy, against the
     /// server's record the answer carries. Nothing of the batch was applied, so its other records
     /// stay pending and go in the next batch, as do the settled ones that keep local values.
+    ///
+    /// A server record this device's rules refuse (a value an older client wrote against a rule)
+    /// is not written into the object: it is set aside (see ``SetAsideRecord``), and this device's
+    /// changes, based on it, are sent again, so that the sync goes on.
     private func resolve(
         _ conflicts: [SyncErrorBody.Conflict], of batch: OutboxBatch, request: PushRequest,
         entries: [OutboxEntry]
+    ) throws {
+        let servers = conflicts.map { FeedChange(position: 0, transaction: 0, record: $0.server) }
+        var refused: [RecordVersion: Refusal] = [:]
+        var batch = batch
+        while true {
+            do {
+                try settle(conflicts, request: request, entries: entries, keepingLocal: refused)
+                let kept = try keepSetAside(servers, refused: refused)
+                context.delete(batch)
+                try save()
+                if let kept { setAsideSaved(kept, refused: refused) }
+                return
+            } catch {
+                guard let found = refusals(in: error, among: servers, refused: refused), !found.isEmpty else { throw error }
+                forgetHeldObjects()
+                refused.merge(found) { first, _ in first }
+                guard let again = try pendingBatch() else { throw error }
+                batch = again
+            }
+        }
+    }
+
+    /// Settles each conflict, but those of `refused` server records: for them, this device keeps
+    /// its values, based on the server's version.
+    private func settle(
+        _ conflicts: [SyncErrorBody.Conflict], request: PushRequest, entries: [OutboxEntry],
+        keepingLocal refused: [RecordVersion: Refusal]
     ) throws {
         let entriesByNumber = Dictionary(
             zip(request.mutations.map(\.number), zip(request.mutations, entries)),
@@ -242,6 +273,11 @@ extension SyncCoordinator {
         var states = try recordStates(for: entries.map(\.recordID))
         for conflict in conflicts {
             guard let (mutation, entry) = entriesByNumber[conflict.number], let state = states[entry.recordID] else { continue }
+            if refused[RecordVersion(conflict.server)] != nil {
+                state.baseVersion = conflict.server.version
+                state.feedVersion = max(state.feedVersion, conflict.server.version)
+                continue
+            }
             if model.membership(forRecordType: state.entityName) != nil {
                 settleLink(mutation, state: state, server: conflict.server)
                 continue
@@ -250,8 +286,6 @@ extension SyncCoordinator {
             let object = try self.object(withGlobalID: entry.recordID, of: shape)
             try settle(mutation, state: state, object: object, shape: shape, server: conflict.server, states: &states)
         }
-        context.delete(batch)
-        try save()
     }
 
     private func settle(

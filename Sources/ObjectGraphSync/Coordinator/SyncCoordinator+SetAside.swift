@@ -59,7 +59,7 @@ extension SyncCoordinator {
 
     /// The records of `changes` that `error` refuses; nil when it is not a refusal of records (the
     /// cycle stops on it), empty when it is one but names no record not already refused.
-    private func refusals(
+    func refusals(
         in error: any Error, among changes: [FeedChange], refused: [RecordVersion: Refusal]
     ) -> [RecordVersion: Refusal]? {
         guard let refusal = Self.refusal(error) else { return nil }
@@ -128,7 +128,7 @@ extension SyncCoordinator {
     /// Writes the page's set-aside entries into the sync context: a refused record kept (a newer
     /// version replacing an older one), a record applied no longer kept. Returns the IDs kept
     /// after the save; nil when the page touches none (nothing to write, nothing read).
-    private func keepSetAside(_ changes: [FeedChange], refused: [RecordVersion: Refusal]) throws -> Set<UUID>? {
+    func keepSetAside(_ changes: [FeedChange], refused: [RecordVersion: Refusal]) throws -> Set<UUID>? {
         var kept = try setAsideIDs()
         let touched = changes.map(\.record.id).filter { kept.contains($0) } + refused.keys.map(\.id)
         guard !touched.isEmpty else { return nil }
@@ -167,7 +167,7 @@ extension SyncCoordinator {
     }
 
     /// After a save: the set-aside records the store now keeps, in memory and in the status.
-    private func setAsideSaved(_ kept: Set<UUID>, refused: [RecordVersion: Refusal]) {
+    func setAsideSaved(_ kept: Set<UUID>, refused: [RecordVersion: Refusal]) {
         setAside = kept
         let latest = refused.values.first?.reason
         status.update { status in

@@ -237,7 +237,7 @@ struct SyncSetAsideTests {
     }
 
     @Test(
-        "A conflict whose server value breaks a rule does not stop the sync: the server's version is set aside and this device's edit is sent"
+        "A conflict whose server value breaks a rule does not stop the sync: the server's version is set aside, this device's edit is sent and, once it is the server's, nothing stays aside"
     )
     func conflictWithARefusedValue() async throws {
         let server = try await SyncTestServer(.sqlite)
@@ -257,12 +257,33 @@ struct SyncSetAsideTests {
                 "moods",
                 PushRequest(UUID(), .upsert(1, entity: "Mood", id: id, baseVersion: 1, fields: ["text": .string("")])), token: token)
 
-            await withKnownIssue("a conflict's refused server value stops the sync") {
-                try await phone.sync.syncNow()
-                #expect(try await phone.sync.setAsideRecords().map(\.id) == [id])
-                let feed = try await HTTPSyncClient(port: client.port).allChanges("moods", token: token)
-                #expect(feed.last?.record.fields["text"] == .string("edited here"), "this device's valid edit was sent")
+            let updates = phone.sync.status.updates
+            let sawSetAside = Task {
+                for await status in updates where status.setAsideRecords == 1 { return status.lastSetAsideReason }
+                return nil
             }
+            try await phone.sync.syncNow()
+            let reason = try await withTimeout(of: sawSetAside)
+            #expect(reason?.contains("text") == true, "the server's version was set aside: \(reason ?? "never")")
+            #expect(try await phone.sync.setAsideRecords().isEmpty, "the server's newer version, this device's, replaced it")
+            let feed = try await HTTPSyncClient(port: client.port).allChanges("moods", token: token)
+            #expect(feed.last?.record.fields["text"] == .string("edited here"), "this device's valid edit was sent")
+            #expect(mood.text == "edited here" && phone.sync.status.current.pendingChanges == 0)
         }
+    }
+}
+
+/// The value of `task`, or nil when it has none within `timeout` (which only catches a hang);
+/// the task is cancelled then.
+func withTimeout<Value: Sendable>(of task: Task<Value?, Never>, _ timeout: Duration = .seconds(60)) async throws -> Value? {
+    try await withThrowingTaskGroup(of: Value?.self) { group in
+        group.addTask { await task.value }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            task.cancel()
+            return nil
+        }
+        defer { group.cancelAll() }
+        return try await group.next() ?? nil
     }
 }
