@@ -29,8 +29,8 @@ final class HistoryWatcher: Sendable {
         }
     }
 
-    /// Looks when the store's files change (see ``StoreFileEvents``), a burst of writes making one
-    /// look every few milliseconds at most, until `coordinator` is released; returns the watch of
+    /// Looks when the store's files change (see ``StoreFileEvents``), 20 ms after, a burst of writes
+    /// making one look every 20 ms at most, until `coordinator` is released; returns the watch of
     /// the files, which the coordinator keeps. Where the files cannot be watched, looks every
     /// `interval`.
     ///
@@ -73,8 +73,9 @@ final class HistoryWatcher: Sendable {
     }
 }
 
-/// The looks that file events ask for: one at a time, a few milliseconds apart at least, so that a
-/// burst of writes (this process's own among them) makes a look or two, not one per write.
+/// The looks that file events ask for: one at a time, each the spacing after the event that asked
+/// for it and after the look before, so that a burst of writes (this process's own among them)
+/// makes a look or two, not one per write.
 private final class LookSchedule: Sendable {
     /// The least time between two looks, in nanoseconds.
     static let burstSpacing = 20_000_000
@@ -93,9 +94,11 @@ private final class LookSchedule: Sendable {
         let deadline: DispatchTime? = state.withLock { state in
             guard !state.isScheduled else { return nil }
             state.isScheduled = true
-            let now = DispatchTime.now()
-            guard let last = state.last else { return now }
-            return max(last + .nanoseconds(spacing), now)
+            // Not at once: the writes of a save come as a burst, and a container released just
+            // after its own save is not held open by a look of nothing.
+            let soon = DispatchTime.now() + .nanoseconds(spacing)
+            guard let last = state.last else { return soon }
+            return max(last + .nanoseconds(spacing), soon)
         }
         guard let deadline else { return }
         queue.asyncAfter(deadline: deadline) { [weak coordinator] in

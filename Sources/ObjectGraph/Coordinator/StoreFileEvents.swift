@@ -13,6 +13,10 @@ import Foundation
 /// yet, and `init` fails: the container polls instead.
 final class StoreFileEvents: Sendable {
     #if canImport(Glibc)
+        /// How long the thread rests after an event that asked for a look, in microseconds.
+        private static let rest: UInt32 = 20_000
+        /// What is watched: writes to the files, and files made or moved in.
+        private static let events = UInt32(IN_MODIFY) | UInt32(IN_CLOSE_WRITE) | UInt32(IN_CREATE) | UInt32(IN_MOVED_TO)
         private let inotify: Int32
         /// Written to once to stop the thread; read by `poll` along with the events.
         private let stopPipe: (read: Int32, write: Int32)
@@ -26,9 +30,8 @@ final class StoreFileEvents: Sendable {
             let names: Set<String> = [name, name + "-wal"]
             let descriptor = inotify_init1(Int32(IN_CLOEXEC))
             guard descriptor >= 0 else { return nil }
-            let events = UInt32(IN_MODIFY) | UInt32(IN_CLOSE_WRITE) | UInt32(IN_CREATE) | UInt32(IN_MOVED_TO)
             var pipeDescriptors: [Int32] = [0, 0]
-            guard inotify_add_watch(descriptor, directory, events) >= 0, pipe(&pipeDescriptors) == 0 else {
+            guard inotify_add_watch(descriptor, directory, Self.events) >= 0, pipe(&pipeDescriptors) == 0 else {
                 close(descriptor)
                 return nil
             }
@@ -36,7 +39,7 @@ final class StoreFileEvents: Sendable {
             stopPipe = (pipeDescriptors[0], pipeDescriptors[1])
             let stop = stopPipe.read
             let thread = Thread {
-                Self.watch(descriptor, stop: stop, names: names, onChange: onChange)
+                Self.watch(descriptor, directory: directory, stop: stop, names: names, onChange: onChange)
                 close(descriptor)
                 close(stop)
             }
@@ -52,7 +55,14 @@ final class StoreFileEvents: Sendable {
 
         /// Reads events until `stop` is readable, calling `onChange` once per read that names one
         /// of `names`.
-        private static func watch(_ descriptor: Int32, stop: Int32, names: Set<String>, onChange: @Sendable () -> Void) {
+        ///
+        /// After such a read the watch is taken off while the thread rests: a save writes the log
+        /// page by page, and the kernel would make an event of every write (a cost the writing
+        /// thread pays). Put back, the watch is followed by one more look, for what was written
+        /// meanwhile.
+        private static func watch(
+            _ descriptor: Int32, directory: String, stop: Int32, names: Set<String>, onChange: @Sendable () -> Void
+        ) {
             var buffer = [UInt8](repeating: 0, count: 16 * 1024)
             let headerSize = MemoryLayout<inotify_event>.size
             while true {
@@ -72,9 +82,11 @@ final class StoreFileEvents: Sendable {
                     return
                 }
                 var changed = false
+                var watch: Int32 = -1
                 var offset = 0
                 buffer.withUnsafeBytes { bytes in
                     while offset + headerSize <= count {
+                        watch = bytes.load(fromByteOffset: offset, as: Int32.self)
                         let length = Int(bytes.load(fromByteOffset: offset + 12, as: UInt32.self))
                         let nameBytes = bytes[(offset + headerSize)..<min(count, offset + headerSize + length)]
                         let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
@@ -82,7 +94,12 @@ final class StoreFileEvents: Sendable {
                         offset += headerSize + length
                     }
                 }
-                if changed { onChange() }
+                guard changed else { continue }
+                onChange()
+                if watch >= 0 { inotify_rm_watch(descriptor, watch) }
+                usleep(Self.rest)
+                guard inotify_add_watch(descriptor, directory, Self.events) >= 0 else { return }
+                onChange()
             }
         }
     #else

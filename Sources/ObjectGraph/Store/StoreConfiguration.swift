@@ -18,8 +18,8 @@ public struct StoreConfiguration: Sendable {
     /// How soon the container looks for transactions that other processes (or other containers of
     /// this one) committed to the same file, to merge them into its contexts; nil never looks.
     ///
-    /// On Linux the container looks when the store's files change (inotify), a burst of writes
-    /// making one look every few milliseconds at most: an idle container costs no CPU at all, and
+    /// On Linux the container looks when the store's files change (inotify), 20 ms after, a burst
+    /// of writes making one look every 20 ms at most: an idle container costs no CPU at all, and
     /// the interval is not used. Where the files cannot be watched (other systems, for now), it
     /// looks every interval, a look costing one read when nothing changed. 20 milliseconds by
     /// default; ignored for in-memory stores, which nobody else can write.
