@@ -92,8 +92,11 @@ extension SyncCoordinator {
     /// A record the device does not have is inserted under its global ID; one it has gets the
     /// server's fields, except those with local changes not pushed yet (kept, and settled by the
     /// entity's conflict policy when pushed). A tombstone deletes the object, unless the entity
-    /// lets an edit here win. Changes older than what was applied are skipped, as are records of
-    /// types this model does not sync (a newer app version's).
+    /// lets an edit here win. Changes older than what was applied are skipped. A record of a type
+    /// this model does not sync (a newer app version's), or a new record with a field of the wrong
+    /// form, is left out and noted to be set aside (see ``applySettingAside(_:finishing:)``); a
+    /// record whose unique value another object holds merges with it (see ``uniqueClash(of:shape:)``);
+    /// a member's position in an ordered list notes the list to sort.
     func apply(_ changes: [FeedChange]) throws {
         guard !changes.isEmpty else { return }
         // The objects first, then the app's changes up to now: an app's save before the read is
@@ -165,7 +168,7 @@ extension SyncCoordinator {
             } catch SyncError.invalidRecord(_, record.id, let field, let reason) where existing == nil && state == nil {
                 // A new record that does not fit: it is left out, as if never read (one this device
                 // has, half written, makes the page be applied again without it).
-                unwindInsertion(of: object, state: recordState)
+                try unwindInsertion(of: object, state: recordState)
                 states[record.id] = nil
                 refusedWhileApplying[RecordVersion(record)] = Refusal(
                     field: field,
@@ -196,14 +199,14 @@ extension SyncCoordinator {
     }
 
     /// Takes back the insertion of a record's object and state, and the links it left waiting.
-    private func unwindInsertion(of object: any Entity, state: SyncRecordState) {
+    private func unwindInsertion(of object: any Entity, state: SyncRecordState) throws {
         let id = object.objectGlobalID
         mirrored.inserted.remove(id)
         mirrored.written[id] = nil
         known.gone(id, entity: object.objectID.entityName)
         context.delete(object)
         context.delete(state)
-        try? dropPendingLinks(from: id)
+        try dropPendingLinks(from: id)
     }
 
     /// Reads set-wise what applying `changes` looks up and writes: the objects of their records,

@@ -116,8 +116,10 @@ extension SyncCoordinator {
                 try save()
             } catch {
                 guard let refusal = Self.refusal(error) else { throw error }
+                // Named as a refusal of the page names it, before the objects are forgotten.
+                let named = refusals(in: error, among: [change], refused: [:])?[RecordVersion(change.record)]
                 forgetHeldObjects()
-                refused[RecordVersion(change.record)] = refusal
+                refused[RecordVersion(change.record)] = named ?? refusal
                 foundAny = true
             }
         }
@@ -295,7 +297,11 @@ extension SyncCoordinator {
             state.shadow = try Self.data(fields)
             let object = try self.object(withGlobalID: id, of: shape) ?? shape.insertObject(globalID: id, in: context)
             for (name, value) in fields {
-                try? write([name: value], into: object, shape: shape, recordID: id, skipping: [])
+                do {
+                    try write([name: value], into: object, shape: shape, recordID: id, skipping: [])
+                } catch SyncError.invalidRecord {
+                    continue  // a field that does not fit: the app's to correct
+                }
             }
             // Not the server's: every change is the app's, recorded as such when saved.
             mirrored.written[id] = nil
