@@ -51,7 +51,7 @@ public final class HTTPSyncRemote: SyncRemote {
     }
 
     public func push(_ request: PushRequest, zone: String) async throws -> PushOutcome {
-        var httpRequest = self.request("zones/\(zone)/push")
+        var httpRequest = self.request(.push, zone: zone)
         httpRequest.method = .POST
         httpRequest.headers.add(name: "Content-Type", value: "application/json")
         httpRequest.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(request)))
@@ -69,7 +69,7 @@ public final class HTTPSyncRemote: SyncRemote {
     }
 
     public func changes(zone: String, since cursor: FeedCursor, limit: Int) async throws -> ChangesPage {
-        let (body, status) = try await send(request("zones/\(zone)/changes", query: ["since": cursor.description, "limit": String(limit)]))
+        let (body, status) = try await send(request(.changes, zone: zone, query: ["since": cursor.description, "limit": String(limit)]))
         guard status == 200 else { throw refusal(body, status: status) }
         return try decode(ChangesPage.self, from: body)
     }
@@ -79,7 +79,7 @@ public final class HTTPSyncRemote: SyncRemote {
     /// the server back), never in memory. Cancelling the consumer's task cancels the request.
     public func live(zone: String, since cursor: FeedCursor) -> AsyncThrowingStream<Data, any Error> {
         let reader = LiveRouteReader(
-            client: client, request: request("zones/\(zone)/live", query: ["since": cursor.description]),
+            client: client, request: request(.live, zone: zone, query: ["since": cursor.description]),
             timeout: timeout)
         return AsyncThrowingStream(unfolding: { try await reader.next() })
     }
@@ -136,8 +136,10 @@ public final class HTTPSyncRemote: SyncRemote {
 
     // MARK: HTTP
 
-    private func request(_ path: String, query: [String: String] = [:]) -> HTTPClientRequest {
-        var components = URLComponents(url: url.appendingPathComponent("v1/" + path), resolvingAgainstBaseURL: false)
+    /// A request of `endpoint` for `zone`, under the server's address (the protocol spells the path).
+    private func request(_ endpoint: Endpoint, zone: String, query: [String: String] = [:]) -> HTTPClientRequest {
+        let path = String(endpoint.path(zone: zone).dropFirst())  // relative to the server's address
+        var components = URLComponents(url: url.appendingPathComponent(path), resolvingAgainstBaseURL: false)
         if !query.isEmpty { components?.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) } }
         var request = HTTPClientRequest(url: (components?.url ?? url).absoluteString)
         request.headers.add(name: "Authorization", value: "Bearer \(token)")

@@ -1,33 +1,21 @@
 import HTTPTypes
+import ObjectGraphSyncProtocol
 
-/// The server's routes and the methods each takes. The router is built from them, and a request
-/// to one of their paths with another method gets 405 with `Allow` naming these (Hummingbird's
-/// router answers 404 for it); a route that takes GET takes HEAD.
-enum Route: CaseIterable {
-    case health, ready, metrics, push, changes, live
+/// The server's routes (the protocol's ``Endpoint``s, which the client's requests are built from
+/// too) and the methods each takes. The router is built from them, and a request to one of their
+/// paths with another method gets 405 with `Allow` naming these (Hummingbird's router answers 404
+/// for it); a route that takes GET takes HEAD.
+typealias Route = Endpoint
 
+extension Endpoint {
     /// The path as Hummingbird's router matches it.
-    var path: String {
-        switch self {
-        case .health: "/health"
-        case .ready: "/ready"
-        case .metrics: "/metrics"
-        case .push: "/v1/zones/:zone/push"
-        case .changes: "/v1/zones/:zone/changes"
-        case .live: "/v1/zones/:zone/live"
-        }
-    }
+    var path: String { pathPattern }
 
     /// The method the route is registered for.
-    var method: HTTPRequest.Method {
-        switch self {
-        case .push: .post
-        case .health, .ready, .metrics, .changes, .live: .get
-        }
-    }
+    var requestMethod: HTTPRequest.Method { self == .push ? .post : .get }
 
     /// What `Allow` says.
-    var allowed: String { method == .get ? "GET, HEAD" : method.rawValue }
+    var allowed: String { requestMethod == .get ? "GET, HEAD" : requestMethod.rawValue }
 
     /// The route whose path `path` is, whatever the method.
     static func matching(_ path: String) -> Route? {

@@ -12,19 +12,19 @@ struct SyncRoutes {
     let server: SyncServer
 
     func add(to router: Router<SyncRequestContext>) {
-        router.on(RouterPath(Route.health.path), method: Route.health.method) { _, _ in
+        router.on(RouterPath(Route.health.path), method: Route.health.requestMethod) { _, _ in
             Self.json(#"{"status":"ok"}"#)
         }
-        router.on(RouterPath(Route.ready.path), method: Route.ready.method) { _, _ in try await ready() }
-        router.on(RouterPath(Route.metrics.path), method: Route.metrics.method) { request, _ in try metrics(request) }
+        router.on(RouterPath(Route.ready.path), method: Route.ready.requestMethod) { _, _ in try await ready() }
+        router.on(RouterPath(Route.metrics.path), method: Route.metrics.requestMethod) { request, _ in try metrics(request) }
         let zones = router.group()
             .add(middleware: TokenAuthenticator(server: server))
             .add(middleware: RequireUser(server: server))
-        zones.on(RouterPath(Route.push.path), method: Route.push.method) { request, context in try await push(request, context) }
-        zones.on(RouterPath(Route.changes.path), method: Route.changes.method) { request, context in
+        zones.on(RouterPath(Route.push.path), method: Route.push.requestMethod) { request, context in try await push(request, context) }
+        zones.on(RouterPath(Route.changes.path), method: Route.changes.requestMethod) { request, context in
             try await changes(request, context)
         }
-        zones.on(RouterPath(Route.live.path), method: Route.live.method) { request, context in try await live(request, context) }
+        zones.on(RouterPath(Route.live.path), method: Route.live.requestMethod) { request, context in try await live(request, context) }
     }
 
     // MARK: Operations
