@@ -31,7 +31,8 @@ final class StoreFileEvents: Sendable {
             let descriptor = inotify_init1(Int32(IN_CLOEXEC))
             guard descriptor >= 0 else { return nil }
             var pipeDescriptors: [Int32] = [0, 0]
-            guard inotify_add_watch(descriptor, directory, Self.events) >= 0, pipe(&pipeDescriptors) == 0 else {
+            let watch = inotify_add_watch(descriptor, directory, Self.events)
+            guard watch >= 0, pipe(&pipeDescriptors) == 0 else {
                 close(descriptor)
                 return nil
             }
@@ -39,9 +40,11 @@ final class StoreFileEvents: Sendable {
             stopPipe = (pipeDescriptors[0], pipeDescriptors[1])
             let stop = stopPipe.read
             let thread = Thread {
-                Self.watch(descriptor, directory: directory, stop: stop, names: names, onChange: onChange)
+                let stopped = Self.watch(descriptor, watch, directory: directory, stop: stop, names: names, onChange: onChange)
                 close(descriptor)
-                close(stop)
+                // Closed only once told to stop: a write to a pipe nobody reads would raise SIGPIPE
+                // (a thread that ended on an error leaves it to the process's end).
+                if stopped { close(stop) }
             }
             thread.name = "ObjectGraph.StoreFileEvents"
             thread.start()
@@ -54,15 +57,17 @@ final class StoreFileEvents: Sendable {
         }
 
         /// Reads events until `stop` is readable, calling `onChange` once per read that names one
-        /// of `names`.
+        /// of `names`; returns whether it was told to stop (false: the system failed it).
         ///
         /// After such a read the watch is taken off while the thread rests: a save writes the log
         /// page by page, and the kernel would make an event of every write (a cost the writing
         /// thread pays). Put back, the watch is followed by one more look, for what was written
         /// meanwhile.
         private static func watch(
-            _ descriptor: Int32, directory: String, stop: Int32, names: Set<String>, onChange: @Sendable () -> Void
-        ) {
+            _ descriptor: Int32, _ initialWatch: Int32, directory: String, stop: Int32, names: Set<String>,
+            onChange: @Sendable () -> Void
+        ) -> Bool {
+            var watch = initialWatch
             var buffer = [UInt8](repeating: 0, count: 16 * 1024)
             let headerSize = MemoryLayout<inotify_event>.size
             while true {
@@ -72,21 +77,19 @@ final class StoreFileEvents: Sendable {
                 let ready = poll(&watched, 2, -1)
                 if ready < 0 {
                     if errno == EINTR { continue }
-                    return
+                    return false
                 }
-                if watched[1].revents != 0 { return }
+                if watched[1].revents != 0 { return true }
                 guard watched[0].revents & Int16(POLLIN) != 0 else { continue }
                 let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
                 guard count > 0 else {
                     if count < 0 && errno == EINTR { continue }
-                    return
+                    return false
                 }
                 var changed = false
-                var watch: Int32 = -1
                 var offset = 0
                 buffer.withUnsafeBytes { bytes in
                     while offset + headerSize <= count {
-                        watch = bytes.load(fromByteOffset: offset, as: Int32.self)
                         let length = Int(bytes.load(fromByteOffset: offset + 12, as: UInt32.self))
                         let nameBytes = bytes[(offset + headerSize)..<min(count, offset + headerSize + length)]
                         let name = String(decoding: nameBytes.prefix { $0 != 0 }, as: UTF8.self)
@@ -96,9 +99,10 @@ final class StoreFileEvents: Sendable {
                 }
                 guard changed else { continue }
                 onChange()
-                if watch >= 0 { inotify_rm_watch(descriptor, watch) }
+                inotify_rm_watch(descriptor, watch)
                 usleep(Self.rest)
-                guard inotify_add_watch(descriptor, directory, Self.events) >= 0 else { return }
+                watch = inotify_add_watch(descriptor, directory, Self.events)
+                guard watch >= 0 else { return false }
                 onChange()
             }
         }
