@@ -193,7 +193,7 @@ extension SyncCoordinator {
                     try merge(object, shape: shape, into: survivor)
                     continue
                 }
-                noteUniqueValues(of: object, shape: shape)
+                try noteUniqueValues(of: object, shape: shape)
             }
         }
     }

@@ -45,16 +45,17 @@ extension SyncCoordinator {
                 try context.objects(ofEntity: shape.entityName, whereAttribute: field.property, isIn: values)
             }
             for holder in holders {
-                noteUniqueValues(of: holder, shape: shape)
+                try noteUniqueValues(of: holder, shape: shape)
             }
         }
     }
 
     /// Notes the unique values `object` holds now: a record applied later in the page that brings
     /// one meets it.
-    func noteUniqueValues(of object: any Entity, shape: RecordShape) {
+    func noteUniqueValues(of object: any Entity, shape: RecordShape) throws {
         for field in shape.uniqueFields {
-            guard let value = try? object.storedValue(forKey: field.property), value != .null else { continue }
+            let value = try storeCall { try object.storedValue(forKey: field.property) }
+            guard value != .null else { continue }
             uniqueHolders[UniqueKey(entity: shape.entityName, property: field.property, value: value), default: []].append(object)
         }
     }
@@ -103,7 +104,7 @@ extension SyncCoordinator {
             // Not the server's value: recorded as this device's change when saved.
             mirrored.written[loser.objectGlobalID]?.remove(property)
         }
-        noteUniqueValues(of: loser, shape: shape)
+        try noteUniqueValues(of: loser, shape: shape)
         return true
     }
 
