@@ -17,6 +17,11 @@ let package = Package(
         .library(name: "ObjectGraphSyncProtocol", targets: ["ObjectGraphSyncProtocol"]),
         // The sync client: keeps a store in step with the sync server of Server/.
         .library(name: "ObjectGraphSync", targets: ["ObjectGraphSync"]),
+        // What a sync server decides (what a push does to a zone, what a page of its feed holds),
+        // with no storage: the server of Server/ and the in-memory server share it.
+        .library(name: "ObjectGraphSyncFeed", targets: ["ObjectGraphSyncFeed"]),
+        // An in-memory sync server for an app's tests, and the contract every sync server meets.
+        .library(name: "ObjectGraphSyncTesting", targets: ["ObjectGraphSyncTesting"]),
         // The seeds' example model (moods, countries, continents), for the demo and the sync tests.
         .library(name: "MoodyModel", targets: ["MoodyModel"]),
         .executable(name: "moody", targets: ["moody"]),
@@ -32,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         // The sync client's TLS to a private certificate authority (AsyncHTTPClient's own TLS).
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // The digest a sync server keeps of each batch, to tell a replay from a reuse of numbers.
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         // `swift package generate-documentation`: CI builds the DocC catalogs and fails on warnings.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0")
     ],
@@ -61,6 +68,11 @@ let package = Package(
             name: "ObjectGraphSyncProtocol",
             swiftSettings: strictSettings
         ),
+        .target(
+            name: "ObjectGraphSyncFeed",
+            dependencies: ["ObjectGraphSyncProtocol", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: strictSettings
+        ),
         // AsyncHTTPClient is its HTTP client (FoundationNetworking's URLSession keeps a core busy
         // while the live route streams, on Linux).
         .target(
@@ -71,6 +83,14 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl")
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "ObjectGraphSyncTesting",
+            dependencies: [
+                "ObjectGraphSync", "ObjectGraphSyncFeed", "ObjectGraphSyncProtocol",
+                .product(name: "Algorithms", package: "swift-algorithms")
             ],
             swiftSettings: strictSettings
         ),
@@ -103,10 +123,13 @@ let package = Package(
             path: "Tests/ObjectGraphTestProcess",
             swiftSettings: strictSettings
         ),
-        // The sync client's own logic, in process: no server.
+        // The sync client's own logic, in process, against the in-memory server.
         .testTarget(
             name: "ObjectGraphSyncTests",
-            dependencies: ["ObjectGraphSync", "ObjectGraph", "ObjectGraphSyncProtocol"],
+            dependencies: [
+                "ObjectGraphSync", "ObjectGraph", "ObjectGraphSyncProtocol", "ObjectGraphSyncFeed", "ObjectGraphSyncTesting",
+                "MoodyModel"
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

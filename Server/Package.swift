@@ -45,6 +45,7 @@ let package = Package(
             name: "SyncServer",
             dependencies: [
                 .product(name: "ObjectGraphSyncProtocol", package: "ObjectGraph"),
+                .product(name: "ObjectGraphSyncFeed", package: "ObjectGraph"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
@@ -67,6 +68,7 @@ let package = Package(
             name: "objectgraph-sync-server",
             dependencies: [
                 "SyncServer",
+                .product(name: "ObjectGraphSyncFeed", package: "ObjectGraph"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log")
@@ -125,6 +127,9 @@ let package = Package(
             dependencies: [
                 "SyncServer",
                 .product(name: "ObjectGraphSyncProtocol", package: "ObjectGraph"),
+                .product(name: "ObjectGraphSyncFeed", package: "ObjectGraph"),
+                // The contract every sync server meets, run against this one.
+                .product(name: "ObjectGraphSyncTesting", package: "ObjectGraph"),
                 // The sync client, tested against this package's server.
                 .product(name: "ObjectGraph", package: "ObjectGraph"),
                 .product(name: "ObjectGraphSync", package: "ObjectGraph"),

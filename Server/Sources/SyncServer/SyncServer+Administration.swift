@@ -1,4 +1,5 @@
 public import Foundation
+import ObjectGraphSyncFeed
 
 /// What an operator does: users, their tokens and the tokens' life cycle. Each call runs with the
 /// database ready (as ``withDatabase(_:)``), from the command line while another process serves,

@@ -1,4 +1,5 @@
 public import Foundation
+import ObjectGraphSyncFeed
 public import ObjectGraphSyncProtocol
 
 /// The answer to a push that was applied, now or before.
@@ -19,16 +20,16 @@ extension SyncServer {
     /// Applies a push to one of a user's zones (created on first push), all or nothing.
     public func push(_ request: PushRequest, zone: String, user: SyncUser) async throws -> PushAnswer {
         let start = ContinuousClock.now
-        let outcome: PushOutcome
+        let outcome: PushDecision
         do {
-            try Self.checkZoneName(zone)
+            try ZoneName.check(zone)
             let limits = configuration.limits
             try request.validate(against: limits)
             outcome = try await storage.push(
                 PushPlanner(request: request, limits: limits), zone: zone, owner: user, now: Date().millisecondsSince1970)
         } catch {
             metrics.push(.refused, mutations: 0, duration: ContinuousClock.now - start)
-            throw error
+            throw Self.requestError(error)
         }
         switch outcome {
         case .apply(let plan):
@@ -39,23 +40,10 @@ extension SyncServer {
             return PushAnswer(result: try StoredJSON.decode(PushResult.self, from: json), isReplay: true, json: json)
         case .numberUsed(let last):
             metrics.push(.refused, mutations: 0, duration: ContinuousClock.now - start)
-            throw SyncRequestError(
-                status: .conflict,
-                body: SyncErrorBody(
-                    error: .mutationNumberUsed,
-                    message: "Client \(request.clientID.uuidString) has mutations up to number \(last) "
-                        + "applied in zone \"\(zone)\"; this batch reuses numbers and is not a replay of the last one.",
-                    lastAppliedNumber: last))
+            throw SyncRequestError(.mutationNumberUsed(lastApplied: last, clientID: request.clientID, zone: zone))
         case .conflict(let conflicts):
             metrics.push(.conflict, mutations: conflicts.count, duration: ContinuousClock.now - start)
-            let list = conflicts.map { "mutation \($0.number) (\($0.server.entity) \($0.server.id.uuidString))" }
-            throw SyncRequestError(
-                status: .conflict,
-                body: SyncErrorBody(
-                    error: .conflict,
-                    message: "Changed on the server since the base version: \(list.joined(separator: ", ")). "
-                        + "Nothing was applied.",
-                    conflicts: conflicts))
+            throw SyncRequestError(.conflict(conflicts))
         }
     }
 
@@ -71,14 +59,17 @@ extension SyncServer {
     }
 
     private func storedChanges(zone: String, user: SyncUser, since: FeedCursor, limit: Int) async throws -> FeedPage {
-        try Self.checkZoneName(zone)
-        guard limit >= 1 else { throw SyncRequestError.badRequest("limit=\(limit) is not a positive whole number.") }
-        let limit = min(limit, configuration.limits.maxPageSize)
-        let start = ContinuousClock.now
-        defer { metrics.feedRead(duration: ContinuousClock.now - start) }
-        switch try await storage.changes(zone: zone, owner: user, since: since, limit: limit) {
-        case .page(let page): return page
-        case .refused(let refusal): throw Self.error(refusal, since: since, zone: zone)
+        do {
+            try ZoneName.check(zone)
+            let limit = try FeedPaging.limit(asked: limit, maximum: configuration.limits.maxPageSize)
+            let start = ContinuousClock.now
+            defer { metrics.feedRead(duration: ContinuousClock.now - start) }
+            switch try await storage.changes(zone: zone, owner: user, since: since, limit: limit) {
+            case .page(let page): return page
+            case .refused(let refusal): throw refusal.refusal(since: since, zone: zone)
+            }
+        } catch {
+            throw Self.requestError(error)
         }
     }
 
@@ -86,42 +77,17 @@ extension SyncServer {
     /// pushed to it): the live route checks its cursor so.
     func checkCursor(_ since: FeedCursor, of head: ZoneHead?, zone: String) throws {
         let refusal = head.map { $0.policy.refusal(of: since) } ?? FeedPolicy.refusalInUnknownZone(of: since)
-        if let refusal { throw Self.error(refusal, since: since, zone: zone) }
+        if let refusal { throw SyncRequestError(refusal.refusal(since: since, zone: zone)) }
     }
 
-    private static func error(_ refusal: FeedRefusal, since: FeedCursor, zone: String) -> SyncRequestError {
-        switch refusal {
-        case .otherZone:
-            // Never given out for this zone, as a cursor of an unknown position: read it again.
-            SyncRequestError(
-                .gone, .mustRefetch,
-                "The cursor \(since) was given out for another zone than \"\(zone)\": drop this zone's synced data "
-                    + "and read it again from the start.")
-        case .mustRefetch(let purgedThrough):
-            SyncRequestError(
-                .gone, .mustRefetch,
-                "The cursor \(since) is older than the zone's tombstone horizon (position \(purgedThrough)) "
-                    + "or was never given out: drop the zone's synced data and read it again from the start.")
-        }
+    /// `error` as this API throws it: a refusal of the feed's decisions is a `SyncRequestError`.
+    private static func requestError(_ error: any Error) -> any Error {
+        (error as? SyncRefusal).map(SyncRequestError.init) ?? error
     }
 
     /// The user a bearer token lets in at `date` (now, by default), or nil: an unknown, revoked or
     /// expired token lets nobody in.
     public func user(authenticatedBy token: String, at date: Date = Date()) async throws -> SyncUser? {
         try await storage.user(tokenDigest: AccessToken.digest(of: token), now: date.millisecondsSince1970)
-    }
-
-    /// Refuses a zone name that is not 1 to 100 letters, digits, `.`, `_` or `-`, or is `.` or `..`
-    /// (which a proxy or a client's URL library may resolve as a path).
-    static func checkZoneName(_ name: String) throws(SyncRequestError) {
-        let allowed = name.utf8.allSatisfy {
-            ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x61 && $0 <= 0x7A)
-                || $0 == 0x2E || $0 == 0x5F || $0 == 0x2D
-        }
-        guard !name.isEmpty, name.utf8.count <= 100, allowed, name != ".", name != ".." else {
-            throw .badRequest(
-                "\(name.prefix(100).debugDescription) is not a zone name: use 1 to 100 letters, digits, '.', '_' or '-', "
-                    + "other than '.' and '..'.")
-        }
     }
 }

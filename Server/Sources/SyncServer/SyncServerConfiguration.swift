@@ -1,3 +1,5 @@
+public import ObjectGraphSyncFeed
+
 /// How a sync server runs.
 public struct SyncServerConfiguration: Sendable {
     /// Where the certificate chain and private key of the server's TLS are, as PEM files.

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import ObjectGraphSyncFeed
 import ObjectGraphSyncProtocol
 import SyncServer
 import Testing

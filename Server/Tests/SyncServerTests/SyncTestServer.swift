@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import ObjectGraphSyncFeed
 import ObjectGraphSyncProtocol
 import ServiceLifecycle
 import SyncServer

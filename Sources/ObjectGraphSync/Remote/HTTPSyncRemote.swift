@@ -174,18 +174,7 @@ public final class HTTPSyncRemote: SyncRemote {
 
     /// The error an answer other than success stands for.
     fileprivate static func refusal(_ body: Data, status: Int, route: String?) -> SyncError {
-        let prefix = route.map { "\($0) answered " } ?? ""
         // A body that is no error body (a proxy's page) still leaves the status to go by.
-        let answer = try? JSONDecoder().decode(SyncErrorBody.self, from: body)
-        if status == 401 { return .unauthorized(answer?.message ?? "\(prefix)HTTP 401") }
-        // The server is there but asks to wait (over a rate, its database away): the coordinator's
-        // back-off waits, as for a server that does not answer.
-        if status == 429 || status == 503 {
-            return .unreachable("\(prefix)HTTP \(status), the server asks to wait: \(answer?.message ?? "")")
-        }
-        if let answer { return .server(answer.error, answer.message) }
-        // A gateway's or a proxy's refusal: the server itself is not answering.
-        if (500...599).contains(status) { return .unreachable("\(prefix)HTTP \(status)") }
-        return .server(.internalError, "\(prefix)HTTP \(status)")
+        .refusal(status: status, body: try? JSONDecoder().decode(SyncErrorBody.self, from: body), route: route)
     }
 }

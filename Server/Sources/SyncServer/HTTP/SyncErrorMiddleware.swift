@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import NIOHTTP1
+import ObjectGraphSyncFeed
 import ObjectGraphSyncProtocol
 
 /// Turns every failure into a JSON error body (`SyncErrorBody`) with the right status, and
@@ -46,6 +47,8 @@ struct SyncErrorMiddleware: RouterMiddleware {
         switch error {
         case let refusal as SyncRequestError:
             return refusal
+        case let refusal as SyncRefusal:
+            return SyncRequestError(refusal)
         case let error as DecodingError:
             return .badRequest("The body is not a valid request: \(error.readableDescription)")
         case let error as HTTPParserError:

@@ -1,6 +1,7 @@
 import Hummingbird
 import HummingbirdAuth
 import NIOCore
+import ObjectGraphSyncFeed
 import Synchronization
 
 /// What a request carries through the middleware to its route: Hummingbird's own context (with
@@ -38,7 +39,7 @@ struct SyncRequestContext: AuthRequestContext, RequestContext, RemoteAddressRequ
     /// The `{zone}` of the path, checked: 1 to 100 letters, digits, `.`, `_` or `-`.
     func zone() throws -> String {
         let name = parameters.get("zone") ?? ""
-        try SyncServer.checkZoneName(name)
+        try ZoneName.check(name)
         return name
     }
 }

@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOCore
+import ObjectGraphSyncFeed
 import ObjectGraphSyncProtocol
 import ServiceLifecycle
 

@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraphSyncFeed
 import ObjectGraphSyncProtocol
 import Synchronization
 
@@ -57,7 +58,7 @@ struct GuardedStorage: SyncStorage {
     func users() async throws -> [UserRecord] { try await base.users() }
     func revokeToken(id: Int64, now: Int64) async throws { try await base.revokeToken(id: id, now: now) }
 
-    func push(_ planner: PushPlanner, zone: String, owner: SyncUser, now: Int64) async throws -> PushOutcome {
+    func push(_ planner: PushPlanner, zone: String, owner: SyncUser, now: Int64) async throws -> PushDecision {
         try await run { try await base.push(planner, zone: zone, owner: owner, now: now) }
     }
     func changes(zone: String, owner: SyncUser, since: FeedCursor, limit: Int) async throws -> FeedRead {

@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraphSyncFeed
 import ObjectGraphSyncProtocol
 import PostgresNIO
 

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ObjectGraphSyncFeed
 import ObjectGraphSyncProtocol
 import PostgresNIO
 import Synchronization
@@ -231,7 +232,7 @@ final class PostgresSyncStorage: SyncStorage {
 
     // MARK: Push
 
-    func push(_ planner: PushPlanner, zone: String, owner: SyncUser, now: Int64) async throws -> PushOutcome {
+    func push(_ planner: PushPlanner, zone: String, owner: SyncUser, now: Int64) async throws -> PushDecision {
         let logger = logger
         // Three round trips between BEGIN and COMMIT (the statements are in
         // `PostgresPushStatements.swift`). The ledger and the records' states are read in the

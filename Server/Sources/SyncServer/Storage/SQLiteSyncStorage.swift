@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ObjectGraphSyncFeed
 import ObjectGraphSyncProtocol
 
 /// The server's storage in one SQLite file, through GRDB: the default, for one server process.
@@ -155,8 +156,8 @@ final class SQLiteSyncStorage: SyncStorage {
 
     // MARK: Push
 
-    func push(_ planner: PushPlanner, zone: String, owner: SyncUser, now: Int64) async throws -> PushOutcome {
-        let outcome = try await pool.write { db -> PushOutcome in
+    func push(_ planner: PushPlanner, zone: String, owner: SyncUser, now: Int64) async throws -> PushDecision {
+        let outcome = try await pool.write { db -> PushDecision in
             try db.execute(
                 sql: "INSERT INTO zones (owner_id, name) VALUES (?, ?) ON CONFLICT DO NOTHING",
                 arguments: [owner.id, zone])

@@ -1,4 +1,5 @@
 public import Foundation
+import ObjectGraphSyncFeed
 import ObjectGraphSyncProtocol
 
 /// A user of the server, as their token identifies them.
@@ -22,27 +23,14 @@ struct ZoneHead: Sendable, Equatable {
     var policy: FeedPolicy { FeedPolicy(zoneID: zoneID, lastPosition: lastPosition, purgedThrough: purgedThrough) }
 }
 
-/// What reading a feed gives.
-enum FeedRead: Sendable {
-    case page(FeedPage)
-    case refused(FeedRefusal)
-}
-
-/// Why a cursor cannot be read from.
-enum FeedRefusal: Sendable, Equatable {
-    /// The cursor is older than tombstones the zone no longer keeps, or was never given out.
-    case mustRefetch(purgedThrough: Int64)
-    /// The cursor was given out for another zone.
-    case otherZone
-}
-
 /// Where the server keeps users, tokens, zones and their feeds: SQLite or PostgreSQL.
 ///
 /// Each operation is one database transaction. A zone's feed positions are given out under a
 /// lock on the zone's row, so pushes to one zone commit in the order of their positions and a
 /// reader never sees a later change without every earlier one (the gap PostgreSQL sequences leave
-/// with several writers cannot happen). Both storages share the decisions (`PushPlanner`,
-/// `FeedPaging`); what differs is only how they read and write rows.
+/// with several writers cannot happen). Both storages share the decisions of ObjectGraphSyncFeed
+/// (`PushPlanner`, `FeedPaging`, `FeedPolicy`), as the in-memory server of ObjectGraphSyncTesting
+/// does; what differs is only how they read and write rows.
 protocol SyncStorage: Sendable {
     /// Creates the schema or brings it up to date; safe when several servers start together.
     func migrate() async throws
@@ -68,7 +56,7 @@ protocol SyncStorage: Sendable {
     func revokeToken(id: Int64, now: Int64) async throws
 
     /// Applies a validated push to a user's zone (created on first push), all or nothing.
-    func push(_ planner: PushPlanner, zone: String, owner: SyncUser, now: Int64) async throws -> PushOutcome
+    func push(_ planner: PushPlanner, zone: String, owner: SyncUser, now: Int64) async throws -> PushDecision
     /// The changes after a cursor, a page at a time.
     func changes(zone: String, owner: SyncUser, since: FeedCursor, limit: Int) async throws -> FeedRead
     /// A zone's head; nil when the user has never pushed to it.
@@ -94,6 +82,21 @@ public enum SyncAdminError: Error, Sendable, Equatable, CustomStringConvertible 
         case .invalidUserName(let name): "\(name.debugDescription) is not a user name: use 1 to 100 printable characters."
         case .noSuchToken(let id): "There is no token \(id) (`user list` lists them)."
         case .invalidExpiry(let date): "A token cannot expire at \(date): that is not in the future."
+        }
+    }
+}
+
+/// The database holds something the server's own writes cannot produce.
+enum StorageFailure: Error, CustomStringConvertible {
+    case missingZone(String)
+    case malformedNotification(String)
+    case malformedRow(String)
+
+    var description: String {
+        switch self {
+        case .malformedRow(let what): "A row of the database is not as the server writes it: \(what)."
+        case .missingZone(let zone): "The zone \"\(zone)\" vanished inside its own transaction."
+        case .malformedNotification(let payload): "A feed notification was not understood: \(payload)"
         }
     }
 }

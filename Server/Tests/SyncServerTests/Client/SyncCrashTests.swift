@@ -2,6 +2,7 @@ import Foundation
 import MoodyModel
 import ObjectGraph
 import ObjectGraphSync
+import ObjectGraphSyncFeed
 import ObjectGraphSyncProtocol
 import Testing
 

@@ -1,10 +1,9 @@
-import Foundation
-import ObjectGraphSyncProtocol
+public import ObjectGraphSyncProtocol
 
 extension PushRequest {
     /// Refuses a batch that is malformed or over the limits, naming the mutation, entity, record
     /// and field at fault. Nothing has been read or written when it throws.
-    func validate(against limits: ServerLimits) throws(SyncRequestError) {
+    public func validate(against limits: ServerLimits) throws(SyncRefusal) {
         guard !mutations.isEmpty else {
             throw .badRequest("A push needs at least one mutation.")
         }
@@ -27,9 +26,9 @@ extension PushRequest {
 
 extension Mutation {
     /// Where a message names this mutation.
-    var label: String { "mutation \(number) (\(entity) \(id.uuidString))" }
+    public var label: String { "mutation \(number) (\(entity) \(id.uuidString))" }
 
-    fileprivate func validate(against limits: ServerLimits) throws(SyncRequestError) {
+    fileprivate func validate(against limits: ServerLimits) throws(SyncRefusal) {
         guard !entity.isEmpty, entity.unicodeScalars.count <= limits.maxNameLength else {
             throw .badRequest("Mutation \(number): the entity name must have 1 to \(limits.maxNameLength) characters.")
         }
@@ -61,7 +60,7 @@ extension StringProtocol {
     /// Whether the text holds a control character (Unicode's category Cc: U+0000 to U+001F, U+007F
     /// to U+009F). Names holding one are refused: SQLite cut a name at U+0000 (the record was then
     /// stored under another entity), PostgreSQL refused it, and names reach log lines and terminals.
-    var holdsControlCharacter: Bool {
+    public var holdsControlCharacter: Bool {
         unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 }

@@ -1,8 +1,7 @@
 import Foundation
+import ObjectGraphSyncFeed
 import ObjectGraphSyncProtocol
 import Testing
-
-@testable import SyncServer
 
 /// The server's own JSON writer and reader (what every push stores and every update reads back)
 /// agree with each other and with Foundation's JSON on every kind of value.

@@ -1,4 +1,5 @@
 public import Hummingbird
+public import ObjectGraphSyncFeed
 public import ObjectGraphSyncProtocol
 
 /// A request the server refuses: an HTTP status and the body that explains it.
@@ -24,6 +25,11 @@ public struct SyncRequestError: Error, Sendable, CustomStringConvertible {
     public init(status: HTTPResponse.Status, body: SyncErrorBody) {
         self.status = status
         self.body = body
+    }
+
+    /// The answer to a refusal of the feed's decisions (a malformed push, a cursor to read again).
+    public init(_ refusal: SyncRefusal) {
+        self.init(status: HTTPResponse.Status(code: refusal.status), body: refusal.body)
     }
 
     public var description: String { "\(status.code) \(body.error.rawValue): \(body.message)" }

@@ -1,22 +1,32 @@
 import Crypto
-import Foundation
-import ObjectGraphSyncProtocol
+public import Foundation
+public import ObjectGraphSyncProtocol
 
 /// What the server's ledger remembers of a client in a zone: its last applied batch.
 ///
 /// It is written in the transaction that applies the batch, so "applied" and "remembered as
 /// applied" can never disagree, even when the server dies between the commit and the answer.
-struct LedgerEntry: Sendable, Equatable {
-    var firstNumber: Int64
-    var lastNumber: Int64
+public struct LedgerEntry: Sendable, Equatable {
+    /// The number of the batch's first mutation.
+    public var firstNumber: Int64
+    /// The number of the batch's last mutation.
+    public var lastNumber: Int64
     /// A digest of the batch's mutations, to tell a replay from a different batch reusing numbers.
-    var digest: String
+    public var digest: String
     /// The answer given to the batch, as JSON, for replays.
-    var result: String
+    public var result: String
+
+    /// An entry as a storage read it back.
+    public init(firstNumber: Int64, lastNumber: Int64, digest: String, result: String) {
+        self.firstNumber = firstNumber
+        self.lastNumber = lastNumber
+        self.digest = digest
+        self.result = result
+    }
 }
 
 /// What a push comes to; each storage carries it out inside one transaction.
-enum PushOutcome: Sendable {
+public enum PushDecision: Sendable {
     /// Applied now: the entries to append, the zone's new last position and the answer.
     case apply(PushPlan)
     /// The same batch was already applied: answer what was answered then, change nothing.
@@ -28,32 +38,50 @@ enum PushOutcome: Sendable {
 }
 
 /// The entries a push appends to the feed, and what the ledger and the client are told.
-struct PushPlan: Sendable {
-    var entries: [FeedEntry]
-    var lastPosition: Int64
-    var result: PushResult
-    var resultJSON: String
-    var ledger: LedgerEntry
+public struct PushPlan: Sendable {
+    /// The entries to append, in the order of their positions.
+    public var entries: [FeedEntry]
+    /// The zone's last position once they are appended.
+    public var lastPosition: Int64
+    /// The answer: each mutation's record version, and the zone's cursor after the push.
+    public var result: PushResult
+    /// `result` as JSON, sent and kept in the ledger.
+    public var resultJSON: String
+    /// What the ledger keeps of the batch (replacing what it kept of the client's previous one).
+    public var ledger: LedgerEntry
 }
 
 /// Decides what a validated push does, from the ledger and the records it touches as the zone
 /// holds them. Pure: the storages read its inputs and write its outputs under the zone's lock.
-struct PushPlanner {
-    var request: PushRequest
-    var limits: ServerLimits
+///
+/// A storage validates the request first (`PushRequest.validate(against:)`), then, in one
+/// transaction: reads the client's ledger entry and asks ``checkLedger(_:)``; when that decides
+/// nothing, reads the latest state of each record of ``recordIDs`` and asks
+/// ``plan(current:zoneID:lastPosition:now:)``; and writes what the plan says.
+public struct PushPlanner: Sendable {
+    /// The push, validated.
+    public var request: PushRequest
+    /// The server's limits (a record's largest size).
+    public var limits: ServerLimits
+
+    /// A planner for a validated push.
+    public init(request: PushRequest, limits: ServerLimits) {
+        self.request = request
+        self.limits = limits
+    }
 
     /// The digest of the batch, stable for the same mutations whatever the JSON's key order.
-    func digest() throws -> String {
+    public func digest() throws -> String {
         let hex = Array("0123456789abcdef".utf8)
         let digest = SHA256.hash(data: try StoredJSON.canonicalBytes(of: request.mutations))
         return String(decoding: digest.flatMap { [hex[Int($0 >> 4)], hex[Int($0 & 0xF)]] }, as: UTF8.self)
     }
 
     /// The record identifiers the batch touches, to read their current state.
-    var recordIDs: [UUID] { Array(Set(request.mutations.map(\.id))) }
+    public var recordIDs: [UUID] { Array(Set(request.mutations.map(\.id))) }
 
     /// First step: whether the ledger says the batch is new, a replay, or a reuse of numbers.
-    func checkLedger(_ entry: LedgerEntry?) throws -> PushOutcome? {
+    public func checkLedger(_ entry: LedgerEntry?) throws -> PushDecision? {
         guard let entry, let first = request.mutations.first?.number, first <= entry.lastNumber else {
             return nil
         }
@@ -69,7 +97,7 @@ struct PushPlanner {
     ///
     /// Conflicts are judged against the records as they were before the batch: a batch may
     /// create a record and change it again without the second mutation knowing its version.
-    func plan(current: [UUID: RecordState], zoneID: Int64, lastPosition: Int64, now: Int64) throws -> PushOutcome {
+    public func plan(current: [UUID: RecordState], zoneID: Int64, lastPosition: Int64, now: Int64) throws -> PushDecision {
         var conflicts: [SyncErrorBody.Conflict] = []
         var createdInBatch: Set<UUID> = []
         for mutation in request.mutations {
@@ -80,7 +108,7 @@ struct PushPlanner {
                     createdInBatch.contains(mutation.id)
                         || (mutation.operation == .upsert && mutation.baseVersion == nil)
                 else {
-                    throw SyncRequestError.notFound(
+                    throw SyncRefusal.notFound(
                         "\(mutation.label): the zone holds no such record (never created in it, "
                             + "or deleted and purged past the tombstone horizon). Nothing was applied.")
                 }
@@ -139,7 +167,7 @@ struct PushPlanner {
     /// The record after a mutation and its fields' JSON, or nil when the mutation changes nothing.
     private func apply(_ mutation: Mutation, to state: RecordState?) throws -> (RecordState, String)? {
         if let state, state.entity != mutation.entity {
-            throw SyncRequestError.badRequest(
+            throw SyncRefusal.badRequest(
                 "\(mutation.label): the record \(mutation.id.uuidString) is a \(state.entity). Nothing was applied.")
         }
         let version = (state?.version ?? 0) + 1
@@ -168,7 +196,7 @@ struct PushPlanner {
             let fieldsJSON = try StoredJSON.encode(next.fields)
             let size = fieldsJSON.utf8.count
             guard size <= limits.maxRecordBytes else {
-                throw SyncRequestError.tooLarge(
+                throw SyncRefusal.tooLarge(
                     "\(mutation.label): the record would hold \(size) bytes of fields; "
                         + "the limit is \(limits.maxRecordBytes).")
             }

@@ -1,5 +1,5 @@
 import Foundation
-import ObjectGraphSyncProtocol
+public import ObjectGraphSyncProtocol
 
 /// The JSON text the server stores and hashes: fields, field versions, answers, batch digests.
 ///
@@ -7,16 +7,16 @@ import ObjectGraphSyncProtocol
 /// order, no insignificant space), and read by ``JSONTextReader``, because every push writes a
 /// record's whole state and hashes its batch, and every update reads a state back: through
 /// `JSONEncoder` and `JSONDecoder` that was half of a push's time.
-enum StoredJSON {
+public enum StoredJSON {
     /// A record's fields.
-    static func encode(_ fields: [String: JSONValue]) throws -> String {
+    public static func encode(_ fields: [String: JSONValue]) throws -> String {
         var writer = JSONTextWriter()
         try writer.writeObject(fields) { writer, value in try writer.write(value) }
         return writer.text
     }
 
     /// A record's field versions.
-    static func encode(_ versions: [String: Int64]) -> String {
+    public static func encode(_ versions: [String: Int64]) -> String {
         var writer = JSONTextWriter()
         writer.writeObject(versions) { writer, version in writer.write(version) }
         return writer.text
@@ -24,7 +24,7 @@ enum StoredJSON {
 
     /// The bytes a batch's digest is taken of: the same for the same mutations, whatever the
     /// order of the keys in the JSON the client sent.
-    static func canonicalBytes(of mutations: [Mutation]) throws -> [UInt8] {
+    public static func canonicalBytes(of mutations: [Mutation]) throws -> [UInt8] {
         var writer = JSONTextWriter()
         try writer.writeArray(mutations) { writer, mutation in
             writer.bytes.append(UInt8(ascii: "{"))
@@ -46,7 +46,7 @@ enum StoredJSON {
     }
 
     /// A push's answer, sent and kept in the ledger for replays: `PushResult`'s JSON.
-    static func encode(_ result: PushResult) -> String {
+    public static func encode(_ result: PushResult) -> String {
         var writer = JSONTextWriter()
         writer.bytes.append(UInt8(ascii: "{"))
         writer.writeKey("applied")
@@ -68,7 +68,7 @@ enum StoredJSON {
 
     /// A feed page: `ChangesPage`'s JSON, each record's fields spliced in as stored (the
     /// server wrote them, so they are JSON: nothing is parsed or encoded again).
-    static func encode(_ page: FeedPage) -> String {
+    public static func encode(_ page: FeedPage) -> String {
         var writer = JSONTextWriter()
         writer.bytes.append(UInt8(ascii: "{"))
         writer.writeKey("changes")
@@ -102,17 +102,17 @@ enum StoredJSON {
     }
 
     /// A record's fields, as `encode(_:)` wrote them.
-    static func fields(from text: String) throws -> [String: JSONValue] {
+    public static func fields(from text: String) throws -> [String: JSONValue] {
         try JSONTextReader.object(of: text)
     }
 
     /// A record's field versions.
-    static func fieldVersions(from text: String) throws -> [String: Int64] {
+    public static func fieldVersions(from text: String) throws -> [String: Int64] {
         try JSONTextReader.integers(of: text)
     }
 
     /// A kept answer, read back for a replay.
-    static func decode<Value: Decodable>(_ type: Value.Type, from text: String) throws -> Value {
+    public static func decode<Value: Decodable>(_ type: Value.Type, from text: String) throws -> Value {
         try JSONDecoder().decode(type, from: Data(text.utf8))
     }
 }

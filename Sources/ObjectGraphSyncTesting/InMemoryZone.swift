@@ -1,0 +1,76 @@
+import Algorithms
+import Foundation
+import ObjectGraphSyncFeed
+import ObjectGraphSyncProtocol
+
+/// One zone of the in-memory server: its feed, the latest entry of each record and the clients'
+/// ledger, changed only through the feed's decisions (`PushPlanner`, `FeedPaging`, `FeedPolicy`),
+/// as the SQLite and PostgreSQL storages of the server change their rows.
+struct InMemoryZone {
+    let id: Int64
+    private(set) var lastPosition: Int64 = 0
+    private(set) var purgedThrough: Int64 = 0
+    /// The feed, in the order of positions (purges take entries out, never reorder).
+    private var entries: [FeedEntry] = []
+    /// The latest entry of each record the feed holds.
+    private var latest: [UUID: FeedEntry] = [:]
+    private var ledger: [UUID: LedgerEntry] = [:]
+
+    init(id: Int64) { self.id = id }
+
+    private var policy: FeedPolicy { FeedPolicy(zoneID: id, lastPosition: lastPosition, purgedThrough: purgedThrough) }
+
+    /// The head as a cursor of the zone.
+    var head: FeedCursor { FeedCursor(position: lastPosition, zoneID: id) }
+
+    /// Applies a validated push, all or nothing: nothing changes before the plan is made.
+    mutating func push(_ planner: PushPlanner, now: Int64) throws -> PushDecision {
+        let clientID = planner.request.clientID
+        if let decided = try planner.checkLedger(ledger[clientID]) { return decided }
+        var current: [UUID: RecordState] = [:]
+        for id in planner.recordIDs { current[id] = latest[id]?.state }
+        let decision = try planner.plan(current: current, zoneID: id, lastPosition: lastPosition, now: now)
+        guard case .apply(let plan) = decision else { return decision }
+        for entry in plan.entries {
+            entries.append(entry)
+            latest[entry.state.id] = entry
+        }
+        lastPosition = plan.lastPosition
+        ledger[clientID] = plan.ledger
+        return decision
+    }
+
+    /// The changes after `since`, a page at a time.
+    func changes(since: FeedCursor, limit: Int) -> FeedRead {
+        if let refused = policy.refusal(of: since) { return .refused(refused) }
+        let start = entries.partitioningIndex { $0.position > since.position }
+        let read = entries[start...].prefix(limit + 1).map(\.change)
+        switch FeedPaging(limit: limit).cut(read) {
+        case .page(let page, let hasMore):
+            return policy.read(page, hasMore: hasMore, since: since)
+        case .readRest(let page, let transaction, let after):
+            let rest = entries[start...].lazy.filter { $0.transaction == transaction && $0.position > after }.map(\.change)
+            return policy.read(page + rest, hasMore: true, since: since)
+        }
+    }
+
+    /// Whether `since` can be read from (the live route checks its cursor so).
+    func refusal(of since: FeedCursor) -> FeedRefusal? { policy.refusal(of: since) }
+
+    /// Drops the tombstones and superseded entries committed before `time` (milliseconds since
+    /// 1970); a cursor before the last tombstone dropped must read the zone again.
+    mutating func purge(committedBefore time: Int64) -> Int {
+        if let last = entries.last(where: { $0.state.deleted && $0.committedAt < time }) {
+            purgedThrough = max(purgedThrough, last.position)
+        }
+        let before = entries.count
+        entries.removeAll { entry in
+            entry.committedAt < time && (entry.state.deleted || latest[entry.state.id]?.position != entry.position)
+        }
+        latest = latest.filter { !($0.value.committedAt < time && $0.value.state.deleted) }
+        return before - entries.count
+    }
+
+    /// The latest state of every record the feed holds, tombstones included.
+    var records: [SyncedRecord] { latest.values.sorted { $0.position < $1.position }.map(\.state.synced) }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import ObjectGraphSync
+import ObjectGraphSyncFeed
+import ObjectGraphSyncProtocol
+
+/// What every sync server does, seen through a ``ObjectGraphSync/SyncRemote``: the behaviour the
+/// sync client relies on. The server of `Server/` (over HTTP, on SQLite and PostgreSQL) and
+/// ``InMemorySyncServer`` both pass it; a test runs each check against the server it tests:
+///
+/// ```swift
+/// @Test(arguments: SyncRemoteContract.checks)
+/// func holds(_ check: SyncRemoteContract.Check) async throws {
+///     try await check.run(on: InMemorySyncServer())
+/// }
+/// ```
+public enum SyncRemoteContract {
+    /// One behaviour, checked on a server; it throws a ``ContractViolation`` saying what differed.
+    public struct Check: Sendable, CustomStringConvertible {
+        /// What the check holds the server to, as a sentence.
+        public let description: String
+        private let body: @Sendable (any SyncServerUnderTest) async throws -> Void
+
+        init(_ description: String, _ body: @escaping @Sendable (any SyncServerUnderTest) async throws -> Void) {
+            self.description = description
+            self.body = body
+        }
+
+        /// Runs the check on `server`.
+        public func run(on server: any SyncServerUnderTest) async throws {
+            try await body(server)
+        }
+    }
+
+    /// Every check.
+    public static let checks: [Check] = [
+        Check("A push applies every mutation, answers each record's version, and the feed holds them as one transaction") { server in
+            let remote = try await server.newUser()
+            let client = UUID()
+            let result = try await applied(
+                remote.push(push(client, [upsert(1, a, ["text": .string("one")]), upsert(2, b, ["text": .string("two")])]), zone: zone))
+            try expect(result.applied.map(\.version) == [1, 1] && result.applied.map(\.number) == [1, 2], "answered \(result)")
+            let (changes, cursor) = try await allChanges(remote)
+            try expect(changes.map(\.record.id) == [a, b], "the feed holds \(changes)")
+            try expect(Set(changes.map(\.transaction)).count == 1, "one push is one transaction: \(changes)")
+            try expect(changes.first?.record.fields == ["text": .string("one")], "the record reads back as sent: \(changes)")
+            try expect(cursor == result.cursor, "the push answered \(result.cursor), the feed ends at \(cursor)")
+        },
+        Check("A batch sent again is answered as the first time and changes nothing") { server in
+            let remote = try await server.newUser()
+            let request = push(UUID(), [upsert(1, a, ["text": .string("one")]), upsert(2, b, [:])])
+            let first = try await applied(remote.push(request, zone: zone))
+            let again = try await applied(remote.push(request, zone: zone))
+            try expect(first == again, "first \(first), again \(again)")
+            try expect(try await allChanges(remote).changes.count == 2, "a replay wrote to the feed")
+        },
+        Check("A batch that reuses numbers already applied, and is not the last batch, is refused and changes nothing") { server in
+            let remote = try await server.newUser()
+            let client = UUID()
+            _ = try await applied(remote.push(push(client, [upsert(1, a, [:]), upsert(2, b, [:])]), zone: zone))
+            _ = try await applied(remote.push(push(client, [upsert(3, c, [:])]), zone: zone))
+            try await expectRefusal(.mutationNumberUsed) { _ = try await remote.push(push(client, [upsert(2, d, [:])]), zone: zone) }
+            try expect(try await allChanges(remote).changes.count == 3, "a refused batch wrote to the feed")
+        },
+        Check("A mutation made from a stale version is refused with the server's record, and nothing of its batch is applied") { server in
+            let remote = try await server.newUser()
+            let (first, second) = (UUID(), UUID())
+            _ = try await applied(remote.push(push(first, [upsert(1, a, ["text": .string("one")])]), zone: zone))
+            _ = try await applied(remote.push(push(first, [upsert(2, a, ["text": .string("first's")], base: 1)]), zone: zone))
+            let outcome = try await remote.push(
+                push(second, [upsert(1, a, ["text": .string("second's")], base: 1), upsert(2, c, [:])]), zone: zone)
+            guard case .conflicts(let conflicts) = outcome else { throw ContractViolation("a stale edit was applied: \(outcome)") }
+            try expect(conflicts.map(\.number) == [1], "conflicts \(conflicts)")
+            try expect(
+                conflicts.first?.server.version == 2 && conflicts.first?.server.fields["text"] == .string("first's"),
+                "the conflict holds the server's record as it is now: \(conflicts)")
+            try expect(try await allChanges(remote).changes.map(\.record.id) == [a, a], "a refused batch wrote to the feed")
+        },
+        Check("Edits of different fields from the same version are both kept") { server in
+            let remote = try await server.newUser()
+            _ = try await applied(remote.push(push(UUID(), [upsert(1, a, ["text": .string("one"), "rating": .integer(1)])]), zone: zone))
+            _ = try await applied(remote.push(push(UUID(), [upsert(1, a, ["text": .string("edited")], base: 1)]), zone: zone))
+            _ = try await applied(remote.push(push(UUID(), [upsert(1, a, ["rating": .integer(5)], base: 1)]), zone: zone))
+            let latest = try await allChanges(remote).changes.last?.record
+            try expect(
+                latest?.fields == ["text": .string("edited"), "rating": .integer(5)] && latest?.version == 3,
+                "the record is \(String(describing: latest))")
+        },
+        Check("A record deleted and made again by a client that saw the deletion starts anew") { server in
+            let remote = try await server.newUser()
+            let client = UUID()
+            _ = try await applied(remote.push(push(client, [upsert(1, a, ["text": .string("one"), "rating": .integer(1)])]), zone: zone))
+            _ = try await applied(remote.push(push(client, [delete(2, a, base: 1)]), zone: zone))
+            let again = try await applied(remote.push(push(client, [upsert(3, a, ["text": .string("again")], base: 2)]), zone: zone))
+            let latest = try await allChanges(remote).changes.last?.record
+            try expect(again.applied.first?.version == 3, "answered \(again)")
+            try expect(
+                latest?.fields == ["text": .string("again")] && latest?.deleted == false, "the record is \(String(describing: latest))")
+        },
+        Check("A change to a record the zone never held is refused, and nothing of its batch is applied") { server in
+            let remote = try await server.newUser()
+            try await expectRefusal(.notFound) {
+                _ = try await remote.push(push(UUID(), [upsert(1, b, [:]), upsert(2, a, ["text": .string("x")], base: 1)]), zone: zone)
+            }
+            try await expectRefusal(.notFound) { _ = try await remote.push(push(UUID(), [delete(1, a, base: 1)]), zone: zone) }
+            try expect(try await allChanges(remote).changes.isEmpty, "a refused batch wrote to the feed")
+        },
+        Check("A page holds whole pushes only, longer than its limit when one push is") { server in
+            let remote = try await server.newUser()
+            let client = UUID()
+            _ = try await applied(remote.push(push(client, [upsert(1, a, [:]), upsert(2, b, [:]), upsert(3, c, [:])]), zone: zone))
+            _ = try await applied(
+                remote.push(push(client, [upsert(4, a, [:], base: 1), upsert(5, b, [:], base: 1), upsert(6, c, [:], base: 1)]), zone: zone))
+            let first = try await remote.changes(zone: zone, since: .start, limit: 4)
+            try expect(first.changes.count == 3 && first.hasMore, "a page of 4 cut inside the second push: \(first)")
+            let second = try await remote.changes(zone: zone, since: first.cursor, limit: 4)
+            try expect(second.changes.count == 3 && !second.hasMore, "the second page: \(second)")
+            let small = try await remote.changes(zone: zone, since: .start, limit: 2)
+            try expect(small.changes.count == 3 && small.hasMore, "a push longer than the limit was cut: \(small)")
+        },
+        Check("A zone never pushed to reads as empty from its start") { server in
+            let page = try await server.newUser().changes(zone: zone, since: .start, limit: 100)
+            try expect(page.changes.isEmpty && !page.hasMore, "the page is \(page)")
+        },
+        Check("A cursor older than a purged tombstone must read the zone again; the start rebuilds the zone") { server in
+            let remote = try await server.newUser()
+            let client = UUID()
+            let created = try await applied(remote.push(push(client, [upsert(1, a, [:]), upsert(2, b, [:])]), zone: zone))
+            let deleted = try await applied(remote.push(push(client, [delete(3, a, base: 1)]), zone: zone))
+            try await server.purgeAll()
+            try await expectRefusal(.mustRefetch) { _ = try await remote.changes(zone: zone, since: created.cursor, limit: 100) }
+            let head = try await remote.changes(zone: zone, since: deleted.cursor, limit: 100)
+            try expect(head.changes.isEmpty, "a cursor past the purge reads \(head)")
+            let rebuilt = try await allChanges(remote).changes
+            try expect(rebuilt.map(\.record.id) == [b], "from the start after the purge: \(rebuilt)")
+        },
+        Check("A cursor of another zone must read the zone again") { server in
+            let remote = try await server.newUser()
+            let other = try await applied(remote.push(push(UUID(), [upsert(1, a, [:])]), zone: "other"))
+            _ = try await applied(remote.push(push(UUID(), [upsert(1, b, [:])]), zone: zone))
+            try await expectRefusal(.mustRefetch) { _ = try await remote.changes(zone: zone, since: other.cursor, limit: 100) }
+        },
+        Check("A malformed push is refused, naming what is wrong, and nothing is applied") { server in
+            let remote = try await server.newUser()
+            try await expectRefusal(.badRequest) {
+                _ = try await remote.push(push(UUID(), [upsert(2, a, [:]), upsert(1, b, [:])]), zone: zone)
+            }
+            try await expectRefusal(.badRequest) { _ = try await remote.push(push(UUID(), []), zone: zone) }
+            try await expectRefusal(.badRequest) { _ = try await remote.push(push(UUID(), [upsert(1, a, [:])]), zone: "a zone") }
+            try await expectRefusal(.badRequest) { _ = try await remote.push(push(UUID(), [upsert(1, a, ["": .integer(1)])]), zone: zone) }
+            let large = JSONValue.string(String(repeating: "x", count: server.limits.maxRecordBytes))
+            try await expectRefusal(.tooLarge) { _ = try await remote.push(push(UUID(), [upsert(1, a, ["text": large])]), zone: zone) }
+            try expect(try await allChanges(remote).changes.isEmpty, "a refused push wrote to the feed")
+        },
+        Check("The live route says it listens, announces a feed already past the cursor, then each push") { server in
+            let remote = try await server.newUser()
+            let first = try await applied(remote.push(push(UUID(), [upsert(1, a, [:])]), zone: zone))
+            var messages = LiveMessages(remote.live(zone: zone, since: .start)).makeAsyncIterator()
+            try expect(try await messages.next() == .listening, "the first message is not `listening`")
+            try expect(try await messages.next() == .changes(LiveEvent(cursor: first.cursor)), "the feed past the cursor was not announced")
+            let second = try await applied(remote.push(push(UUID(), [upsert(1, b, [:])]), zone: zone))
+            while let message = try await messages.next() {
+                if case .changes(let event) = message, event.cursor == second.cursor { return }
+            }
+            throw ContractViolation("the live route ended without announcing the push")
+        }
+    ]
+
+    // MARK: Helpers
+
+    private static let zone = "contract"
+    // Fixed IDs, so that a record's order in a message is the same each run.
+    private static let a = UUID(uuid: (0xA, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0, 1))
+    private static let b = UUID(uuid: (0xB, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0, 1))
+    private static let c = UUID(uuid: (0xC, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0, 1))
+    private static let d = UUID(uuid: (0xD, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0, 1))
+
+    private static func push(_ client: UUID, _ mutations: [Mutation]) -> PushRequest {
+        PushRequest(clientID: client, mutations: mutations)
+    }
+
+    private static func upsert(_ number: Int64, _ id: UUID, _ fields: [String: JSONValue], base: Int64? = nil) -> Mutation {
+        Mutation(number: number, operation: .upsert, entity: "Note", id: id, baseVersion: base, fields: fields)
+    }
+
+    private static func delete(_ number: Int64, _ id: UUID, base: Int64) -> Mutation {
+        Mutation(number: number, operation: .delete, entity: "Note", id: id, baseVersion: base)
+    }
+
+    private static func applied(_ outcome: PushOutcome) throws -> PushResult {
+        guard case .applied(let result) = outcome else { throw ContractViolation("the push was not applied: \(outcome)") }
+        return result
+    }
+
+    /// The whole feed of the zone after `since`, page by page.
+    private static func allChanges(_ remote: any SyncRemote, since: FeedCursor = .start) async throws -> (
+        changes: [FeedChange], cursor: FeedCursor
+    ) {
+        var cursor = since
+        var changes: [FeedChange] = []
+        while true {
+            let page = try await remote.changes(zone: zone, since: cursor, limit: 100)
+            changes += page.changes
+            cursor = page.cursor
+            if !page.hasMore { return (changes, cursor) }
+        }
+    }
+
+    private static func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
+        if !condition { throw ContractViolation(message()) }
+    }
+
+    /// Runs `body`, which the server must refuse with `code`.
+    private static func expectRefusal(_ code: SyncErrorBody.Code, _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch SyncError.server(let answered, let message) {
+            try expect(answered == code, "refused with \(answered.rawValue) (\(message)), not \(code.rawValue)")
+            try expect(!message.isEmpty, "a refusal with no message")
+            return
+        }
+        throw ContractViolation("not refused; expected \(code.rawValue)")
+    }
+}
+
+/// A server that does not behave as ``SyncRemoteContract`` says, and how.
+public struct ContractViolation: Error, Sendable, CustomStringConvertible {
+    /// What differed.
+    public var description: String
+
+    init(_ description: String) { self.description = description }
+}
