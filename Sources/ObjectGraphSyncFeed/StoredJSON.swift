@@ -3,8 +3,8 @@ public import ObjectGraphSyncProtocol
 
 /// The JSON text the server stores and hashes: fields, field versions, answers, batch digests.
 ///
-/// Fields and field versions are written by ``JSONTextWriter``, in one canonical form (keys in
-/// order, no insignificant space), and read by ``JSONTextReader``, because every push writes a
+/// Fields and field versions are written by `JSONTextWriter`, in one canonical form (keys in
+/// order, no insignificant space), and read by `JSONTextReader`, because every push writes a
 /// record's whole state and hashes its batch, and every update reads a state back: through
 /// `JSONEncoder` and `JSONDecoder` that was half of a push's time.
 public enum StoredJSON {

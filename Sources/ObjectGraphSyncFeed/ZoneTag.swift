@@ -1,6 +1,6 @@
 public import ObjectGraphSyncProtocol
 
-/// The tag a zone's cursors carry (see ``FeedCursor``): a mix of the zone's key in the database,
+/// The tag a zone's cursors carry (see `FeedCursor`): a mix of the zone's key in the database,
 /// so that a cursor sent to another zone is told apart. Not a secret: a user reaches only their
 /// own zones whatever the cursor says.
 public enum ZoneTag {

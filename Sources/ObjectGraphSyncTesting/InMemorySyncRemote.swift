@@ -5,8 +5,8 @@ public import ObjectGraphSyncProtocol
 
 /// The sync client's way to an ``InMemorySyncServer``, as one of its users.
 ///
-/// Requests and answers go through JSON, as over HTTP, and refusals become the ``SyncError``s
-/// that ``HTTPSyncRemote`` makes of the same answers: a coordinator behaves alike on either.
+/// Requests and answers go through JSON, as over HTTP, and refusals become the `SyncError`s
+/// that `HTTPSyncRemote` makes of the same answers: a coordinator behaves alike on either.
 public struct InMemorySyncRemote: SyncRemote {
     /// The server reached.
     public let server: InMemorySyncServer

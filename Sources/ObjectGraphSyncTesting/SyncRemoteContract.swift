@@ -3,7 +3,7 @@ import ObjectGraphSync
 import ObjectGraphSyncFeed
 import ObjectGraphSyncProtocol
 
-/// What every sync server does, seen through a ``ObjectGraphSync/SyncRemote``: the behaviour the
+/// What every sync server does, seen through a `SyncRemote`: the behaviour the
 /// sync client relies on. The server of `Server/` (over HTTP, on SQLite and PostgreSQL) and
 /// ``InMemorySyncServer`` both pass it; a test runs each check against the server it tests:
 ///

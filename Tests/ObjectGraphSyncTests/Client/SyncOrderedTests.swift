@@ -2,6 +2,7 @@ import Foundation
 import ObjectGraph
 import ObjectGraphSync
 import ObjectGraphSyncProtocol
+import ObjectGraphSyncTesting
 import Testing
 
 /// A trip whose stops are in the order the traveller chose.
@@ -25,12 +26,11 @@ struct SyncOrderedTests {
         let sync: SyncCoordinator
         let context: ObjectContext
 
-        init(port: Int, token: String) throws {
+        init(server: InMemorySyncServer) throws {
             container = try ObjectContainer(
                 schema: Schema([Trip.self, Stop.self] + SyncCoordinator.entities), configuration: .file(SyncDevice.newStorePath()))
-            let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
             sync = try SyncCoordinator(
-                container: container, remote: HTTPSyncRemote(url: url, token: token), syncing: [Trip.self, Stop.self])
+                container: container, remote: server.remote(user: "alice"), syncing: [Trip.self, Stop.self])
             context = container.newBackgroundContext()
         }
 
@@ -44,8 +44,8 @@ struct SyncOrderedTests {
     }
 
     /// Three devices with the trip `stops` made on the first and synced to all.
-    static func devicesWithTrip(_ stops: [String], port: Int, token: String) async throws -> ([TripDevice], UUID) {
-        let devices = try (0..<3).map { _ in try TripDevice(port: port, token: token) }
+    static func devicesWithTrip(_ stops: [String], server: InMemorySyncServer) async throws -> ([TripDevice], UUID) {
+        let devices = try (0..<3).map { _ in try TripDevice(server: server) }
         let trip = Trip(name: "Rome")
         devices[0].context.insert(trip)
         trip.stops = stops.map(Stop.init(name:))
@@ -56,11 +56,10 @@ struct SyncOrderedTests {
 
     @Test("A trip's stops reach the other devices in their order, and a reversal on one reaches the others")
     func orderTravels() async throws {
-        let server = try await SyncTestServer(.sqlite)
-        let token = try await server.addUser("alice")
-        try await server.run { client in
+        let server = InMemorySyncServer()
+        do {
             let stops = ["Vespa", "Pasta", "Aperitivo", "Espresso"]
-            let (devices, trip) = try await Self.devicesWithTrip(stops, port: client.port, token: token)
+            let (devices, trip) = try await Self.devicesWithTrip(stops, server: server)
             for device in devices { #expect(try device.stops(of: trip) == stops) }
 
             let laptop = devices[1]
@@ -75,10 +74,9 @@ struct SyncOrderedTests {
         "Concurrent edits of one order converge on every device: insertions at different places both kept, a move on one device and an insertion on another both survive"
     )
     func concurrentEditsConverge() async throws {
-        let server = try await SyncTestServer(.sqlite)
-        let token = try await server.addUser("alice")
-        try await server.run { client in
-            let (devices, trip) = try await Self.devicesWithTrip(["A", "B", "C", "D"], port: client.port, token: token)
+        let server = InMemorySyncServer()
+        do {
+            let (devices, trip) = try await Self.devicesWithTrip(["A", "B", "C", "D"], server: server)
             let (phone, laptop, tablet) = (devices[0], devices[1], devices[2])
             // Offline, the phone inserts X after A and moves D to the front; the laptop inserts Y after C.
             let onPhone = try phone.trip(trip)

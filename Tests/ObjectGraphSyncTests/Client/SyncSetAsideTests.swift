@@ -3,6 +3,7 @@ import MoodyModel
 import ObjectGraph
 import ObjectGraphSync
 import ObjectGraphSyncProtocol
+import ObjectGraphSyncTesting
 import Testing
 
 /// A note whose stars the device accepts only from 0 to 5 (the rule of an app's first version).
@@ -45,21 +46,20 @@ struct SyncSetAsideTests {
         "A record that breaks a validation rule, or has a field of the wrong form, is set aside and every other record of its page and of later pages is applied"
     )
     func refusedRecordsAreSetAside() async throws {
-        let server = try await SyncTestServer(.sqlite)
-        let token = try await server.addUser("alice")
-        try await server.run { client in
+        let server = InMemorySyncServer()
+        do {
             let (before, broken, unfit, between, after) = (UUID(), UUID(), UUID(), UUID(), UUID())
-            try await client.pushApplied(
+            try await server.pushApplied(
                 "moods",
                 PushRequest(
                     UUID(), Self.mood(1, before, text: .string("before"), rating: .integer(2)),
                     Self.mood(2, broken, text: .string(""), rating: .integer(9)),
                     Self.mood(3, unfit, text: .string("unfit"), rating: .string("nine")),
-                    Self.mood(4, between, text: .string("between"), rating: .integer(3))), token: token)
-            try await client.pushApplied(
-                "moods", PushRequest(UUID(), Self.mood(5, after, text: .string("after"), rating: .integer(4))), token: token)
+                    Self.mood(4, between, text: .string("between"), rating: .integer(3))))
+            try await server.pushApplied(
+                "moods", PushRequest(UUID(), Self.mood(5, after, text: .string("after"), rating: .integer(4))))
 
-            let phone = try SyncDevice(port: client.port, token: token)
+            let phone = try SyncDevice(server: server)
             try await phone.sync.syncNow()
             let context = phone.container.newBackgroundContext()
             let texts = Set(try context.fetch(FetchDescriptor<Mood>()).map(\.text))
@@ -83,19 +83,18 @@ struct SyncSetAsideTests {
 
     @Test("A set-aside record is kept across a restart, in the transaction of its page: it is not lost when the app quits")
     func setAsideIsDurable() async throws {
-        let server = try await SyncTestServer(.sqlite)
-        let token = try await server.addUser("alice")
-        try await server.run { client in
+        let server = InMemorySyncServer()
+        do {
             let broken = UUID()
-            try await client.pushApplied(
-                "moods", PushRequest(UUID(), Self.mood(1, broken, text: .string(""), rating: .integer(9))), token: token)
+            try await server.pushApplied(
+                "moods", PushRequest(UUID(), Self.mood(1, broken, text: .string(""), rating: .integer(9))))
             let path: String
             do {
-                let phone = try SyncDevice(port: client.port, token: token)
+                let phone = try SyncDevice(server: server)
                 path = phone.path
                 try await phone.sync.syncNow()
             }
-            let reopened = try SyncDevice(port: client.port, token: token, path: path)
+            let reopened = try SyncDevice(server: server, path: path)
             #expect(try await reopened.sync.setAsideRecords().map(\.id) == [broken])
             try await reopened.sync.syncNow()
             #expect(try await reopened.sync.setAsideRecords().map(\.id) == [broken], "set aside once, not twice")
@@ -105,22 +104,19 @@ struct SyncSetAsideTests {
 
     @Test("A set-aside record is applied when the app's rules come to accept it: an upgrade retries it at start")
     func setAsideIsRetriedAfterAnUpgrade() async throws {
-        let server = try await SyncTestServer(.sqlite)
-        let token = try await server.addUser("alice")
-        try await server.run { client in
+        let server = InMemorySyncServer()
+        do {
             let note = UUID()
-            try await client.pushApplied(
+            try await server.pushApplied(
                 "notes",
                 PushRequest(
-                    UUID(), .upsert(1, entity: "RatedNote", id: note, fields: ["title": .string("great"), "stars": .integer(8)])),
-                token: token)
-            let url = try #require(URL(string: "http://127.0.0.1:\(client.port)"))
+                    UUID(), .upsert(1, entity: "RatedNote", id: note, fields: ["title": .string("great"), "stars": .integer(8)])))
             let path = SyncDevice.newStorePath()
             do {
                 let container = try ObjectContainer(
                     schema: Schema([StrictRatedNote.self] + SyncCoordinator.entities), configuration: .file(path))
                 let sync = try SyncCoordinator(
-                    container: container, remote: HTTPSyncRemote(url: url, token: token), zone: "notes",
+                    container: container, remote: server.remote(user: "alice"), zone: "notes",
                     syncing: [StrictRatedNote.self])
                 try await sync.syncNow()
                 #expect(try container.newBackgroundContext().fetchCount(FetchDescriptor<StrictRatedNote>()) == 0)
@@ -129,7 +125,7 @@ struct SyncSetAsideTests {
             let container = try ObjectContainer(
                 schema: Schema([LenientRatedNote.self] + SyncCoordinator.entities), configuration: .file(path))
             let sync = try SyncCoordinator(
-                container: container, remote: HTTPSyncRemote(url: url, token: token), zone: "notes",
+                container: container, remote: server.remote(user: "alice"), zone: "notes",
                 syncing: [LenientRatedNote.self])
             try await sync.syncNow()
             let reader = container.newBackgroundContext()
@@ -142,16 +138,15 @@ struct SyncSetAsideTests {
 
     @Test("A set-aside record can be discarded, or replaced by a corrected value that is saved here and pushed")
     func setAsideIsSettled() async throws {
-        let server = try await SyncTestServer(.sqlite)
-        let token = try await server.addUser("alice")
-        try await server.run { client in
+        let server = InMemorySyncServer()
+        do {
             let (discarded, replaced) = (UUID(), UUID())
-            try await client.pushApplied(
+            try await server.pushApplied(
                 "moods",
                 PushRequest(
                     UUID(), Self.mood(1, discarded, text: .string(""), rating: .integer(9)),
-                    Self.mood(2, replaced, text: .string("too good"), rating: .integer(9))), token: token)
-            let phone = try SyncDevice(port: client.port, token: token)
+                    Self.mood(2, replaced, text: .string("too good"), rating: .integer(9))))
+            let phone = try SyncDevice(server: server)
             try await phone.sync.syncNow()
             #expect(phone.sync.status.current.setAsideRecords == 2)
 
@@ -168,7 +163,7 @@ struct SyncSetAsideTests {
             let context = phone.container.newBackgroundContext()
             let moods = try context.fetch(FetchDescriptor<Mood>())
             #expect(moods.map(\.objectGlobalID) == [replaced] && moods.map(\.rating) == [5])
-            let laptop = try SyncDevice(port: client.port, token: token)
+            let laptop = try SyncDevice(server: server)
             try await laptop.sync.syncNow()
             let reader = laptop.container.newBackgroundContext()
             let received = try reader.fetch(FetchDescriptor<Mood>())
@@ -179,21 +174,19 @@ struct SyncSetAsideTests {
 
     @Test("A set-aside record that a newer version of it replaces on the server is applied and no longer set aside")
     func newerVersionSettlesIt() async throws {
-        let server = try await SyncTestServer(.sqlite)
-        let token = try await server.addUser("alice")
-        try await server.run { client in
+        let server = InMemorySyncServer()
+        do {
             let mood = UUID()
-            try await client.pushApplied(
-                "moods", PushRequest(UUID(), Self.mood(1, mood, text: .string(""), rating: .integer(9))), token: token)
-            let phone = try SyncDevice(port: client.port, token: token)
+            try await server.pushApplied(
+                "moods", PushRequest(UUID(), Self.mood(1, mood, text: .string(""), rating: .integer(9))))
+            let phone = try SyncDevice(server: server)
             try await phone.sync.syncNow()
             #expect(try await phone.sync.setAsideRecords().map(\.id) == [mood])
-            try await client.pushApplied(
+            try await server.pushApplied(
                 "moods",
                 PushRequest(
                     UUID(),
-                    .upsert(2, entity: "Mood", id: mood, baseVersion: 1, fields: ["text": .string("fixed"), "rating": .integer(4)])),
-                token: token)
+                    .upsert(2, entity: "Mood", id: mood, baseVersion: 1, fields: ["text": .string("fixed"), "rating": .integer(4)])))
             try await phone.sync.syncNow()
             let moods = try phone.container.newBackgroundContext().fetch(FetchDescriptor<Mood>())
             #expect(moods.map(\.text) == ["fixed"] && moods.map(\.rating) == [4])
@@ -205,20 +198,18 @@ struct SyncSetAsideTests {
         "A record that breaks a rule of another object (a third book on a shelf of two) is found by trying the page's records one by one, and only it is set aside"
     )
     func refusalOfAnotherObjectIsNarrowedDown() async throws {
-        let server = try await SyncTestServer(.sqlite)
-        let token = try await server.addUser("alice")
-        try await server.run { client in
+        let server = InMemorySyncServer()
+        do {
             let shelf = UUID()
             let books = [UUID(), UUID(), UUID()]
-            try await client.pushApplied(
-                "books", PushRequest(UUID(), .upsert(1, entity: "Shelf", id: shelf, fields: ["name": .string("top")])), token: token)
-            let url = try #require(URL(string: "http://127.0.0.1:\(client.port)"))
+            try await server.pushApplied(
+                "books", PushRequest(UUID(), .upsert(1, entity: "Shelf", id: shelf, fields: ["name": .string("top")])))
             let container = try ObjectContainer(
                 schema: Schema([Shelf.self, Book.self] + SyncCoordinator.entities), configuration: .file(SyncDevice.newStorePath()))
             let sync = try SyncCoordinator(
-                container: container, remote: HTTPSyncRemote(url: url, token: token), zone: "books", syncing: [Shelf.self, Book.self])
+                container: container, remote: server.remote(user: "alice"), zone: "books", syncing: [Shelf.self, Book.self])
             try await sync.syncNow()
-            try await client.pushApplied(
+            try await server.pushApplied(
                 "books",
                 PushRequest(
                     clientID: UUID(),
@@ -226,7 +217,7 @@ struct SyncSetAsideTests {
                         .upsert(
                             Int64(index + 2), entity: "Book", id: id,
                             fields: ["title": .string("book \(index)"), "shelf": .string(shelf.uuidString)])
-                    }), token: token)
+                    }))
             try await sync.syncNow()
             let reader = container.newBackgroundContext()
             let onShelf = try #require(try reader.object(withGlobalID: shelf, as: Shelf.self))
@@ -240,22 +231,21 @@ struct SyncSetAsideTests {
         "A conflict whose server value breaks a rule does not stop the sync: the server's version is set aside, this device's edit is sent and, once it is the server's, nothing stays aside"
     )
     func conflictWithARefusedValue() async throws {
-        let server = try await SyncTestServer(.sqlite)
-        let token = try await server.addUser("alice")
-        try await server.run { client in
+        let server = InMemorySyncServer()
+        do {
             let id = UUID()
-            try await client.pushApplied(
-                "moods", PushRequest(UUID(), Self.mood(1, id, text: .string("fine"), rating: .integer(3))), token: token)
-            let phone = try SyncDevice(port: client.port, token: token)
+            try await server.pushApplied(
+                "moods", PushRequest(UUID(), Self.mood(1, id, text: .string("fine"), rating: .integer(3))))
+            let phone = try SyncDevice(server: server)
             try await phone.sync.syncNow()
             // Offline, the phone edits the text; an older client empties it, against the rule.
             let context = phone.container.newBackgroundContext()
             let mood = try #require(try context.object(withGlobalID: id, as: Mood.self))
             mood.text = "edited here"
             try context.save()
-            try await client.pushApplied(
+            try await server.pushApplied(
                 "moods",
-                PushRequest(UUID(), .upsert(1, entity: "Mood", id: id, baseVersion: 1, fields: ["text": .string("")])), token: token)
+                PushRequest(UUID(), .upsert(1, entity: "Mood", id: id, baseVersion: 1, fields: ["text": .string("")])))
 
             let updates = phone.sync.status.updates
             let sawSetAside = Task {
@@ -266,7 +256,7 @@ struct SyncSetAsideTests {
             let reason = try await withTimeout(of: sawSetAside)
             #expect(reason?.contains("text") == true, "the server's version was set aside: \(reason ?? "never")")
             #expect(try await phone.sync.setAsideRecords().isEmpty, "the server's newer version, this device's, replaced it")
-            let feed = try await HTTPSyncClient(port: client.port).allChanges("moods", token: token)
+            let feed = try await server.allChanges("moods")
             #expect(feed.last?.record.fields["text"] == .string("edited here"), "this device's valid edit was sent")
             #expect(mood.text == "edited here" && phone.sync.status.current.pendingChanges == 0)
         }

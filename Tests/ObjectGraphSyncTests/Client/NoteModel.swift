@@ -47,29 +47,3 @@ import ObjectGraphSyncProtocol
             })
     }
 }
-
-/// A note whose body is `text` on the server and whose draft stays on the device.
-@Entity final class MappedNote: Syncable {
-    var title: String
-    var body = ""
-    var draft = ""
-    init(title: String) { self.title = title }
-
-    static var syncConfiguration: SyncConfiguration {
-        SyncConfiguration(recordType: "Memo", excluding: ["draft"], fieldNames: ["body": "text"])
-    }
-}
-
-// A many-to-many relationship, for the sync of memberships.
-
-@Entity final class Playlist: Syncable {
-    var name: String
-    @Relationship(inverse: \Track.playlists) var tracks: Set<Track> = []
-    init(name: String) { self.name = name }
-}
-
-@Entity final class Track: Syncable {
-    var title: String
-    var playlists: Set<Playlist> = []
-    init(title: String) { self.title = title }
-}

@@ -3,6 +3,7 @@ import MoodyModel
 import ObjectGraph
 import ObjectGraphSync
 import ObjectGraphSyncProtocol
+import ObjectGraphSyncTesting
 import Testing
 
 /// A tag whose name is unique, kept twice when two devices make the same one.
@@ -39,12 +40,11 @@ struct SyncUniqueTests {
         "Two devices that make the same unique value offline converge, with a third, on one object: the smallest ID survives, the other's references re-pointed to it, and later changes flow both ways",
         arguments: [true, false])
     func uniqueClashConverges(survivorSyncsFirst: Bool) async throws {
-        let server = try await SyncTestServer(.sqlite)
-        let token = try await server.addUser("alice")
-        try await server.run { client in
-            let phone = try SyncDevice(port: client.port, token: token)
-            let laptop = try SyncDevice(port: client.port, token: token)
-            let tablet = try SyncDevice(port: client.port, token: token)
+        let server = InMemorySyncServer()
+        do {
+            let phone = try SyncDevice(server: server)
+            let laptop = try SyncDevice(server: server)
+            let tablet = try SyncDevice(server: server)
             let low = try #require(UUID(uuidString: "00000000-0000-4000-8000-000000000001"))
             let high = try #require(UUID(uuidString: "FFFFFFFF-0000-4000-8000-000000000001"))
             // Offline, each device makes France.
@@ -79,16 +79,14 @@ struct SyncUniqueTests {
         "With the keep-both policy, two devices that make the same unique value keep both records everywhere, the one with the larger ID renamed alike on every device",
         arguments: [true, false])
     func uniqueClashKeepsBoth(survivorSyncsFirst: Bool) async throws {
-        let server = try await SyncTestServer(.sqlite)
-        let token = try await server.addUser("alice")
-        try await server.run { client in
-            let url = try #require(URL(string: "http://127.0.0.1:\(client.port)"))
+        let server = InMemorySyncServer()
+        do {
             let devices = try (0..<3).map { _ in
                 let container = try ObjectContainer(
                     schema: Schema([Tag.self] + SyncCoordinator.entities), configuration: .file(SyncDevice.newStorePath()))
                 return (
                     container,
-                    try SyncCoordinator(container: container, remote: HTTPSyncRemote(url: url, token: token), syncing: [Tag.self])
+                    try SyncCoordinator(container: container, remote: server.remote(user: "alice"), syncing: [Tag.self])
                 )
             }
             let low = try #require(UUID(uuidString: "00000000-0000-4000-8000-000000000002"))
@@ -105,7 +103,7 @@ struct SyncUniqueTests {
                 #expect(tags == [low: "urgent", high: "urgent (FFFFFFFF)"], "\(tags)")
                 #expect(sync.status.current.setAsideRecords == 0)
             }
-            let feed = try await HTTPSyncClient(port: client.port).allChanges("default", token: token)
+            let feed = try await server.allChanges("default")
             let latest = Dictionary(feed.map { ($0.record.id, $0.record) }, uniquingKeysWith: { $1 })
             #expect(latest[high]?.fields["name"] == .string("urgent (FFFFFFFF)"), "the device that made it sent the new name")
         }

@@ -2,6 +2,7 @@ import Foundation
 import ObjectGraph
 import ObjectGraphSync
 import ObjectGraphSyncProtocol
+import ObjectGraphSyncTesting
 import Testing
 
 /// A note of an app's first version.
@@ -26,10 +27,8 @@ import Testing
 struct SyncMigrationTests {
     @Test("A stage that deletes a row, edits another and fills a new attribute: the server hears all of it at the next sync")
     func stageWritesAreSent() async throws {
-        let server = try await SyncTestServer(.sqlite)
-        let token = try await server.addUser("alice")
-        try await server.run { client in
-            let url = try #require(URL(string: "http://127.0.0.1:\(client.port)"))
+        let server = InMemorySyncServer()
+        do {
             let path = SyncDevice.newStorePath()
             do {
                 let container = try ObjectContainer(schema: Schema([JottingV1.self] + SyncCoordinator.entities), configuration: .file(path))
@@ -37,7 +36,7 @@ struct SyncMigrationTests {
                 for title in ["keep me", "obsolete", "rename me"] { context.insert(JottingV1(title: title)) }
                 try context.save()
                 let sync = try SyncCoordinator(
-                    container: container, remote: HTTPSyncRemote(url: url, token: token), zone: "notes", syncing: [JottingV1.self])
+                    container: container, remote: server.remote(user: "alice"), zone: "notes", syncing: [JottingV1.self])
                 try await sync.syncNow()
             }
             let plan = MigrationPlan(stages: [
@@ -61,10 +60,10 @@ struct SyncMigrationTests {
             let container = try ObjectContainer(
                 schema: Schema([JottingV2.self] + SyncCoordinator.entities), migrationPlan: plan, configuration: .file(path))
             let sync = try SyncCoordinator(
-                container: container, remote: HTTPSyncRemote(url: url, token: token), zone: "notes", syncing: [JottingV2.self])
+                container: container, remote: server.remote(user: "alice"), zone: "notes", syncing: [JottingV2.self])
             try await sync.syncNow()
 
-            let feed = try await HTTPSyncClient(port: client.port).allChanges("notes", token: token)
+            let feed = try await server.allChanges("notes")
             let latest = Dictionary(feed.map { ($0.record.id, $0.record) }, uniquingKeysWith: { $1 }).values
             let live = latest.filter { !$0.deleted }.map { record in
                 (record.fields["title"].flatMap { if case .string(let text) = $0 { text } else { nil } } ?? "", record.fields["words"])

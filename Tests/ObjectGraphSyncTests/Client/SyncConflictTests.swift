@@ -3,6 +3,7 @@ import MoodyModel
 import ObjectGraph
 import ObjectGraphSync
 import ObjectGraphSyncProtocol
+import ObjectGraphSyncTesting
 import Testing
 
 @Suite("Sync client: conflicts between two devices, settled by each entity's policy")
@@ -18,9 +19,9 @@ struct SyncConflictTests {
         let phoneNote: N
         let laptopNote: N
 
-        init(port: Int, token: String, making note: N) async throws {
-            phone = try SyncDevice(port: port, token: token, types: SyncConflictTests.types)
-            laptop = try SyncDevice(port: port, token: token, types: SyncConflictTests.types)
+        init(server: InMemorySyncServer, making note: N) async throws {
+            phone = try SyncDevice(server: server, types: SyncConflictTests.types)
+            laptop = try SyncDevice(server: server, types: SyncConflictTests.types)
             onPhone = phone.container.newBackgroundContext()
             onLaptop = laptop.container.newBackgroundContext()
             onPhone.insert(note)
@@ -43,10 +44,9 @@ struct SyncConflictTests {
 
     @Test("The same field changed on two devices: by default the server's value (the first pushed) wins")
     func serverWins() async throws {
-        let server = try await SyncTestServer(.sqlite)
-        let token = try await server.addUser("alice")
-        try await server.run { client in
-            let pair = try await Pair(port: client.port, token: token, making: Note(title: "Groceries"))
+        let server = InMemorySyncServer()
+        do {
+            let pair = try await Pair(server: server, making: Note(title: "Groceries"))
             pair.phoneNote.stars = 4
             try pair.onPhone.save()
             try await pair.phone.sync.syncNow()
@@ -60,10 +60,9 @@ struct SyncConflictTests {
 
     @Test("Different fields changed on two devices merge without a conflict")
     func differentFields() async throws {
-        let server = try await SyncTestServer(.sqlite)
-        let token = try await server.addUser("alice")
-        try await server.run { client in
-            let pair = try await Pair(port: client.port, token: token, making: Note(title: "Groceries"))
+        let server = InMemorySyncServer()
+        do {
+            let pair = try await Pair(server: server, making: Note(title: "Groceries"))
             pair.phoneNote.title = "Shopping"
             try pair.onPhone.save()
             try await pair.phone.sync.syncNow()
@@ -78,10 +77,9 @@ struct SyncConflictTests {
 
     @Test("With clientWins, the value pushed last wins the conflict")
     func clientWins() async throws {
-        let server = try await SyncTestServer(.sqlite)
-        let token = try await server.addUser("alice")
-        try await server.run { client in
-            let pair = try await Pair(port: client.port, token: token, making: LocalFirstNote(title: "Groceries"))
+        let server = InMemorySyncServer()
+        do {
+            let pair = try await Pair(server: server, making: LocalFirstNote(title: "Groceries"))
             pair.phoneNote.stars = 4
             try pair.onPhone.save()
             try await pair.phone.sync.syncNow()
@@ -94,10 +92,9 @@ struct SyncConflictTests {
 
     @Test("A merge closure settles each conflicting field from the base, the local and the server values")
     func mergeClosure() async throws {
-        let server = try await SyncTestServer(.sqlite)
-        let token = try await server.addUser("alice")
-        try await server.run { client in
-            let pair = try await Pair(port: client.port, token: token, making: MergedNote(title: "Groceries"))
+        let server = InMemorySyncServer()
+        do {
+            let pair = try await Pair(server: server, making: MergedNote(title: "Groceries"))
             pair.phoneNote.body = "milk"
             pair.phoneNote.stars = 2
             try pair.onPhone.save()
@@ -114,11 +111,10 @@ struct SyncConflictTests {
 
     @Test("A deletion against an edit: by default the deletion wins, whichever came first")
     func deletionWins() async throws {
-        let server = try await SyncTestServer(.sqlite)
-        let token = try await server.addUser("alice")
-        try await server.run { client in
+        let server = InMemorySyncServer()
+        do {
             // The deletion first, then the edit.
-            var pair = try await Pair(port: client.port, token: token, making: Note(title: "Groceries"))
+            var pair = try await Pair(server: server, making: Note(title: "Groceries"))
             pair.onPhone.delete(pair.phoneNote)
             try pair.onPhone.save()
             try await pair.phone.sync.syncNow()
@@ -129,7 +125,7 @@ struct SyncConflictTests {
             #expect(try pair.onLaptop.fetchCount(FetchDescriptor<Note>()) == 0)
 
             // The edit first, then the deletion.
-            pair = try await Pair(port: client.port, token: token, making: Note(title: "Chores"))
+            pair = try await Pair(server: server, making: Note(title: "Chores"))
             pair.laptopNote.stars = 5
             try pair.onLaptop.save()
             try await pair.laptop.sync.syncNow()
@@ -145,11 +141,10 @@ struct SyncConflictTests {
 
     @Test("With editWins, an edit brings back what the other device deleted, whichever came first")
     func editWins() async throws {
-        let server = try await SyncTestServer(.sqlite)
-        let token = try await server.addUser("alice")
-        try await server.run { client in
+        let server = InMemorySyncServer()
+        do {
             // The deletion first, then the edit: the record comes back on the server and the phone.
-            var pair = try await Pair(port: client.port, token: token, making: LocalFirstNote(title: "Groceries"))
+            var pair = try await Pair(server: server, making: LocalFirstNote(title: "Groceries"))
             let id = pair.phoneNote.objectGlobalID
             pair.onPhone.delete(pair.phoneNote)
             try pair.onPhone.save()
@@ -162,7 +157,7 @@ struct SyncConflictTests {
             #expect(back.stars == 5 && back.title == "Groceries")
 
             // The edit first, then the deletion: the deletion is taken back on the phone.
-            pair = try await Pair(port: client.port, token: token, making: LocalFirstNote(title: "Chores"))
+            pair = try await Pair(server: server, making: LocalFirstNote(title: "Chores"))
             let chores = pair.phoneNote.objectGlobalID
             pair.laptopNote.stars = 3
             try pair.onLaptop.save()
@@ -199,10 +194,9 @@ struct SyncConflictTests {
         "An edit the app saves while the sync applies the feed is neither overwritten by the feed's older value nor lost: it reaches the other device"
     )
     func editDuringPull() async throws {
-        let server = try await SyncTestServer(.sqlite)
-        let token = try await server.addUser("alice")
-        try await server.run { client in
-            let laptop = try SyncDevice(port: client.port, token: token)
+        let server = InMemorySyncServer()
+        do {
+            let laptop = try SyncDevice(server: server)
             let context = laptop.container.newBackgroundContext()
             let mood = Mood(text: "Tea", rating: 1)
             context.insert(mood)
@@ -210,7 +204,7 @@ struct SyncConflictTests {
             try await laptop.sync.syncNow()
 
             let editor = EditDuringPull()
-            let phone = try SyncDevice(port: client.port, token: token, processors: [Uploader(), editor, Downloader()])
+            let phone = try SyncDevice(server: server, processors: [Uploader(), editor, Downloader()])
             try await phone.sync.syncNow()  // the phone has the mood
             editor.container = phone.container
             editor.moodID = mood.objectGlobalID

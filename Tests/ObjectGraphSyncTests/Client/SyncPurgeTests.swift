@@ -3,13 +3,14 @@ import MoodyModel
 import ObjectGraph
 import ObjectGraphSync
 import ObjectGraphSyncProtocol
+import ObjectGraphSyncTesting
 import Testing
 
 @Suite("Sync client: a purge of the history never loses what the sync has not sent")
 struct SyncPurgeTests {
     /// A phone that synced one mood, then, offline, made five moods and edited the first one.
-    static func phoneWithWaitingChanges(port: Int, token: String) async throws -> (SyncDevice, UUID) {
-        let phone = try SyncDevice(port: port, token: token)
+    static func phoneWithWaitingChanges(server: InMemorySyncServer) async throws -> (SyncDevice, UUID) {
+        let phone = try SyncDevice(server: server)
         let context = phone.container.newBackgroundContext()
         let first = Mood(text: "synced")
         context.insert(first)
@@ -23,8 +24,8 @@ struct SyncPurgeTests {
     }
 
     /// What the server holds: the text of each mood not deleted.
-    static func serverTexts(port: Int, token: String) async throws -> [String] {
-        let feed = try await HTTPSyncClient(port: port).allChanges("moods", token: token)
+    static func serverTexts(server: InMemorySyncServer) async throws -> [String] {
+        let feed = try await server.allChanges("moods")
         let latest = Dictionary(feed.map { ($0.record.id, $0.record) }, uniquingKeysWith: { $1 })
         return latest.values.filter { !$0.deleted && $0.entity == "Mood" }.compactMap {
             if case .string(let text)? = $0.fields["text"] { text } else { nil }
@@ -35,10 +36,9 @@ struct SyncPurgeTests {
         "The sync is a consumer of the history: a purge through the latest token is refused naming it, a purge by date stops at it, and every waiting change is sent"
     )
     func purgeStopsAtTheSync() async throws {
-        let server = try await SyncTestServer(.sqlite)
-        let token = try await server.addUser("alice")
-        try await server.run { client in
-            let (phone, _) = try await Self.phoneWithWaitingChanges(port: client.port, token: token)
+        let server = InMemorySyncServer()
+        do {
+            let (phone, _) = try await Self.phoneWithWaitingChanges(server: server)
             let consumers = try phone.container.historyConsumers()
             #expect(consumers.map(\.name) == ["ObjectGraphSync.moods"], "\(consumers)")
             let latest = try #require(try phone.container.lastHistoryToken())
@@ -51,7 +51,7 @@ struct SyncPurgeTests {
             try phone.container.purgeHistory(before: .distantFuture)
             try await phone.sync.syncNow()
             #expect(
-                try await Self.serverTexts(port: client.port, token: token) == ["edited", "new 0", "new 1", "new 2", "new 3", "new 4"])
+                try await Self.serverTexts(server: server) == ["edited", "new 0", "new 1", "new 2", "new 3", "new 4"])
             #expect(phone.sync.status.current.pendingChanges == 0)
             let position = try #require(try phone.container.historyConsumers().first?.position)
             #expect(position >= latest, "the sync's position moves as it reads")
@@ -62,10 +62,9 @@ struct SyncPurgeTests {
         "Changes whose history was purged anyway (by a build that ignores consumers) are found from what the sync last knew, and sent: inserts, an edit and a deletion"
     )
     func purgedChangesAreRecovered() async throws {
-        let server = try await SyncTestServer(.sqlite)
-        let token = try await server.addUser("alice")
-        try await server.run { client in
-            let (phone, _) = try await Self.phoneWithWaitingChanges(port: client.port, token: token)
+        let server = InMemorySyncServer()
+        do {
+            let (phone, _) = try await Self.phoneWithWaitingChanges(server: server)
             let context = phone.container.newBackgroundContext()
             let doomed = Mood(text: "doomed")
             context.insert(doomed)
@@ -80,7 +79,7 @@ struct SyncPurgeTests {
             try phone.container.purgeHistory(through: try #require(try phone.container.lastHistoryToken()))
             try await phone.sync.syncNow()
             #expect(
-                try await Self.serverTexts(port: client.port, token: token)
+                try await Self.serverTexts(server: server)
                     == ["after the sync", "edited", "new 0", "new 1", "new 2", "new 3", "new 4"])
             #expect(phone.sync.status.current.pendingChanges == 0)
         }
