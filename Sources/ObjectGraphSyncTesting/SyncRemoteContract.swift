@@ -213,9 +213,9 @@ public enum SyncRemoteContract {
     private static func expectRefusal(_ code: SyncErrorBody.Code, _ body: () async throws -> Void) async throws {
         do {
             try await body()
-        } catch SyncError.server(let answered, let message) {
-            try expect(answered == code, "refused with \(answered.rawValue) (\(message)), not \(code.rawValue)")
-            try expect(!message.isEmpty, "a refusal with no message")
+        } catch let error as SyncError where error.code == .server {
+            try expect(error.serverCode == code, "refused as \(error), not \(code.rawValue)")
+            try expect(error.reason?.isEmpty == false, "a refusal with no message")
             return
         }
         throw ContractViolation("not refused; expected \(code.rawValue)")

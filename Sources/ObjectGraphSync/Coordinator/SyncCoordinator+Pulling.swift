@@ -33,7 +33,7 @@ extension SyncCoordinator {
                     }
                     page = try await remote.changes(zone: zone, since: since, limit: limit)
                 }
-            } catch SyncError.server(.mustRefetch, _) {
+            } catch let error as SyncError where error.serverCode == .mustRefetch {
                 try startRefetch(client)
                 continue
             }
@@ -165,14 +165,14 @@ extension SyncCoordinator {
             let pending = Self.split(recordState.pendingProperties)
             do {
                 try write(record.fields, into: object, shape: shape, recordID: record.id, skipping: pending)
-            } catch SyncError.invalidRecord(_, record.id, let field, let reason) where existing == nil && state == nil {
+            } catch let error as SyncError
+                where error.code == .invalidRecord && error.recordID == record.id && existing == nil && state == nil
+            {
                 // A new record that does not fit: it is left out, as if never read (one this device
                 // has, half written, makes the page be applied again without it).
                 try unwindInsertion(of: object, state: recordState)
                 states[record.id] = nil
-                refusedWhileApplying[RecordVersion(record)] = Refusal(
-                    field: field,
-                    reason: "\(SyncError.invalidRecord(recordType: record.entity, recordID: record.id, field: field, reason: reason))")
+                refusedWhileApplying[RecordVersion(record)] = Refusal(field: error.field, reason: "\(error)")
                 continue
             }
             var shadow = try Self.fields(recordState.shadow)

@@ -181,7 +181,7 @@ extension SyncCoordinator {
         let outcome: PushOutcome
         do {
             outcome = try await remote.push(request, zone: zone)
-        } catch SyncError.server(.mutationNumberUsed, _) {
+        } catch let error as SyncError where error.serverCode == .mutationNumberUsed {
             // The server applied later numbers than this client's state knows (a store restored
             // from a backup): the batch is built again with fresh numbers.
             context.delete(batch)

@@ -65,11 +65,11 @@ extension SyncCoordinator {
         guard let refusal = Self.refusal(error) else { return nil }
         let unrefused = changes.filter { refused[RecordVersion($0.record)] == nil }
         var found: [RecordVersion: Refusal] = [:]
-        switch error {
-        case SyncError.invalidRecord(_, let recordID, _, _):
+        let error = error as? SyncError
+        if error?.code == .invalidRecord, let recordID = error?.recordID {
             // The last version of the record in the page: an earlier one was applied before it.
             if let change = unrefused.last(where: { $0.record.id == recordID }) { found[RecordVersion(change.record)] = refusal }
-        case SyncError.store(let error):
+        } else if let error = error?.storeError {
             for failure in error.validationFailures {
                 guard let object = context.registeredObject(for: failure.objectID),
                     let change = unrefused.last(where: { $0.record.id == object.objectGlobalID })
@@ -79,8 +79,6 @@ extension SyncCoordinator {
                 let reason = failure.description.replacingOccurrences(of: "\(failure.objectID)", with: "record \(change.record.id)")
                 found[RecordVersion(change.record)] = Refusal(field: field ?? failure.property, reason: reason)
             }
-        default:
-            break
         }
         if found.isEmpty, unrefused.count == 1, let only = unrefused.first {
             found[RecordVersion(only.record)] = refusal
@@ -91,14 +89,10 @@ extension SyncCoordinator {
     /// What makes a record refused: a failure of the record itself, never of the network, of an
     /// app's concurrent save or of the store.
     private static func refusal(_ error: any Error) -> Refusal? {
-        switch error {
-        case SyncError.invalidRecord(_, _, let field, _):
-            Refusal(field: field, reason: "\(error)")
-        case SyncError.store(let error) where error.code == .validationFailed:
-            Refusal(field: error.property, reason: error.validationFailures.map(\.description).joined(separator: "; "))
-        default:
-            nil
-        }
+        guard let error = error as? SyncError else { return nil }
+        if error.code == .invalidRecord { return Refusal(field: error.field, reason: "\(error)") }
+        guard let storeError = error.storeError, storeError.code == .validationFailed else { return nil }
+        return Refusal(field: storeError.property, reason: storeError.validationFailures.map(\.description).joined(separator: "; "))
     }
 
     /// Applies the records of `changes` not refused yet one at a time, each saved alone (without
@@ -224,7 +218,7 @@ extension SyncCoordinator {
 extension SyncCoordinator {
     /// The records this device set aside, oldest first (see ``SetAsideRecord``).
     ///
-    /// - Throws: ``SyncError/store(_:)`` when the store cannot be read.
+    /// - Throws: ``SyncError`` (``SyncError/Code/store``) when the store cannot be read.
     public func setAsideRecords() throws -> [SetAsideRecord] {
         let entries = try storeCall { try context.fetch(FetchDescriptor<SetAsideEntry>(sortBy: [SortDescriptor(\.date)])) }
         return try entries.map { entry in
@@ -249,8 +243,8 @@ extension SyncCoordinator {
     /// Forgets a set-aside record on this device: the server keeps it, and a newer version of it
     /// from the feed is applied (or set aside) as usual.
     ///
-    /// - Throws: ``SyncError/notSetAside(_:)`` when no record is set aside under `id`;
-    ///   ``SyncError/store(_:)``.
+    /// - Throws: ``SyncError`` (``SyncError/Code/notSetAside``) when no record is set aside under `id`;
+    ///   ``SyncError`` (``SyncError/Code/store``).
     public func discardSetAsideRecord(_ id: UUID) async throws {
         await waitForCycles()
         let entry = try setAsideEntry(id)
@@ -276,9 +270,9 @@ extension SyncCoordinator {
     /// }
     /// ```
     ///
-    /// - Throws: ``SyncError/notSetAside(_:)`` when no record is set aside under `id`;
-    ///   ``SyncError/invalidRecord(recordType:recordID:field:reason:)`` when its type does not
-    ///   sync here; what `correct` throws; ``SyncError/store(_:)`` when the corrected object is
+    /// - Throws: ``SyncError`` (``SyncError/Code/notSetAside``) when no record is set aside under `id`;
+    ///   ``SyncError`` (``SyncError/Code/invalidRecord``) when its type does not
+    ///   sync here; what `correct` throws; ``SyncError`` (``SyncError/Code/store``) when the corrected object is
     ///   still refused (a validation failure), nothing changed then.
     public func replaceSetAsideRecord(_ id: UUID, correcting correct: (any Entity) throws -> Void) async throws {
         await waitForCycles()
@@ -299,7 +293,7 @@ extension SyncCoordinator {
             for (name, value) in fields {
                 do {
                     try write([name: value], into: object, shape: shape, recordID: id, skipping: [])
-                } catch SyncError.invalidRecord {
+                } catch let error as SyncError where error.code == .invalidRecord {
                     continue  // a field that does not fit: the app's to correct
                 }
             }

@@ -37,7 +37,7 @@ extension SyncCoordinator {
                 status.hasUnreadServerChanges = !page.changes.isEmpty
                 status.lastError = nil
             }
-        } catch SyncError.server(.mustRefetch, _) {
+        } catch let error as SyncError where error.serverCode == .mustRefetch {
             status.update {
                 $0.hasUnreadServerChanges = true; $0.lastError = nil
             }  // the zone is read again
@@ -52,7 +52,7 @@ extension SyncCoordinator {
         status.update { status in
             status.lastError = error
             guard !isRunning else { return }
-            switch error {
+            switch error.code {
             case .unreachable: status.activity = .offline
             case .unauthorized: status.activity = .unauthorized
             default: status.activity = .failing

@@ -121,7 +121,7 @@ public actor SyncCoordinator {
     ///     syncs them (ten times that at most while they keep coming), so that a burst of saves
     ///     meets no sync competing with it and is sent in one cycle after it. Changes announced by
     ///     the server's live route are read at once.
-    /// - Throws: ``SyncError/invalidConfiguration(entity:reason:)`` when the container lacks the
+    /// - Throws: ``SyncError`` (``SyncError/Code/invalidConfiguration``) when the container lacks the
     ///   sync's entities or an entity's configuration does not fit it.
     public init(
         container: ObjectContainer, remote: any SyncRemote, zone: String = "default",
@@ -226,7 +226,7 @@ public actor SyncCoordinator {
                 rounds += 1
                 again = recordedConsequences && rounds < 4
                 pushing = true  // the app's rules reacted: the next round sends it
-            } catch SyncError.store(let error) where error.code == .conflict && conflicts < Self.conflictRetries {
+            } catch let error as SyncError where error.storeError?.code == .conflict && conflicts < Self.conflictRetries {
                 // The app saved an object the sync wrote, after the sync read it: the round starts
                 // again from the store, the app's change recorded first (so the feed does not
                 // overwrite it).
@@ -351,7 +351,7 @@ public actor SyncCoordinator {
     }
 
     private func scheduleRetry(after error: any Error) {
-        if case SyncError.unauthorized = error {
+        if (error as? SyncError)?.code == .unauthorized {
             // Nothing is tried again, on a timer or at the next save: a retry storm would not make
             // the token valid. `start()` begins again.
             halt()
@@ -365,7 +365,7 @@ public actor SyncCoordinator {
         let next = Date().addingTimeInterval(delay)
         let failure = (error as? SyncError) ?? .unreachable("\(error)")
         status.update { status in
-            if case .unreachable = failure { status.activity = .offline } else { status.activity = .failing }
+            status.activity = failure.code == .unreachable ? .offline : .failing
             status.lastError = failure
             status.nextRetry = next
         }
@@ -409,7 +409,7 @@ public actor SyncCoordinator {
                 // server ending every stream is not asked again and again.
                 if ContinuousClock.now - opened >= .seconds(1) { continue }
                 failures += 1
-            } catch SyncError.unauthorized {
+            } catch let error as SyncError where error.code == .unauthorized {
                 return  // the cycles report it; reconnecting would not help
             } catch {
                 failures += 1

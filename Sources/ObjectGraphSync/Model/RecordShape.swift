@@ -75,7 +75,7 @@ struct RecordShape: Sendable {
 
     /// The shape of `type`, whose relationships reach the entities of `synced` (entity names).
     ///
-    /// - Throws: ``SyncError/invalidConfiguration(entity:reason:)`` when the configuration names
+    /// - Throws: ``SyncError`` (``SyncError/Code/invalidConfiguration``) when the configuration names
     ///   properties the entity does not have, or two properties one field.
     init(type: any Syncable.Type, schema: Schema, synced: Set<String>) throws {
         let entityName = type.entityName

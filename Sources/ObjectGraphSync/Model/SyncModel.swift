@@ -12,7 +12,7 @@ struct SyncModel: Sendable {
 
     /// The model of `types` in a container of `schema`.
     ///
-    /// - Throws: ``SyncError/invalidConfiguration(entity:reason:)`` when the schema lacks the sync's
+    /// - Throws: ``SyncError`` (``SyncError/Code/invalidConfiguration``) when the schema lacks the sync's
     ///   own entities or one of `types`, when two entities sync as one record type, or when a
     ///   configuration names properties an entity does not have.
     init(types: [any Syncable.Type], schema: Schema) throws {

@@ -25,7 +25,7 @@ public struct SyncTLSConfiguration: Sendable {
     /// presenting `clientCertificateChain` (PEM, the certificate first) with `clientPrivateKey`
     /// (PEM) to a server that asks for a client certificate.
     ///
-    /// - Throws: ``SyncError/invalidConfiguration(entity:reason:)`` when a certificate or the key
+    /// - Throws: ``SyncError`` (``SyncError/Code/invalidConfiguration``) when a certificate or the key
     ///   is not PEM, or only one of the client's certificate and key is given.
     public init(
         trusting certificateAuthorities: [Data] = [], trustingSystemAuthorities: Bool = true,
@@ -63,7 +63,7 @@ public struct SyncTLSConfiguration: Sendable {
 
     /// A configuration trusting one authority (PEM): its certificate, read from `data`.
     ///
-    /// - Throws: ``SyncError/invalidConfiguration(entity:reason:)`` when it is not one.
+    /// - Throws: ``SyncError`` (``SyncError/Code/invalidConfiguration``) when it is not one.
     public init(trusting certificateAuthority: Data) throws {
         try self.init(trusting: [certificateAuthority])
     }

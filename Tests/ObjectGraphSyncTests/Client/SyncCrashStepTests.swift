@@ -130,7 +130,7 @@ struct SyncCrashStepTests {
                     "died \(moment) at call \(step): the edit was applied more than once")
                 #expect(try Self.texts(of: restarted.container) == expected, "died \(moment) at call \(step)")
                 #expect(try Self.texts(of: laptop.container) == expected, "died \(moment) at call \(step)")
-                #expect(try await restarted.sync.checkStatus().pendingChanges == 0)
+                #expect(await restarted.sync.checkStatus().pendingChanges == 0)
             }
         }
     }

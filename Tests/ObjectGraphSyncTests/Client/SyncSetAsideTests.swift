@@ -151,6 +151,9 @@ struct SyncSetAsideTests {
             #expect(phone.sync.status.current.setAsideRecords == 2)
 
             try await phone.sync.discardSetAsideRecord(discarded)
+            // Settled once: a second time is an error naming the record.
+            let again = await #expect(throws: SyncError.self) { try await phone.sync.discardSetAsideRecord(discarded) }
+            #expect(again?.code == .notSetAside && again?.recordID == discarded, "\(String(describing: again))")
             try await phone.sync.replaceSetAsideRecord(replaced) { object in
                 let mood = try #require(object as? Mood)
                 #expect(mood.text == "too good", "the fields that fit are written before the app corrects the rest")
