@@ -81,10 +81,14 @@ extension SyncCoordinator {
         guard !changes.isEmpty else { return }
         var states = try recordStates(for: changes.map(\.globalID))
         var ordered: [ObjectID: (owner: any Entity, lists: Set<RecordShape.OrderedList>)] = [:]
+        var orderedLinks: [ListToSort: (owner: any Entity, side: RecordShape.LinkSide, membership: RecordShape.Membership)] = [:]
         for change in changes {
             guard let shape = model.shape(forEntity: change.entityName) else { continue }
             for (owner, list) in try orderedListsTouched(by: change, shape: shape) {
                 ordered[owner.objectID, default: (owner, [])].lists.insert(list)
+            }
+            for touched in orderedLinkListsTouched(by: change, shape: shape) {
+                orderedLinks[ListToSort(owner: touched.owner.objectID, side: touched.side, of: touched.membership)] = touched
             }
             let state: SyncRecordState
             switch change.kind {
@@ -121,6 +125,7 @@ extension SyncCoordinator {
         for (owner, lists) in ordered.values {
             for list in lists { try recordOrder(of: owner, list) }
         }
+        for (owner, side, membership) in orderedLinks.values { try recordLinkOrder(of: owner, side: side, membership) }
     }
 
     /// The name the sync registers as a consumer of the history under: one per zone.
@@ -175,6 +180,7 @@ extension SyncCoordinator {
     /// Gives every object of the entities that sync a pending state, when the client first syncs a
     /// store that already holds objects (whose history may have been purged).
     func adoptExistingObjects() throws {
+        var objectsByEntity: [String: [any Entity]] = [:]
         for shape in model.shapes {
             let objects: [any Entity]
             do {
@@ -182,6 +188,7 @@ extension SyncCoordinator {
             } catch let error as ObjectGraphError {
                 throw SyncError.store(error)
             }
+            objectsByEntity[shape.entityName] = objects
             var states = try recordStates(for: objects.map(\.objectGlobalID))
             for object in objects where states[object.objectGlobalID] == nil {
                 let state = try newState(object.objectGlobalID, entity: shape.entityName, into: &states)
@@ -192,6 +199,15 @@ extension SyncCoordinator {
             }
             for list in model.orderedLists(ofOwner: shape.entityName) {
                 for object in objects { try recordOrder(of: object, list) }
+            }
+        }
+        // Last, once every link has its state: the order of the ordered many-to-many lists.
+        for shape in model.shapes {
+            for membership in shape.memberships {
+                for side in membership.orderedSides {
+                    let entity = side == .source ? shape.entityName : membership.destinationEntity
+                    for object in objectsByEntity[entity] ?? [] { try recordLinkOrder(of: object, side: side, membership) }
+                }
             }
         }
     }

@@ -53,7 +53,9 @@ extension SyncCoordinator {
             if change.isAdded {
                 state = try states[id] ?? newState(id, entity: change.membership.recordType, into: &states)
                 state.isDeletedLocally = false
+                // Sent whole (its ends, and the positions the order gives it after this).
                 state.shadow = try Self.data(["source": .string(owner.uuidString), "target": .string(change.target.uuidString)])
+                state.pendingProperties = Self.joined(["source", "target"])
             } else {
                 guard let existing = states[id] else { continue }  // never recorded: nothing to remove
                 state = existing
@@ -68,7 +70,9 @@ extension SyncCoordinator {
     // MARK: Pushing
 
     /// The mutation that sends a link's pending change; nil when there is nothing to send (a link
-    /// removed before the server heard of it: its state goes).
+    /// removed before the server heard of it: its state goes). A link added sends all its fields;
+    /// a link only moved in an ordered list sends the positions that changed, so that two devices
+    /// moving it in the two lists it is in do not overwrite each other.
     func linkMutation(_ state: SyncRecordState, number: Int64) throws -> Mutation? {
         if state.isDeletedLocally {
             guard let baseVersion = state.baseVersion else {
@@ -77,20 +81,34 @@ extension SyncCoordinator {
             }
             return .delete(number, entity: state.entityName, id: state.recordID, baseVersion: baseVersion)
         }
-        return .upsert(
-            number, entity: state.entityName, id: state.recordID, baseVersion: state.baseVersion,
-            fields: try Self.fields(state.shadow))
+        var fields = try Self.fields(state.shadow)
+        let pending = Self.split(state.pendingProperties)
+        if state.baseVersion != nil, !pending.isEmpty, !pending.contains("source") {
+            fields = fields.filter { pending.contains($0.key) }
+        }
+        return .upsert(number, entity: state.entityName, id: state.recordID, baseVersion: state.baseVersion, fields: fields)
     }
 
     /// A link this device changed that the server changed too: this device's change stands (a
-    /// membership edit is its own), sent again from the server's version; a link both added is
-    /// simply there.
+    /// membership edit is its own, and so is a move in an ordered list), sent again from the
+    /// server's version; a link both added, at the same places, is simply there.
     func settleLink(_ mutation: Mutation, state: SyncRecordState, server: ObjectGraphSyncProtocol.SyncedRecord) {
         state.baseVersion = server.version
         state.feedVersion = max(state.feedVersion, server.version)
-        let isSettled = mutation.operation == .upsert ? !server.deleted : server.deleted
+        let isSettled =
+            switch mutation.operation {
+            case .delete: server.deleted
+            case .upsert:
+                !server.deleted
+                    && mutation.fields.allSatisfy { name, value in
+                        name == "source" || name == "target" || server.fields[name] == value
+                    }
+            }
         state.isPending = !isSettled
-        if isSettled { state.acknowledgedRevision = state.localRevision }
+        if isSettled {
+            state.acknowledgedRevision = state.localRevision
+            state.pendingProperties = ""
+        }
     }
 
     // MARK: Applying the feed
@@ -119,7 +137,13 @@ extension SyncCoordinator {
             return
         }
         let linkState = try state ?? newState(record.id, entity: record.entity, into: &states)
-        linkState.shadow = try Self.data(record.fields)
+        // The server's fields, but the positions this device moved and has not sent yet.
+        var kept = record.fields
+        if linkState.isPending {
+            let local = try Self.fields(linkState.shadow)
+            for name in Self.split(linkState.pendingProperties) where name.hasSuffix("Position") { kept[name] = local[name] }
+        }
+        linkState.shadow = try Self.data(kept)
         linkState.feedVersion = record.version
         if !linkState.isPending { linkState.baseVersion = record.version }
         if try !setMembership(membership, of: source, shape, to: target, isMember: true) {
@@ -151,6 +175,7 @@ extension SyncCoordinator {
         } catch let error as ObjectGraphError {
             throw SyncError.store(error)
         }
+        if isMember { noteLinkListsToSort(owner: owner, target: target, membership) }
         var ownerStates = try recordStates(for: [ownerID])
         let ownerState = try ownerStates[ownerID] ?? newState(ownerID, entity: shape.entityName, into: &ownerStates)
         var recorded = try Self.members(ownerState.members)

@@ -105,7 +105,7 @@ extension SyncCoordinator {
                 positions[list.positionField] = nil
             }
             if let owner = try storeCall({ try object.relatedObjects(forKey: list.reference) }).first {
-                listsToSort.insert(ListToSort(owner: owner.objectID, list: list))
+                listsToSort.insert(ListToSort(owner: owner.objectID, list))
             }
         }
         state.positions = try Self.data(positions: positions)
@@ -115,7 +115,7 @@ extension SyncCoordinator {
     /// that waited for it have joined.
     func noteListsToSort(of owner: any Entity, shape: RecordShape) {
         for list in model.orderedLists(ofOwner: shape.entityName) {
-            listsToSort.insert(ListToSort(owner: owner.objectID, list: list))
+            listsToSort.insert(ListToSort(owner: owner.objectID, list))
         }
     }
 
@@ -127,11 +127,18 @@ extension SyncCoordinator {
         listsToSort = []
         for entry in noted {
             guard let owner = context.object(with: entry.owner), !owner.isDeleted else { continue }
-            let members = try storeCall { try owner.relatedObjects(forKey: entry.list.relationship) }
-            let states = try recordStates(for: members.map(\.objectGlobalID))
-            let keyed = try members.map { member in
-                (member, try Self.positions(states[member.objectGlobalID]?.positions)[entry.list.positionField])
+            let members = try storeCall { try owner.relatedObjects(forKey: entry.relationship) }
+            let keys: [String?]
+            switch entry.keys {
+            case .memberPositions(let field):
+                let states = try recordStates(for: members.map(\.objectGlobalID))
+                keys = try members.map { try Self.positions(states[$0.objectGlobalID]?.positions)[field] }
+            case .links(let recordType, let side):
+                let ids = members.map { LinkID.make(recordType: recordType, owner: owner, member: $0, side: side) }
+                let states = try recordStates(for: ids)
+                keys = try ids.map { try Self.linkPosition(states[$0], side: side) }
             }
+            let keyed = Array(zip(members, keys))
             let sorted = keyed.sorted { first, second in
                 switch (first.1, second.1) {
                 case let (a?, b?) where a != b: a < b
@@ -141,14 +148,37 @@ extension SyncCoordinator {
                 }
             }.map(\.0)
             guard sorted.map(\.objectID) != members.map(\.objectID) else { continue }
-            try storeCall { try owner.setRelatedObjects(sorted, forKey: entry.list.relationship) }
-            mirrored.written[owner.objectGlobalID, default: []].insert(entry.list.relationship)
+            try storeCall { try owner.setRelatedObjects(sorted, forKey: entry.relationship) }
+            mirrored.written[owner.objectGlobalID, default: []].insert(entry.relationship)
         }
     }
 }
 
-/// An owner's ordered list to sort by its members' positions before the sync context saves.
+/// An owner's ordered list to sort by its members' keys before the sync context saves.
 struct ListToSort: Hashable {
     let owner: ObjectID
-    let list: RecordShape.OrderedList
+    let relationship: String
+    let keys: Keys
+
+    /// Where the members' keys are.
+    enum Keys: Hashable {
+        /// In each member's positions, under the field (an ordered one-to-many relationship).
+        case memberPositions(field: String)
+        /// In the link between the owner, at `side`, and each member (an ordered many-to-many one).
+        case links(recordType: String, side: RecordShape.LinkSide)
+    }
+
+    /// An ordered one-to-many list of `owner`.
+    init(owner: ObjectID, _ list: RecordShape.OrderedList) {
+        self.owner = owner
+        self.relationship = list.relationship
+        self.keys = .memberPositions(field: list.positionField)
+    }
+
+    /// The list of `owner`, at `side` of a membership's links.
+    init(owner: ObjectID, side: RecordShape.LinkSide, of membership: RecordShape.Membership) {
+        self.owner = owner
+        self.relationship = membership.relationship(of: side)
+        self.keys = .links(recordType: membership.recordType, side: side)
+    }
 }

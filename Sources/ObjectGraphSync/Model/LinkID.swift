@@ -1,4 +1,5 @@
 import Foundation
+import ObjectGraph
 
 /// The record ID of a many-to-many link: the same on every device for the same two objects and
 /// relationship, so that two devices adding the same member make one record, and a removal names
@@ -35,5 +36,15 @@ enum LinkID {
             hash = hash &* 0x0000_0100_0000_01b3
         }
         return hash
+    }
+}
+
+extension LinkID {
+    /// The ID of the link between `owner`, an object at `side` of the link, and `member`, an
+    /// object of its list: the owner is the source or the target as `side` says.
+    static func make(recordType: String, owner: any Entity, member: any Entity, side: RecordShape.LinkSide) -> UUID {
+        side == .source
+            ? make(recordType: recordType, source: owner.objectGlobalID, target: member.objectGlobalID)
+            : make(recordType: recordType, source: member.objectGlobalID, target: owner.objectGlobalID)
     }
 }

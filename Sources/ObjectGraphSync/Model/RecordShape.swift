@@ -13,6 +13,10 @@ struct RecordShape: Sendable {
     /// its own, of type `Owner.relationship`, with `source` and `target` fields holding the two
     /// objects' global IDs. Of the two sides, the one whose `Entity.relationship` name sorts first
     /// owns the links, the same on every device.
+    ///
+    /// A side that is ordered keeps its order in the links too: each link carries its place in the
+    /// source's list (`sourcePosition`) or in the target's (`targetPosition`), a
+    /// ``FractionalIndex`` key, as a member of an ordered one-to-many relationship carries its own.
     struct Membership: Sendable {
         /// The to-many relationship, on the owning entity.
         let property: String
@@ -20,6 +24,26 @@ struct RecordShape: Sendable {
         let recordType: String
         /// The entity of the members.
         let destinationEntity: String
+        /// The inverse relationship, on the members' entity.
+        let inverse: String
+        /// Whether the owner's relationship is ordered.
+        let isOrdered: Bool
+        /// Whether the inverse relationship is ordered.
+        let isInverseOrdered: Bool
+
+        /// The ordered sides of the relationship.
+        var orderedSides: [LinkSide] { (isOrdered ? [.source] : []) + (isInverseOrdered ? [.target] : []) }
+
+        /// The relationship, on the objects of `side`, whose members are the links' other ends.
+        func relationship(of side: LinkSide) -> String { side == .source ? property : inverse }
+    }
+
+    /// One end of a link: the owner (`source`) or the member (`target`).
+    enum LinkSide: String, Sendable, Hashable {
+        case source, target
+
+        /// The link's field holding its place in this end's ordered list.
+        var positionField: String { rawValue + "Position" }
     }
 
     enum FieldKind: Sendable {
@@ -119,7 +143,8 @@ struct RecordShape: Sendable {
             memberships.append(
                 Membership(
                     property: relationship.name, recordType: "\(configuration.recordType ?? entityName).\(relationship.name)",
-                    destinationEntity: relationship.destination))
+                    destinationEntity: relationship.destination, inverse: inverse.name, isOrdered: relationship.isOrdered,
+                    isInverseOrdered: inverse.isOrdered))
         }
         var byName: [String: Field] = [:]
         for field in fields {

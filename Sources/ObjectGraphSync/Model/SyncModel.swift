@@ -9,6 +9,8 @@ struct SyncModel: Sendable {
     private let byRecordType: [String: RecordShape]
     private let memberships: [String: (owner: RecordShape, membership: RecordShape.Membership)]
     private let orderedLists: [String: [RecordShape.OrderedList]]
+    /// The memberships whose links end at each entity, by the members' entity.
+    private let membershipsByDestination: [String: [(owner: RecordShape, membership: RecordShape.Membership)]]
 
     /// The model of `types` in a container of `schema`.
     ///
@@ -46,6 +48,7 @@ struct SyncModel: Sendable {
             }
         }
         self.memberships = memberships
+        self.membershipsByDestination = Dictionary(grouping: memberships.values, by: \.membership.destinationEntity)
         self.orderedLists = Dictionary(grouping: shapes.flatMap(\.positions), by: \.ownerEntity)
     }
 
@@ -58,6 +61,11 @@ struct SyncModel: Sendable {
 
     /// The ordered relationships of `entity` whose order syncs (see ``RecordShape/OrderedList``).
     func orderedLists(ofOwner entity: String) -> [RecordShape.OrderedList] { orderedLists[entity] ?? [] }
+
+    /// The memberships whose members are of `entity` (whose links it is the target of).
+    func memberships(withMembersOf entity: String) -> [(owner: RecordShape, membership: RecordShape.Membership)] {
+        membershipsByDestination[entity] ?? []
+    }
 
     /// The owning entity and the membership of a link record type (`Playlist.tracks`).
     func membership(forRecordType recordType: String) -> (owner: RecordShape, membership: RecordShape.Membership)? {
