@@ -50,7 +50,7 @@ extension SyncCoordinator {
         var found: [UUID: any Entity] = [:]
         var unknown: [UUID] = []
         for globalID in globalIDs {
-            switch known.lookup(globalID, entity: shape.entityName) {
+            switch unsaved.known.lookup(globalID, entity: shape.entityName) {
             case .found(let object): if !object.isDeleted { found[globalID] = object }
             case .absent: break
             case .unknown: unknown.append(globalID)
@@ -60,10 +60,10 @@ extension SyncCoordinator {
         let read = try shape.objects(withGlobalIDs: unknown, in: context)
         for globalID in unknown {
             if let object = read[globalID] {
-                known.found(object, globalID: globalID)
+                unsaved.known.found(object, globalID: globalID)
                 found[globalID] = object
             } else {
-                known.gone(globalID, entity: shape.entityName)
+                unsaved.known.gone(globalID, entity: shape.entityName)
             }
         }
         return found

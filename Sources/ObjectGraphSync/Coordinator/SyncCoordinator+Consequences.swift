@@ -21,16 +21,16 @@ extension SyncCoordinator {
 
     /// Inserts, under its record's ID, an object the server has.
     func insertMirroring(_ shape: RecordShape, globalID: UUID) -> any Entity {
-        mirrored.inserted.insert(globalID)
+        unsaved.mirrored.inserted.insert(globalID)
         let object = shape.insertObject(globalID: globalID, in: context)
-        known.found(object, globalID: globalID)
+        unsaved.known.found(object, globalID: globalID)
         return object
     }
 
     /// Deletes an object the server deleted (or has just been told of).
     func deleteMirroring(_ object: any Entity) {
-        mirrored.deleted.insert(object.objectGlobalID)
-        known.gone(object.objectGlobalID, entity: object.objectID.entityName)
+        unsaved.mirrored.deleted.insert(object.objectGlobalID)
+        unsaved.known.gone(object.objectGlobalID, entity: object.objectID.entityName)
         context.delete(object)
     }
 
@@ -39,14 +39,14 @@ extension SyncCoordinator {
     @discardableResult
     func recordConsequences() throws -> Bool {
         var changes: [LocalChange] = []
-        for object in context.deletedObjects where !mirrored.deleted.contains(object.objectGlobalID) {
+        for object in context.deletedObjects where !unsaved.mirrored.deleted.contains(object.objectGlobalID) {
             guard let shape = model.shape(forEntity: object.objectID.entityName) else { continue }
             changes.append(
                 LocalChange(
                     kind: .delete, globalID: object.objectGlobalID, entityName: shape.entityName,
                     changedKeys: [], object: object))
         }
-        for object in context.insertedObjects where !mirrored.inserted.contains(object.objectGlobalID) {
+        for object in context.insertedObjects where !unsaved.mirrored.inserted.contains(object.objectGlobalID) {
             guard let shape = model.shape(forEntity: object.objectID.entityName) else { continue }
             changes.append(
                 LocalChange(
@@ -54,9 +54,9 @@ extension SyncCoordinator {
                     changedKeys: [], object: object))
         }
         var states: [UUID: SyncRecordState]?
-        for object in context.updatedObjects where !object.isDeleted && !mirrored.inserted.contains(object.objectGlobalID) {
+        for object in context.updatedObjects where !object.isDeleted && !unsaved.mirrored.inserted.contains(object.objectGlobalID) {
             guard let shape = model.shape(forEntity: object.objectID.entityName) else { continue }
-            let written = mirrored.written[object.objectGlobalID] ?? []
+            let written = unsaved.mirrored.written[object.objectGlobalID] ?? []
             var keys = object.changedPersistentKeys.subtracting(written)
             keys = keys.filter { shape.field(forProperty: $0) != nil || shape.membership(forProperty: $0) != nil }
             guard !keys.isEmpty else { continue }
@@ -76,7 +76,7 @@ extension SyncCoordinator {
         }
         // The references a merge of unique values moved: this device's, even where the feed
         // wrote the member in the same page.
-        for (member, property) in mergeMoves where !member.isDeleted {
+        for (member, property) in unsaved.mergeMoves where !member.isDeleted {
             guard let shape = model.shape(forEntity: member.objectID.entityName), shape.field(forProperty: property) != nil else {
                 continue
             }
@@ -85,7 +85,7 @@ extension SyncCoordinator {
                     kind: .update, globalID: member.objectGlobalID, entityName: shape.entityName, changedKeys: [property],
                     object: member))
         }
-        mergeMoves = []
+        unsaved.mergeMoves = []
         try record(changes)
         return !changes.isEmpty
     }

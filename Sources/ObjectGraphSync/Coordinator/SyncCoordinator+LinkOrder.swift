@@ -60,7 +60,7 @@ extension SyncCoordinator {
 
     /// Notes the ordered lists at the ends of a link the feed brought, to sort before the save.
     func noteLinkListsToSort(owner: any Entity, target: any Entity, _ membership: RecordShape.Membership) {
-        if membership.isOrdered { listsToSort.insert(ListToSort(owner: owner.objectID, side: .source, of: membership)) }
-        if membership.isInverseOrdered { listsToSort.insert(ListToSort(owner: target.objectID, side: .target, of: membership)) }
+        if membership.isOrdered { unsaved.listsToSort.insert(ListToSort(owner: owner.objectID, side: .source, of: membership)) }
+        if membership.isInverseOrdered { unsaved.listsToSort.insert(ListToSort(owner: target.objectID, side: .target, of: membership)) }
     }
 }

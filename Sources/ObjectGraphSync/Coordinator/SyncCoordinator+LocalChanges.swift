@@ -34,7 +34,7 @@ extension SyncCoordinator {
                 // changes are found from what the sync last knew of each record instead.
                 try recoverPurgedChanges()
                 client.historySequence = head
-                historyPositionToRegister = head
+                unsaved.historyPositionToRegister = head
                 if saving { try save() }
                 return
             } catch let error as ObjectGraphError {
@@ -55,7 +55,7 @@ extension SyncCoordinator {
                 // The transactions after the last one read touched no entity that syncs.
                 client.historySequence = max(client.historySequence, head)
             }
-            historyPositionToRegister = client.historySequence
+            unsaved.historyPositionToRegister = client.historySequence
             if transactions.count < batchSize {
                 if saving { try save() }
                 return

@@ -105,7 +105,7 @@ extension SyncCoordinator {
                 positions[list.positionField] = nil
             }
             if let owner = try storeCall({ try object.relatedObjects(forKey: list.reference) }).first {
-                listsToSort.insert(ListToSort(owner: owner.objectID, list))
+                unsaved.listsToSort.insert(ListToSort(owner: owner.objectID, list))
             }
         }
         state.positions = try Self.data(positions: positions)
@@ -115,16 +115,16 @@ extension SyncCoordinator {
     /// that waited for it have joined.
     func noteListsToSort(of owner: any Entity, shape: RecordShape) {
         for list in model.orderedLists(ofOwner: shape.entityName) {
-            listsToSort.insert(ListToSort(owner: owner.objectID, list))
+            unsaved.listsToSort.insert(ListToSort(owner: owner.objectID, list))
         }
     }
 
     /// Sorts each list noted by its members' keys, as the server's: part of what the sync context
     /// saves as mirroring the server.
     func sortNotedLists() throws {
-        guard !listsToSort.isEmpty else { return }
-        let noted = listsToSort
-        listsToSort = []
+        guard !unsaved.listsToSort.isEmpty else { return }
+        let noted = unsaved.listsToSort
+        unsaved.listsToSort = []
         for entry in noted {
             guard let owner = context.object(with: entry.owner), !owner.isDeleted else { continue }
             let members = try storeCall { try owner.relatedObjects(forKey: entry.relationship) }
@@ -149,7 +149,7 @@ extension SyncCoordinator {
             }.map(\.0)
             guard sorted.map(\.objectID) != members.map(\.objectID) else { continue }
             try storeCall { try owner.setRelatedObjects(sorted, forKey: entry.relationship) }
-            mirrored.written[owner.objectGlobalID, default: []].insert(entry.relationship)
+            unsaved.mirrored.written[owner.objectGlobalID, default: []].insert(entry.relationship)
         }
     }
 }

@@ -51,13 +51,13 @@ struct PendingLinkIndex {
 extension SyncCoordinator {
     /// Reads set-wise the pending links of the records `ids` that are not in the index yet.
     func loadPendingLinks(of ids: some Sequence<UUID>) throws {
-        var unloaded = pendingLinks.unloaded(ids)
+        var unloaded = unsaved.pendingLinks.unloaded(ids)
         guard !unloaded.isEmpty else { return }
-        if pendingLinks.held == 0 {
+        if unsaved.pendingLinks.held == 0 {
             // Most often there is no link waiting at all: one look spares a query per page.
             do {
                 if try context.fetchCount(FetchDescriptor<PendingLink>(fetchLimit: 1)) == 0 {
-                    pendingLinks.isComplete = true
+                    unsaved.pendingLinks.isComplete = true
                     unloaded = []
                 }
             } catch let error as ObjectGraphError {
@@ -77,7 +77,7 @@ extension SyncCoordinator {
             } catch let error as ObjectGraphError {
                 throw SyncError.store(error)
             }
-            pendingLinks.add(links, loadedFor: chunk)
+            unsaved.pendingLinks.add(links, loadedFor: chunk)
         }
     }
 
@@ -85,11 +85,11 @@ extension SyncCoordinator {
     func addPendingLink(from sourceID: UUID, entity: String, property: String, to targetID: UUID) {
         let link = PendingLink(sourceID: sourceID, sourceEntity: entity, property: property, targetID: targetID)
         context.insert(link)
-        pendingLinks.add(link)
+        unsaved.pendingLinks.add(link)
     }
 
     private func removePendingLink(_ link: PendingLink) {
-        pendingLinks.remove(link)
+        unsaved.pendingLinks.remove(link)
         context.delete(link)
     }
 
@@ -97,7 +97,7 @@ extension SyncCoordinator {
     /// memberships it is an end of (kept waiting while the other end is still missing).
     func resolvePendingLinks(to id: UUID, object: any Entity) throws {
         try loadPendingLinks(of: [id])
-        for link in pendingLinks.links(to: id) + pendingLinks.links(from: id) {
+        for link in unsaved.pendingLinks.links(to: id) + unsaved.pendingLinks.links(from: id) {
             guard let shape = model.shape(forEntity: link.sourceEntity) else {
                 removePendingLink(link)
                 continue
@@ -107,7 +107,7 @@ extension SyncCoordinator {
             } else if link.targetID == id {
                 if let field = shape.field(forProperty: link.property), let source = try self.object(withGlobalID: link.sourceID, of: shape)
                 {
-                    mirrored.written[link.sourceID, default: []].insert(field.property)
+                    unsaved.mirrored.written[link.sourceID, default: []].insert(field.property)
                     try shape.link(source, field, to: object)
                 }
                 removePendingLink(link)
@@ -118,7 +118,7 @@ extension SyncCoordinator {
     /// Drops the links from `sourceID`'s `property` (to `targetID` only, when given).
     func dropPendingLinks(from sourceID: UUID, property: String, to targetID: UUID? = nil) throws {
         try loadPendingLinks(of: [sourceID])
-        for link in pendingLinks.links(from: sourceID)
+        for link in unsaved.pendingLinks.links(from: sourceID)
         where link.property == property && (targetID == nil || link.targetID == targetID) {
             removePendingLink(link)
         }
@@ -127,6 +127,6 @@ extension SyncCoordinator {
     /// Drops every link from `sourceID`, a record deleted.
     func dropPendingLinks(from sourceID: UUID) throws {
         try loadPendingLinks(of: [sourceID])
-        for link in pendingLinks.links(from: sourceID) { removePendingLink(link) }
+        for link in unsaved.pendingLinks.links(from: sourceID) { removePendingLink(link) }
     }
 }

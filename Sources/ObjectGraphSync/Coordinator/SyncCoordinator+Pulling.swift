@@ -122,7 +122,7 @@ extension SyncCoordinator {
             }
             if let state, state.isUnconfirmed { state.isUnconfirmed = false }
             // A record merged into another, which holds its unique value: it is that one now.
-            if aliases[record.id] != nil { continue }
+            if unsaved.aliases[record.id] != nil { continue }
             // Older than what was applied, or than the version this device's own push or a
             // conflict's answer made known: a newer whole record follows in the feed.
             if let state, record.version <= state.feedVersion || record.version < (state.baseVersion ?? 0) { continue }
@@ -201,9 +201,9 @@ extension SyncCoordinator {
     /// Takes back the insertion of a record's object and state, and the links it left waiting.
     private func unwindInsertion(of object: any Entity, state: SyncRecordState) throws {
         let id = object.objectGlobalID
-        mirrored.inserted.remove(id)
-        mirrored.written[id] = nil
-        known.gone(id, entity: object.objectID.entityName)
+        unsaved.mirrored.inserted.remove(id)
+        unsaved.mirrored.written[id] = nil
+        unsaved.known.gone(id, entity: object.objectID.entityName)
         context.delete(object)
         context.delete(state)
         try dropPendingLinks(from: id)
@@ -238,7 +238,7 @@ extension SyncCoordinator {
         try loadAliases(of: linkEnds + globalIDs.values.joined())
         try loadPendingLinks(of: linkEnds)
         for id in linkEnds {
-            for link in pendingLinks.links(to: id) { globalIDs[link.sourceEntity, default: []].append(link.sourceID) }
+            for link in unsaved.pendingLinks.links(to: id) { globalIDs[link.sourceEntity, default: []].append(link.sourceID) }
         }
         for (entity, ids) in globalIDs {
             if let shape = model.shape(forEntity: entity) { try prefetch(ids, of: shape) }
@@ -254,10 +254,10 @@ extension SyncCoordinator {
         skipping skipped: Set<String>
     ) throws {
         // What is written into an object inserted as the server's needs no note: all of it mirrors.
-        let notesWritten = !mirrored.inserted.contains(recordID)
+        let notesWritten = !unsaved.mirrored.inserted.contains(recordID)
         for field in shape.fields where !skipped.contains(field.property) {
             guard let value = fields[field.name] else { continue }
-            if notesWritten { mirrored.written[recordID, default: []].insert(field.property) }
+            if notesWritten { unsaved.mirrored.written[recordID, default: []].insert(field.property) }
             switch field.kind {
             case .attribute:
                 try shape.write(value, to: field, of: object, recordID: recordID)
@@ -277,7 +277,7 @@ extension SyncCoordinator {
                         recordType: shape.recordType, recordID: recordID, field: field.name,
                         reason: "'\(text)' is not a record's ID")
                 }
-                if let target = try self.object(withGlobalID: aliases[targetID] ?? targetID, of: destination) {
+                if let target = try self.object(withGlobalID: unsaved.aliases[targetID] ?? targetID, of: destination) {
                     try shape.link(object, field, to: target)
                 } else {
                     // A child before its parent: linked when the parent arrives.

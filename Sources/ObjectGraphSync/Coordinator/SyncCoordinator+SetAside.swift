@@ -298,7 +298,7 @@ extension SyncCoordinator {
                 }
             }
             // Not the server's: every change is the app's, recorded as such when saved.
-            mirrored.written[id] = nil
+            unsaved.mirrored.written[id] = nil
             try correct(object)
             try saveSettling(entry)
         } catch {

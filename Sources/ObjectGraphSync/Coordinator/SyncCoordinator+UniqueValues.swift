@@ -31,7 +31,7 @@ extension SyncCoordinator {
     /// Reads set-wise the objects that hold the unique values of `changes`' records: one query per
     /// unique attribute of an entity the page brings (none for entities without one).
     func loadUniqueHolders(of changes: [FeedChange]) throws {
-        uniqueHolders = [:]
+        unsaved.uniqueHolders = [:]
         var wanted: [String: (shape: RecordShape, field: RecordShape.Field, values: [StoredValue])] = [:]
         for change in changes where !change.record.deleted {
             guard let shape = model.shape(forRecordType: change.record.entity), !shape.uniqueFields.isEmpty else { continue }
@@ -56,7 +56,7 @@ extension SyncCoordinator {
         for field in shape.uniqueFields {
             let value = try storeCall { try object.storedValue(forKey: field.property) }
             guard value != .null else { continue }
-            uniqueHolders[UniqueKey(entity: shape.entityName, property: field.property, value: value), default: []].append(object)
+            unsaved.uniqueHolders[UniqueKey(entity: shape.entityName, property: field.property, value: value), default: []].append(object)
         }
     }
 
@@ -75,7 +75,7 @@ extension SyncCoordinator {
         for field in shape.uniqueFields {
             guard let value = Self.uniqueValue(of: record, field) else { continue }
             let key = UniqueKey(entity: shape.entityName, property: field.property, value: value)
-            for holder in uniqueHolders[key] ?? [] where holder.objectGlobalID != record.id && !holder.isDeleted {
+            for holder in unsaved.uniqueHolders[key] ?? [] where holder.objectGlobalID != record.id && !holder.isDeleted {
                 // Its value as it is now: it may have changed since it was noted.
                 guard try storeCall({ try holder.storedValue(forKey: field.property) }) == value else { continue }
                 holders[holder.objectGlobalID] = holder
@@ -102,7 +102,7 @@ extension SyncCoordinator {
         for (property, value) in renamed {
             try storeCall { try loser.setStoredValue(value, forKey: property) }
             // Not the server's value: recorded as this device's change when saved.
-            mirrored.written[loser.objectGlobalID]?.remove(property)
+            unsaved.mirrored.written[loser.objectGlobalID]?.remove(property)
         }
         try noteUniqueValues(of: loser, shape: shape)
         return true
@@ -132,11 +132,11 @@ extension SyncCoordinator {
                 try survivor.setRelatedObjects(kept + moved, forKey: name)
                 // This device's decision, sent whatever the feed wrote into the members: the
                 // server's references move too.
-                for member in moved { mergeMoves.append((member, inverse)) }
+                for member in moved { unsaved.mergeMoves.append((member, inverse)) }
             }
         }
         let loserID = loser.objectGlobalID
-        known.gone(loserID, entity: shape.entityName)
+        unsaved.known.gone(loserID, entity: shape.entityName)
         context.delete(loser)
         try recordAlias(loserID, of: survivor, shape: shape)
     }
@@ -144,14 +144,14 @@ extension SyncCoordinator {
     /// Keeps `loserID` as an alias of `survivor`, and links to it what waited for the loser.
     private func recordAlias(_ loserID: UUID, of survivor: any Entity, shape: RecordShape) throws {
         let survivorID = survivor.objectGlobalID
-        if aliases[loserID] == nil {
+        if unsaved.aliases[loserID] == nil {
             let merged = MergedRecord(survivorID: survivorID, entityName: shape.entityName)
             do {
                 try context.insert(merged, globalID: loserID)
             } catch let error as ObjectGraphError {
                 throw SyncError.store(error)
             }
-            aliases[loserID] = survivorID
+            unsaved.aliases[loserID] = survivorID
             hasMergedRecords = true
         }
         try resolvePendingLinks(to: loserID, object: survivor)
@@ -164,6 +164,6 @@ extension SyncCoordinator {
         }
         guard hasMergedRecords == true, !ids.isEmpty else { return }
         let merged = try storeCall { try context.objects(withGlobalIDs: ids, as: MergedRecord.self) }
-        for (loserID, record) in merged { aliases[loserID] = record.survivorID }
+        for (loserID, record) in merged { unsaved.aliases[loserID] = record.survivorID }
     }
 }

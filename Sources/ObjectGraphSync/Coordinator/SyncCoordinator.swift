@@ -73,31 +73,18 @@ public actor SyncCoordinator {
     private var scansFully = true
     /// The objects changed since the last cycle, remapped into the sync context, for the processors.
     var changedObjects: [any Entity] = []
-    /// What the sync context holds because the server has it, since its last save.
-    var mirrored = MirroredChanges()
+    /// What the coordinator knows of the sync context's unsaved work, since its last save.
+    var unsaved = UnsavedSyncState()
     /// Whether a save recorded reactions of the app's rules to the sync's changes, to be sent.
     var recordedConsequences = false
-    /// The synced objects looked up since the last save, and the pending links read.
-    var known = KnownObjects()
-    var pendingLinks = PendingLinkIndex()
-    /// The objects that hold the unique values of the page being applied, by value.
-    var uniqueHolders: [UniqueKey: [any Entity]] = [:]
-    /// The ordered lists whose members' positions the sync context changed, to sort before it saves.
-    var listsToSort: Set<ListToSort> = []
-    /// The members a merge of unique values moved to the survivor, with the reference that moved:
-    /// sent as this device's changes (see ``recordConsequences()``).
-    var mergeMoves: [(member: any Entity, property: String)] = []
-    /// Records merged into others (loser to survivor), as read for the page being applied.
-    var aliases: [UUID: UUID] = [:]
     /// Whether the store keeps any merged record; nil until looked.
     var hasMergedRecords: Bool?
     /// How far the sync read the history, as registered in the store (see
     /// ``registerHistoryPosition(_:)``); nil until registered by this coordinator.
     var registeredHistoryPosition: Int64?
-    /// The position the next save of the sync context records, and the last one saved: registered
-    /// at the end of each cycle (a write of its own, so not one per page; a position registered
-    /// late only holds a purge back).
-    var historyPositionToRegister: Int64?
+    /// The last position a save of the sync context recorded: registered at the end of each cycle
+    /// (a write of its own, so not one per page; a position registered late only holds a purge
+    /// back).
     var savedHistoryPosition: Int64?
     /// The IDs of the set-aside records (see ``SetAsideRecord``), as saved; nil until read.
     var setAside: Set<UUID>?
@@ -433,7 +420,7 @@ public actor SyncCoordinator {
             state.historySequence = try container.lastHistoryToken()?.sequence ?? 0
             context.insert(state)
             try adoptExistingObjects()
-            historyPositionToRegister = state.historySequence
+            unsaved.historyPositionToRegister = state.historySequence
             try save()
             try registerHistoryPosition(state.historySequence)
             return state
@@ -452,20 +439,13 @@ public actor SyncCoordinator {
         } catch let error as ObjectGraphError {
             throw SyncError.store(error)
         }
-        if let position = historyPositionToRegister { savedHistoryPosition = position }
+        if let position = unsaved.historyPositionToRegister { savedHistoryPosition = position }
         forgetUnsavedState()
     }
 
     /// Forgets what the coordinator knew of the sync context's unsaved state, at a save or a rollback.
     private func forgetUnsavedState() {
-        mirrored = MirroredChanges()
-        known = KnownObjects()
-        pendingLinks = PendingLinkIndex()
-        uniqueHolders = [:]
-        aliases = [:]
-        listsToSort = []
-        mergeMoves = []
-        historyPositionToRegister = nil
+        unsaved = UnsavedSyncState()
     }
 }
 
