@@ -13,22 +13,16 @@ extension SyncCoordinator {
     /// that sync counts as waiting: the first sync sends them all.
     @discardableResult
     public func checkStatus() async -> SyncStatus {
-        let zone = self.zone
         let cursor: FeedCursor?
         do {
-            let client = try context.fetch(FetchDescriptor<ClientState>(predicate: #Predicate { $0.zone == zone })).first
-            cursor = client?.cursor
-            // A store that never synced sends all its objects at its first sync.
-            let pending =
-                client == nil
-                ? try model.shapes.reduce(0) { $0 + (try $1.type.objectCount(in: context)) }
-                : try context.fetchCount(FetchDescriptor<SyncRecordState>(predicate: #Predicate { $0.isPending }))
+            let stored = try workspace.storedProgress()
+            cursor = stored.cursor
             status.update { status in
-                status.pendingChanges = pending
-                status.lastSuccessfulSync = client?.lastSuccessfulSync ?? status.lastSuccessfulSync
+                status.pendingChanges = stored.pending
+                status.lastSuccessfulSync = stored.lastSuccessfulSync ?? status.lastSuccessfulSync
             }
         } catch {
-            record(checkFailure: (error as? ObjectGraphError).map(SyncError.store) ?? .unreachable("\(error)"))
+            record(checkFailure: (error as? SyncError) ?? .unreachable("\(error)"))
             return status.current
         }
         do {

@@ -45,10 +45,10 @@ public actor SyncCoordinator {
     let remote: any SyncRemote
     /// The server zone this store syncs with.
     public nonisolated let zone: String
-    let model: SyncModel
     let processors: [any ChangeProcessor]
-    /// The context the sync works in; used only on this actor.
-    let context: ObjectContext
+    /// The sync's side of the store: its context, the records' states, the store work of each
+    /// step; used only on this actor.
+    let workspace: SyncWorkspace
     /// The status, for the app: `Observable`, and an `AsyncSequence` of its changes.
     public nonisolated let status: ObservableSyncStatus
 
@@ -68,28 +68,6 @@ public actor SyncCoordinator {
     private var retry: Task<Void, Never>?
     private var lastCycle: Task<Void, any Error>?
     private var failedCycles = 0
-    /// Whether the next cycle gives each processor every object its predicate selects, not only
-    /// the changed ones: at start (to resume what a crash interrupted) and after a failure.
-    private var scansFully = true
-    /// The objects changed since the last cycle, remapped into the sync context, for the processors.
-    var changedObjects: [any Entity] = []
-    /// What the coordinator knows of the sync context's unsaved work, since its last save.
-    var unsaved = UnsavedSyncState()
-    /// Whether a save recorded reactions of the app's rules to the sync's changes, to be sent.
-    var recordedConsequences = false
-    /// Whether the store keeps any merged record; nil until looked.
-    var hasMergedRecords: Bool?
-    /// How far the sync read the history, as registered in the store (see
-    /// ``registerHistoryPosition(_:)``); nil until registered by this coordinator.
-    var registeredHistoryPosition: Int64?
-    /// The last position a save of the sync context recorded: registered at the end of each cycle
-    /// (a write of its own, so not one per page; a position registered late only holds a purge
-    /// back).
-    var savedHistoryPosition: Int64?
-    /// The IDs of the set-aside records (see ``SetAsideRecord``), as saved; nil until read.
-    var setAside: Set<UUID>?
-    /// The records the processors left out of the page being applied, and why.
-    var refusedWhileApplying: [RecordVersion: Refusal] = [:]
     /// Whether the next cycle applies the set-aside records again: the first one of a coordinator
     /// and after each start, so that an upgrade of the app that accepts them applies them.
     private var retriesSetAside = true
@@ -118,20 +96,15 @@ public actor SyncCoordinator {
         self.container = container
         self.remote = remote
         self.zone = zone
-        self.model = try SyncModel(types: types, schema: container.schema)
+        let model = try SyncModel(types: types, schema: container.schema)
         self.processors = processors ?? [Uploader(), Downloader()]
         self.batchSize = max(1, batchSize)
         self.gatheringDelay = max(.zero, gatheringDelay)
         self.backoff = Backoff()
-        let context = container.newBackgroundContext()
-        context.name = Self.author
-        // The sync context reads objects afresh each round and merges no other context's save:
-        // an app's save that lands after the sync read an object then makes the sync's save of
-        // that object fail (a conflict, and the round starts again), where a merge would have
-        // let the feed's older value overwrite it.
-        context.automaticallyMergesChanges = false
-        self.context = context
-        self.status = ObservableSyncStatus()
+        let status = ObservableSyncStatus()
+        self.status = status
+        self.workspace = SyncWorkspace(
+            container: container, zone: zone, model: model, status: status, batchSize: self.batchSize)
     }
 
     // MARK: Running
@@ -146,7 +119,7 @@ public actor SyncCoordinator {
         commitObservation = container.observeCommits { save in
             if save.author != Self.author { appSaved.request() }
         }
-        scansFully = true
+        workspace.scansFully = true
         retriesSetAside = true
         status.update {
             $0.activity = .idle; $0.lastError = nil; $0.nextRetry = nil
@@ -211,19 +184,19 @@ public actor SyncCoordinator {
             do {
                 try await round(pushing: pushing)
                 rounds += 1
-                again = recordedConsequences && rounds < 4
+                again = workspace.recordedConsequences && rounds < 4
                 pushing = true  // the app's rules reacted: the next round sends it
             } catch let error as SyncError where error.storeError?.code == .conflict && conflicts < Self.conflictRetries {
                 // The app saved an object the sync wrote, after the sync read it: the round starts
                 // again from the store, the app's change recorded first (so the feed does not
                 // overwrite it).
                 conflicts += 1
-                forgetHeldObjects()
+                workspace.forgetHeldObjects()
                 again = true
             } catch {
                 // What was left undone is found by the predicates next time; what the failed step
                 // changed and did not save is forgotten (a page half applied is read again).
-                forgetHeldObjects()
+                workspace.forgetHeldObjects()
                 throw error
             }
         } while again
@@ -231,14 +204,8 @@ public actor SyncCoordinator {
             retriesSetAside = false
             try await applySetAsideAgain()
         }
-        if let position = savedHistoryPosition { try registerHistoryPosition(position) }
-        let pending = try pendingCount()
         let date = Date()
-        if pending == 0 {
-            let state = try clientState()
-            state.lastSuccessfulSync = date
-            try save()
-        }
+        let pending = try workspace.endCycle(at: date)
         status.update { status in
             status.activity = .idle
             status.lastError = nil
@@ -274,65 +241,27 @@ public actor SyncCoordinator {
     /// Records local changes, lets the processors act (when `pushing`), and reads the feed to its
     /// end, from objects read afresh: the sync context merges no save by itself (see ``init(container:remote:zone:syncing:processors:batchSize:gatheringDelay:)``).
     private func round(pushing: Bool) async throws {
-        recordedConsequences = false
-        // The changes recorded while a page was applied are taken up again as the objects read now.
-        let changed = changedObjects.map(\.objectID)
-        context.reset()
-        changedObjects = changed.compactMap { context.object(with: $0) }
         if pushing {
             status.update { $0.activity = .pushing }
-            try recordLocalChanges()
-            let waiting = try pendingCount()
+            let round = try workspace.beginRound(recordingLocalChanges: true)
             // A coordinator that has not completed a cycle yet shows what the store recorded.
-            let lastSync = try clientState().lastSuccessfulSync
             status.update {
-                $0.pendingChanges = waiting; $0.lastSuccessfulSync = $0.lastSuccessfulSync ?? lastSync
+                $0.pendingChanges = round.pending; $0.lastSuccessfulSync = $0.lastSuccessfulSync ?? round.lastSuccessfulSync
             }
-            let fully = scansFully
-            scansFully = false
             for processor in processors {
-                try await runLocal(processor, scanningFully: fully)
+                try await runLocal(processor, in: round)
             }
-            changedObjects = []
+            workspace.processorsSawChanges()
+        } else {
+            _ = try workspace.beginRound(recordingLocalChanges: false)
         }
         status.update { $0.activity = .pulling }
         try await pull()
     }
 
-    /// Forgets every object the sync context holds, and its unsaved changes; the next cycle scans
-    /// every processor's predicate again.
-    func forgetHeldObjects() {
-        scansFully = true
-        changedObjects = []
-        context.reset()
-        forgetUnsavedState()
-    }
-
-    /// How many records have changes the server has not acknowledged.
-    private func pendingCount() throws -> Int {
-        do {
-            return try context.fetchCount(FetchDescriptor<SyncRecordState>(predicate: #Predicate { $0.isPending }))
-        } catch let error as ObjectGraphError {
-            throw SyncError.store(error)
-        }
-    }
-
-    private func runLocal<Processor: ChangeProcessor>(_ processor: Processor, scanningFully: Bool) async throws {
+    private func runLocal<Processor: ChangeProcessor>(_ processor: Processor, in round: SyncRound) async throws {
         guard let predicate = processor.predicate else { return }
-        var objects: [Processor.Object] = []
-        do {
-            if scanningFully {
-                objects = Array(try context.fetch(FetchDescriptor(predicate: predicate, includesMarkedForDeletion: true)))
-            } else {
-                var seen = Set<ObjectIdentifier>()
-                for case let object as Processor.Object in changedObjects
-                where !object.isDeleted && seen.insert(ObjectIdentifier(object)).inserted {
-                    if try object.matches(predicate) { objects.append(object) }
-                }
-            }
-        } catch let error as ObjectGraphError {
-            throw SyncError.store(error)
-        }
+        let objects = try workspace.localObjects(matching: predicate, in: round)
         guard !objects.isEmpty else { return }
         try await processor.processChangedLocalObjects(objects, in: self)
     }
@@ -373,7 +302,7 @@ public actor SyncCoordinator {
         while !Task.isCancelled {
             let opened = ContinuousClock.now
             do {
-                let cursor = try clientState().cursor ?? .start  // an unreadable one: the pull reads the zone again
+                let cursor = try workspace.clientState().cursor ?? .start  // an unreadable one: the pull reads the zone again
                 for try await message in LiveMessages(remote.live(zone: zone, since: cursor)) {
                     failures = 0
                     switch message {
@@ -382,7 +311,7 @@ public actor SyncCoordinator {
                         // `changes` event when its feed is past the cursor sent.
                         break
                     case .changes(let event):
-                        let cursor = try clientState().cursor?.position ?? 0
+                        let cursor = try workspace.clientState().cursor?.position ?? 0
                         if event.cursor.position > cursor {
                             status.update { $0.hasUnreadServerChanges = true }
                             wakeUp?.forServerChanges()
@@ -406,47 +335,6 @@ public actor SyncCoordinator {
         }
     }
 
-    // MARK: State
-
-    /// The client's state for the zone, made on first use: then the objects the store already holds
-    /// become pending, and the history before now is left unread.
-    func clientState() throws -> ClientState {
-        let zone = self.zone
-        do {
-            if let state = try context.fetch(FetchDescriptor<ClientState>(predicate: #Predicate { $0.zone == zone })).first {
-                return state
-            }
-            let state = ClientState(zone: zone, clientID: UUID())
-            state.historySequence = try container.lastHistoryToken()?.sequence ?? 0
-            context.insert(state)
-            try adoptExistingObjects()
-            unsaved.historyPositionToRegister = state.historySequence
-            try save()
-            try registerHistoryPosition(state.historySequence)
-            return state
-        } catch let error as ObjectGraphError {
-            throw SyncError.store(error)
-        }
-    }
-
-    /// Saves the sync context, as the sync, with the reactions of the app's rules to what it
-    /// applied recorded as local changes (see ``recordConsequences()``).
-    func save() throws {
-        try sortNotedLists()
-        if try recordConsequences() { recordedConsequences = true }
-        do {
-            try context.save()
-        } catch let error as ObjectGraphError {
-            throw SyncError.store(error)
-        }
-        if let position = unsaved.historyPositionToRegister { savedHistoryPosition = position }
-        forgetUnsavedState()
-    }
-
-    /// Forgets what the coordinator knew of the sync context's unsaved state, at a save or a rollback.
-    private func forgetUnsavedState() {
-        unsaved = UnsavedSyncState()
-    }
 }
 
 /// The delays between attempts while the server cannot be reached: doubling from a second up to a

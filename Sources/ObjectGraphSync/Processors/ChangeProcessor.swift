@@ -62,7 +62,7 @@ public struct Downloader: ChangeProcessor {
     public var predicate: Predicate<SyncRecordState>? { nil }
 
     public func processRemoteChanges(_ changes: [FeedChange], in sync: isolated SyncCoordinator) async throws {
-        try sync.apply(changes)
+        try sync.workspace.apply(changes)
     }
 }
 

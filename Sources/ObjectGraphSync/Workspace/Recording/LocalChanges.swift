@@ -8,7 +8,7 @@ import ObjectGraph
 /// leaves out its own, and saves the records' states with the new position in one transaction: a
 /// crash before that save reads the same transactions again, and recording them twice changes
 /// nothing that matters (a property already pending stays pending).
-extension SyncCoordinator {
+extension SyncWorkspace {
     /// Records the local changes committed since the last look: their records become pending. With
     /// `saving` false, the recording is saved with what the caller saves next (a page of the feed).
     func recordLocalChanges(saving: Bool = true) throws {
@@ -24,7 +24,7 @@ extension SyncCoordinator {
         var request = HistoryRequest(
             after: HistoryToken(sequence: client.historySequence), entityNames: model.entityNames,
             fetchLimit: batchSize)
-        request.excludedAuthors = [Self.author]  // the sync's own saves, left unread
+        request.excludedAuthors = [SyncCoordinator.author]  // the sync's own saves, left unread
         while true {
             let transactions: [HistoryTransaction]
             do {
@@ -129,7 +129,7 @@ extension SyncCoordinator {
     }
 
     /// The name the sync registers as a consumer of the history under: one per zone.
-    var historyConsumerName: String { "\(Self.author).\(zone)" }
+    var historyConsumerName: String { "\(SyncCoordinator.author).\(zone)" }
 
     /// Records in the store how far the sync read the history, so that a purge does not pass it.
     /// Done after the save that moved it: a crash between the two leaves the registered position

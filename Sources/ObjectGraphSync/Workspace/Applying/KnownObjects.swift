@@ -43,7 +43,7 @@ struct KnownObjects {
     }
 }
 
-extension SyncCoordinator {
+extension SyncWorkspace {
     /// The objects of `shape` whose global IDs are among `globalIDs`, from what is known and, for
     /// the rest, one set-wise read; objects deleted in the sync context are left out.
     func objects(withGlobalIDs globalIDs: some Sequence<UUID>, of shape: RecordShape) throws -> [UUID: any Entity] {

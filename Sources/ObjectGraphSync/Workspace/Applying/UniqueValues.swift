@@ -12,7 +12,7 @@ import ObjectGraphSyncProtocol
 /// it, from a device that has not merged yet, refer to the survivor. The device that made the
 /// merged object sends its deletion and the moved references, as changes of its own; the survivor
 /// keeps its own fields.
-extension SyncCoordinator {
+extension SyncWorkspace {
     /// A unique value of an entity's attribute.
     struct UniqueKey: Hashable {
         var entity: String

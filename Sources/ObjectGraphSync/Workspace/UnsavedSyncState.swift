@@ -11,13 +11,13 @@ import ObjectGraph
 /// (see ``SyncCoordinator/recordConsequences()``).
 struct UnsavedSyncState {
     /// What the sync context holds because the server has it.
-    var mirrored = SyncCoordinator.MirroredChanges()
+    var mirrored = SyncWorkspace.MirroredChanges()
     /// The synced objects looked up, found or gone.
     var known = KnownObjects()
     /// The pending links read, by their ends.
     var pendingLinks = PendingLinkIndex()
     /// The objects that hold the unique values of the page being applied, by value.
-    var uniqueHolders: [SyncCoordinator.UniqueKey: [any Entity]] = [:]
+    var uniqueHolders: [SyncWorkspace.UniqueKey: [any Entity]] = [:]
     /// Records merged into others (loser to survivor), as read for the page being applied.
     var aliases: [UUID: UUID] = [:]
     /// The ordered lists whose members' keys the sync context changed, to sort before it saves.

@@ -13,7 +13,7 @@ import ObjectGraphSyncProtocol
 /// different places, or move one member while another inserts, both keep their edits; two
 /// devices that move the same member settle it as a conflict of its position field, the server's
 /// value winning.
-extension SyncCoordinator {
+extension SyncWorkspace {
     /// A member's positions, by position field.
     static func positions(_ data: Data?) throws -> [String: String] {
         guard let data else { return [:] }

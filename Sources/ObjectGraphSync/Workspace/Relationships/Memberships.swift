@@ -9,7 +9,7 @@ import ObjectGraphSyncProtocol
 /// change different records and keep each other's changes. The owner's record state remembers its
 /// members as last recorded; a local change of the relationship is compared with them to find the
 /// links it adds and removes. A link whose end is not on the device yet waits as a pending link.
-extension SyncCoordinator {
+extension SyncWorkspace {
     // MARK: Local changes
 
     /// Records the links a local change of `object`'s owned relationships added and removed.

@@ -10,7 +10,7 @@ import ObjectGraphSyncProtocol
 /// each list it belongs to. A change of an ordered list on this device gives new keys to the links
 /// whose place changed, and sends those fields only; links brought by the feed note the lists at
 /// their ends, sorted by their links' keys before the save.
-extension SyncCoordinator {
+extension SyncWorkspace {
     /// A link's key in the list of its end at `side`; nil for none, or for a value that is not a
     /// key (an older or a foreign client's).
     static func linkPosition(_ state: SyncRecordState?, side: RecordShape.LinkSide) throws -> String? {

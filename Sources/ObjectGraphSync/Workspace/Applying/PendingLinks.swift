@@ -48,7 +48,7 @@ struct PendingLinkIndex {
     func links(to targetID: UUID) -> [PendingLink] { byTarget[targetID] ?? [] }
 }
 
-extension SyncCoordinator {
+extension SyncWorkspace {
     /// Reads set-wise the pending links of the records `ids` that are not in the index yet.
     func loadPendingLinks(of ids: some Sequence<UUID>) throws {
         var unloaded = unsaved.pendingLinks.unloaded(ids)

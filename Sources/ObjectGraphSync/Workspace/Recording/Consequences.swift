@@ -10,7 +10,7 @@ import ObjectGraph
 /// deleted) would drift apart from it. So the sync context tells apart what mirrors the server
 /// (``MirroredChanges``, kept by the coordinator as it applies) from everything else it is about
 /// to save, and records the rest as local changes, to be pushed like the app's own.
-extension SyncCoordinator {
+extension SyncWorkspace {
     /// What the sync context holds, since its last save, because the server has it: inserted,
     /// written or deleted as the feed, a conflict's answer or an acknowledgment said.
     struct MirroredChanges {
