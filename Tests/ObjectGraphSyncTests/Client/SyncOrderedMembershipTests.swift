@@ -107,4 +107,40 @@ struct SyncOrderedMembershipTests {
         for device in [devices[1], devices[0], devices[2]] { try await device.sync.syncNow() }
         for device in devices { #expect(try Self.titles(id, Zine.self, key: "articles", on: device) == ["three", "two", "one"]) }
     }
+
+    @Test(
+        "A song moved on one device while another removes it from the setlist: the devices converge on the change sent last, and no link is left without its ends",
+        arguments: [true, false])
+    func moveAgainstRemovalConverges(moverSyncsFirst: Bool) async throws {
+        let server = InMemorySyncServer()
+        let devices = try Self.devices(on: server)
+        let (phone, laptop) = (devices[0], devices[1])
+        let context = phone.container.newBackgroundContext()
+        let setlist = Setlist(name: "Saturday")
+        context.insert(setlist)
+        setlist.songs = ["A", "B", "C"].map(Song.init(title:))
+        try context.save()
+        for device in devices { try await device.sync.syncNow() }
+        let id = setlist.objectGlobalID
+
+        // Offline: the phone moves C to the front, the laptop removes C.
+        setlist.songs.insert(setlist.songs.removeLast(), at: 0)
+        try context.save()
+        let onLaptop = laptop.container.newBackgroundContext()
+        try #require(try onLaptop.object(withGlobalID: id, as: Setlist.self)).songs.removeLast()
+        try onLaptop.save()
+
+        let order = moverSyncsFirst ? [phone, laptop, phone, devices[2]] : [laptop, phone, laptop, devices[2]]
+        for device in order { try await device.sync.syncNow() }
+        let expected = moverSyncsFirst ? ["A", "B"] : ["C", "A", "B"]
+        var orders: [[String]] = [], setAside: [Int] = []
+        for device in devices {
+            orders.append(try Self.titles(id, Setlist.self, key: "songs", on: device))
+            setAside.append(try await device.sync.setAsideRecords().count)
+        }
+        withKnownIssue("a move resent after a removal makes the link again without its ends", isIntermittent: moverSyncsFirst) {
+            for order in orders { #expect(order == expected) }
+            #expect(setAside.allSatisfy { $0 == 0 })
+        }
+    }
 }
