@@ -134,20 +134,22 @@ public final class InMemorySyncServer: Sendable {
     func listen(to key: ZoneKey, since: FeedCursor, on continuation: LiveContinuation) throws {
         try ZoneName.check(key.zone)
         let id = UUID()
-        let head = try state.withLock { state throws -> FeedCursor? in
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { state in _ = state.listeners[key]?.removeValue(forKey: id) }
+        }
+        // Told under the lock, so that no push comes between the head announced and the listener
+        // registered (a push then announces itself after the head, never before).
+        try state.withLock { state throws in
             guard state.isOnline else { throw Self.offline }
             let zone = state.zones[key]
             let refusal = zone.map { $0.refusal(of: since) } ?? FeedPolicy.refusalInUnknownZone(of: since)
             if let refusal { throw refusal.refusal(since: since, zone: key.zone) }
             try Self.yield(.listening, to: continuation)
-            let head = zone?.head
+            if let head = zone?.head, head.position > since.position {
+                try Self.yield(.changes(LiveEvent(cursor: head)), to: continuation)
+            }
             state.listeners[key, default: [:]][id] = Listener(
-                continuation: continuation, announced: max(since.position, head?.position ?? 0))
-            return head.flatMap { $0.position > since.position ? $0 : nil }
-        }
-        if let head { try Self.yield(.changes(LiveEvent(cursor: head)), to: continuation) }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { state in _ = state.listeners[key]?.removeValue(forKey: id) }
+                continuation: continuation, announced: max(since.position, zone?.head.position ?? 0))
         }
     }
 

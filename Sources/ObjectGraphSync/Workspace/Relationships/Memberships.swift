@@ -108,6 +108,9 @@ extension SyncWorkspace {
         if isSettled {
             state.acknowledgedRevision = state.localRevision
             state.pendingProperties = ""
+        } else if mutation.operation == .upsert, server.deleted {
+            // Removed meanwhile: the link is made again, whole (a move alone carries no ends).
+            state.pendingProperties = Self.joined(Self.split(state.pendingProperties).union(["source", "target"]))
         }
     }
 
