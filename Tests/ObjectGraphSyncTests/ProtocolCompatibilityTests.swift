@@ -29,4 +29,16 @@ struct ProtocolCompatibilityTests {
         let messages = try parser.append(Array(text.utf8))
         #expect(messages == [LiveMessage.listening, LiveMessage.keepAlive])
     }
+
+    @Test("A page, a change and a record holding keys a newer server added decode, those keys ignored")
+    func unknownKeysAreIgnored() throws {
+        let text = #"""
+            {"changes":[{"position":3,"transaction":3,"region":"eu",
+              "record":{"entity":"Mood","id":"6F9619FF-8B86-D011-B42D-00C04FC964FF","version":2,"deleted":false,
+                        "fields":{"text":"hi"},"owner":"alice"}}],
+             "cursor":"3.0000002a","hasMore":false,"serverTime":1764316800}
+            """#
+        let page = try JSONDecoder().decode(ChangesPage.self, from: Data(text.utf8))
+        #expect(page.changes.map(\.record.fields) == [["text": .string("hi")]] && page.cursor.position == 3 && !page.hasMore)
+    }
 }

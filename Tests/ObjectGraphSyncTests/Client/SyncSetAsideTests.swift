@@ -81,6 +81,28 @@ struct SyncSetAsideTests {
         }
     }
 
+    @Test(
+        "A record with a field this version of the app does not know (a newer app's) is applied, that field ignored, and nothing is set aside"
+    )
+    func unknownFieldIsIgnored() async throws {
+        let server = InMemorySyncServer()
+        let id = UUID()
+        try await server.pushApplied(
+            "moods",
+            PushRequest(
+                UUID(),
+                .upsert(
+                    1, entity: "Mood", id: id,
+                    fields: ["text": .string("sunny"), "rating": .integer(4), "date": .double(0), "weather": .string("clear")])))
+        let phone = try SyncDevice(server: server)
+        try await phone.sync.syncNow()
+        let context = phone.container.newBackgroundContext()
+        let moods = try context.fetch(FetchDescriptor<Mood>())
+        let setAside = try await phone.sync.setAsideRecords()
+        #expect(moods.map(\.objectGlobalID) == [id] && moods.map(\.text) == ["sunny"], "\(moods.map(\.text)) \(setAside)")
+        #expect(setAside.isEmpty)
+    }
+
     @Test("A set-aside record is kept across a restart, in the transaction of its page: it is not lost when the app quits")
     func setAsideIsDurable() async throws {
         let server = InMemorySyncServer()
