@@ -154,14 +154,23 @@ public enum SyncRemoteContract {
         Check("The live route says it listens, announces a feed already past the cursor, then each push") { server in
             let remote = try await server.newUser()
             let first = try await applied(remote.push(push(UUID(), [upsert(1, a, [:])]), zone: zone))
-            var messages = LiveMessages(remote.live(zone: zone, since: .start)).makeAsyncIterator()
-            try expect(try await messages.next() == .listening, "the first message is not `listening`")
-            try expect(try await messages.next() == .changes(LiveEvent(cursor: first.cursor)), "the feed past the cursor was not announced")
-            let second = try await applied(remote.push(push(UUID(), [upsert(1, b, [:])]), zone: zone))
-            while let message = try await messages.next() {
-                if case .changes(let event) = message, event.cursor == second.cursor { return }
+            let messages = LiveMessages(remote.live(zone: zone, since: .start))
+            try await withHangCaught("the live route") {
+                var messages = messages.makeAsyncIterator()
+                try expect(try await messages.next() == .listening, "the first message is not `listening`")
+                let head = try await messages.next()
+                try expect(
+                    head == .changes(LiveEvent(cursor: first.cursor)),
+                    "the feed past the cursor was announced as \(String(describing: head))")
+                let second = try await applied(remote.push(push(UUID(), [upsert(1, b, [:])]), zone: zone))
+                while let message = try await messages.next() {
+                    if case .changes(let event) = message, event.cursor.position >= second.cursor.position {
+                        try expect(event.cursor == second.cursor, "the push was announced as \(event.cursor), not \(second.cursor)")
+                        return
+                    }
+                }
+                throw ContractViolation("the live route ended without announcing the push")
             }
-            throw ContractViolation("the live route ended without announcing the push")
         }
     ]
 
@@ -202,6 +211,23 @@ public enum SyncRemoteContract {
             changes += page.changes
             cursor = page.cursor
             if !page.hasMore { return (changes, cursor) }
+        }
+    }
+
+    /// Runs `body`, failing when it has not returned after a minute: a server that never answers
+    /// is a violation, not a check that waits for ever.
+    private static func withHangCaught(_ what: String, _ body: @escaping @Sendable () async throws -> Void) async throws {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await body()
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(60))
+                return false
+            }
+            defer { group.cancelAll() }
+            guard try await group.next() == true else { throw ContractViolation("\(what) did not answer within a minute") }
         }
     }
 
