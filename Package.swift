@@ -35,6 +35,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-algorithms", from: "1.2.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // What the sync client ignores or sets aside is logged (the app chooses where logs go).
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // The sync client's TLS to a private certificate authority (AsyncHTTPClient's own TLS).
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         // The digest a sync server keeps of each batch, to tell a replay from a reuse of numbers.
@@ -79,6 +81,7 @@ let package = Package(
             name: "ObjectGraphSync",
             dependencies: [
                 "ObjectGraph", "ObjectGraphSyncProtocol",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
@@ -128,7 +131,7 @@ let package = Package(
             name: "ObjectGraphSyncTests",
             dependencies: [
                 "ObjectGraphSync", "ObjectGraph", "ObjectGraphSyncProtocol", "ObjectGraphSyncFeed", "ObjectGraphSyncTesting",
-                "MoodyModel"
+                "MoodyModel", .product(name: "Logging", package: "swift-log")
             ],
             swiftSettings: strictSettings
         ),

@@ -1,4 +1,5 @@
 import Foundation
+public import Logging
 public import ObjectGraph
 import ObjectGraphSyncProtocol
 
@@ -86,12 +87,15 @@ public actor SyncCoordinator {
     ///     syncs them (ten times that at most while they keep coming), so that a burst of saves
     ///     meets no sync competing with it and is sent in one cycle after it. Changes announced by
     ///     the server's live route are read at once.
+    ///   - logger: Where the coordinator tells what it ignores (a field this model does not sync,
+    ///     logged once) and what it sets aside (each record, with why), as swift-log messages.
     /// - Throws: ``SyncError`` (``SyncError/Code/invalidConfiguration``) when the container lacks the
     ///   sync's entities or an entity's configuration does not fit it.
     public init(
         container: ObjectContainer, remote: any SyncRemote, zone: String = "default",
         syncing types: [any Syncable.Type], processors: [any ChangeProcessor]? = nil,
-        batchSize: Int = 500, gatheringDelay: Duration = .milliseconds(50)
+        batchSize: Int = 500, gatheringDelay: Duration = .milliseconds(50),
+        logger: Logger = Logger(label: "ObjectGraphSync")
     ) throws {
         self.container = container
         self.remote = remote
@@ -104,7 +108,7 @@ public actor SyncCoordinator {
         let status = ObservableSyncStatus()
         self.status = status
         self.workspace = SyncWorkspace(
-            container: container, zone: zone, model: model, status: status, batchSize: self.batchSize)
+            container: container, zone: zone, model: model, status: status, batchSize: self.batchSize, logger: logger)
     }
 
     // MARK: Running
@@ -239,7 +243,7 @@ public actor SyncCoordinator {
     static let conflictRetries = 8
 
     /// Records local changes, lets the processors act (when `pushing`), and reads the feed to its
-    /// end, from objects read afresh: the sync context merges no save by itself (see ``init(container:remote:zone:syncing:processors:batchSize:gatheringDelay:)``).
+    /// end, from objects read afresh: the sync context merges no save by itself (see ``init(container:remote:zone:syncing:processors:batchSize:gatheringDelay:logger:)``).
     private func round(pushing: Bool) async throws {
         if pushing {
             status.update { $0.activity = .pushing }

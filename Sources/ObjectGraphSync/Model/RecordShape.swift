@@ -94,6 +94,9 @@ struct RecordShape: Sendable {
         /// The name under which the position is pending in the member's state (no property has it).
         var positionProperty: String { reference + "#position" }
     }
+    /// The names of every field a record of this entity may carry here: its fields and the
+    /// positions of the ordered lists it is a member of.
+    let knownFieldNames: Set<String>
     private let fieldsByName: [String: Field]
     private let fieldsByProperty: [String: Field]
 
@@ -173,6 +176,7 @@ struct RecordShape: Sendable {
                 positionField: field.name + ".position")
         }
         self.fieldsByName = byName
+        self.knownFieldNames = Set(byName.keys).union(positions.map(\.positionField))
         self.fieldsByProperty = Dictionary(uniqueKeysWithValues: fields.map { ($0.property, $0) })
     }
 

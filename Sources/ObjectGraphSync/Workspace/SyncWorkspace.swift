@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ObjectGraph
 import ObjectGraphSyncProtocol
 
@@ -22,6 +23,10 @@ final class SyncWorkspace {
     let status: ObservableSyncStatus
     /// How many changes a push and a page of the feed carry at most.
     let batchSize: Int
+    /// Where what the sync ignores or sets aside is told.
+    let logger: Logger
+    /// The fields of the feed this model does not sync that were logged, as `RecordType.field`.
+    var unknownFieldsLogged: Set<String> = []
 
     /// What the coordinator knows of the sync context's unsaved work, since its last save.
     var unsaved = UnsavedSyncState()
@@ -46,12 +51,15 @@ final class SyncWorkspace {
     /// The records the processors left out of the page being applied, and why.
     var refusedWhileApplying: [RecordVersion: Refusal] = [:]
 
-    init(container: ObjectContainer, zone: String, model: SyncModel, status: ObservableSyncStatus, batchSize: Int) {
+    init(
+        container: ObjectContainer, zone: String, model: SyncModel, status: ObservableSyncStatus, batchSize: Int, logger: Logger
+    ) {
         self.container = container
         self.zone = zone
         self.model = model
         self.status = status
         self.batchSize = batchSize
+        self.logger = logger
         let context = container.newBackgroundContext()
         context.name = SyncCoordinator.author
         // The sync context reads objects afresh each round and merges no other context's save:

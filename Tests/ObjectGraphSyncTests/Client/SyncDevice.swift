@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import MoodyModel
 import ObjectGraph
 import ObjectGraphSync
@@ -19,14 +20,14 @@ struct SyncDevice {
     /// A device of `server`, syncing `types`; a new store unless `path` names an existing one.
     init(
         server: InMemorySyncServer, path: String? = nil, types: [any Syncable.Type] = Self.types,
-        processors: [any ChangeProcessor]? = nil, remote: (any SyncRemote)? = nil
+        processors: [any ChangeProcessor]? = nil, remote: (any SyncRemote)? = nil, logger: Logger? = nil
     ) throws {
         let path = path ?? Self.newStorePath()
         self.path = path
         container = try ObjectContainer(schema: Schema(types + SyncCoordinator.entities), configuration: .file(path))
         sync = try SyncCoordinator(
             container: container, remote: remote ?? server.remote(user: "alice"), zone: "moods", syncing: types,
-            processors: processors)
+            processors: processors, logger: logger ?? Logger(label: "ObjectGraphSync"))
     }
 
     static func newStorePath() -> String {
@@ -71,4 +72,37 @@ extension PushRequest {
 struct TestFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Every message a logger was given, for tests that check what the sync logs.
+final class LogRecord: Sendable {
+    struct Entry: Sendable {
+        var level: Logger.Level
+        var message: String
+        var metadata: Logger.Metadata
+    }
+
+    private let kept = Mutex<[Entry]>([])
+
+    /// The messages so far.
+    var entries: [Entry] { kept.withLock { $0 } }
+
+    /// A logger whose messages this record keeps.
+    var logger: Logger { Logger(label: "test") { _ in Handler(record: self) } }
+
+    private struct Handler: LogHandler {
+        let record: LogRecord
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let entry = Entry(level: event.level, message: "\(event.message)", metadata: event.metadata ?? [:])
+            record.kept.withLock { $0.append(entry) }
+        }
+    }
 }

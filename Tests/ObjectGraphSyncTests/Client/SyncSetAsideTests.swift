@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import MoodyModel
 import ObjectGraph
 import ObjectGraphSync
@@ -59,8 +60,11 @@ struct SyncSetAsideTests {
             try await server.pushApplied(
                 "moods", PushRequest(UUID(), Self.mood(5, after, text: .string("after"), rating: .integer(4))))
 
-            let phone = try SyncDevice(server: server)
+            let log = LogRecord()
+            let phone = try SyncDevice(server: server, logger: log.logger)
             try await phone.sync.syncNow()
+            let told = log.entries.filter { $0.level == .notice }.compactMap { $0.metadata["record"].map { "\($0)" } }
+            #expect(Set(told) == [broken.uuidString, unfit.uuidString], "each record set aside is logged: \(log.entries)")
             let context = phone.container.newBackgroundContext()
             let texts = Set(try context.fetch(FetchDescriptor<Mood>()).map(\.text))
             #expect(texts == ["before", "between", "after"], "every record but the refused ones is applied")
@@ -86,21 +90,28 @@ struct SyncSetAsideTests {
     )
     func unknownFieldIsIgnored() async throws {
         let server = InMemorySyncServer()
-        let id = UUID()
+        let (id, other) = (UUID(), UUID())
         try await server.pushApplied(
             "moods",
             PushRequest(
                 UUID(),
                 .upsert(
                     1, entity: "Mood", id: id,
-                    fields: ["text": .string("sunny"), "rating": .integer(4), "date": .double(0), "weather": .string("clear")])))
-        let phone = try SyncDevice(server: server)
+                    fields: ["text": .string("sunny"), "rating": .integer(4), "date": .double(0), "weather": .string("clear")]),
+                .upsert(
+                    2, entity: "Mood", id: other,
+                    fields: ["text": .string("gusty"), "rating": .integer(4), "date": .double(0), "weather": .string("wind")])))
+        let log = LogRecord()
+        let phone = try SyncDevice(server: server, logger: log.logger)
         try await phone.sync.syncNow()
         let context = phone.container.newBackgroundContext()
         let moods = try context.fetch(FetchDescriptor<Mood>())
         let setAside = try await phone.sync.setAsideRecords()
-        #expect(moods.map(\.objectGlobalID) == [id] && moods.map(\.text) == ["sunny"], "\(moods.map(\.text)) \(setAside)")
+        #expect(Set(moods.map(\.objectGlobalID)) == [id, other] && Set(moods.map(\.text)) == ["sunny", "gusty"], "\(setAside)")
         #expect(setAside.isEmpty)
+        // Said once, naming the record type and the field.
+        let told = log.entries.filter { $0.metadata["field"] == "weather" }
+        #expect(told.count == 1 && told.first?.metadata["recordType"] == "Mood" && told.first?.level == .info, "\(log.entries)")
     }
 
     @Test("A set-aside record is kept across a restart, in the transaction of its page: it is not lost when the app quits")

@@ -73,6 +73,7 @@ extension SyncWorkspace {
                 continue
             }
             if let state, state.isUnconfirmed { state.isUnconfirmed = false }
+            noteUnknownFields(of: record, shape: shape)
             // A record merged into another, which holds its unique value: it is that one now.
             if unsaved.aliases[record.id] != nil { continue }
             // Older than what was applied, or than the version this device's own push or a
@@ -234,6 +235,17 @@ extension SyncWorkspace {
                     addPendingLink(from: recordID, entity: shape.entityName, property: field.property, to: targetID)
                 }
             }
+        }
+    }
+
+    /// Logs, once per record type and field, a field of the feed this model does not sync (a newer
+    /// app version's): it is left on the server, and the record applied without it.
+    private func noteUnknownFields(of record: SyncedRecord, shape: RecordShape) {
+        for name in record.fields.keys where !shape.knownFieldNames.contains(name) {
+            guard unknownFieldsLogged.insert("\(record.entity).\(name)").inserted else { continue }
+            logger.info(
+                "A record of the feed has a field this app version does not sync; it is applied without it",
+                metadata: ["recordType": "\(record.entity)", "field": "\(name)", "record": "\(record.id)"])
         }
     }
 }

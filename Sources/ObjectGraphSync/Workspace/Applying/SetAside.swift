@@ -95,6 +95,11 @@ extension SyncWorkspace {
     /// After a save: the set-aside records the store now keeps, in memory and in the status.
     func setAsideSaved(_ kept: Set<UUID>, refused: [RecordVersion: Refusal]) {
         setAside = kept
+        for (record, refusal) in refused.sorted(by: { $0.key.id.uuidString < $1.key.id.uuidString }) {
+            logger.notice(
+                "Set aside a record of the feed",
+                metadata: ["record": "\(record.id)", "version": "\(record.version)", "reason": "\(refusal.reason)"])
+        }
         let latest = refused.values.first?.reason
         status.update { status in
             status.setAsideRecords = kept.count
@@ -102,6 +107,7 @@ extension SyncWorkspace {
             if kept.isEmpty { status.lastSetAsideReason = nil }
         }
     }
+
     /// The IDs of the set-aside records, read once from the store.
     func setAsideIDs() throws -> Set<UUID> {
         if let setAside { return setAside }
