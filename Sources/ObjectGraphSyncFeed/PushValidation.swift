@@ -1,3 +1,4 @@
+import Foundation
 public import ObjectGraphSyncProtocol
 
 extension PushRequest {
@@ -32,9 +33,8 @@ extension Mutation {
         guard !entity.isEmpty, entity.unicodeScalars.count <= limits.maxNameLength else {
             throw .badRequest("Mutation \(number): the entity name must have 1 to \(limits.maxNameLength) characters.")
         }
-        guard !entity.holdsControlCharacter else {
-            throw .badRequest(
-                "Mutation \(number): the entity name \(entity.prefix(40).debugDescription) holds a control character.")
+        if let fault = entity.nameFault {
+            throw .badRequest("Mutation \(number): the entity name \(entity.prefix(40).debugDescription) \(fault).")
         }
         if let baseVersion, baseVersion < 1 {
             throw .badRequest("\(label): baseVersion \(baseVersion) is not a version (versions start at 1).")
@@ -49,8 +49,10 @@ extension Mutation {
                 throw .badRequest(
                     "\(label): the field name \(name.prefix(40).debugDescription) must have 1 to \(limits.maxNameLength) characters.")
             }
-            for name in fields.keys where name.holdsControlCharacter {
-                throw .badRequest("\(label): the field name \(name.prefix(40).debugDescription) holds a control character.")
+            for name in fields.keys {
+                if let fault = name.nameFault {
+                    throw .badRequest("\(label): the field name \(name.prefix(40).debugDescription) \(fault).")
+                }
             }
         }
     }
@@ -62,5 +64,30 @@ extension StringProtocol {
     /// stored under another entity), PostgreSQL refused it, and names reach log lines and terminals.
     public var holdsControlCharacter: Bool {
         unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+
+    /// Why the text cannot name an entity or a field, or nil when it can.
+    ///
+    /// One rule, so that a name means one thing to every client, to SQLite and PostgreSQL (which
+    /// compare bytes) and to Swift (which compares by canonical equivalence): a name is in
+    /// Unicode's composed form (NFC), so that two names are equal exactly when their bytes are, and
+    /// holds nothing that is not seen where it is shown: no control character (Cc), no format
+    /// character (Cf: a soft hyphen, a zero-width space, a direction override) and no line or
+    /// paragraph separator (Zl, Zp).
+    public var nameFault: String? {
+        for scalar in unicodeScalars {
+            let code = String(format: "U+%04X", scalar.value)
+            switch scalar.properties.generalCategory {
+            case .control: return "holds a control character (\(code))"
+            case .format: return "holds a format character (\(code)), unseen where the name is shown"
+            case .lineSeparator, .paragraphSeparator: return "holds a line or paragraph separator (\(code))"
+            default: continue
+            }
+        }
+        let text = String(self)
+        guard text.unicodeScalars.elementsEqual(text.precomposedStringWithCanonicalMapping.unicodeScalars) else {
+            return "is not in Unicode's composed form (NFC): send it composed"
+        }
+        return nil
     }
 }

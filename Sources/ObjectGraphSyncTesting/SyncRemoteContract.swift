@@ -151,6 +151,22 @@ public enum SyncRemoteContract {
             try await expectRefusal(.tooLarge) { _ = try await remote.push(push(UUID(), [upsert(1, a, ["text": large])]), zone: zone) }
             try expect(try await allChanges(remote).changes.isEmpty, "a refused push wrote to the feed")
         },
+        Check(
+            "A name that is not in Unicode's composed form (NFC), or holds a format character or a line or paragraph separator, is refused"
+        ) { server in
+            let remote = try await server.newUser()
+            for name in ["Cafe\u{301}", "Mo\u{AD}od", "Mood\u{202E}", "Mood\u{2028}", "Mood\u{200B}"] {
+                try await expectRefusal(.badRequest) {
+                    _ = try await remote.push(
+                        push(UUID(), [Mutation(number: 1, operation: .upsert, entity: name, id: a, fields: [:])]), zone: zone)
+                }
+                try await expectRefusal(.badRequest) {
+                    _ = try await remote.push(push(UUID(), [upsert(1, a, [name: .integer(1)])]), zone: zone)
+                }
+            }
+            _ = try await applied(remote.push(push(UUID(), [upsert(1, a, ["Caf\u{E9}": .integer(1)])]), zone: zone))
+            try expect(try await allChanges(remote).changes.count == 1, "a refused push wrote to the feed")
+        },
         Check("The live route says it listens, announces a feed already past the cursor, then each push") { server in
             let remote = try await server.newUser()
             let first = try await applied(remote.push(push(UUID(), [upsert(1, a, [:])]), zone: zone))

@@ -16,8 +16,7 @@ extension SyncServer {
     ///   - expiresAt: When the token stops letting the user in; nil for never.
     public func addUser(named name: String, tokenExpiresAt expiresAt: Date? = nil) async throws -> AccessToken {
         // Printable: a name reaches log lines and terminals.
-        guard !name.isEmpty, name.count <= 100, name.allSatisfy({ !$0.isWhitespace || $0 == " " }),
-            !name.holdsControlCharacter
+        guard !name.isEmpty, name.count <= 100, name.allSatisfy({ !$0.isWhitespace || $0 == " " }), name.nameFault == nil
         else { throw SyncAdminError.invalidUserName(name) }
         let now = Date()
         try Self.checkExpiry(expiresAt, now: now)

@@ -28,7 +28,9 @@ struct LifecycleTests {
     @Test("A user's name is printable text of 1 to 100 characters: anything else is refused, nothing stored")
     func userNames() async throws {
         let server = try SyncServer(configuration: SyncServerConfiguration(database: try await Backend.sqlite.newDatabase(), port: 0))
-        for name in ["", String(repeating: "a", count: 101), "al\nice", "\u{1B}[31malice", "alice\u{0}", "al\tice", "alice\u{85}"] {
+        let unseen = ["ali\u{AD}ce", "alice\u{202E}", "al\u{2028}ice", "Jose\u{301}"]  // format, separator, not NFC
+        for name in ["", String(repeating: "a", count: 101), "al\nice", "\u{1B}[31malice", "alice\u{0}", "al\tice", "alice\u{85}"] + unseen
+        {
             await #expect(throws: SyncAdminError.invalidUserName(name)) { try await server.addUser(named: name) }
         }
         _ = try await server.addUser(named: "Alice Smith")

@@ -79,7 +79,8 @@ public enum SyncAdminError: Error, Sendable, Equatable, CustomStringConvertible 
         switch self {
         case .userExists(let name): "A user named \(name.debugDescription) exists already."
         case .noSuchUser(let name): "There is no user named \(name.debugDescription)."
-        case .invalidUserName(let name): "\(name.debugDescription) is not a user name: use 1 to 100 printable characters."
+        case .invalidUserName(let name):
+            "\(name.debugDescription) is not a user name: use 1 to 100 printable characters, composed (NFC), no format characters."
         case .noSuchToken(let id): "There is no token \(id) (`user list` lists them)."
         case .invalidExpiry(let date): "A token cannot expire at \(date): that is not in the future."
         }
