@@ -39,10 +39,11 @@ public struct SyncServer: Sendable {
         self.notifier = FeedNotifier(tickInterval: configuration.liveTickInterval)
         let (base, services) = try configuration.database.open(notifier: notifier, logger: logger)
         let outage = DatabaseOutage()
-        self.watch = DatabaseWatch(
-            storage: base, outage: outage, timeout: configuration.readinessTimeout, interval: .seconds(1), logger: logger)
-        self.services = services + [watch]
         self.metrics = ServerMetrics(databaseConnections: base.maximumConnections)
+        self.watch = DatabaseWatch(
+            storage: base, outage: outage, timeout: configuration.readinessTimeout, interval: configuration.databaseWatchInterval,
+            metrics: metrics, logger: logger)
+        self.services = services + [watch]
         self.storage = GuardedStorage(base: base, metrics: metrics, timeout: configuration.databaseTimeout, outage: outage)
         let events = LimitEvents(logger: logger, metrics: metrics)
         self.limitEvents = events

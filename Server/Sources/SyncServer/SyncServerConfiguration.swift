@@ -40,6 +40,9 @@ public struct SyncServerConfiguration: Sendable {
     /// How long `/ready`, and the server's ping every second, wait for the database before they
     /// take it for away.
     public var readinessTimeout: Duration
+    /// How often the server pings the database to know whether it answers (requests fail at once
+    /// while it does not); `/ready` answers from the last ping when it is this recent.
+    public var databaseWatchInterval: Duration = .seconds(1)
     /// The origins of web apps allowed to call the API from a browser (CORS): `https://app.example.com`,
     /// or `*` for any; empty for none.
     public var corsOrigins: [String]

@@ -32,13 +32,15 @@ struct DatabaseWatchTests {
         let busy = DatabaseOutage()
         busy.noteAnswer()  // a request the database answered just now
         let watch = DatabaseWatch(
-            storage: storage, outage: busy, timeout: .milliseconds(100), interval: .seconds(600), logger: .init(label: "test"))
+            storage: storage, outage: busy, timeout: .milliseconds(100), interval: .seconds(600),
+            metrics: ServerMetrics(databaseConnections: 1), logger: .init(label: "test"))
         #expect(await watch.check() == false)
         #expect(!busy.isOngoing, "a database answering requests is busy, not away")
 
         let silent = DatabaseOutage()
         let silentWatch = DatabaseWatch(
-            storage: storage, outage: silent, timeout: .milliseconds(100), interval: .seconds(600), logger: .init(label: "test"))
+            storage: storage, outage: silent, timeout: .milliseconds(100), interval: .seconds(600),
+            metrics: ServerMetrics(databaseConnections: 1), logger: .init(label: "test"))
         #expect(await silentWatch.check() == false)
         #expect(silent.isOngoing, "a database that answered nothing lately is away")
     }

@@ -18,6 +18,7 @@ import Synchronization
 /// | `objectgraph_connections` | gauge | connections open |
 /// | `objectgraph_database_operations` | gauge | database operations running (the pool's use) |
 /// | `objectgraph_database_connections_max` | gauge | the database pool's size |
+/// | `objectgraph_database_pings_total` | counter | pings of the database, by the watch and `/ready` |
 /// | `objectgraph_limit_events_total{limit}` | counter | protective limits hit (timeouts, connection limit, rates) |
 final class ServerMetrics: Sendable {
     private let registry = PrometheusCollectorRegistry()
@@ -33,6 +34,7 @@ final class ServerMetrics: Sendable {
     let liveStreams: Meter
     let connections: Meter
     let databaseOperations: Meter
+    let databasePings: Metrics.Counter
     private let mutationsApplied: Metrics.Counter
     private let conflicts: Metrics.Counter
     private let feedReads: Metrics.Timer
@@ -49,6 +51,7 @@ final class ServerMetrics: Sendable {
         liveStreams = Meter(label: "objectgraph_live_streams", dimensions: [], factory: factory)
         connections = Meter(label: "objectgraph_connections", dimensions: [], factory: factory)
         databaseOperations = Meter(label: "objectgraph_database_operations", dimensions: [], factory: factory)
+        databasePings = Metrics.Counter(label: "objectgraph_database_pings_total", dimensions: [], factory: factory)
         mutationsApplied = Metrics.Counter(label: "objectgraph_mutations_applied_total", dimensions: [], factory: factory)
         conflicts = Metrics.Counter(label: "objectgraph_push_conflicts_total", dimensions: [], factory: factory)
         feedReads = Metrics.Timer(label: "objectgraph_feed_read_duration_seconds", dimensions: [], factory: factory)

@@ -12,6 +12,7 @@ struct DatabaseWatch: Service {
     let outage: DatabaseOutage
     let timeout: Duration
     let interval: Duration
+    let metrics: ServerMetrics
     let logger: Logger
 
     func run() async throws {
@@ -26,6 +27,7 @@ struct DatabaseWatch: Service {
     /// Pings once and notes the outcome; true when the database answered.
     @discardableResult
     func check() async -> Bool {
+        metrics.databasePings.increment()
         do {
             try await withDeadline(timeout) { try await storage.ping() }
             outage.noteAnswer()
