@@ -29,10 +29,10 @@ struct SyncRoutes {
 
     // MARK: Operations
 
-    /// Readiness: the database answers within the readiness timeout (503 otherwise). `/health`
-    /// says only that the process serves.
+    /// Readiness: the database answered the last ping, made within the watch's interval (503
+    /// otherwise); no request makes a ping of its own. `/health` says only that the process serves.
     private func ready() async throws -> Response {
-        guard await server.watch.check() else {
+        guard await server.watch.isReady() else {
             throw SyncRequestError.unavailable("The database does not answer.")
         }
         return Self.json(#"{"status":"ready"}"#)

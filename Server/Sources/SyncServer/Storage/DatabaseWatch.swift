@@ -9,6 +9,8 @@ import ServiceLifecycle
 /// meets an unreachable database begins an outage too, without waiting for the next ping.
 struct DatabaseWatch: Service {
     let storage: any SyncStorage
+    /// The last ping's outcome, which `/ready` answers from.
+    let readiness = LastPing()
     let outage: DatabaseOutage
     let timeout: Duration
     let interval: Duration
@@ -24,10 +26,23 @@ struct DatabaseWatch: Service {
         }
     }
 
+    /// Whether the database answers, as `/ready` tells it: the last ping's outcome when it is
+    /// younger than the interval, else that of one ping, which every request asking meanwhile
+    /// waits for. However many ask, the database sees a ping per interval at most.
+    func isReady() async -> Bool {
+        await readiness.outcome(maxAge: interval) { await check() }
+    }
+
     /// Pings once and notes the outcome; true when the database answered.
     @discardableResult
     func check() async -> Bool {
         metrics.databasePings.increment()
+        let answered = await ping()
+        await readiness.note(answered)
+        return answered
+    }
+
+    private func ping() async -> Bool {
         do {
             try await withDeadline(timeout) { try await storage.ping() }
             outage.noteAnswer()
@@ -44,5 +59,27 @@ struct DatabaseWatch: Service {
             }
             return false
         }
+    }
+}
+
+/// The outcome of the database's last ping, and the ping under way: what `/ready` answers from.
+actor LastPing {
+    private var last: (answered: Bool, at: ContinuousClock.Instant)?
+    private var underWay: Task<Bool, Never>?
+
+    /// Notes a ping's outcome.
+    func note(_ answered: Bool) {
+        last = (answered, .now)
+    }
+
+    /// The last outcome when younger than `maxAge`; else the outcome of `ping`, run once for all
+    /// the callers that ask while it runs.
+    func outcome(maxAge: Duration, ping: @escaping @Sendable () async -> Bool) async -> Bool {
+        if let last, ContinuousClock.now - last.at < maxAge { return last.answered }
+        if let underWay { return await underWay.value }
+        let task = Task { await ping() }
+        underWay = task
+        defer { underWay = nil }
+        return await task.value
     }
 }
