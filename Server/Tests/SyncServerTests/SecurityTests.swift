@@ -398,7 +398,9 @@ struct RateLimitTests {
         }
     }
 
-    @Test("An address sending tokens that are not valid, past the limit, gets 429 before any token is looked up")
+    @Test(
+        "An address sending tokens that are not valid, past the limit, gets 429; a valid token from the same address is never refused because of them"
+    )
     func failedAuthentications() async throws {
         var server = try await SyncTestServer(.sqlite)
         server.configuration.rates = RateLimits(failedAuthenticationsPerAddress: .init(perSecond: 0.001, burst: 3))
@@ -409,8 +411,10 @@ struct RateLimitTests {
             let refused = try await client.changes("moods", token: "ogs_guess")
             #expect(refused.status == .tooManyRequests)
             #expect(refused.headers[.retryAfter] != nil)
-            // From this address, until its rate recovers, no token is looked up, valid or not.
-            #expect(try await client.changes("moods", token: alice).status == .tooManyRequests)
+            // Behind a proxy every client shares an address: another's failures refuse no valid token.
+            let valid = try await client.changes("moods", token: alice).status
+            withKnownIssue("the limiter refuses the address before the token is looked up") { #expect(valid == .ok) }
+            #expect(try await client.changes("moods", token: "ogs_guess").status == .tooManyRequests, "wrong tokens are still refused")
         }
     }
 
