@@ -20,8 +20,9 @@ public struct RateLimits: Sendable, Hashable {
     /// The pushes of one user the server runs at once; a further one gets 429 before its body is
     /// read.
     public var concurrentPushesPerUser: Int
-    /// The requests one address may make with a token that is not valid (each costs a lookup);
-    /// beyond it the address gets 429 before its token is looked up. Nil for no limit.
+    /// The requests one address may make with a token that is not valid; beyond it the address's
+    /// wrong tokens get 429 instead of 401. A valid token is never refused by it (it is looked up
+    /// first), so clients sharing a proxy's address do not lock each other out. Nil for no limit.
     public var failedAuthenticationsPerAddress: Rate?
 
     public init(

@@ -21,7 +21,7 @@ struct RequestGuards: Sendable {
             retryAfter: wait, "This user's requests are over the server's rate; try again in \(Self.seconds(wait)) s.")
     }
 
-    /// Refuses a token lookup for an address that has failed too many.
+    /// Refuses another wrong token from an address that sent too many (429 rather than 401).
     func admitAuthentication(from address: String) throws(SyncRequestError) {
         guard let failures = failedAuthentications, !failures.hasToken(address) else { return }
         events.record(.rateLimit)
