@@ -40,6 +40,11 @@ public struct SyncServerConfiguration: Sendable {
     /// How long `/ready`, and the server's ping every second, wait for the database before they
     /// take it for away.
     public var readinessTimeout: Duration
+    /// The proxies in front of the server (a TLS proxy, a load balancer) whose word on the client's
+    /// address is taken: a request from one is counted against the address its `X-Forwarded-For`
+    /// (or `Forwarded`) names, so that the limits per address fall on the client, not on the proxy
+    /// every client shares. Empty: the connection's peer is the client, and the headers are ignored.
+    public var trustedProxies: [AddressRange] = []
     /// How often the server pings the database to know whether it answers (requests fail at once
     /// while it does not); `/ready` answers from the last ping when it is this recent.
     public var databaseWatchInterval: Duration = .seconds(1)

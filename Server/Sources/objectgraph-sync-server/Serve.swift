@@ -27,13 +27,14 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--log-level \(logLevel) is not a log level.")
         }
         logger.logLevel = level
-        let configuration = SyncServerConfiguration(
+        var configuration = SyncServerConfiguration(
             database: try database.parsed(), host: host, port: port, tls: operations.tlsFiles, limits: sizes.limits,
             connections: connections.limits, rates: rates.limits,
             tombstoneHorizon: .seconds(tombstoneHorizonDays * 24 * 3600),
             liveTickInterval: .seconds(live.tickInterval), liveStreamLifetime: .seconds(live.lifetime),
             databaseTimeout: .seconds(operations.databaseTimeout), readinessTimeout: .seconds(operations.readinessTimeout),
             metricsToken: try operations.metricsToken(), corsOrigins: operations.corsOrigins)
+        configuration.trustedProxies = try operations.trustedProxies()
         let server = try SyncServer(configuration: configuration, logger: logger)
         logger.info("Serving \(configuration.database) on \(configuration.tls == nil ? "http" : "https")://\(host):\(port)")
         try await server.application().runService()
@@ -144,6 +145,22 @@ struct OperationOptions: ParsableArguments {
     }
 
     var corsOrigins: [String] { corsOrigin }
+
+    @Option(
+        help: ArgumentHelp(
+            "A proxy in front of the server (CIDR: 10.0.0.0/8, or one address), repeatable: requests from it are counted against the client its X-Forwarded-For or Forwarded names.",
+            valueName: "cidr"))
+    var trustedProxy: [String] = []
+
+    /// The `--trusted-proxy` ranges, parsed.
+    func trustedProxies() throws -> [AddressRange] {
+        try trustedProxy.map { text in
+            guard let range = AddressRange(text) else {
+                throw ValidationError("--trusted-proxy \(text) is not an address range (10.0.0.0/8, 2001:db8::/32, 192.0.2.1).")
+            }
+            return range
+        }
+    }
 
     func metricsToken(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String? {
         if let file = metricsTokenFile {

@@ -418,6 +418,64 @@ struct RateLimitTests {
         }
     }
 
+    @Test(
+        "Behind a trusted proxy, failed authentications count against the client its X-Forwarded-For names; from any other peer the header is ignored"
+    )
+    func trustedProxy() async throws {
+        for trusted in [true, false] {
+            var server = try await SyncTestServer(.sqlite)
+            server.configuration.rates = RateLimits(failedAuthenticationsPerAddress: .init(perSecond: 0.001, burst: 3))
+            if trusted { server.configuration.trustedProxies = [try #require(AddressRange("127.0.0.0/8"))] }
+            try await server.run { client in
+                func wrongToken(from address: String) async throws -> HTTPResponse.Status {
+                    try await client.client.execute(
+                        uri: "/v1/zones/moods/changes", method: .get,
+                        headers: [.authorization: "Bearer ogs_guess", HTTPField.Name("X-Forwarded-For")!: "198.51.100.9, \(address)"],
+                        body: nil
+                    ).status
+                }
+                for _ in 0..<3 {
+                    let status = try await wrongToken(from: "203.0.113.7")
+                    #expect(status == .unauthorized)
+                }
+                #expect(try await wrongToken(from: "203.0.113.7") == .tooManyRequests)
+                // Another client behind the same proxy: its own count when the proxy is trusted;
+                // otherwise every request is the proxy's, whatever the header says.
+                #expect(try await wrongToken(from: "203.0.113.8") == (trusted ? .unauthorized : .tooManyRequests), "trusted: \(trusted)")
+            }
+        }
+    }
+
+    @Test(
+        "Address ranges are read as CIDR and hold the addresses of their prefix; the client behind trusted proxies is the nearest hop that is not one"
+    )
+    func addressRanges() throws {
+        let private10 = try #require(AddressRange("10.0.0.0/8"))
+        #expect(private10.contains("10.200.3.4") && !private10.contains("11.0.0.1") && !private10.contains("::ffff:10.0.0.1"))
+        let documentation = try #require(AddressRange("2001:db8::/32"))
+        #expect(documentation.contains("2001:db8:1::7") && !documentation.contains("2001:db9::1"))
+        let one = try #require(AddressRange("192.0.2.1"))
+        #expect(one.contains("192.0.2.1") && !one.contains("192.0.2.2") && one.description == "192.0.2.1/32")
+        #expect(try #require(AddressRange("0.0.0.0/0")).contains("8.8.8.8"))
+        for text in ["10.0.0.0/33", "10.0.0/8", "example.com", "::1/129", "10.0.0.0/-1", ""] {
+            #expect(AddressRange(text) == nil, "\(text)")
+        }
+
+        let proxies = [private10]
+        func client(peer: String, xff: [String] = [], forwarded: [String] = []) -> String {
+            ClientAddress.of(peer: peer, forwardedFor: xff, forwarded: forwarded, trusting: proxies)
+        }
+        #expect(client(peer: "10.0.0.1", xff: ["203.0.113.7, 10.0.0.2"]) == "203.0.113.7", "trusted hops skipped")
+        #expect(
+            client(peer: "10.0.0.1", xff: ["198.51.100.1, 203.0.113.7"]) == "203.0.113.7",
+            "the nearest untrusted hop, not a spoofed first one")
+        #expect(client(peer: "192.0.2.9", xff: ["203.0.113.7"]) == "192.0.2.9", "an untrusted peer's header is ignored")
+        #expect(client(peer: "10.0.0.1", forwarded: [#"for=192.0.2.60;proto=http, for="[2001:db8::1]:4711""#]) == "2001:db8::1")
+        #expect(client(peer: "10.0.0.1", forwarded: ["for=192.0.2.60:8080"]) == "192.0.2.60")
+        #expect(client(peer: "10.0.0.1", xff: ["not-an-address"]) == "10.0.0.1", "a hop that names no address leaves the peer")
+        #expect(client(peer: "10.0.0.1") == "10.0.0.1")
+    }
+
     @Test("The Bearer scheme is matched whatever its case (RFC 9110); other schemes are not bearer tokens")
     func bearerScheme() async throws {
         let server = try await SyncTestServer(.sqlite)

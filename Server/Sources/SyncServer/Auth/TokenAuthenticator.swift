@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import Hummingbird
 import HummingbirdAuth
 
@@ -15,7 +16,9 @@ struct TokenAuthenticator: AuthenticatorMiddleware {
     func authenticate(request: Request, context: Context) async throws -> SyncUser? {
         guard let token = Self.bearerToken(request.headers[.authorization]) else { return nil }
         if let user = try await server.user(authenticatedBy: token) { return user }
-        let address = context.remoteAddressKey
+        let address = ClientAddress.of(
+            peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[values: .xForwardedFor],
+            forwarded: request.headers[values: .forwarded], trusting: server.configuration.trustedProxies)
         try server.guards.admitAuthentication(from: address)
         server.guards.failedAuthentication(from: address)
         return nil
@@ -44,4 +47,9 @@ struct RequireUser: RouterMiddleware {
         try server.guards.admitRequest(of: user)
         return try await next(request, context)
     }
+}
+
+extension HTTPField.Name {
+    static let xForwardedFor = HTTPField.Name("X-Forwarded-For")!
+    static let forwarded = HTTPField.Name("Forwarded")!
 }

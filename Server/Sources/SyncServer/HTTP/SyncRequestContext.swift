@@ -31,11 +31,6 @@ struct SyncRequestContext: AuthRequestContext, RequestContext, RemoteAddressRequ
         return identity
     }
 
-    /// The client's address without its port, as the per-address limits count it.
-    var remoteAddressKey: String {
-        remoteAddress?.ipAddress ?? "unknown"
-    }
-
     /// The `{zone}` of the path, checked: 1 to 100 letters, digits, `.`, `_` or `-`.
     func zone() throws -> String {
         let name = parameters.get("zone") ?? ""
