@@ -89,6 +89,16 @@ struct ConfigurationTests {
                 headers: [.origin: "https://evil.example", .accessControlRequestMethod: "POST"], body: nil)
             #expect(otherPreflight.headers[.accessControlAllowOrigin] == nil)
         }
+        // `*` allows every origin that is one: never `null` (sandboxed frames, files, redirects).
+        var open = try await SyncTestServer(.sqlite)
+        open.configuration.corsOrigins = ["*"]
+        try await open.run { client in
+            let real = try await client.client.execute(
+                uri: "/health", method: .get, headers: [.origin: "https://anywhere.example"], body: nil)
+            #expect(real.headers[.accessControlAllowOrigin] == "https://anywhere.example")
+            let null = try await client.client.execute(uri: "/health", method: .get, headers: [.origin: "null"], body: nil)
+            withKnownIssue("* echoes null") { #expect(null.headers[.accessControlAllowOrigin] == nil, "null is no origin to echo") }
+        }
         // Without origins, no CORS at all: OPTIONS is a method the routes do not take.
         let plain = try await SyncTestServer(.sqlite)
         try await plain.run { client in
