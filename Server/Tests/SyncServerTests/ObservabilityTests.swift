@@ -68,7 +68,7 @@ struct ObservabilityTests {
                 #expect(status == .unauthorized)
             }
             let fourth = try await client.request(.get, "/metrics", token: "guess").status
-            withKnownIssue("metrics tokens are not counted") { #expect(fourth == .tooManyRequests) }
+            #expect(fourth == .tooManyRequests)
             #expect(try await client.request(.get, "/metrics", token: "scrape-me").status == .ok, "the right token still passes")
         }
     }

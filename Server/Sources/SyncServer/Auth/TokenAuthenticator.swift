@@ -16,9 +16,7 @@ struct TokenAuthenticator: AuthenticatorMiddleware {
     func authenticate(request: Request, context: Context) async throws -> SyncUser? {
         guard let token = Self.bearerToken(request.headers[.authorization]) else { return nil }
         if let user = try await server.user(authenticatedBy: token) { return user }
-        let address = ClientAddress.of(
-            peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[values: .xForwardedFor],
-            forwarded: request.headers[values: .forwarded], trusting: server.configuration.trustedProxies)
+        let address = server.clientAddress(of: request, context: context)
         try server.guards.admitAuthentication(from: address)
         server.guards.failedAuthentication(from: address)
         return nil
@@ -52,4 +50,13 @@ struct RequireUser: RouterMiddleware {
 extension HTTPField.Name {
     static let xForwardedFor = HTTPField.Name("X-Forwarded-For")!
     static let forwarded = HTTPField.Name("Forwarded")!
+}
+
+extension SyncServer {
+    /// The client a request comes from, as the limits per address count it (see ``ClientAddress``).
+    func clientAddress(of request: Request, context: SyncRequestContext) -> String {
+        ClientAddress.of(
+            peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[values: .xForwardedFor],
+            forwarded: request.headers[values: .forwarded], trusting: configuration.trustedProxies)
+    }
 }

@@ -14,6 +14,10 @@ struct SyncErrorMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
         do {
+            // HTTP/1's first Host became the request's authority; another one is still a field.
+            if request.headers[.host] != nil {
+                throw SyncRequestError.badRequest("The request has two Host headers: which host it is for is not said (RFC 9112).")
+            }
             response = try await next(request, context)
         } catch {
             var refusal = Self.refusal(for: error)
@@ -79,6 +83,7 @@ struct SyncErrorMiddleware: RouterMiddleware {
 
 extension HTTPField.Name {
     static let requestID = HTTPField.Name("X-Request-ID")!
+    static let host = HTTPField.Name("Host")!
 }
 
 extension DecodingError {

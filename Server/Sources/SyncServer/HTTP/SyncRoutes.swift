@@ -16,7 +16,9 @@ struct SyncRoutes {
             Self.json(#"{"status":"ok"}"#)
         }
         router.on(RouterPath(Route.ready.path), method: Route.ready.requestMethod) { _, _ in try await ready() }
-        router.on(RouterPath(Route.metrics.path), method: Route.metrics.requestMethod) { request, _ in try metrics(request) }
+        router.on(RouterPath(Route.metrics.path), method: Route.metrics.requestMethod) { request, context in
+            try metrics(request, context)
+        }
         let zones = router.group()
             .add(middleware: TokenAuthenticator(server: server))
             .add(middleware: RequireUser(server: server))
@@ -38,11 +40,15 @@ struct SyncRoutes {
         return Self.json(#"{"status":"ready"}"#)
     }
 
-    /// The metrics in Prometheus's text format; only with the metrics token when one is set.
-    private func metrics(_ request: Request) throws -> Response {
+    /// The metrics in Prometheus's text format; only with the metrics token when one is set. The
+    /// token is compared in constant time, and a wrong one counts as a failed authentication.
+    private func metrics(_ request: Request, _ context: SyncRequestContext) throws -> Response {
         if let expected = server.configuration.metricsToken,
-            TokenAuthenticator.bearerToken(request.headers[.authorization]) != expected
+            !AccessToken.matches(TokenAuthenticator.bearerToken(request.headers[.authorization]) ?? "", expected)
         {
+            let address = server.clientAddress(of: request, context: context)
+            try server.guards.admitAuthentication(from: address)
+            server.guards.failedAuthentication(from: address)
             throw SyncRequestError(.unauthorized, .unauthorized, "/metrics needs the server's metrics token.")
         }
         return Response(
