@@ -92,6 +92,7 @@ struct RateOptions: ParsableArguments {
     @Option(help: "Requests a user may make per second on average (0: no limit).") var userRate: Double = 200
     @Option(help: "Requests a user may make at once above the average.") var userBurst = 400
     @Option(help: "Pushes of one user run at once.") var concurrentPushesPerUser = 8
+    @Option(help: "Live streams one user may hold open at once.") var liveStreamsPerUser = 32
     @Option(help: "Requests per second an address may make with tokens that fail (0: no limit).")
     var failedAuthenticationRate: Double = 5
     @Option(help: "Such requests an address may make at once above the average.") var failedAuthenticationBurst = 50
@@ -99,7 +100,7 @@ struct RateOptions: ParsableArguments {
     var limits: RateLimits {
         RateLimits(
             userRequests: userRate > 0 ? .init(perSecond: userRate, burst: userBurst) : nil,
-            concurrentPushesPerUser: concurrentPushesPerUser,
+            concurrentPushesPerUser: concurrentPushesPerUser, liveStreamsPerUser: liveStreamsPerUser,
             failedAuthenticationsPerAddress: failedAuthenticationRate > 0
                 ? .init(perSecond: failedAuthenticationRate, burst: failedAuthenticationBurst) : nil)
     }
@@ -108,6 +109,7 @@ struct RateOptions: ParsableArguments {
         if userRate < 0 || failedAuthenticationRate < 0 { throw ValidationError("Rates are 0 or more per second.") }
         if userBurst < 1 || failedAuthenticationBurst < 1 { throw ValidationError("Bursts are 1 or more.") }
         if concurrentPushesPerUser < 1 { throw ValidationError("--concurrent-pushes-per-user must be 1 or more.") }
+        if liveStreamsPerUser < 1 { throw ValidationError("--live-streams-per-user must be 1 or more.") }
     }
 }
 

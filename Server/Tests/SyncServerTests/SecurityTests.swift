@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import ObjectGraphSync
 import ObjectGraphSyncFeed
 import ObjectGraphSyncProtocol
 import SyncServer
@@ -358,6 +359,51 @@ struct RateLimitTests {
             #expect(try await client.allChanges("moods", token: bob).changes.isEmpty)
             try await client.pushApplied("moods", PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: bob)
             #expect(try await client.changes("moods", token: alice).status == .tooManyRequests, "nothing of Alice's went through")
+        }
+    }
+
+    @Test(
+        "A user's live streams beyond the cap get 429, another user's stream is served meanwhile, and a stream that ends gives its place back"
+    )
+    func liveStreamCap() async throws {
+        var server = try await SyncTestServer(.sqlite)
+        server.configuration.rates = RateLimits(liveStreamsPerUser: 2)
+        server.configuration.liveTickInterval = .milliseconds(200)  // a closed stream is noticed at its next tick
+        let alice = try await server.addUser("alice")
+        let bob = try await server.addUser("bob")
+        try await server.run { client in
+            let url = try #require(URL(string: "http://127.0.0.1:\(client.port)"))
+            /// The first message of a new live stream of `token`'s, or the error it ends with.
+            func open(_ token: String) async -> (
+                remote: HTTPSyncRemote, stream: LiveMessages<AsyncThrowingStream<Data, any Error>>.AsyncIterator,
+                first: Result<LiveMessage?, any Error>
+            ) {
+                let remote = HTTPSyncRemote(url: url, token: token)
+                var stream = LiveMessages(remote.live(zone: "moods", since: .start)).makeAsyncIterator()
+                do {
+                    return (remote, stream, .success(try await stream.next()))
+                } catch {
+                    return (remote, stream, .failure(error))
+                }
+            }
+            var held = [await open(alice), await open(alice)]
+            for stream in held { #expect((try? stream.first.get()) == .listening) }
+            let third = await open(alice)
+            guard case .failure(let error) = third.first, let refusal = error as? SyncError else {
+                throw TestFailure("a third stream of the same user was served: \(third.first)")
+            }
+            #expect(refusal.code == .unreachable && refusal.reason?.contains("429") == true, "\(refusal)")
+            #expect((try? await open(bob).first.get()) == .listening, "another user is served")
+
+            held.removeLast()  // the stream's connection closes: its place comes back
+            let deadline = ContinuousClock.now + .seconds(60)
+            while true {
+                let again = await open(alice)
+                if (try? again.first.get()) == .listening { break }
+                guard ContinuousClock.now < deadline else { throw TestFailure("the place never came back") }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            _ = held
         }
     }
 

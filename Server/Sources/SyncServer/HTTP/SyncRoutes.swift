@@ -106,6 +106,8 @@ struct SyncRoutes {
         let user = try context.user()
         let zone = try context.zone()
         let cursor = try Self.cursor(request)
+        // Its place among the user's streams, given back when the body below is released.
+        let admission = try server.guards.admitLiveStream(of: user)
         // Subscribe before reading the head: a push between the two is then seen either way.
         let (events, finish) = server.notifier.subscribe(to: ZoneKey(ownerID: user.id, name: zone))
         // Read before the stream starts: a failure is an error answer, not a stream cut short, and
@@ -123,7 +125,12 @@ struct SyncRoutes {
             server: server, user: user, zone: zone, token: TokenAuthenticator.bearerToken(request.headers[.authorization]) ?? "",
             since: cursor.position, head: head, events: events, finish: finish)
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in try await stream.write(to: &writer) })
+        return Response(
+            status: .ok, headers: headers,
+            body: ResponseBody { writer in
+                defer { withExtendedLifetime(admission) {} }
+                try await stream.write(to: &writer)
+            })
     }
 
     // MARK: Helpers

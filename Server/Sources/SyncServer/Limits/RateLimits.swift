@@ -20,6 +20,9 @@ public struct RateLimits: Sendable, Hashable {
     /// The pushes of one user the server runs at once; a further one gets 429 before its body is
     /// read.
     public var concurrentPushesPerUser: Int
+    /// The live streams one user may hold open at once (a device holds one per zone it syncs); a
+    /// further one gets 429, so that no user holds every connection of the server.
+    public var liveStreamsPerUser: Int
     /// The requests one address may make with a token that is not valid; beyond it the address's
     /// wrong tokens get 429 instead of 401. A valid token is never refused by it (it is looked up
     /// first), so clients sharing a proxy's address do not lock each other out. Nil for no limit.
@@ -27,10 +30,11 @@ public struct RateLimits: Sendable, Hashable {
 
     public init(
         userRequests: Rate? = Rate(perSecond: 200, burst: 400), concurrentPushesPerUser: Int = 8,
-        failedAuthenticationsPerAddress: Rate? = Rate(perSecond: 5, burst: 50)
+        liveStreamsPerUser: Int = 32, failedAuthenticationsPerAddress: Rate? = Rate(perSecond: 5, burst: 50)
     ) {
         self.userRequests = userRequests
         self.concurrentPushesPerUser = max(1, concurrentPushesPerUser)
+        self.liveStreamsPerUser = max(1, liveStreamsPerUser)
         self.failedAuthenticationsPerAddress = failedAuthenticationsPerAddress
     }
 }

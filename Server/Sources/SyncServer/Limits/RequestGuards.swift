@@ -3,13 +3,15 @@
 struct RequestGuards: Sendable {
     let userRequests: TokenBuckets<Int64>?
     let failedAuthentications: TokenBuckets<String>?
-    let pushes: PushGate
+    let pushes: ConcurrencyGate
+    let liveStreams: ConcurrencyGate
     let events: LimitEvents
 
     init(_ limits: RateLimits, events: LimitEvents) {
         userRequests = limits.userRequests.map { TokenBuckets(rate: $0) }
         failedAuthentications = limits.failedAuthenticationsPerAddress.map { TokenBuckets(rate: $0) }
-        pushes = PushGate(limit: limits.concurrentPushesPerUser)
+        pushes = ConcurrencyGate(limit: limits.concurrentPushesPerUser)
+        liveStreams = ConcurrencyGate(limit: limits.liveStreamsPerUser)
         self.events = events
     }
 
@@ -47,8 +49,34 @@ struct RequestGuards: Sendable {
         pushes.leave(user.id)
     }
 
+    /// Counts a live stream of `user` in, or refuses it: a user cannot hold every connection of
+    /// the server with streams. The place comes back when the returned admission is released
+    /// (the stream ended, or never began).
+    func admitLiveStream(of user: SyncUser) throws(SyncRequestError) -> LiveStreamAdmission {
+        guard liveStreams.enter(user.id) else {
+            events.record(.liveStreams)
+            throw .tooManyRequests(
+                retryAfter: 5, "This user has as many live streams open as the server allows; close one, or try again later.")
+        }
+        return LiveStreamAdmission(gate: liveStreams, user: user.id)
+    }
+
     /// Whole seconds, at least one: what `Retry-After` says.
     static func seconds(_ wait: Double) -> Int {
         wait.isFinite ? max(1, Int(wait.rounded(.up))) : 3600
     }
+}
+
+/// A live stream's place among its user's: given back when released, however the stream ends
+/// (its body written to the end, the connection gone, or an error before it began).
+final class LiveStreamAdmission: Sendable {
+    private let gate: ConcurrencyGate
+    private let user: Int64
+
+    init(gate: ConcurrencyGate, user: Int64) {
+        self.gate = gate
+        self.user = user
+    }
+
+    deinit { gate.leave(user) }
 }

@@ -1,7 +1,7 @@
 import Synchronization
 
-/// The pushes each user has running, at most `limit` at once.
-final class PushGate: Sendable {
+/// What each user has running at once (pushes, live streams), at most `limit`.
+final class ConcurrencyGate: Sendable {
     private let limit: Int
     private let running = Mutex<[Int64: Int]>([:])
 
@@ -9,7 +9,7 @@ final class PushGate: Sendable {
         self.limit = limit
     }
 
-    /// Counts a push of `user` in; false when the user has `limit` running (nothing counted).
+    /// Counts one of `user`'s in; false when the user has `limit` running (nothing counted).
     func enter(_ user: Int64) -> Bool {
         running.withLock { running in
             guard running[user, default: 0] < limit else { return false }
@@ -18,7 +18,7 @@ final class PushGate: Sendable {
         }
     }
 
-    /// Counts a push of `user` out.
+    /// Counts one of `user`'s out.
     func leave(_ user: Int64) {
         running.withLock { running in
             let count = running[user, default: 1] - 1
