@@ -45,7 +45,24 @@ struct LoggingTests {
         }
     }
 
-    @Test("Every request has one access line: its request ID, user, route, status and duration")
+    @Test(
+        "Requests refused without a valid token are logged sampled, a count per interval and status, not a line each: an attacker does not set the log's volume"
+    )
+    func anonymousRefusalsAreSampled() async throws {
+        let logs = CapturedLogs()
+        let server = try await SyncTestServer(.sqlite, logger: logs.logger)
+        try await server.run { client in
+            for _ in 0..<30 {
+                let status = try await client.changes("moods", token: "ogs_wrong").status
+                #expect(status == .unauthorized)
+            }
+        }
+        let lines = logs.records.filter { $0.metadata["status"] == "401" }
+        #expect(!lines.isEmpty && lines.count < 30, "\(lines.count) lines for 30 refused requests")
+        #expect(lines.allSatisfy { $0.message != "Request" }, "no access line of its own")
+    }
+
+    @Test("Every request but those refused without a valid token has one access line: its request ID, user, route, status and duration")
     func accessLog() async throws {
         let logs = CapturedLogs()
         let server = try await SyncTestServer(.sqlite, logger: logs.logger)
@@ -66,7 +83,7 @@ struct LoggingTests {
                 answers.withLock { $0.append((id, Int(response.status.code), route, user)) }
             }
         }
-        let answered = answers.withLock { $0 }
+        let answered = answers.withLock { $0 }.filter { $0.user != nil || $0.status < 400 }  // the others are sampled
         let access = logs.records.filter { $0.message == "Request" }
         #expect(access.count == answered.count)
         for request in answered {

@@ -5,9 +5,13 @@ import Logging
 /// Writes one line per request once its answer is sent (a live stream's when it ends): the
 /// request's ID (the logger's `hb.request.id`), the user, the route, the status and the duration;
 /// and counts it in the metrics. Request text goes into the line escaped (see `requestText`).
+///
+/// A request refused without a valid token (anyone can send any number) gets no line of its own:
+/// such refusals are logged sampled, a count per status every ten seconds.
 struct AccessLogMiddleware: RouterMiddleware {
     typealias Context = SyncRequestContext
     let metrics: ServerMetrics
+    let anonymousRefusals = EventSampler<UInt16>()
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = DispatchTime.now().uptimeNanoseconds
@@ -39,6 +43,13 @@ struct AccessLogMiddleware: RouterMiddleware {
             route: matched ?? "none", method: request.method.rawValue, status: Int(status.code),
             duration: .nanoseconds(Int64(clamping: nanoseconds)))
         guard context.logger.logLevel <= .info else { return }  // the line's metadata costs only when written
+        if context.notes.user == nil, status.code >= 400 {
+            guard let count = anonymousRefusals.count(UInt16(clamping: status.code)) else { return }
+            context.logger.info(
+                "Refused requests without a valid token",
+                metadata: ["status": .stringConvertible(status.code), "count": .stringConvertible(count)])
+            return
+        }
         let route = matched ?? request.uri.path
         var metadata: Logger.Metadata = [
             "method": .string(request.method.rawValue),

@@ -31,7 +31,9 @@ struct SyncErrorMiddleware: RouterMiddleware {
             }
             if refusal.status == .internalServerError {
                 context.logger.error("Request failed", metadata: ["error": .requestText(String(reflecting: error), limit: 2000)])
-            } else {
+            } else if context.notes.user != nil {
+                // Refusals without a valid token are counted, sampled, by the access log: anyone
+                // can send any number of them.
                 context.logger.info(
                     "Request refused",
                     metadata: [

@@ -33,20 +33,14 @@ final class LimitEvents: Sendable {
         }
     }
 
-    private struct Window {
-        var started: ContinuousClock.Instant
-        var unreported = 0
-    }
-
     private let logger: Logger
     private let metrics: ServerMetrics
-    private let interval: Duration
-    private let windows = Mutex<[Kind: Window]>([:])
+    private let sampler: EventSampler<Kind>
 
     init(logger: Logger, metrics: ServerMetrics, interval: Duration = .seconds(10)) {
         self.logger = logger
         self.metrics = metrics
-        self.interval = interval
+        self.sampler = EventSampler(interval: interval)
     }
 
     /// A connection opened, or closed: the `objectgraph_connections` gauge.
@@ -55,18 +49,7 @@ final class LimitEvents: Sendable {
 
     func record(_ kind: Kind) {
         metrics.limitHit(kind)
-        let now = ContinuousClock.now
-        let report: Int? = windows.withLock { windows in
-            guard var window = windows[kind], now < window.started + interval else {
-                // A new window: this one is logged now, with what the last one left unreported.
-                let left = windows[kind]?.unreported ?? 0
-                windows[kind] = Window(started: now)
-                return left + 1
-            }
-            window.unreported += 1
-            windows[kind] = window
-            return nil
-        }
+        let report = sampler.count(kind)
         guard let report else { return }
         logger.log(level: kind.level, kind.message, metadata: ["limit": .string(kind.rawValue), "count": .stringConvertible(report)])
     }
