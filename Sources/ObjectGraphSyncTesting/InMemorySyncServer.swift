@@ -121,7 +121,8 @@ public final class InMemorySyncServer: Sendable {
         let limit = try FeedPaging.limit(asked: limit, maximum: limits.maxPageSize)
         let read = try state.withLock { state throws in
             guard state.isOnline else { throw Self.offline }
-            return state.zones[key]?.changes(since: since, limit: limit) ?? FeedPolicy.unknownZone(since: since)
+            return state.zones[key]?.changes(since: since, limit: limit, byteBudget: limits.maxPageBytes)
+                ?? FeedPolicy.unknownZone(since: since)
         }
         switch read {
         case .page(let page): return page

@@ -41,17 +41,17 @@ struct InMemoryZone {
     }
 
     /// The changes after `since`, a page at a time.
-    func changes(since: FeedCursor, limit: Int) -> FeedRead {
+    func changes(since: FeedCursor, limit: Int, byteBudget: Int) -> FeedRead {
         if let refused = policy.refusal(of: since) { return .refused(refused) }
         let start = entries.partitioningIndex { $0.position > since.position }
-        let read = entries[start...].prefix(limit + 1).map(\.change)
-        switch FeedPaging(limit: limit).cut(read) {
-        case .page(let page, let hasMore):
-            return policy.read(page, hasMore: hasMore, since: since)
-        case .readRest(let page, let transaction, let after):
-            let rest = entries[start...].lazy.filter { $0.transaction == transaction && $0.position > after }.map(\.change)
-            return policy.read(page + rest, hasMore: true, since: since)
+        var reader = FeedPaging(limit: limit, byteBudget: byteBudget).reader()
+        for entry in entries[start...].prefix(limit + 1) where !reader.add(entry.change) { break }
+        if let rest = reader.restToRead {
+            for entry in entries[start...] where entry.transaction == rest.transaction && entry.position > rest.after {
+                _ = reader.add(entry.change)
+            }
         }
+        return policy.read(reader.page, hasMore: reader.hasMore, since: since)
     }
 
     /// Whether `since` can be read from (the live route checks its cursor so).

@@ -117,6 +117,42 @@ public enum SyncRemoteContract {
             let small = try await remote.changes(zone: zone, since: .start, limit: 2)
             try expect(small.changes.count == 3 && small.hasMore, "a push longer than the limit was cut: \(small)")
         },
+        Check(
+            "A page holds no more of records' bytes than the server's budget, cut at whole pushes; a push larger than the budget is served alone"
+        ) { server in
+            let remote = try await server.newUser()
+            let client = UUID()
+            let budget = server.limits.maxPageBytes
+            let recordBytes = min(server.limits.maxRecordBytes - 64, budget / 8)
+            let text = JSONValue.string(String(repeating: "x", count: recordBytes))
+            // Four pushes of a little less than a third of the budget each: three fit a page.
+            let perPush = max(1, budget / (3 * recordBytes) - 1)
+            var ids: [UUID] = [], number: Int64 = 0
+            for _ in 0..<4 {
+                let mutations = (0..<perPush).map { _ in
+                    number += 1
+                    ids.append(UUID())
+                    return upsert(number, ids[ids.count - 1], ["text": text])
+                }
+                _ = try await applied(remote.push(push(client, mutations), zone: zone))
+            }
+            // One small push whose records, whole, are more than the budget.
+            let touches = ids.map { id in
+                number += 1
+                return upsert(number, id, ["seen": .bool(true)], base: 1)
+            }
+            _ = try await applied(remote.push(push(client, touches), zone: zone))
+            var sizes: [Int] = [], cursor = FeedCursor.start
+            while true {
+                let page = try await remote.changes(zone: zone, since: cursor, limit: 1000)
+                if !page.changes.isEmpty { sizes.append(page.changes.count) }
+                cursor = page.cursor
+                if !page.hasMore { break }
+            }
+            let expected = [3 * perPush, perPush, 4 * perPush]
+            try expect(
+                sizes == expected, "pages of \(sizes) records; expected \(expected): whole pushes within the budget, the large one alone")
+        },
         Check("A zone never pushed to reads as empty from its start") { server in
             let page = try await server.newUser().changes(zone: zone, since: .start, limit: 100)
             try expect(page.changes.isEmpty && !page.hasMore, "the page is \(page)")

@@ -64,7 +64,8 @@ extension SyncServer {
             let limit = try FeedPaging.limit(asked: limit, maximum: configuration.limits.maxPageSize)
             let start = ContinuousClock.now
             defer { metrics.feedRead(duration: ContinuousClock.now - start) }
-            switch try await storage.changes(zone: zone, owner: user, since: since, limit: limit) {
+            let paging = FeedPaging(limit: limit, byteBudget: configuration.limits.maxPageBytes)
+            switch try await storage.changes(zone: zone, owner: user, since: since, paging: paging) {
             case .page(let page): return page
             case .refused(let refusal): throw refusal.refusal(since: since, zone: zone)
             }

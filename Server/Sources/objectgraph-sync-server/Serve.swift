@@ -46,17 +46,19 @@ struct SizeOptions: ParsableArguments {
     @Option(help: "The most mutations in one push.") var maxMutationsPerPush = ServerLimits().maxMutationsPerPush
     @Option(help: "The largest record, its fields as JSON, in bytes.") var maxRecordBytes = ServerLimits().maxRecordBytes
     @Option(help: "The most changes in one page of the feed.") var maxPageSize = ServerLimits().maxPageSize
+    @Option(help: "The most bytes of records in one page of the feed (a larger push is served alone).")
+    var maxPageBytes = ServerLimits().maxPageBytes
 
     var limits: ServerLimits {
         ServerLimits(
             maxBodyBytes: maxBodyBytes, maxMutationsPerPush: maxMutationsPerPush, maxRecordBytes: maxRecordBytes,
-            maxPageSize: maxPageSize)
+            maxPageSize: maxPageSize, maxPageBytes: maxPageBytes)
     }
 
     func validate() throws {
         for (name, value) in [
             ("max-body-bytes", maxBodyBytes), ("max-mutations-per-push", maxMutationsPerPush),
-            ("max-record-bytes", maxRecordBytes), ("max-page-size", maxPageSize)
+            ("max-record-bytes", maxRecordBytes), ("max-page-size", maxPageSize), ("max-page-bytes", maxPageBytes)
         ] where value < 1 {
             throw ValidationError("--\(name) must be 1 or more.")
         }

@@ -61,8 +61,8 @@ struct GuardedStorage: SyncStorage {
     func push(_ planner: PushPlanner, zone: String, owner: SyncUser, now: Int64) async throws -> PushDecision {
         try await run { try await base.push(planner, zone: zone, owner: owner, now: now) }
     }
-    func changes(zone: String, owner: SyncUser, since: FeedCursor, limit: Int) async throws -> FeedRead {
-        try await run { try await base.changes(zone: zone, owner: owner, since: since, limit: limit) }
+    func changes(zone: String, owner: SyncUser, since: FeedCursor, paging: FeedPaging) async throws -> FeedRead {
+        try await run { try await base.changes(zone: zone, owner: owner, since: since, paging: paging) }
     }
     func head(zone: String, owner: SyncUser) async throws -> ZoneHead? {
         try await run { try await base.head(zone: zone, owner: owner) }

@@ -278,7 +278,7 @@ final class PostgresSyncStorage: SyncStorage {
 
     // MARK: Feed
 
-    func changes(zone: String, owner: SyncUser, since: FeedCursor, limit: Int) async throws -> FeedRead {
+    func changes(zone: String, owner: SyncUser, since: FeedCursor, paging: FeedPaging) async throws -> FeedRead {
         let logger = logger
         return try await transaction { connection in
             try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
@@ -293,29 +293,27 @@ final class PostgresSyncStorage: SyncStorage {
             let policy = FeedPolicy(zoneID: zoneID, lastPosition: lastPosition, purgedThrough: purgedThrough)
             if let refused = policy.refusal(of: since) { return .refused(refused) }
 
-            var entries: [StoredChange] = []
+            // Row by row as they arrive, so that no more than the page's budget is held.
+            var reader = paging.reader()
             for try await row in try await connection.query(
                 """
                 SELECT \(unescaped: Self.changeColumns) FROM changes WHERE zone_id = \(zoneID) AND position > \(since.position)
-                ORDER BY position LIMIT \(limit + 1)
+                ORDER BY position LIMIT \(paging.limit + 1)
                 """, logger: logger
             ).decode(ChangeRow.self) {
-                entries.append(Self.change(row))
+                guard reader.add(Self.change(row)) else { break }
             }
-            switch FeedPaging(limit: limit).cut(entries) {
-            case .page(let page, let hasMore):
-                return policy.read(page, hasMore: hasMore, since: since)
-            case .readRest(var page, let transaction, let after):
+            if let rest = reader.restToRead {
                 for try await row in try await connection.query(
                     """
                     SELECT \(unescaped: Self.changeColumns) FROM changes
-                    WHERE zone_id = \(zoneID) AND txn = \(transaction) AND position > \(after) ORDER BY position
+                    WHERE zone_id = \(zoneID) AND txn = \(rest.transaction) AND position > \(rest.after) ORDER BY position
                     """, logger: logger
                 ).decode(ChangeRow.self) {
-                    page.append(Self.change(row))
+                    _ = reader.add(Self.change(row))
                 }
-                return policy.read(page, hasMore: true, since: since)
             }
+            return policy.read(reader.page, hasMore: reader.hasMore, since: since)
         }
     }
 

@@ -233,7 +233,7 @@ final class SQLiteSyncStorage: SyncStorage {
 
     // MARK: Feed
 
-    func changes(zone: String, owner: SyncUser, since: FeedCursor, limit: Int) async throws -> FeedRead {
+    func changes(zone: String, owner: SyncUser, since: FeedCursor, paging: FeedPaging) async throws -> FeedRead {
         try await pool.read { db in
             guard
                 let zoneRow = try Row.fetchOne(
@@ -243,26 +243,27 @@ final class SQLiteSyncStorage: SyncStorage {
             let zoneID: Int64 = zoneRow[0]
             let head = FeedPolicy(zoneID: zoneID, lastPosition: zoneRow[1], purgedThrough: zoneRow[2])
             if let refused = head.refusal(of: since) { return .refused(refused) }
-            let entries = try Row.fetchAll(
+            // Row by row, so that no more than the page's budget is held.
+            var reader = paging.reader()
+            let entries = try Row.fetchCursor(
                 db,
                 sql: """
                     SELECT \(Self.changeColumns) FROM changes WHERE zone_id = ? AND position > ?
                     ORDER BY position LIMIT ?
-                    """, arguments: [zoneID, since.position, limit + 1]
-            ).map(Self.change)
-            switch FeedPaging(limit: limit).cut(entries) {
-            case .page(let page, let hasMore):
-                return head.read(page, hasMore: hasMore, since: since)
-            case .readRest(let page, let transaction, let after):
-                let rest = try Row.fetchAll(
+                    """, arguments: [zoneID, since.position, paging.limit + 1])
+            while let row = try entries.next() {
+                guard reader.add(Self.change(row)) else { break }
+            }
+            if let rest = reader.restToRead {
+                let entries = try Row.fetchCursor(
                     db,
                     sql: """
                         SELECT \(Self.changeColumns) FROM changes WHERE zone_id = ? AND txn = ? AND position > ?
                         ORDER BY position
-                        """, arguments: [zoneID, transaction, after]
-                ).map(Self.change)
-                return head.read(page + rest, hasMore: true, since: since)
+                        """, arguments: [zoneID, rest.transaction, rest.after])
+                while let row = try entries.next() { _ = reader.add(Self.change(row)) }
             }
+            return head.read(reader.page, hasMore: reader.hasMore, since: since)
         }
     }
 

@@ -57,8 +57,9 @@ protocol SyncStorage: Sendable {
 
     /// Applies a validated push to a user's zone (created on first push), all or nothing.
     func push(_ planner: PushPlanner, zone: String, owner: SyncUser, now: Int64) async throws -> PushDecision
-    /// The changes after a cursor, a page at a time.
-    func changes(zone: String, owner: SyncUser, since: FeedCursor, limit: Int) async throws -> FeedRead
+    /// The changes after a cursor, a page at a time, as `paging` cuts them (read entry by entry,
+    /// so that no more than a page's budget is held).
+    func changes(zone: String, owner: SyncUser, since: FeedCursor, paging: FeedPaging) async throws -> FeedRead
     /// A zone's head; nil when the user has never pushed to it.
     func head(zone: String, owner: SyncUser) async throws -> ZoneHead?
 
