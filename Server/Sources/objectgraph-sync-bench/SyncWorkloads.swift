@@ -14,7 +14,7 @@ enum SyncWorkloads {
             readFeed(target, count: mutations)
         ] + pushLoad(target, clients: 16, pushes: 50, batchSize: 10)
             + pushLoad(target, clients: 64, pushes: 20, batchSize: 10)
-            + [liveDelay(target, pushes: 100)]
+            + [liveDelay(target, pushes: 100), readLargeRecords(target, records: 400, readers: 8)]
             // The client does not depend on the server's database: measured once, on SQLite.
             + (target.label == "SQLite" ? ClientWorkloads.make(target, moods: mutations * 10) : [])
     }
@@ -139,6 +139,49 @@ enum SyncWorkloads {
                     return nil
                 }))
     }
+
+    /// `readers` clients read at once, over HTTP, a zone of `records` records of 240 KB each, from
+    /// its start to its end: what the server holds for them is bounded by the page's byte budget
+    /// (the process's peak resident size is reported; run it alone, with `--only`, to read it).
+    static func readLargeRecords(_ target: BenchTarget, records: Int, readers: Int) -> SyncWorkload {
+        let zone = "large-records"
+        let text = JSONValue.string(String(repeating: "x", count: 240 << 10))
+        let filled = Mutex(false)
+        let fill: @Sendable () async throws -> Void = {
+            guard !filled.withLock({ $0 }) else { return }
+            for first in stride(from: 0, to: records, by: 8) {
+                let mutations = (first..<min(first + 8, records)).map {
+                    Mutation.upsert(Int64($0 + 1), entity: "Note", id: UUID(), fields: ["text": text])
+                }
+                _ = try await target.server.push(PushRequest(clientID: clientID, mutations: mutations), zone: zone, user: target.user)
+            }
+            filled.withLock { $0 = true }
+        }
+        return SyncWorkload(
+            name: "sync: \(readers) readers at once of \(records) records of 240 KB, over HTTP (\(target.label))",
+            items: records * readers,
+            server: SyncContender(
+                prepare: fill,
+                run: {
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        for _ in 0..<readers {
+                            group.addTask {
+                                var cursor = FeedCursor.start, read = 0, more = true
+                                while more {
+                                    let changes = try await target.changesOverHTTP(zone: zone, since: cursor, limit: 1000)
+                                    (cursor, read, more) = (changes.cursor, read + changes.changes.count, changes.hasMore)
+                                }
+                                guard read == records else { throw BenchmarkError("read \(read) of \(records) records") }
+                            }
+                        }
+                        try await group.waitForAll()
+                    }
+                    return nil
+                }))
+    }
+
+    /// The one client of `readLargeRecords`'s pushes.
+    private static let clientID = UUID()
 
     // MARK: Load
 
