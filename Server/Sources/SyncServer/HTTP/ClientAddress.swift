@@ -21,7 +21,7 @@ public struct AddressRange: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether `address` (IPv4 or IPv6 text) is in the range; an IPv4 address is never in an
-    /// IPv6 range, nor the other way round.
+    /// IPv6 range, nor the other way round, but an IPv4 address mapped into IPv6 counts as IPv4.
     public func contains(_ address: String) -> Bool {
         guard let other = Self.bytes(of: address), other.count == bytes.count else { return false }
         var remaining = prefixLength
@@ -38,12 +38,17 @@ public struct AddressRange: Sendable, Hashable, CustomStringConvertible {
         return "\(address)/\(prefixLength)"
     }
 
-    /// The address's bytes in network order; nil for text that is not an IP address.
+    /// The address's bytes in network order; nil for text that is not an IP address. An IPv4
+    /// address mapped into IPv6 (`::ffff:10.0.0.1`, as a dual-stack socket reports an IPv4 peer)
+    /// is its IPv4 address.
     private static func bytes(of text: String) -> [UInt8]? {
         guard let address = try? SocketAddress(ipAddress: text, port: 0) else { return nil }
         switch address {
         case .v4(let v4): return withUnsafeBytes(of: v4.address.sin_addr) { Array($0) }
-        case .v6(let v6): return withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
+        case .v6(let v6):
+            let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
+            let isMappedIPv4 = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
+            return isMappedIPv4 ? Array(bytes[12...]) : bytes
         case .unixDomainSocket: return nil
         }
     }
