@@ -110,7 +110,13 @@ public final class InMemorySyncServer: Sendable {
         }
         if case .apply(let plan) = decision {
             let head = plan.result.cursor
-            for continuation in told { try? Self.yield(.changes(LiveEvent(cursor: head)), to: continuation) }
+            for continuation in told {
+                do {
+                    try Self.yield(.changes(LiveEvent(cursor: head)), to: continuation)
+                } catch {
+                    continuation.finish(throwing: error)  // a stream that cannot be told ends, as a broken route
+                }
+            }
         }
         return decision
     }

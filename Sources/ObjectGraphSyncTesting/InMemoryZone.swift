@@ -45,7 +45,9 @@ struct InMemoryZone {
         if let refused = policy.refusal(of: since) { return .refused(refused) }
         let start = entries.partitioningIndex { $0.position > since.position }
         var reader = FeedPaging(limit: limit, byteBudget: byteBudget).reader()
-        for entry in entries[start...].prefix(limit + 1) where !reader.add(entry.change) { break }
+        for entry in entries[start...].prefix(limit + 1) {
+            guard reader.add(entry.change) else { break }
+        }
         if let rest = reader.restToRead {
             for entry in entries[start...] where entry.transaction == rest.transaction && entry.position > rest.after {
                 _ = reader.add(entry.change)

@@ -2,13 +2,13 @@ import Foundation
 import ObjectGraph
 
 /// What the coordinator knows of the sync context's unsaved work: one value, begun afresh at each
-/// save and rollback of the context (``SyncCoordinator/save()``, ``SyncCoordinator/forgetHeldObjects()``),
+/// save and rollback of the context (``SyncWorkspace/save()``, ``SyncWorkspace/forgetHeldObjects()``),
 /// so that nothing learnt during an attempt that was not saved outlives it.
 ///
 /// The feed's apply writes most of it (what it wrote as the server's, the objects and links it read,
 /// the unique values and aliases of the page, the lists to sort, the members a merge moved); the
 /// save reads it to tell the sync's own writes from the reactions of the app's rules, which are sent
-/// (see ``SyncCoordinator/recordConsequences()``).
+/// (see ``SyncWorkspace/recordConsequences()``).
 struct UnsavedSyncState {
     /// What the sync context holds because the server has it.
     var mirrored = SyncWorkspace.MirroredChanges()

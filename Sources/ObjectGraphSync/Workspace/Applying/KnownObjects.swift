@@ -5,7 +5,7 @@ import ObjectGraph
 /// and the IDs known to name none.
 ///
 /// Applying a page of the feed looks up each record and the target of each of its references: one
-/// set-wise read for the page (``SyncCoordinator/prefetch(_:of:)``) instead of a query per lookup.
+/// set-wise read for the page (``SyncWorkspace/prefetch(_:of:)``) instead of a query per lookup.
 /// The coordinator keeps it in step with what it inserts and deletes, and forgets it at each save
 /// and rollback, so it never outlives the context's state it describes.
 struct KnownObjects {
