@@ -47,7 +47,7 @@ public struct SyncServer: Sendable {
         self.storage = GuardedStorage(base: base, metrics: metrics, timeout: configuration.databaseTimeout, outage: outage)
         let events = LimitEvents(logger: logger, metrics: metrics)
         self.limitEvents = events
-        self.guards = RequestGuards(configuration.rates, events: limitEvents)
+        self.guards = RequestGuards(configuration.rates, connections: configuration.connections, events: limitEvents)
         let connections = configuration.connections
         let http1 = HTTPServerBuilder.http1(
             configuration: .init(

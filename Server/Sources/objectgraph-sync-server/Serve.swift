@@ -72,11 +72,14 @@ struct ConnectionOptions: ParsableArguments {
     @Option(help: "Seconds a request's body may take from its headers.") var requestBodyTimeout: Double = 60
     @Option(help: "The most connections served at once (default: what the process may open, less 256).")
     var maxConnections: Int?
+    @Option(help: "Connections live streams never take, kept for other requests (default: a quarter of --max-connections).")
+    var reservedConnections: Int?
 
     var limits: ConnectionLimits {
         ConnectionLimits(
             idleTimeout: .seconds(idleTimeout), requestHeaderTimeout: .seconds(requestHeaderTimeout),
-            requestBodyTimeout: .seconds(requestBodyTimeout), maxConnections: maxConnections)
+            requestBodyTimeout: .seconds(requestBodyTimeout), maxConnections: maxConnections,
+            reservedConnections: reservedConnections)
     }
 
     func validate() throws {
@@ -87,6 +90,12 @@ struct ConnectionOptions: ParsableArguments {
             throw ValidationError("--\(name) must be more than 0 seconds.")
         }
         if let maxConnections, maxConnections < 1 { throw ValidationError("--max-connections must be 1 or more.") }
+        if let reservedConnections {
+            let maxConnections = maxConnections ?? ConnectionLimits.defaultMaxConnections
+            guard reservedConnections >= 0, reservedConnections < maxConnections else {
+                throw ValidationError("--reserved-connections must be 0 or more and less than --max-connections (\(maxConnections)).")
+            }
+        }
     }
 }
 
@@ -95,6 +104,7 @@ struct RateOptions: ParsableArguments {
     @Option(help: "Requests a user may make at once above the average.") var userBurst = 400
     @Option(help: "Pushes of one user run at once.") var concurrentPushesPerUser = 8
     @Option(help: "Live streams one user may hold open at once.") var liveStreamsPerUser = 32
+    @Option(help: "Live streams one token may hold open at once.") var liveStreamsPerToken = 16
     @Option(help: "Requests per second an address may make with tokens that fail (0: no limit).")
     var failedAuthenticationRate: Double = 5
     @Option(help: "Such requests an address may make at once above the average.") var failedAuthenticationBurst = 50
@@ -103,6 +113,7 @@ struct RateOptions: ParsableArguments {
         RateLimits(
             userRequests: userRate > 0 ? .init(perSecond: userRate, burst: userBurst) : nil,
             concurrentPushesPerUser: concurrentPushesPerUser, liveStreamsPerUser: liveStreamsPerUser,
+            liveStreamsPerToken: liveStreamsPerToken,
             failedAuthenticationsPerAddress: failedAuthenticationRate > 0
                 ? .init(perSecond: failedAuthenticationRate, burst: failedAuthenticationBurst) : nil)
     }
@@ -112,6 +123,7 @@ struct RateOptions: ParsableArguments {
         if userBurst < 1 || failedAuthenticationBurst < 1 { throw ValidationError("Bursts are 1 or more.") }
         if concurrentPushesPerUser < 1 { throw ValidationError("--concurrent-pushes-per-user must be 1 or more.") }
         if liveStreamsPerUser < 1 { throw ValidationError("--live-streams-per-user must be 1 or more.") }
+        if liveStreamsPerToken < 1 { throw ValidationError("--live-streams-per-token must be 1 or more.") }
     }
 }
 

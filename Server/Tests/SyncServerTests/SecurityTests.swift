@@ -1,5 +1,8 @@
+import AsyncHTTPClient
 import Foundation
 import HTTPTypes
+import NIOCore
+import NIOFoundationCompat
 import ObjectGraphSync
 import ObjectGraphSyncFeed
 import ObjectGraphSyncProtocol
@@ -407,6 +410,59 @@ struct RateLimitTests {
         }
     }
 
+    @Test("A token's live streams beyond its own cap get 429 even while its user has places left, and the user's cap holds across tokens")
+    func liveStreamCapPerToken() async throws {
+        var server = try await SyncTestServer(.sqlite)
+        server.configuration.rates = RateLimits(liveStreamsPerUser: 3, liveStreamsPerToken: 2)
+        let phone = try await server.addUser("alice")
+        let laptop = try await SyncServer(configuration: server.configuration).createToken(forUser: "alice").text
+        try await server.run { client in
+            let url = try #require(URL(string: "http://127.0.0.1:\(client.port)"))
+            var held: [LiveStreamAttempt] = []
+            for _ in 0..<2 { held.append(await LiveStreamAttempt(url: url, token: phone)) }
+            #expect(held.allSatisfy { $0.isListening })
+            #expect(await LiveStreamAttempt(url: url, token: phone).isRefusedAsTooMany, "the phone's token is at its cap")
+            held.append(await LiveStreamAttempt(url: url, token: laptop))
+            #expect(held.last?.isListening == true, "another token of the same user is served")
+            #expect(await LiveStreamAttempt(url: url, token: laptop).isRefusedAsTooMany, "the user is at its cap")
+            _ = held
+        }
+    }
+
+    @Test("While one user holds every live stream the server lets it open, /health, /ready and another user's push are served")
+    func connectionsReservedFromLiveStreams() async throws {
+        var server = try await SyncTestServer(.sqlite)
+        server.configuration.connections = ConnectionLimits(maxConnections: 10, reservedConnections: 4)
+        server.configuration.rates = RateLimits(liveStreamsPerUser: 100, liveStreamsPerToken: 100)
+        let alice = try await server.addUser("alice")
+        let bob = try await server.addUser("bob")
+        try await server.serve { port in
+            let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
+            var held: [LiveStreamAttempt] = []
+            while true {
+                let attempt = await LiveStreamAttempt(url: url, token: alice)
+                guard attempt.isListening else {
+                    #expect(attempt.isRefusedAsTooMany, "\(attempt.first)")
+                    break
+                }
+                held.append(attempt)
+                guard held.count < 10 else { throw TestFailure("one user's live streams took every connection of the server") }
+            }
+            #expect(held.count == 6, "every connection but the reserved ones")
+            for path in ["/health", "/ready"] {
+                let answer = try await HTTPClient.tests.execute(HTTPClientRequest(url: "\(url)\(path)"), timeout: .seconds(60))
+                #expect(answer.status == .ok, "\(path)")
+            }
+            var push = HTTPClientRequest(url: "\(url)/v1/zones/moods/push")
+            push.method = .POST
+            push.headers.add(name: "Authorization", value: "Bearer \(bob)")
+            push.body = .bytes(
+                ByteBuffer(bytes: try JSONEncoder().encode(PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])))))
+            #expect(try await HTTPClient.tests.execute(push, timeout: .seconds(60)).status == .ok, "another user's push is served")
+            _ = held
+        }
+    }
+
     @Test("A request with two Host headers gets 400 (RFC 9112): which host it is for is not said")
     func twoHostHeaders() async throws {
         let server = try await SyncTestServer(.sqlite)
@@ -591,5 +647,32 @@ struct RateLimitTests {
             }
             #expect(try await client.allChanges("moods", token: alice).isEmpty)
         }
+    }
+}
+
+/// A live stream asked of the server, held open while this value lives: its first message, or the
+/// error it ended with.
+struct LiveStreamAttempt {
+    let remote: HTTPSyncRemote
+    let stream: LiveMessages<AsyncThrowingStream<Data, any Error>>.AsyncIterator
+    let first: Result<LiveMessage?, any Error>
+
+    init(url: URL, token: String) async {
+        remote = HTTPSyncRemote(url: url, token: token)
+        var stream = LiveMessages(remote.live(zone: "moods", since: .start)).makeAsyncIterator()
+        do {
+            first = .success(try await stream.next())
+        } catch {
+            first = .failure(error)
+        }
+        self.stream = stream
+    }
+
+    var isListening: Bool { (try? first.get()) == .listening }
+
+    /// Whether the server answered 429.
+    var isRefusedAsTooMany: Bool {
+        guard case .failure(let error) = first, let refusal = error as? SyncError else { return false }
+        return refusal.code == .unreachable && refusal.reason?.contains("429") == true
     }
 }

@@ -106,8 +106,10 @@ struct SyncRoutes {
         let user = try context.user()
         let zone = try context.zone()
         let cursor = try Self.cursor(request)
-        // Its place among the user's streams, given back when the body below is released.
-        let admission = try server.guards.admitLiveStream(of: user)
+        let token = TokenAuthenticator.bearerToken(request.headers[.authorization]) ?? ""
+        // Its places among the user's, the token's and the server's streams, given back when the
+        // body below is released.
+        let admission = try server.guards.admitLiveStream(of: user, token: token)
         // Subscribe before reading the head: a push between the two is then seen either way.
         let (events, finish) = server.notifier.subscribe(to: ZoneKey(ownerID: user.id, name: zone))
         // Read before the stream starts: a failure is an error answer, not a stream cut short, and
@@ -122,7 +124,7 @@ struct SyncRoutes {
             throw error
         }
         let stream = LiveStream(
-            server: server, user: user, zone: zone, token: TokenAuthenticator.bearerToken(request.headers[.authorization]) ?? "",
+            server: server, user: user, zone: zone, token: token,
             since: cursor.position, head: head, events: events, finish: finish)
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
         return Response(

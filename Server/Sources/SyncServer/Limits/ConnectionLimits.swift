@@ -21,15 +21,24 @@ public struct ConnectionLimits: Sendable, Hashable {
     /// The most connections served at once; further clients wait in the system's queue until one
     /// closes. Live streams count: each holds a connection.
     public var maxConnections: Int
+    /// The connections live streams never take, however many users hold streams: with every
+    /// other connection held by a stream, `/health`, `/ready` and requests are still served.
+    /// A quarter of ``maxConnections`` by default; less than ``maxConnections``.
+    public var reservedConnections: Int
+
+    /// The connections live streams may hold at once: ``maxConnections`` less the reserved ones.
+    public var liveStreamConnections: Int { max(0, maxConnections - reservedConnections) }
 
     public init(
         idleTimeout: Duration = .seconds(60), requestHeaderTimeout: Duration = .seconds(10),
-        requestBodyTimeout: Duration = .seconds(60), maxConnections: Int? = nil
+        requestBodyTimeout: Duration = .seconds(60), maxConnections: Int? = nil, reservedConnections: Int? = nil
     ) {
         self.idleTimeout = idleTimeout
         self.requestHeaderTimeout = requestHeaderTimeout
         self.requestBodyTimeout = requestBodyTimeout
-        self.maxConnections = maxConnections ?? Self.defaultMaxConnections
+        let maxConnections = maxConnections ?? Self.defaultMaxConnections
+        self.maxConnections = maxConnections
+        self.reservedConnections = min(max(0, reservedConnections ?? maxConnections / 4), max(0, maxConnections - 1))
     }
 
     /// What the process may open, less what the database, the logs and the listening socket need:

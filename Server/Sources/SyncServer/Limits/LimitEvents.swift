@@ -28,7 +28,7 @@ final class LimitEvents: Sendable {
             case .connectionLimit: "Stopped accepting connections: the connection limit is reached"
             case .rateLimit: "Refused a request over the user's request rate (429)"
             case .concurrentPushes: "Refused a push over the user's concurrent pushes (429)"
-            case .liveStreams: "Refused a live stream over the user's open streams (429)"
+            case .liveStreams: "Refused a live stream over its user's, its token's or the server's open streams (429)"
             }
         }
     }

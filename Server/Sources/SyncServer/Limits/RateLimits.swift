@@ -23,6 +23,8 @@ public struct RateLimits: Sendable, Hashable {
     /// The live streams one user may hold open at once (a device holds one per zone it syncs); a
     /// further one gets 429, so that no user holds every connection of the server.
     public var liveStreamsPerUser: Int
+    /// The live streams one token (one device, usually) may hold open at once, within its user's.
+    public var liveStreamsPerToken: Int
     /// The requests one address may make with a token that is not valid; beyond it the address's
     /// wrong tokens get 429 instead of 401. A valid token is never refused by it (it is looked up
     /// first), so clients sharing a proxy's address do not lock each other out. Nil for no limit.
@@ -30,11 +32,12 @@ public struct RateLimits: Sendable, Hashable {
 
     public init(
         userRequests: Rate? = Rate(perSecond: 200, burst: 400), concurrentPushesPerUser: Int = 8,
-        liveStreamsPerUser: Int = 32, failedAuthenticationsPerAddress: Rate? = Rate(perSecond: 5, burst: 50)
+        liveStreamsPerUser: Int = 32, liveStreamsPerToken: Int = 16, failedAuthenticationsPerAddress: Rate? = Rate(perSecond: 5, burst: 50)
     ) {
         self.userRequests = userRequests
         self.concurrentPushesPerUser = max(1, concurrentPushesPerUser)
         self.liveStreamsPerUser = max(1, liveStreamsPerUser)
+        self.liveStreamsPerToken = max(1, liveStreamsPerToken)
         self.failedAuthenticationsPerAddress = failedAuthenticationsPerAddress
     }
 }

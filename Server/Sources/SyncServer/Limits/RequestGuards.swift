@@ -1,17 +1,24 @@
+import Synchronization
+
 /// The rate and concurrency limits of one server, applied by its middleware and routes (see
 /// ``RateLimits``). Each refusal is a 429 with `Retry-After`, counted in ``LimitEvents``.
 struct RequestGuards: Sendable {
     let userRequests: TokenBuckets<Int64>?
     let failedAuthentications: TokenBuckets<String>?
-    let pushes: ConcurrencyGate
-    let liveStreams: ConcurrencyGate
+    let pushes: ConcurrencyGate<Int64>
+    let liveStreamsPerUser: ConcurrencyGate<Int64>
+    let liveStreamsPerToken: ConcurrencyGate<String>
+    /// Every live stream of the server, under one key: they never take the reserved connections.
+    let liveStreams: ConcurrencyGate<Bool>
     let events: LimitEvents
 
-    init(_ limits: RateLimits, events: LimitEvents) {
+    init(_ limits: RateLimits, connections: ConnectionLimits, events: LimitEvents) {
         userRequests = limits.userRequests.map { TokenBuckets(rate: $0) }
         failedAuthentications = limits.failedAuthenticationsPerAddress.map { TokenBuckets(rate: $0) }
         pushes = ConcurrencyGate(limit: limits.concurrentPushesPerUser)
-        liveStreams = ConcurrencyGate(limit: limits.liveStreamsPerUser)
+        liveStreamsPerUser = ConcurrencyGate(limit: limits.liveStreamsPerUser)
+        liveStreamsPerToken = ConcurrencyGate(limit: limits.liveStreamsPerToken)
+        liveStreams = ConcurrencyGate(limit: connections.liveStreamConnections)
         self.events = events
     }
 
@@ -49,16 +56,23 @@ struct RequestGuards: Sendable {
         pushes.leave(user.id)
     }
 
-    /// Counts a live stream of `user` in, or refuses it: a user cannot hold every connection of
-    /// the server with streams. The place comes back when the returned admission is released
-    /// (the stream ended, or never began).
-    func admitLiveStream(of user: SyncUser) throws(SyncRequestError) -> LiveStreamAdmission {
-        guard liveStreams.enter(user.id) else {
+    /// Counts a live stream of `user`'s, asked with `token`, in, or refuses it: neither a user
+    /// nor a token can hold more than its share of streams, and streams together never take the
+    /// connections reserved for other requests. The places come back when the returned admission
+    /// is released (the stream ended, or never began).
+    func admitLiveStream(of user: SyncUser, token: String) throws(SyncRequestError) -> LiveStreamAdmission {
+        let admission = LiveStreamAdmission()
+        guard admission.enter(liveStreamsPerUser, user.id), admission.enter(liveStreamsPerToken, token) else {
             events.record(.liveStreams)
             throw .tooManyRequests(
-                retryAfter: 5, "This user has as many live streams open as the server allows; close one, or try again later.")
+                retryAfter: 5,
+                "This user, or this token, has as many live streams open as the server allows; close one, or try again later.")
         }
-        return LiveStreamAdmission(gate: liveStreams, user: user.id)
+        guard admission.enter(liveStreams, true) else {
+            events.record(.liveStreams)
+            throw .tooManyRequests(retryAfter: 5, "The server holds as many live streams as it allows; try again later.")
+        }
+        return admission
     }
 
     /// Whole seconds, at least one: what `Retry-After` says.
@@ -67,16 +81,18 @@ struct RequestGuards: Sendable {
     }
 }
 
-/// A live stream's place among its user's: given back when released, however the stream ends
-/// (its body written to the end, the connection gone, or an error before it began).
+/// A live stream's places (among its user's, its token's, the server's): given back when
+/// released, however the stream ends (its body written to the end, the connection gone, or an
+/// error before it began).
 final class LiveStreamAdmission: Sendable {
-    private let gate: ConcurrencyGate
-    private let user: Int64
+    private let leaves = Mutex<[@Sendable () -> Void]>([])
 
-    init(gate: ConcurrencyGate, user: Int64) {
-        self.gate = gate
-        self.user = user
+    /// Takes a place of `key` in `gate`; false when it has none left.
+    func enter<Key>(_ gate: ConcurrencyGate<Key>, _ key: Key) -> Bool {
+        guard gate.enter(key) else { return false }
+        leaves.withLock { $0.append { gate.leave(key) } }
+        return true
     }
 
-    deinit { gate.leave(user) }
+    deinit { leaves.withLock { $0.forEach { $0() } } }
 }
