@@ -75,9 +75,12 @@ public struct FeedPolicy: Sendable, Equatable {
 
     /// The page to answer. With no further entries the cursor moves to the zone's head: the
     /// entries between were superseded and purged, and nothing is skipped by stepping over them.
+    /// A zone with nothing in its feed yet (its first push still being written) answers the start:
+    /// position 0 is every zone's, and has no tag.
     public func read(_ entries: [StoredChange], hasMore: Bool, since: FeedCursor) -> FeedRead {
         let last = entries.last?.position ?? since.position
         let end = hasMore ? last : max(lastPosition, since.position, last)
-        return .page(FeedPage(changes: entries, cursor: FeedCursor(position: end, zoneID: zoneID), hasMore: hasMore))
+        let cursor = end == 0 ? FeedCursor.start : FeedCursor(position: end, zoneID: zoneID)
+        return .page(FeedPage(changes: entries, cursor: cursor, hasMore: hasMore))
     }
 }

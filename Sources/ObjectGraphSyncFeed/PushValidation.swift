@@ -75,19 +75,33 @@ extension StringProtocol {
     /// character (Cf: a soft hyphen, a zero-width space, a direction override) and no line or
     /// paragraph separator (Zl, Zp).
     public var nameFault: String? {
+        // Every mutation's names pass here: ASCII text, nearly every name, is checked without
+        // Unicode's tables and is NFC as it stands.
+        var isASCII = true
         for scalar in unicodeScalars {
-            let code = String(format: "U+%04X", scalar.value)
+            if scalar.isASCII {
+                if scalar.value < 0x20 || scalar.value == 0x7F { return "holds a control character (\(Self.code(scalar)))" }
+                continue
+            }
+            isASCII = false
             switch scalar.properties.generalCategory {
-            case .control: return "holds a control character (\(code))"
-            case .format: return "holds a format character (\(code)), unseen where the name is shown"
-            case .lineSeparator, .paragraphSeparator: return "holds a line or paragraph separator (\(code))"
+            case .control: return "holds a control character (\(Self.code(scalar)))"
+            case .format: return "holds a format character (\(Self.code(scalar))), unseen where the name is shown"
+            case .lineSeparator, .paragraphSeparator: return "holds a line or paragraph separator (\(Self.code(scalar)))"
             default: continue
             }
         }
+        if isASCII { return nil }
         let text = String(self)
         guard text.unicodeScalars.elementsEqual(text.precomposedStringWithCanonicalMapping.unicodeScalars) else {
             return "is not in Unicode's composed form (NFC): send it composed"
         }
         return nil
+    }
+
+    /// `U+00AD`: how a refusal names a character.
+    private static func code(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: Swift.max(0, 4 - hex.count)) + hex
     }
 }

@@ -75,6 +75,16 @@ public enum SyncRemoteContract {
                 "the conflict holds the server's record as it is now: \(conflicts)")
             try expect(try await allChanges(remote).changes.map(\.record.id) == [a, a], "a refused batch wrote to the feed")
         },
+        Check("A zone whose only push was refused reads as empty, with a cursor that reads it on") { server in
+            let remote = try await server.newUser()
+            try await expectRefusal(.notFound) {
+                _ = try await remote.push(push(UUID(), [upsert(1, a, ["text": .string("stale")], base: 1)]), zone: zone)
+            }
+            let (changes, cursor) = try await allChanges(remote)
+            try expect(changes.isEmpty, "the feed holds \(changes)")
+            _ = try await applied(remote.push(push(UUID(), [upsert(1, b, [:])]), zone: zone))
+            try expect(try await allChanges(remote, since: cursor).changes.map(\.record.id) == [b], "the cursor missed the push")
+        },
         Check("Edits of different fields from the same version are both kept") { server in
             let remote = try await server.newUser()
             _ = try await applied(remote.push(push(UUID(), [upsert(1, a, ["text": .string("one"), "rating": .integer(1)])]), zone: zone))

@@ -17,8 +17,15 @@ public struct PushAnswer: Sendable {
 ///
 /// The schema must exist: the running application or ``SyncServer/withDatabase(_:)`` creates it.
 extension SyncServer {
-    /// Applies a push to one of a user's zones (created on first push), all or nothing.
+    /// Applies a push to one of a user's zones (created on first push), all or nothing, in the
+    /// user's turn (see ``RateLimits/pushesAppliedAtOncePerUser``).
     public func push(_ request: PushRequest, zone: String, user: SyncUser) async throws -> PushAnswer {
+        try await guards.pushTurns.run(user.id) { try await pushInTurn(request, zone: zone, user: user) }
+    }
+
+    /// ``push(_:zone:user:)`` for a caller that holds the user's turn already (the route, which
+    /// decodes the body in it too).
+    func pushInTurn(_ request: PushRequest, zone: String, user: SyncUser) async throws -> PushAnswer {
         let start = ContinuousClock.now
         let outcome: PushDecision
         do {

@@ -76,6 +76,27 @@ struct BenchTarget: Sendable {
         }
     }
 
+    /// Pushes a request's JSON over HTTP as a client honouring `Retry-After` does: a push refused
+    /// with 429 is sent again after the wait the server asked for.
+    func pushOverHTTPWaitingWhenAsked(_ body: ByteBuffer, zone: String, token: String) async throws {
+        while true {
+            var http = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/zones/\(zone)/push")
+            http.method = .POST
+            http.headers.add(name: "Authorization", value: "Bearer \(token)")
+            http.headers.add(name: "Content-Type", value: "application/json")
+            http.body = .bytes(body)
+            let response = try await self.http.execute(http, timeout: .seconds(60))
+            let body = try await response.body.collect(upTo: 16 << 20)
+            switch response.status {
+            case .ok: return
+            case .tooManyRequests:
+                let wait = response.headers.first(name: "Retry-After").flatMap(Double.init) ?? 1
+                try await Task.sleep(for: .seconds(wait))
+            default: throw BenchmarkError("push answered \(response.status): \(String(buffer: body))")
+            }
+        }
+    }
+
     /// Pushes over HTTP (as the bench user, or the user of `token`) and expects the batch to be applied.
     func pushOverHTTP(_ request: PushRequest, zone: String, token: String? = nil) async throws {
         var http = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/zones/\(zone)/push")

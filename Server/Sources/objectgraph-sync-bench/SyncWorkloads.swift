@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import ObjectGraphSyncProtocol
 import SyncServer
 import Synchronization
@@ -15,6 +16,7 @@ enum SyncWorkloads {
         ] + pushLoad(target, clients: 16, pushes: 50, batchSize: 10)
             + pushLoad(target, clients: 64, pushes: 20, batchSize: 10)
             + [liveDelay(target, pushes: 100), readLargeRecords(target, records: 400, readers: 8)]
+            + [victimLatency(target, heavyClients: 8, heavyBatch: 1_000, pushes: 500)]
             // The client does not depend on the server's database: measured once, on SQLite.
             + (target.label == "SQLite" ? ClientWorkloads.make(target, moods: mutations * 10) : [])
     }
@@ -240,6 +242,78 @@ enum SyncWorkloads {
             }
     }
 
+    // MARK: Fair share
+
+    /// A user pushes one record at a time over HTTP, `pushes` times (100 a second), while another user's
+    /// `heavyClients` clients push batches of `heavyBatch` records without pause (waiting only
+    /// when the server asks them to): the victim's p99 latency, against the victim alone (the
+    /// plain side, so that the ratio is the slowdown one user's load causes another).
+    static func victimLatency(_ target: BenchTarget, heavyClients: Int, heavyBatch: Int, pushes: Int) -> SyncWorkload {
+        let zones = ZoneNames(prefix: "fair")
+        let victimIndex = 0, heavyIndex = 1
+        let prepare: @Sendable () async throws -> Void = { _ = try await target.clientToken(heavyIndex) }
+        /// The victim's pushes, one after the other: their latencies in milliseconds.
+        @Sendable func victim() async throws -> [Double] {
+            let token = try await target.clientToken(victimIndex)
+            let zone = zones.next()
+            var times: [Double] = []
+            for batch in Batches.creating(count: pushes, size: 1) {
+                let start = ContinuousClock.now
+                try await target.pushOverHTTP(batch, zone: zone, token: token)
+                times.append((ContinuousClock.now - start).milliseconds)
+                try await Task.sleep(until: start + .milliseconds(10))  // a user's pace, within the request rate
+            }
+            return times
+        }
+        // The heavy user's bodies, encoded before the run: its clients would be other machines,
+        // and encoding them here would take this process's cores from the server.
+        let bodies = Mutex<[[ByteBuffer]]>([])
+        let heavyPushesPerClient = 8
+        return SyncWorkload(
+            name: "sync: victim push p99 while another user pushes \(heavyClients) × \(heavyBatch) records (\(target.label))",
+            server: SyncContender(
+                prepare: {
+                    try await prepare()
+                    let encoded = try (0..<heavyClients).map { _ in
+                        try Batches.creating(count: heavyBatch * heavyPushesPerClient, size: heavyBatch).map {
+                            ByteBuffer(bytes: try JSONEncoder().encode($0))
+                        }
+                    }
+                    bodies.withLock { $0 = encoded }
+                },
+                run: {
+                    let token = try await target.clientToken(heavyIndex)
+                    let stop = StopSignal()
+                    let (started, didStart) = AsyncStream.makeStream(of: Void.self)
+                    let encoded = bodies.withLock { $0 }
+                    return try await withThrowingTaskGroup(of: [Double]?.self) { group in
+                        for client in 0..<heavyClients {
+                            group.addTask {
+                                var first = true
+                                while !stop.isSet {
+                                    // The same bodies again, to a new zone: new pushes, not replays.
+                                    let zone = zones.next()
+                                    for body in encoded[client] where !stop.isSet {
+                                        try await target.pushOverHTTPWaitingWhenAsked(body, zone: zone, token: token)
+                                        if first { didStart.yield() }
+                                        first = false
+                                    }
+                                }
+                                return nil
+                            }
+                        }
+                        // The heavy user's clients are all under way before the victim starts.
+                        var iterator = started.makeAsyncIterator()
+                        for _ in 0..<heavyClients { await iterator.next() }
+                        let times = try await victim()
+                        stop.set()
+                        try await group.waitForAll()
+                        return SyncWorkload.percentile(99, of: times)
+                    }
+                }),
+            plain: SyncContender(prepare: prepare, run: { SyncWorkload.percentile(99, of: try await victim()) }))
+    }
+
     // MARK: Live
 
     /// A client listens on its zone's live route while another pushes over HTTP, one push at a
@@ -310,4 +384,13 @@ final class ZoneNames: Sendable {
     func next() -> String {
         "\(prefix)-\(counter.withLock { $0 += 1; return $0 })"
     }
+}
+
+/// Tells tasks running in a loop to end it.
+final class StopSignal: Sendable {
+    private let state = Mutex(false)
+
+    var isSet: Bool { state.withLock { $0 } }
+
+    func set() { state.withLock { $0 = true } }
 }

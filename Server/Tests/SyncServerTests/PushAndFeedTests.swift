@@ -2,12 +2,57 @@ import Foundation
 import HTTPTypes
 import ObjectGraphSyncProtocol
 import SyncServer
+import Synchronization
 import Testing
 
 @Suite("Push and feed")
 struct PushAndFeedTests {
     let device = UUID()
     let otherDevice = UUID()
+
+    @Test(
+        "A large push, written in several steps so that other users' pushes go between them, is seen by readers whole or not at all",
+        arguments: Backend.available)
+    func largePushIsAtomicForReaders(_ backend: Backend) async throws {
+        let server = try await SyncTestServer(backend)
+        let token = try await server.addUser("alice")
+        let batch = 1_000, batches = 8
+        try await server.run { client in
+            let writerDone = Signal()
+            let writer = Task {
+                defer { writerDone.set() }
+                for _ in 0..<batches {
+                    try await client.pushApplied(
+                        "moods",
+                        PushRequest(
+                            clientID: UUID(),
+                            mutations: (1...batch).map {
+                                .upsert(Int64($0), entity: "Mood", id: UUID(), fields: ["n": .integer(Int64($0))])
+                            }),
+                        token: token)
+                }
+            }
+            // Read the whole feed again and again while the pushes go on: every read ends at a push's end.
+            let reader = HTTPSyncClient(port: client.port)
+            var reads = 0
+            while true {
+                let wasDone = writerDone.isSet
+                var cursor = FeedCursor.start, read = 0
+                while true {
+                    // A connection of its own: the test client's would wait for each push's answer.
+                    let page = try await reader.changes("moods", since: cursor, limit: batch, token: token)
+                    read += page.changes.count
+                    cursor = page.cursor
+                    if !page.hasMore { break }
+                }
+                reads += 1
+                try #require(read % batch == 0, "read \(reads) saw \(read) changes: part of a push")
+                if wasDone { break }
+            }
+            try await writer.value
+            #expect(try await client.allChanges("moods", token: token).changes.count == batch * batches)
+        }
+    }
 
     @Test("Pushed records come back from the feed in commit order, with versions and a cursor", arguments: Backend.available)
     func pushThenRead(_ backend: Backend) async throws {
@@ -306,4 +351,13 @@ struct PushAndFeedTests {
             }
         }
     }
+}
+
+/// A flag one task sets and another reads.
+final class Signal: Sendable {
+    private let state = Mutex(false)
+
+    var isSet: Bool { state.withLock { $0 } }
+
+    func set() { state.withLock { $0 = true } }
 }

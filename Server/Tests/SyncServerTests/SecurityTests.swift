@@ -477,6 +477,38 @@ struct RateLimitTests {
         }
     }
 
+    @Test(
+        "A user's pushes over the push cost budget get 429 with Retry-After and change nothing; mutations and body bytes both count; another user is not charged",
+        arguments: Backend.available)
+    func pushCostBudget(_ backend: Backend) async throws {
+        var server = try await SyncTestServer(backend)
+        // Units: one per mutation and one per KiB of body; none come back during the test.
+        server.configuration.rates = RateLimits(pushCost: .init(perSecond: 0.001, burst: 1_500))
+        let alice = try await server.addUser("alice")
+        let bob = try await server.addUser("bob")
+        @Sendable func many(_ count: Int) -> PushRequest {
+            PushRequest(clientID: UUID(), mutations: (1...count).map { .upsert(Int64($0), entity: "Mood", id: UUID(), fields: [:]) })
+        }
+        @Sendable func large(_ kibibytes: Int) -> PushRequest {
+            PushRequest(
+                clientID: UUID(),
+                mutations: (1...kibibytes / 200).map {
+                    .upsert(Int64($0), entity: "Note", id: UUID(), fields: ["text": .string(String(repeating: "x", count: 200 << 10))])
+                })
+        }
+        try await server.run { client in
+            try await client.pushApplied("moods", many(1_000), token: alice)  // about 1,030 of 1,500
+            // Three records but 600 KiB: admitted with units left, its cost puts Alice in debt.
+            try await client.pushApplied("notes", large(600), token: alice)
+            let refused = try await client.push("moods", many(1), token: alice)
+            #expect(refused.status == .tooManyRequests, "a push of one mutation once the budget is spent")
+            #expect(refused.error?.error == .tooManyRequests)
+            #expect(Int(refused.headers[.retryAfter] ?? "") ?? 0 >= 1)
+            #expect(try await client.allChanges("moods", token: alice).changes.count == 1_000, "nothing of the refused push")
+            try await client.pushApplied("moods", many(1_000), token: bob)
+        }
+    }
+
     @Test("A user's pushes beyond the concurrent limit get 429 before their body is read; another user's push goes through meanwhile")
     func concurrentPushes() async throws {
         var server = try await SyncTestServer(.sqlite)

@@ -61,7 +61,8 @@ struct SyncRoutes {
     private func push(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let user = try context.user()
         let zone = try context.zone()
-        // Counted in before the body is read: a user's pushes in parallel hold at most so many bodies.
+        // Counted in before the body is read: a user's pushes in parallel hold at most so many
+        // bodies, and a user whose budget is spent sends none.
         try server.guards.admitPush(of: user)
         defer { server.guards.pushEnded(of: user) }
         let maxBytes = server.configuration.limits.maxBodyBytes
@@ -71,13 +72,18 @@ struct SyncRoutes {
         } catch is NIOTooManyBytesError {
             throw SyncRequestError.tooLarge("A push body holds at most \(maxBytes) bytes.")
         }
-        let pushRequest: PushRequest
-        do {
-            pushRequest = try PushRequest(jsonBytes: Array(buffer: body))
-        } catch {
-            throw SyncRequestError.badRequest("The body is not a valid request: \(error)")
+        // The body is decoded in the user's turn too: however many pushes a user sends at once,
+        // they take one thread's worth of the server's work, not every thread.
+        let answer = try await server.guards.pushTurns.run(user.id) {
+            let pushRequest: PushRequest
+            do {
+                pushRequest = try PushRequest(jsonBytes: Array(buffer: body))
+            } catch {
+                throw SyncRequestError.badRequest("The body is not a valid request: \(error)")
+            }
+            server.guards.chargePush(of: user, mutations: pushRequest.mutations.count, bodyBytes: body.readableBytes)
+            return try await server.pushInTurn(pushRequest, zone: zone, user: user)
         }
-        let answer = try await server.push(pushRequest, zone: zone, user: user)
         var response = Self.json(answer.json)
         if answer.isReplay { response.headers[.replayed] = "true" }
         return response

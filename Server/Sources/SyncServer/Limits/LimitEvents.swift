@@ -12,6 +12,7 @@ final class LimitEvents: Sendable {
         case connectionLimit = "connection limit"
         case rateLimit = "request rate limit"
         case concurrentPushes = "concurrent pushes limit"
+        case pushCost = "push budget"
         case liveStreams = "live streams limit"
 
         /// The `limit` label of `objectgraph_limit_events_total`.
@@ -28,6 +29,7 @@ final class LimitEvents: Sendable {
             case .connectionLimit: "Stopped accepting connections: the connection limit is reached"
             case .rateLimit: "Refused a request over the user's request rate (429)"
             case .concurrentPushes: "Refused a push over the user's concurrent pushes (429)"
+            case .pushCost: "Refused a push of a user whose pushes spent their budget (429)"
             case .liveStreams: "Refused a live stream over its user's, its token's or the server's open streams (429)"
             }
         }

@@ -6,6 +6,10 @@ struct RequestGuards: Sendable {
     let userRequests: TokenBuckets<Int64>?
     let failedAuthentications: TokenBuckets<String>?
     let pushes: ConcurrencyGate<Int64>
+    /// What each user's pushes cost (mutations and KiB of body), against their budget.
+    let pushCost: TokenBuckets<Int64>?
+    /// Each user's turns to have a push applied.
+    let pushTurns: FairTurns<Int64>
     let liveStreamsPerUser: ConcurrencyGate<Int64>
     let liveStreamsPerToken: ConcurrencyGate<String>
     /// Every live stream of the server, under one key: they never take the reserved connections.
@@ -16,6 +20,8 @@ struct RequestGuards: Sendable {
         userRequests = limits.userRequests.map { TokenBuckets(rate: $0) }
         failedAuthentications = limits.failedAuthenticationsPerAddress.map { TokenBuckets(rate: $0) }
         pushes = ConcurrencyGate(limit: limits.concurrentPushesPerUser)
+        pushCost = limits.pushCost.map { TokenBuckets(rate: $0) }
+        pushTurns = FairTurns(limit: limits.pushesAppliedAtOncePerUser)
         liveStreamsPerUser = ConcurrencyGate(limit: limits.liveStreamsPerUser)
         liveStreamsPerToken = ConcurrencyGate(limit: limits.liveStreamsPerToken)
         liveStreams = ConcurrencyGate(limit: connections.liveStreamConnections)
@@ -43,8 +49,15 @@ struct RequestGuards: Sendable {
         _ = failedAuthentications?.take(address)
     }
 
-    /// Counts a push of `user` in, or refuses it; the caller counts it out with ``pushEnded(of:)``.
+    /// Counts a push of `user` in, or refuses it (the user has as many running as allowed, or
+    /// spent their push budget); the caller counts it out with ``pushEnded(of:)``.
     func admitPush(of user: SyncUser) throws(SyncRequestError) {
+        if let wait = pushCost?.wait(user.id) {
+            events.record(.pushCost)
+            throw .tooManyRequests(
+                retryAfter: wait,
+                "This user's pushes spent their budget (mutations and bytes per second); try again in \(Self.seconds(wait)) s.")
+        }
         guard pushes.enter(user.id) else {
             events.record(.concurrentPushes)
             throw .tooManyRequests(
@@ -54,6 +67,11 @@ struct RequestGuards: Sendable {
 
     func pushEnded(of user: SyncUser) {
         pushes.leave(user.id)
+    }
+
+    /// Charges a push of `user` its cost: one unit per mutation, one per KiB of body.
+    func chargePush(of user: SyncUser, mutations: Int, bodyBytes: Int) {
+        pushCost?.charge(user.id, cost: Double(mutations) + Double(bodyBytes) / 1024)
     }
 
     /// Counts a live stream of `user`'s, asked with `token`, in, or refuses it: neither a user

@@ -36,6 +36,26 @@ final class TokenBuckets<Key: Hashable & Sendable>: Sendable {
         }
     }
 
+    /// Takes `cost` tokens for `key` even when fewer are left: the bucket goes into debt, and
+    /// ``hasToken(_:now:)`` is false until the debt is paid back at the rate's pace.
+    func charge(_ key: Key, cost: Double, now: ContinuousClock.Instant = .now) {
+        buckets.withLock { buckets in
+            var bucket = refilled(buckets[key], now: now)
+            bucket.tokens -= cost
+            buckets[key] = bucket
+            if buckets.count > capacity { buckets = buckets.filter { refilled($0.value, now: now).tokens < Double(rate.burst) } }
+        }
+    }
+
+    /// The seconds until `key` has a token again; nil when it has one now.
+    func wait(_ key: Key, now: ContinuousClock.Instant = .now) -> Double? {
+        buckets.withLock { buckets in
+            let tokens = refilled(buckets[key], now: now).tokens
+            guard tokens < 1 else { return nil }
+            return rate.perSecond > 0 ? (1 - tokens) / rate.perSecond : .infinity
+        }
+    }
+
     /// Whether `key` has a token left, without taking it.
     func hasToken(_ key: Key, now: ContinuousClock.Instant = .now) -> Bool {
         buckets.withLock { refilled($0[key], now: now).tokens >= 1 }

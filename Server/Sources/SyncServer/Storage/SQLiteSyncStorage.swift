@@ -14,6 +14,8 @@ final class SQLiteSyncStorage: SyncStorage {
     /// with long feed reads would make a busy database look unreachable.
     let pingConnection: DatabaseQueue
     private let notifier: FeedNotifier
+    /// One push of a zone at a time, across the steps it is written in.
+    private let zoneTurns = FairTurns<ZoneKey>(limit: 1)
 
     /// Opens (or creates) the database file.
     init(path: String, notifier: FeedNotifier) throws {
@@ -157,78 +159,136 @@ final class SQLiteSyncStorage: SyncStorage {
     // MARK: Push
 
     func push(_ planner: PushPlanner, zone: String, owner: SyncUser, now: Int64) async throws -> PushDecision {
-        let outcome = try await pool.write { db -> PushDecision in
-            try db.execute(
-                sql: "INSERT INTO zones (owner_id, name) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                arguments: [owner.id, zone])
-            guard
-                let row = try Row.fetchOne(
-                    db, sql: "SELECT id, last_position FROM zones WHERE owner_id = ? AND name = ?",
-                    arguments: [owner.id, zone])
-            else { throw StorageFailure.missingZone(zone) }
-            let zoneID: Int64 = row[0]
-            let clientID = planner.request.clientID
-            let ledger = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT first_number, last_number, digest, result FROM client_ledger
-                    WHERE zone_id = ? AND client_id = ?
-                    """, arguments: [zoneID, clientID]
-            ).map { LedgerEntry(firstNumber: $0[0], lastNumber: $0[1], digest: $0[2], result: $0[3]) }
-            if let decided = try planner.checkLedger(ledger) { return decided }
-
-            var current: [UUID: RecordState] = [:]
-            // Without INDEXED BY, SQLite satisfies ORDER BY position with the primary key and
-            // scans the zone's whole feed backwards for each record: a push's cost would grow
-            // with the zone instead of with the batch.
-            let latest = try db.cachedStatement(
-                sql: """
-                    SELECT \(Self.entryColumns) FROM changes INDEXED BY changes_by_record
-                    WHERE zone_id = ? AND record_id = ? ORDER BY position DESC LIMIT 1
-                    """)
-            for id in planner.recordIDs {
-                // The arguments match the statement's two parameters: GRDB need not check them.
-                latest.setUncheckedArguments([zoneID, id])
-                if let entry = try Row.fetchOne(latest).map(Self.entry) {
-                    current[id] = entry.state
-                }
-            }
-            let outcome = try planner.plan(current: current, zoneID: zoneID, lastPosition: row[1], now: now)
-            guard case .apply(let plan) = outcome else { return outcome }
-
-            let insert = try db.cachedStatement(
-                sql: """
-                    INSERT INTO changes (zone_id, position, txn, record_id, entity, version, deleted, fields,
-                                         field_versions, committed_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """)
-            for entry in plan.entries {
-                try insert.execute(arguments: [
-                    zoneID, entry.position, entry.transaction, entry.state.id, entry.state.entity,
-                    entry.state.version, entry.state.deleted, entry.fieldsJSON, entry.fieldVersionsJSON,
-                    entry.committedAt
-                ])
-            }
-            try db.execute(
-                sql: "UPDATE zones SET last_position = ? WHERE id = ?", arguments: [plan.lastPosition, zoneID])
-            try db.execute(
-                sql: """
-                    INSERT INTO client_ledger (zone_id, client_id, first_number, last_number, digest, result)
-                    VALUES (?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (zone_id, client_id) DO UPDATE SET
-                        first_number = excluded.first_number, last_number = excluded.last_number,
-                        digest = excluded.digest, result = excluded.result
-                    """,
-                arguments: [
-                    zoneID, clientID, plan.ledger.firstNumber, plan.ledger.lastNumber, plan.ledger.digest,
-                    plan.ledger.result
-                ])
-            return outcome
-        }
+        let key = ZoneKey(ownerID: owner.id, name: zone)
+        // One push of a zone at a time: its steps count on the zone staying as its first one found it.
+        let outcome = try await zoneTurns.run(key) { try await self.applyInSteps(planner, zone: zone, owner: owner, now: now) }
         if case .apply(let plan) = outcome, !plan.entries.isEmpty {
-            notifier.publish(ZoneKey(ownerID: owner.id, name: zone), position: plan.lastPosition)
+            notifier.publish(key, position: plan.lastPosition)
         }
         return outcome
+    }
+
+    /// The most changes one write transaction of a push inserts: SQLite has one writer, and a
+    /// push of a thousand records written at once would make every other user's push wait for
+    /// it. Written in steps, it lets them go between two steps; readers see none of it until the
+    /// last step moves the zone's head past it (every read stops at the head).
+    static let changesPerStep = 100
+
+    private func applyInSteps(_ planner: PushPlanner, zone: String, owner: SyncUser, now: Int64) async throws -> PushDecision {
+        let clientID = planner.request.clientID
+        let small = planner.recordIDs.count <= Self.changesPerStep
+        // A small push is planned and written in one transaction. A large one is planned from a
+        // snapshot, which holds no lock (the zone's turn keeps its other pushes out meanwhile),
+        // and written in steps.
+        let (outcome, zoneID): (PushDecision, Int64)
+        if small {
+            (outcome, zoneID) = try await pool.write { db in
+                let zone = try Self.zoneForPush(zone, owner: owner, db)
+                let outcome = try Self.plan(planner, zoneID: zone.id, lastPosition: zone.lastPosition, now: now, db)
+                if case .apply(let plan) = outcome {
+                    try Self.insert(plan.entries[...], zoneID: zone.id, db)
+                    try Self.publish(plan, zoneID: zone.id, clientID: clientID, db)
+                }
+                return (outcome, zone.id)
+            }
+            return outcome
+        }
+        let zone = try await pool.write { db in try Self.zoneForPush(zone, owner: owner, db) }
+        zoneID = zone.id
+        outcome = try await pool.read { db in
+            try Self.plan(planner, zoneID: zone.id, lastPosition: zone.lastPosition, now: now, db)
+        }
+        guard case .apply(let plan) = outcome else { return outcome }
+        var rest = plan.entries[...]
+        while !rest.isEmpty {
+            let step = rest.prefix(Self.changesPerStep)
+            rest = rest.dropFirst(step.count)
+            let isLast = rest.isEmpty
+            try await pool.write { db in
+                try Self.insert(step, zoneID: zoneID, db)
+                if isLast { try Self.publish(plan, zoneID: zoneID, clientID: clientID, db) }
+            }
+        }
+        return outcome
+    }
+
+    /// The zone a push goes to, created when it is the first, cleared of the steps of a push that
+    /// never took its last one (the process stopped: nobody saw them).
+    private static func zoneForPush(_ zone: String, owner: SyncUser, _ db: Database) throws -> (id: Int64, lastPosition: Int64) {
+        try db.execute(
+            sql: "INSERT INTO zones (owner_id, name) VALUES (?, ?) ON CONFLICT DO NOTHING", arguments: [owner.id, zone])
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT id, last_position FROM zones WHERE owner_id = ? AND name = ?", arguments: [owner.id, zone])
+        else { throw StorageFailure.missingZone(zone) }
+        let zoneID: Int64 = row[0], lastPosition: Int64 = row[1]
+        try db.execute(sql: "DELETE FROM changes WHERE zone_id = ? AND position > ?", arguments: [zoneID, lastPosition])
+        return (zoneID, lastPosition)
+    }
+
+    /// What the push does, from the client's ledger and the current state of its records.
+    private static func plan(
+        _ planner: PushPlanner, zoneID: Int64, lastPosition: Int64, now: Int64, _ db: Database
+    ) throws -> PushDecision {
+        let ledger = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT first_number, last_number, digest, result FROM client_ledger
+                WHERE zone_id = ? AND client_id = ?
+                """, arguments: [zoneID, planner.request.clientID]
+        ).map { LedgerEntry(firstNumber: $0[0], lastNumber: $0[1], digest: $0[2], result: $0[3]) }
+        if let decided = try planner.checkLedger(ledger) { return decided }
+
+        var current: [UUID: RecordState] = [:]
+        // Without INDEXED BY, SQLite satisfies ORDER BY position with the primary key and
+        // scans the zone's whole feed backwards for each record: a push's cost would grow
+        // with the zone instead of with the batch.
+        let latest = try db.cachedStatement(
+            sql: """
+                SELECT \(Self.entryColumns) FROM changes INDEXED BY changes_by_record
+                WHERE zone_id = ? AND record_id = ? ORDER BY position DESC LIMIT 1
+                """)
+        for id in planner.recordIDs {
+            // The arguments match the statement's two parameters: GRDB need not check them.
+            latest.setUncheckedArguments([zoneID, id])
+            if let entry = try Row.fetchOne(latest).map(Self.entry) {
+                current[id] = entry.state
+            }
+        }
+        return try planner.plan(current: current, zoneID: zoneID, lastPosition: lastPosition, now: now)
+    }
+
+    private static func insert(_ entries: ArraySlice<FeedEntry>, zoneID: Int64, _ db: Database) throws {
+        let insert = try db.cachedStatement(
+            sql: """
+                INSERT INTO changes (zone_id, position, txn, record_id, entity, version, deleted, fields,
+                                     field_versions, committed_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        for entry in entries {
+            try insert.execute(arguments: [
+                zoneID, entry.position, entry.transaction, entry.state.id, entry.state.entity,
+                entry.state.version, entry.state.deleted, entry.fieldsJSON, entry.fieldVersionsJSON,
+                entry.committedAt
+            ])
+        }
+    }
+
+    /// The push's last step: the zone's head moves past its changes, and its client's ledger
+    /// records it, in one transaction.
+    private static func publish(_ plan: PushPlan, zoneID: Int64, clientID: UUID, _ db: Database) throws {
+        try db.execute(sql: "UPDATE zones SET last_position = ? WHERE id = ?", arguments: [plan.lastPosition, zoneID])
+        try db.execute(
+            sql: """
+                INSERT INTO client_ledger (zone_id, client_id, first_number, last_number, digest, result)
+                VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (zone_id, client_id) DO UPDATE SET
+                    first_number = excluded.first_number, last_number = excluded.last_number,
+                    digest = excluded.digest, result = excluded.result
+                """,
+            arguments: [
+                zoneID, clientID, plan.ledger.firstNumber, plan.ledger.lastNumber, plan.ledger.digest, plan.ledger.result
+            ])
     }
 
     // MARK: Feed
@@ -248,9 +308,9 @@ final class SQLiteSyncStorage: SyncStorage {
             let entries = try Row.fetchCursor(
                 db,
                 sql: """
-                    SELECT \(Self.changeColumns) FROM changes WHERE zone_id = ? AND position > ?
+                    SELECT \(Self.changeColumns) FROM changes WHERE zone_id = ? AND position > ? AND position <= ?
                     ORDER BY position LIMIT ?
-                    """, arguments: [zoneID, since.position, paging.limit + 1])
+                    """, arguments: [zoneID, since.position, head.lastPosition, paging.limit + 1])
             while let row = try entries.next() {
                 guard reader.add(Self.change(row)) else { break }
             }
@@ -259,8 +319,8 @@ final class SQLiteSyncStorage: SyncStorage {
                     db,
                     sql: """
                         SELECT \(Self.changeColumns) FROM changes WHERE zone_id = ? AND txn = ? AND position > ?
-                        ORDER BY position
-                        """, arguments: [zoneID, rest.transaction, rest.after])
+                        AND position <= ? ORDER BY position
+                        """, arguments: [zoneID, rest.transaction, rest.after, head.lastPosition])
                 while let row = try entries.next() { _ = reader.add(Self.change(row)) }
             }
             return head.read(reader.page, hasMore: reader.hasMore, since: since)
@@ -283,19 +343,25 @@ final class SQLiteSyncStorage: SyncStorage {
             // A client whose cursor is before a purged tombstone could miss a deletion: such
             // cursors are refused from now on (410). Superseded entries are safe to drop: the
             // entry that superseded them comes later in the feed.
+            // Only what the feed shows counts: the steps of a push not yet published are none of it.
             try db.execute(
                 sql: """
                     UPDATE zones SET purged_through = MAX(purged_through, (
                         SELECT MAX(position) FROM changes
-                        WHERE changes.zone_id = zones.id AND deleted AND committed_at < ?))
+                        WHERE changes.zone_id = zones.id AND deleted AND committed_at < ?
+                        AND position <= zones.last_position))
                     WHERE EXISTS (
-                        SELECT 1 FROM changes WHERE changes.zone_id = zones.id AND deleted AND committed_at < ?)
+                        SELECT 1 FROM changes WHERE changes.zone_id = zones.id AND deleted AND committed_at < ?
+                        AND position <= zones.last_position)
                     """, arguments: [time, time])
             try db.execute(
                 sql: """
-                    DELETE FROM changes WHERE committed_at < ? AND (deleted OR EXISTS (
+                    DELETE FROM changes WHERE committed_at < ?
+                    AND position <= (SELECT last_position FROM zones WHERE zones.id = changes.zone_id)
+                    AND (deleted OR EXISTS (
                         SELECT 1 FROM changes AS later WHERE later.zone_id = changes.zone_id
-                        AND later.record_id = changes.record_id AND later.position > changes.position))
+                        AND later.record_id = changes.record_id AND later.position > changes.position
+                        AND later.position <= (SELECT last_position FROM zones WHERE zones.id = later.zone_id)))
                     """, arguments: [time])
             return db.changesCount
         }
