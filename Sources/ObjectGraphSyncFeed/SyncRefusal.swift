@@ -7,7 +7,7 @@ public import ObjectGraphSyncProtocol
 /// turns it into its HTTP answer, an in-memory server into the error the client would read from
 /// that answer.
 public struct SyncRefusal: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The HTTP status code of the answer (400, 404, 410, 413).
+    /// The HTTP status code of the answer (400, 403, 404, 409, 410, 413).
     public var status: Int
     /// The answer's body: a code and a message naming the mutation, entity, record or field at fault.
     public var body: SyncErrorBody
@@ -33,6 +33,11 @@ public struct SyncRefusal: Error, Sendable, Equatable, CustomStringConvertible {
     /// 413: the request, or a record it would make, is over a limit.
     public static func tooLarge(_ message: String) -> SyncRefusal {
         SyncRefusal(status: 413, body: SyncErrorBody(error: .tooLarge, message: message))
+    }
+
+    /// 403: the push would take the user past a quota of the server (zones, stored bytes).
+    public static func quotaExceeded(_ message: String) -> SyncRefusal {
+        SyncRefusal(status: 403, body: SyncErrorBody(error: .quotaExceeded, message: message))
     }
 
     /// 410: the cursor cannot be read from; the client drops the zone's synced data and reads it

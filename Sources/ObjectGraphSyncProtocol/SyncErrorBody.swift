@@ -42,6 +42,10 @@ public struct SyncErrorBody: Sendable, Hashable, Codable {
         /// The user, or the address, is over the server's request rate or concurrent pushes:
         /// nothing was done; try again after the answer's `Retry-After` seconds.
         public static let tooManyRequests = Code(rawValue: "tooManyRequests")
+        /// The push would take the user past a quota of the server (zones, stored bytes): nothing
+        /// was applied, and sending it again is refused alike until the operator raises the quota
+        /// or the user's data shrinks.
+        public static let quotaExceeded = Code(rawValue: "quotaExceeded")
         /// The route does not take this method (the answer's `Allow` says which it takes).
         public static let methodNotAllowed = Code(rawValue: "methodNotAllowed")
         /// The server cannot reach its database now: nothing was changed; try again after the
@@ -53,7 +57,7 @@ public struct SyncErrorBody: Sendable, Hashable, Codable {
         /// Every code this version knows.
         public static let allCases: [Code] = [
             .badRequest, .unauthorized, .notFound, .tooLarge, .conflict, .mutationNumberUsed, .mustRefetch, .tooManyRequests,
-            .methodNotAllowed, .unavailable, .internalError
+            .quotaExceeded, .methodNotAllowed, .unavailable, .internalError
         ]
     }
 

@@ -33,7 +33,8 @@ extension SyncServer {
             let limits = configuration.limits
             try request.validate(against: limits)
             outcome = try await storage.push(
-                PushPlanner(request: request, limits: limits), zone: zone, owner: user, now: Date().millisecondsSince1970)
+                PushPlanner(request: request, limits: limits), zone: zone, owner: user, quotas: configuration.quotas,
+                now: Date().millisecondsSince1970)
         } catch {
             metrics.push(.refused, mutations: 0, duration: ContinuousClock.now - start)
             throw Self.requestError(error)

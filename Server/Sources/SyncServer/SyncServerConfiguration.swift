@@ -45,6 +45,8 @@ public struct SyncServerConfiguration: Sendable {
     /// (or `Forwarded`) names, so that the limits per address fall on the client, not on the proxy
     /// every client shares. Empty: the connection's peer is the client, and the headers are ignored.
     public var trustedProxies: [AddressRange] = []
+    /// What one user may keep on the server: zones and stored bytes.
+    public var quotas = Quotas()
     /// How often the server pings the database to know whether it answers (requests fail at once
     /// while it does not); `/ready` answers from the last ping when it is this recent.
     public var databaseWatchInterval: Duration = .seconds(1)

@@ -22,7 +22,7 @@ struct User: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Lists the users and their tokens: IDs and dates, never a token's secret.")
+            abstract: "Lists the users, what they use (zones, stored bytes) and their tokens: IDs and dates, never a token's secret.")
 
         @OptionGroup var database: DatabaseOptions
 
@@ -33,6 +33,8 @@ struct User: AsyncParsableCommand {
             let now = Date()
             for record in users {
                 print("\(record.user.name) (user \(record.user.id), added \(Self.format(record.created)))")
+                let zones = record.zones == 1 ? "1 zone" : "\(record.zones) zones"
+                print("  uses \(zones), \(record.storedBytes.formatted(.byteCount(style: .file))) (\(record.storedBytes) bytes)")
                 if record.tokens.isEmpty { print("  no token") }
                 for token in record.tokens {
                     let state =

@@ -19,6 +19,7 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup(title: "Connections") var connections: ConnectionOptions
     @OptionGroup(title: "Rates") var rates: RateOptions
     @OptionGroup(title: "Live streams") var live: LiveOptions
+    @OptionGroup(title: "Quotas") var quotas: QuotaOptions
     @OptionGroup(title: "Operations") var operations: OperationOptions
 
     func run() async throws {
@@ -35,6 +36,7 @@ struct Serve: AsyncParsableCommand {
             databaseTimeout: .seconds(operations.databaseTimeout), readinessTimeout: .seconds(operations.readinessTimeout),
             metricsToken: try operations.metricsToken(), corsOrigins: operations.corsOrigins)
         configuration.trustedProxies = try operations.trustedProxies()
+        configuration.quotas = quotas.quotas
         let server = try SyncServer(configuration: configuration, logger: logger)
         logger.info("Serving \(configuration.database) on \(configuration.tls == nil ? "http" : "https")://\(host):\(port)")
         try await server.application().runService()
@@ -102,7 +104,11 @@ struct ConnectionOptions: ParsableArguments {
 struct RateOptions: ParsableArguments {
     @Option(help: "Requests a user may make per second on average (0: no limit).") var userRate: Double = 200
     @Option(help: "Requests a user may make at once above the average.") var userBurst = 400
-    @Option(help: "Pushes of one user run at once.") var concurrentPushesPerUser = 8
+    @Option(help: "Pushes of one user taken at once (more get 429).") var concurrentPushesPerUser = 8
+    @Option(help: "Pushes of one user applied at once (the others wait their turn).") var pushesAppliedAtOncePerUser = 1
+    @Option(help: "Push units (one per mutation, one per KiB of body) a user may spend per second on average (0: no budget).")
+    var pushBudgetRate: Double = 20_000
+    @Option(help: "Push units a user may spend at once above the average.") var pushBudgetBurst = 250_000
     @Option(help: "Live streams one user may hold open at once.") var liveStreamsPerUser = 32
     @Option(help: "Live streams one token may hold open at once.") var liveStreamsPerToken = 16
     @Option(help: "Requests per second an address may make with tokens that fail (0: no limit).")
@@ -112,18 +118,37 @@ struct RateOptions: ParsableArguments {
     var limits: RateLimits {
         RateLimits(
             userRequests: userRate > 0 ? .init(perSecond: userRate, burst: userBurst) : nil,
-            concurrentPushesPerUser: concurrentPushesPerUser, liveStreamsPerUser: liveStreamsPerUser,
+            concurrentPushesPerUser: concurrentPushesPerUser, pushesAppliedAtOncePerUser: pushesAppliedAtOncePerUser,
+            pushCost: pushBudgetRate > 0 ? .init(perSecond: pushBudgetRate, burst: pushBudgetBurst) : nil,
+            liveStreamsPerUser: liveStreamsPerUser,
             liveStreamsPerToken: liveStreamsPerToken,
             failedAuthenticationsPerAddress: failedAuthenticationRate > 0
                 ? .init(perSecond: failedAuthenticationRate, burst: failedAuthenticationBurst) : nil)
     }
 
     func validate() throws {
-        if userRate < 0 || failedAuthenticationRate < 0 { throw ValidationError("Rates are 0 or more per second.") }
-        if userBurst < 1 || failedAuthenticationBurst < 1 { throw ValidationError("Bursts are 1 or more.") }
+        if userRate < 0 || failedAuthenticationRate < 0 || pushBudgetRate < 0 { throw ValidationError("Rates are 0 or more per second.") }
+        if userBurst < 1 || failedAuthenticationBurst < 1 || pushBudgetBurst < 1 { throw ValidationError("Bursts are 1 or more.") }
+        if pushesAppliedAtOncePerUser < 1 { throw ValidationError("--pushes-applied-at-once-per-user must be 1 or more.") }
         if concurrentPushesPerUser < 1 { throw ValidationError("--concurrent-pushes-per-user must be 1 or more.") }
         if liveStreamsPerUser < 1 { throw ValidationError("--live-streams-per-user must be 1 or more.") }
         if liveStreamsPerToken < 1 { throw ValidationError("--live-streams-per-token must be 1 or more.") }
+    }
+}
+
+struct QuotaOptions: ParsableArguments {
+    @Option(help: "Zones one user may have (0: no quota).") var maxZonesPerUser = Quotas().zonesPerUser ?? 0
+    @Option(help: "Bytes one user's zones may hold: fields as stored, 64 per entry for the rest (0: no quota).")
+    var maxStoredBytesPerUser = Quotas().storedBytesPerUser ?? 0
+
+    var quotas: Quotas {
+        Quotas(
+            zonesPerUser: maxZonesPerUser > 0 ? maxZonesPerUser : nil,
+            storedBytesPerUser: maxStoredBytesPerUser > 0 ? maxStoredBytesPerUser : nil)
+    }
+
+    func validate() throws {
+        if maxZonesPerUser < 0 || maxStoredBytesPerUser < 0 { throw ValidationError("Quotas are 0 (none) or more.") }
     }
 }
 

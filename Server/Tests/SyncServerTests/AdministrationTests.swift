@@ -64,6 +64,7 @@ struct AdministrationTests {
         }
         let listed = try await ServerProcess.run(["user", "list", "--database", database])
         #expect(listed.contains("token 1: created") && !listed.contains(token), "\(listed)")
+        #expect(listed.contains("uses 0 zones, "), "what the user uses: reading an unknown zone creates none")
         _ = try await ServerProcess.run(["token", "revoke", "1", "--database", database])
         for instance in instances {
             await #expect(throws: TestFailure.self, "instance \(instance.port) refuses it") {

@@ -708,3 +708,68 @@ struct LiveStreamAttempt {
         return refusal.code == .unreachable && refusal.reason?.contains("429") == true
     }
 }
+
+@Suite("Quotas: what one user may keep")
+struct QuotaTests {
+    @Test(
+        "A push that would give a user one zone more than the quota gets 403 quotaExceeded and creates nothing; the user's zones go on",
+        arguments: Backend.available)
+    func zonesPerUser(_ backend: Backend) async throws {
+        var server = try await SyncTestServer(backend)
+        server.configuration.quotas = Quotas(zonesPerUser: 2, storedBytesPerUser: nil)
+        let alice = try await server.addUser("alice")
+        let bob = try await server.addUser("bob")
+        try await server.run { client in
+            @Sendable func one() -> PushRequest { PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])) }
+            try await client.pushApplied("a", one(), token: alice)
+            try await client.pushApplied("b", one(), token: alice)
+            let refused = try await client.push("c", one(), token: alice)
+            #expect(refused.status == .forbidden)
+            #expect(refused.error?.error == .quotaExceeded)
+            #expect(refused.error?.message.contains("alice") == true, "\(refused.text)")
+            try await client.pushApplied("a", one(), token: alice)
+            try await client.pushApplied("c", one(), token: bob)  // another user's zones are theirs
+            let alices = try #require(try await client.server.users().first { $0.user.name == "alice" })
+            #expect(alices.zones == 2, "the refused zone was not created")
+        }
+    }
+
+    @Test(
+        "A push past the stored bytes quota gets 403 quotaExceeded and changes nothing; deletions still go through, and the purge gives the bytes back",
+        arguments: Backend.available)
+    func storedBytesPerUser(_ backend: Backend) async throws {
+        var server = try await SyncTestServer(backend)
+        server.configuration.quotas = Quotas(zonesPerUser: nil, storedBytesPerUser: 20_000)
+        let alice = try await server.addUser("alice")
+        let device = UUID()
+        let ids = (0..<4).map { _ in UUID() }
+        let text = JSONValue.string(String(repeating: "é", count: 2_500))  // 5,000 bytes of UTF-8
+        try await server.run { client in
+            func used() async throws -> Int64 {
+                try #require(try await client.server.users().first { $0.user.name == "alice" }).storedBytes
+            }
+            for (index, id) in ids.prefix(3).enumerated() {
+                try await client.pushApplied(
+                    "notes", PushRequest(device, .upsert(Int64(index + 1), entity: "Note", id: id, fields: ["text": text])), token: alice)
+            }
+            let afterThree = try await used()
+            #expect(afterThree > 15_000 && afterThree <= 16_000, "\(afterThree) bytes for three records of 5,000 bytes")
+            let refused = try await client.push(
+                "notes", PushRequest(device, .upsert(4, entity: "Note", id: ids[3], fields: ["text": text])), token: alice)
+            #expect(refused.status == .forbidden)
+            #expect(refused.error?.error == .quotaExceeded)
+            #expect(try await client.allChanges("notes", token: alice).changes.count == 3, "nothing of the refused push")
+            #expect(try await used() == afterThree)
+
+            // Deletions free space: never refused for the quota.
+            try await client.pushApplied(
+                "notes", PushRequest(device, .delete(4, entity: "Note", id: ids[0], baseVersion: 1)), token: alice)
+            #expect(try await used() > afterThree, "the tombstone is kept until the horizon")
+            let later = Date().addingTimeInterval(31 * 24 * 3600)
+            #expect(try await client.server.purgeExpiredTombstones(now: later) == 2, "the record's entry and its tombstone")
+            #expect(try await used() == afterThree / 3 * 2, "the purge gave the deleted record's bytes back")
+            try await client.pushApplied(
+                "notes", PushRequest(device, .upsert(5, entity: "Note", id: ids[3], fields: ["text": text])), token: alice)
+        }
+    }
+}

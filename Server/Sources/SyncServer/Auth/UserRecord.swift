@@ -32,11 +32,17 @@ public struct UserRecord: Sendable, Hashable {
     public var created: Date
     /// The user's tokens, oldest first.
     public var tokens: [Token]
+    /// How many zones the user has (see ``Quotas/zonesPerUser``).
+    public var zones: Int
+    /// The bytes the user's zones hold, as ``Quotas/storedBytesPerUser`` counts them.
+    public var storedBytes: Int64
 
-    public init(user: SyncUser, created: Date, tokens: [Token]) {
+    public init(user: SyncUser, created: Date, tokens: [Token], zones: Int = 0, storedBytes: Int64 = 0) {
         self.user = user
         self.created = created
         self.tokens = tokens
+        self.zones = zones
+        self.storedBytes = storedBytes
     }
 }
 
@@ -48,13 +54,24 @@ extension Date {
 }
 
 extension UserRecord {
-    /// Users from rows of a user joined with each of their tokens (none for a user without one),
-    /// in the rows' order.
-    static func grouped(_ rows: [(user: SyncUser, created: Int64, token: Token?)]) -> [UserRecord] {
+    /// A row of a user joined with one of their tokens (none for a user without one).
+    struct Row {
+        var user: SyncUser
+        var created: Int64
+        var zones: Int64
+        var storedBytes: Int64
+        var token: Token?
+    }
+
+    /// Users from rows of a user joined with each of their tokens, in the rows' order.
+    static func grouped(_ rows: [Row]) -> [UserRecord] {
         var records: [UserRecord] = []
         for row in rows {
             if records.last?.user != row.user {
-                records.append(UserRecord(user: row.user, created: Date(millisecondsSince1970: row.created), tokens: []))
+                records.append(
+                    UserRecord(
+                        user: row.user, created: Date(millisecondsSince1970: row.created), tokens: [], zones: Int(row.zones),
+                        storedBytes: row.storedBytes))
             }
             if let token = row.token { records[records.count - 1].tokens.append(token) }
         }

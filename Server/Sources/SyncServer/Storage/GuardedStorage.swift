@@ -58,8 +58,8 @@ struct GuardedStorage: SyncStorage {
     func users() async throws -> [UserRecord] { try await base.users() }
     func revokeToken(id: Int64, now: Int64) async throws { try await base.revokeToken(id: id, now: now) }
 
-    func push(_ planner: PushPlanner, zone: String, owner: SyncUser, now: Int64) async throws -> PushDecision {
-        try await run { try await base.push(planner, zone: zone, owner: owner, now: now) }
+    func push(_ planner: PushPlanner, zone: String, owner: SyncUser, quotas: Quotas, now: Int64) async throws -> PushDecision {
+        try await run { try await base.push(planner, zone: zone, owner: owner, quotas: quotas, now: now) }
     }
     func changes(zone: String, owner: SyncUser, since: FeedCursor, paging: FeedPaging) async throws -> FeedRead {
         try await run { try await base.changes(zone: zone, owner: owner, since: since, paging: paging) }

@@ -7,14 +7,16 @@ import PostgresNIO
 // in its transaction, and parsing and planning them again each time was a fifth of its time.
 
 /// Takes the zone's lock (creating the zone on its first push): `DO UPDATE` locks the row, as
-/// `SELECT … FOR UPDATE` would, until commit.
+/// `SELECT … FOR UPDATE` would, until commit. The last column says whether the row is new (a row
+/// this transaction inserted has no `xmax`), and then how many zones its owner has with it.
 struct LockZoneStatement: PostgresPreparedStatement {
     static let sql = """
         INSERT INTO zones (owner_id, name) VALUES ($1, $2)
         ON CONFLICT (owner_id, name) DO UPDATE SET name = excluded.name
-        RETURNING id, last_position
+        RETURNING id, last_position,
+            CASE WHEN xmax = 0 THEN (SELECT count(*) FROM zones WHERE owner_id = $1) + 1 END
         """
-    typealias Row = (Int64, Int64)
+    typealias Row = (Int64, Int64, Int64?)
 
     var ownerID: Int64
     var zone: String
@@ -64,10 +66,11 @@ struct ReadLockedStatement: PostgresPreparedStatement {
     }
 }
 
-/// Everything a push writes: its entries, the zone's head, the client's ledger, and the
-/// notification every listening instance receives when (and only if) the transaction commits.
-/// A push may append nothing (a deletion of what is already deleted): then only the ledger
-/// changes, and no one is notified.
+/// Everything a push writes: its entries, the zone's head, the client's ledger, its user's stored
+/// bytes (the row answers their new total, which the caller checks against the quota before the
+/// commit), and the notification every listening instance receives when (and only if) the
+/// transaction commits. A push may append nothing (a deletion of what is already deleted): then
+/// only the ledger changes, and no one is notified.
 struct WritePushStatement: PostgresPreparedStatement {
     static let sql = """
         WITH appended AS (
@@ -82,10 +85,12 @@ struct WritePushStatement: PostgresPreparedStatement {
             VALUES ($1, $12, $13, $14, $15, $16)
             ON CONFLICT (zone_id, client_id) DO UPDATE SET
                 first_number = excluded.first_number, last_number = excluded.last_number,
-                digest = excluded.digest, result = excluded.result)
-        SELECT pg_notify($17, $18) WHERE cardinality($4::bigint[]) > 0
+                digest = excluded.digest, result = excluded.result),
+        notified AS (SELECT pg_notify($17, $18) WHERE cardinality($4::bigint[]) > 0),
+        used AS (UPDATE users SET stored_bytes = stored_bytes + $19 WHERE id = $20 RETURNING stored_bytes)
+        SELECT stored_bytes, (SELECT count(*) FROM notified) FROM used
         """
-    typealias Row = Void
+    typealias Row = (Int64, Int64)
 
     var zoneID: Int64
     var clientID: UUID
@@ -93,10 +98,12 @@ struct WritePushStatement: PostgresPreparedStatement {
     var now: Int64
     var channel: String
     var payload: String
+    var addedBytes: Int64
+    var ownerID: Int64
 
     func makeBindings() throws -> PostgresBindings {
         let entries = plan.entries
-        var bindings = PostgresBindings(capacity: 18)
+        var bindings = PostgresBindings(capacity: 20)
         bindings.append(zoneID)
         bindings.append(entries.first?.transaction ?? 0)
         bindings.append(now)
@@ -115,8 +122,12 @@ struct WritePushStatement: PostgresPreparedStatement {
         bindings.append(plan.ledger.result)
         bindings.append(channel)
         bindings.append(payload)
+        bindings.append(addedBytes)
+        bindings.append(ownerID)
         return bindings
     }
 
-    func decodeRow(_ row: PostgresRow) throws -> Row {}
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        try row.decode(Row.self)
+    }
 }

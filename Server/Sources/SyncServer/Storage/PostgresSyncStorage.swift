@@ -120,7 +120,22 @@ final class PostgresSyncStorage: SyncStorage {
     }
 
     /// The schema's versions, each the statements that bring the one before it up to date.
-    private static let migrations = [version1, version2, version3]
+    private static let migrations = [version1, version2, version3, version4]
+
+    /// An entry's bytes as ``Quotas/storedBytesPerUser`` counts them.
+    static let storedBytesSQL = "octet_length(fields) + octet_length(field_versions) + \(Quotas.entryOverhead)"
+
+    /// What each user keeps, for the quotas: counted once from the feeds, then kept up to date by
+    /// every push and purge.
+    private static let version4 = [
+        "ALTER TABLE users ADD COLUMN stored_bytes BIGINT NOT NULL DEFAULT 0",
+        """
+        UPDATE users SET stored_bytes = used.bytes
+        FROM (SELECT zones.owner_id, SUM(\(storedBytesSQL)) AS bytes FROM changes
+              JOIN zones ON zones.id = changes.zone_id GROUP BY zones.owner_id) AS used
+        WHERE users.id = used.owner_id
+        """
+    ]
 
     /// Tokens get an ID (what `user list` shows and `token revoke` takes), an expiry and a
     /// revocation date.
@@ -204,12 +219,13 @@ final class PostgresSyncStorage: SyncStorage {
     func users() async throws -> [UserRecord] {
         let rows = try await runningClient().query(
             """
-            SELECT users.id, users.name, users.created_at, tokens.id, tokens.created_at, tokens.expires_at, tokens.revoked_at
+            SELECT users.id, users.name, users.created_at, tokens.id, tokens.created_at, tokens.expires_at, tokens.revoked_at,
+                   users.stored_bytes, (SELECT count(*) FROM zones WHERE zones.owner_id = users.id)
             FROM users LEFT JOIN tokens ON tokens.user_id = users.id ORDER BY users.name, tokens.id
             """, logger: logger)
-        var grouped: [(user: SyncUser, created: Int64, token: UserRecord.Token?)] = []
-        for try await (userID, name, userCreated, tokenID, created, expires, revoked)
-            in rows.decode((Int64, String, Int64, Int64?, Int64?, Int64?, Int64?).self)
+        var grouped: [UserRecord.Row] = []
+        for try await (userID, name, userCreated, tokenID, created, expires, revoked, storedBytes, zones)
+            in rows.decode((Int64, String, Int64, Int64?, Int64?, Int64?, Int64?, Int64, Int64).self)
         {
             var token: UserRecord.Token?
             if let tokenID {
@@ -218,7 +234,10 @@ final class PostgresSyncStorage: SyncStorage {
                     id: tokenID, created: Date(millisecondsSince1970: created),
                     expires: expires.map(Date.init(millisecondsSince1970:)), revoked: revoked.map(Date.init(millisecondsSince1970:)))
             }
-            grouped.append((SyncUser(id: userID, name: name), userCreated, token))
+            grouped.append(
+                UserRecord.Row(
+                    user: SyncUser(id: userID, name: name), created: userCreated, zones: zones, storedBytes: storedBytes,
+                    token: token))
         }
         return UserRecord.grouped(grouped)
     }
@@ -232,7 +251,7 @@ final class PostgresSyncStorage: SyncStorage {
 
     // MARK: Push
 
-    func push(_ planner: PushPlanner, zone: String, owner: SyncUser, now: Int64) async throws -> PushDecision {
+    func push(_ planner: PushPlanner, zone: String, owner: SyncUser, quotas: Quotas, now: Int64) async throws -> PushDecision {
         let logger = logger
         // Three round trips between BEGIN and COMMIT (the statements are in
         // `PostgresPushStatements.swift`). The ledger and the records' states are read in the
@@ -241,13 +260,14 @@ final class PostgresSyncStorage: SyncStorage {
         // batch sent again would then conflict with itself instead of being a replay).
         return try await transaction { connection in
             let clientID = planner.request.clientID
-            var locked: (zoneID: Int64, lastPosition: Int64)?
+            var locked: (zoneID: Int64, lastPosition: Int64, zonesWithIt: Int64?)?
             for try await row in try await connection.execute(
                 LockZoneStatement(ownerID: owner.id, zone: zone), logger: logger)
             {
                 locked = row
             }
-            guard let (zoneID, lastPosition) = locked else { throw StorageFailure.missingZone(zone) }
+            guard let (zoneID, lastPosition, zonesWithIt) = locked else { throw StorageFailure.missingZone(zone) }
+            if let zonesWithIt { try quotas.checkZones(Int(zonesWithIt), adding: zone, user: owner) }
 
             var ledger: LedgerEntry?
             var current: [UUID: RecordState] = [:]
@@ -268,10 +288,19 @@ final class PostgresSyncStorage: SyncStorage {
             guard case .apply(let plan) = outcome else { return outcome }
 
             let payload = PostgresFeedListener.payload(ZoneKey(ownerID: owner.id, name: zone), position: plan.lastPosition)
-            _ = try await connection.execute(
+            let added = Quotas.storedBytes(of: plan.entries)
+            var used: Int64?
+            for try await (total, _) in try await connection.execute(
                 WritePushStatement(
-                    zoneID: zoneID, clientID: clientID, plan: plan, now: now, channel: Self.channel, payload: payload),
+                    zoneID: zoneID, clientID: clientID, plan: plan, now: now, channel: Self.channel, payload: payload,
+                    addedBytes: added, ownerID: owner.id),
                 logger: logger)
+            {
+                used = total
+            }
+            guard let used else { throw StorageFailure.malformedRow("user \(owner.id) is not in the database") }
+            // Thrown before the commit: nothing of the push is kept.
+            try quotas.checkStoredBytes(used - added, adding: plan, zone: zone, user: owner)
             return outcome
         }
     }
@@ -340,16 +369,24 @@ final class PostgresSyncStorage: SyncStorage {
                       WHERE deleted AND committed_at < \(time) GROUP BY zone_id) AS purged
                 WHERE zones.id = purged.zone_id
                 """, logger: logger)
+            // What the purged entries held comes back to their owners' stored bytes.
             var count = 0
-            for try await _ in try await connection.query(
+            for try await purged in try await connection.query(
                 """
-                DELETE FROM changes WHERE committed_at < \(time) AND (deleted OR EXISTS (
-                    SELECT 1 FROM changes AS later WHERE later.zone_id = changes.zone_id
-                    AND later.record_id = changes.record_id AND later.position > changes.position))
-                RETURNING 1
+                WITH purged AS (
+                    DELETE FROM changes WHERE committed_at < \(time) AND (deleted OR EXISTS (
+                        SELECT 1 FROM changes AS later WHERE later.zone_id = changes.zone_id
+                        AND later.record_id = changes.record_id AND later.position > changes.position))
+                    RETURNING zone_id, \(unescaped: Self.storedBytesSQL) AS bytes),
+                freed AS (
+                    SELECT zones.owner_id, SUM(purged.bytes) AS bytes, count(*) AS entries
+                    FROM purged JOIN zones ON zones.id = purged.zone_id GROUP BY zones.owner_id),
+                credited AS (
+                    UPDATE users SET stored_bytes = users.stored_bytes - freed.bytes FROM freed WHERE users.id = freed.owner_id)
+                SELECT COALESCE(SUM(entries), 0)::bigint FROM freed
                 """, logger: logger
-            ).decode(Int.self) {
-                count += 1
+            ).decode(Int64.self) {
+                count = Int(purged)
             }
             return count
         }

@@ -85,6 +85,18 @@ final class SQLiteSyncStorage: SyncStorage {
                     ALTER TABLE tokens_v2 RENAME TO tokens;
                     """)
         }
+        // What each user keeps, for the quotas: counted once from the feeds, then kept up to date
+        // by every push and purge.
+        migrator.registerMigration("v3: stored bytes") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE users ADD COLUMN stored_bytes INTEGER NOT NULL DEFAULT 0;
+                    UPDATE users SET stored_bytes = (
+                        SELECT COALESCE(SUM(\(Self.storedBytesSQL)), 0) FROM changes
+                        JOIN zones ON zones.id = changes.zone_id
+                        WHERE zones.owner_id = users.id AND changes.position <= zones.last_position);
+                    """)
+        }
         try migrator.migrate(pool)
     }
 
@@ -129,20 +141,20 @@ final class SQLiteSyncStorage: SyncStorage {
                 db,
                 sql: """
                     SELECT users.id, users.name, users.created_at, tokens.id, tokens.created_at, tokens.expires_at,
-                           tokens.revoked_at
+                           tokens.revoked_at, users.stored_bytes,
+                           (SELECT count(*) FROM zones WHERE zones.owner_id = users.id)
                     FROM users LEFT JOIN tokens ON tokens.user_id = users.id ORDER BY users.name, tokens.id
                     """)
             return UserRecord.grouped(
                 rows.map { row in
-                    (
-                        SyncUser(id: row[0], name: row[1]), row[2] as Int64,
-                        (row[3] as Int64?).map { id in
+                    UserRecord.Row(
+                        user: SyncUser(id: row[0], name: row[1]), created: row[2], zones: row[8], storedBytes: row[7],
+                        token: (row[3] as Int64?).map { id in
                             UserRecord.Token(
                                 id: id, created: Date(millisecondsSince1970: row[4]),
                                 expires: (row[5] as Int64?).map(Date.init(millisecondsSince1970:)),
                                 revoked: (row[6] as Int64?).map(Date.init(millisecondsSince1970:)))
-                        }
-                    )
+                        })
                 })
         }
     }
@@ -158,10 +170,12 @@ final class SQLiteSyncStorage: SyncStorage {
 
     // MARK: Push
 
-    func push(_ planner: PushPlanner, zone: String, owner: SyncUser, now: Int64) async throws -> PushDecision {
+    func push(_ planner: PushPlanner, zone: String, owner: SyncUser, quotas: Quotas, now: Int64) async throws -> PushDecision {
         let key = ZoneKey(ownerID: owner.id, name: zone)
         // One push of a zone at a time: its steps count on the zone staying as its first one found it.
-        let outcome = try await zoneTurns.run(key) { try await self.applyInSteps(planner, zone: zone, owner: owner, now: now) }
+        let outcome = try await zoneTurns.run(key) {
+            try await self.applyInSteps(planner, zone: zone, owner: owner, quotas: quotas, now: now)
+        }
         if case .apply(let plan) = outcome, !plan.entries.isEmpty {
             notifier.publish(key, position: plan.lastPosition)
         }
@@ -174,7 +188,9 @@ final class SQLiteSyncStorage: SyncStorage {
     /// last step moves the zone's head past it (every read stops at the head).
     static let changesPerStep = 100
 
-    private func applyInSteps(_ planner: PushPlanner, zone: String, owner: SyncUser, now: Int64) async throws -> PushDecision {
+    private func applyInSteps(
+        _ planner: PushPlanner, zone: String, owner: SyncUser, quotas: Quotas, now: Int64
+    ) async throws -> PushDecision {
         let clientID = planner.request.clientID
         let small = planner.recordIDs.count <= Self.changesPerStep
         // A small push is planned and written in one transaction. A large one is planned from a
@@ -183,40 +199,61 @@ final class SQLiteSyncStorage: SyncStorage {
         let (outcome, zoneID): (PushDecision, Int64)
         if small {
             (outcome, zoneID) = try await pool.write { db in
-                let zone = try Self.zoneForPush(zone, owner: owner, db)
-                let outcome = try Self.plan(planner, zoneID: zone.id, lastPosition: zone.lastPosition, now: now, db)
+                let found = try Self.zoneForPush(zone, owner: owner, quotas: quotas, db)
+                let outcome = try Self.plan(planner, zoneID: found.id, lastPosition: found.lastPosition, now: now, db)
                 if case .apply(let plan) = outcome {
-                    try Self.insert(plan.entries[...], zoneID: zone.id, db)
-                    try Self.publish(plan, zoneID: zone.id, clientID: clientID, db)
+                    try Self.insert(plan.entries[...], zoneID: found.id, db)
+                    try Self.publish(plan, zone: zone, zoneID: found.id, owner: owner, quotas: quotas, clientID: clientID, db)
                 }
-                return (outcome, zone.id)
+                return (outcome, found.id)
             }
             return outcome
         }
-        let zone = try await pool.write { db in try Self.zoneForPush(zone, owner: owner, db) }
-        zoneID = zone.id
+        let found = try await pool.write { db in try Self.zoneForPush(zone, owner: owner, quotas: quotas, db) }
+        zoneID = found.id
         outcome = try await pool.read { db in
-            try Self.plan(planner, zoneID: zone.id, lastPosition: zone.lastPosition, now: now, db)
+            let outcome = try Self.plan(planner, zoneID: found.id, lastPosition: found.lastPosition, now: now, db)
+            // Refused before any step is written; the last step checks again.
+            if case .apply(let plan) = outcome {
+                try quotas.checkStoredBytes(try Self.storedBytes(of: owner, db), adding: plan, zone: zone, user: owner)
+            }
+            return outcome
         }
         guard case .apply(let plan) = outcome else { return outcome }
         var rest = plan.entries[...]
-        while !rest.isEmpty {
-            let step = rest.prefix(Self.changesPerStep)
-            rest = rest.dropFirst(step.count)
-            let isLast = rest.isEmpty
-            try await pool.write { db in
-                try Self.insert(step, zoneID: zoneID, db)
-                if isLast { try Self.publish(plan, zoneID: zoneID, clientID: clientID, db) }
+        do {
+            while !rest.isEmpty {
+                let step = rest.prefix(Self.changesPerStep)
+                rest = rest.dropFirst(step.count)
+                let isLast = rest.isEmpty
+                try await pool.write { db in
+                    try Self.insert(step, zoneID: zoneID, db)
+                    if isLast {
+                        try Self.publish(plan, zone: zone, zoneID: zoneID, owner: owner, quotas: quotas, clientID: clientID, db)
+                    }
+                }
             }
+        } catch {
+            // The steps written are nobody's: cleared now rather than at the zone's next push.
+            try? await pool.write { db in
+                try db.execute(sql: "DELETE FROM changes WHERE zone_id = ? AND position > ?", arguments: [zoneID, found.lastPosition])
+            }
+            throw error
         }
         return outcome
     }
 
     /// The zone a push goes to, created when it is the first, cleared of the steps of a push that
     /// never took its last one (the process stopped: nobody saw them).
-    private static func zoneForPush(_ zone: String, owner: SyncUser, _ db: Database) throws -> (id: Int64, lastPosition: Int64) {
+    private static func zoneForPush(
+        _ zone: String, owner: SyncUser, quotas: Quotas, _ db: Database
+    ) throws -> (id: Int64, lastPosition: Int64) {
         try db.execute(
             sql: "INSERT INTO zones (owner_id, name) VALUES (?, ?) ON CONFLICT DO NOTHING", arguments: [owner.id, zone])
+        if db.changesCount > 0 {
+            let zones = try Int.fetchOne(db, sql: "SELECT count(*) FROM zones WHERE owner_id = ?", arguments: [owner.id]) ?? 0
+            try quotas.checkZones(zones, adding: zone, user: owner)
+        }
         guard
             let row = try Row.fetchOne(
                 db, sql: "SELECT id, last_position FROM zones WHERE owner_id = ? AND name = ?", arguments: [owner.id, zone])
@@ -258,6 +295,13 @@ final class SQLiteSyncStorage: SyncStorage {
         return try planner.plan(current: current, zoneID: zoneID, lastPosition: lastPosition, now: now)
     }
 
+    /// The bytes a user's zones hold, as the quota counts them.
+    private static func storedBytes(of user: SyncUser, _ db: Database) throws -> Int64 {
+        guard let bytes = try Int64.fetchOne(db, sql: "SELECT stored_bytes FROM users WHERE id = ?", arguments: [user.id])
+        else { throw StorageFailure.malformedRow("user \(user.id) is not in the database") }
+        return bytes
+    }
+
     private static func insert(_ entries: ArraySlice<FeedEntry>, zoneID: Int64, _ db: Database) throws {
         let insert = try db.cachedStatement(
             sql: """
@@ -274,9 +318,15 @@ final class SQLiteSyncStorage: SyncStorage {
         }
     }
 
-    /// The push's last step: the zone's head moves past its changes, and its client's ledger
-    /// records it, in one transaction.
-    private static func publish(_ plan: PushPlan, zoneID: Int64, clientID: UUID, _ db: Database) throws {
+    /// The push's last step: the zone's head moves past its changes, its client's ledger records
+    /// it, and its user's stored bytes grow by it (within their quota), in one transaction.
+    private static func publish(
+        _ plan: PushPlan, zone: String, zoneID: Int64, owner: SyncUser, quotas: Quotas, clientID: UUID, _ db: Database
+    ) throws {
+        try quotas.checkStoredBytes(try storedBytes(of: owner, db), adding: plan, zone: zone, user: owner)
+        try db.execute(
+            sql: "UPDATE users SET stored_bytes = stored_bytes + ? WHERE id = ?",
+            arguments: [Quotas.storedBytes(of: plan.entries), owner.id])
         try db.execute(sql: "UPDATE zones SET last_position = ? WHERE id = ?", arguments: [plan.lastPosition, zoneID])
         try db.execute(
             sql: """
@@ -354,7 +404,9 @@ final class SQLiteSyncStorage: SyncStorage {
                         SELECT 1 FROM changes WHERE changes.zone_id = zones.id AND deleted AND committed_at < ?
                         AND position <= zones.last_position)
                     """, arguments: [time, time])
-            try db.execute(
+            // What each zone's purged entries held comes back to its owner's stored bytes.
+            let purged = try Row.fetchCursor(
+                db,
                 sql: """
                     DELETE FROM changes WHERE committed_at < ?
                     AND position <= (SELECT last_position FROM zones WHERE zones.id = changes.zone_id)
@@ -362,12 +414,29 @@ final class SQLiteSyncStorage: SyncStorage {
                         SELECT 1 FROM changes AS later WHERE later.zone_id = changes.zone_id
                         AND later.record_id = changes.record_id AND later.position > changes.position
                         AND later.position <= (SELECT last_position FROM zones WHERE zones.id = later.zone_id)))
+                    RETURNING zone_id, \(Self.storedBytesSQL)
                     """, arguments: [time])
-            return db.changesCount
+            var count = 0
+            var freed: [Int64: Int64] = [:]
+            while let row = try purged.next() {
+                count += 1
+                freed[row[0], default: 0] += row[1]
+            }
+            for (zoneID, bytes) in freed {
+                try db.execute(
+                    sql: "UPDATE users SET stored_bytes = stored_bytes - ? WHERE id = (SELECT owner_id FROM zones WHERE id = ?)",
+                    arguments: [bytes, zoneID])
+            }
+            return count
         }
     }
 
     // MARK: Rows
+
+    /// An entry's bytes as ``Quotas/storedBytesPerUser`` counts them (`length` of text counts
+    /// characters; of a blob, bytes).
+    private static let storedBytesSQL =
+        "length(CAST(fields AS BLOB)) + length(CAST(field_versions AS BLOB)) + \(Quotas.entryOverhead)"
 
     private static let entryColumns =
         "position, txn, committed_at, record_id, entity, version, deleted, fields, field_versions"

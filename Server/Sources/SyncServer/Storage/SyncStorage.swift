@@ -55,8 +55,9 @@ protocol SyncStorage: Sendable {
     /// does nothing to one revoked before.
     func revokeToken(id: Int64, now: Int64) async throws
 
-    /// Applies a validated push to a user's zone (created on first push), all or nothing.
-    func push(_ planner: PushPlanner, zone: String, owner: SyncUser, now: Int64) async throws -> PushDecision
+    /// Applies a validated push to a user's zone (created on first push), all or nothing; a push
+    /// past the user's quotas is refused (``SyncRefusal/quotaExceeded(_:)``) and changes nothing.
+    func push(_ planner: PushPlanner, zone: String, owner: SyncUser, quotas: Quotas, now: Int64) async throws -> PushDecision
     /// The changes after a cursor, a page at a time, as `paging` cuts them (read entry by entry,
     /// so that no more than a page's budget is held).
     func changes(zone: String, owner: SyncUser, since: FeedCursor, paging: FeedPaging) async throws -> FeedRead
