@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import NIOPosix
 import ObjectGraphSyncProtocol
 import PostgresNIO
 import ServiceLifecycle
@@ -38,7 +39,10 @@ struct BenchTarget: Sendable {
         }
         var httpConfiguration = HTTPClient.Configuration()
         httpConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
-        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: httpConfiguration)
+        // The clients' event loops are not the server's: a client writing a large body would
+        // otherwise hold up the server's reading of another request on the same loop, which
+        // clients on other machines never do.
+        let http = HTTPClient(eventLoopGroupProvider: .shared(Self.clientLoops), configuration: httpConfiguration)
         do {
             // The server stops as on SIGTERM, letting live streams end, instead of being cancelled.
             let services = ServiceGroup(configuration: .init(services: [application], logger: logger))
@@ -75,6 +79,9 @@ struct BenchTarget: Sendable {
             throw error
         }
     }
+
+    /// The benchmark's HTTP clients' event loops, apart from the server's.
+    private static let clientLoops = MultiThreadedEventLoopGroup(numberOfThreads: 2)
 
     /// Pushes a request's JSON over HTTP as a client honouring `Retry-After` does: a push refused
     /// with 429 is sent again after the wait the server asked for.
