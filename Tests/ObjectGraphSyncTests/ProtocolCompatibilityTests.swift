@@ -7,8 +7,8 @@ struct ProtocolCompatibilityTests {
     @Test("An error code a newer server added decodes, keeps its name and encodes back as it came; known codes match as before")
     func unknownErrorCodeDecodes() throws {
         let body = try JSONDecoder().decode(
-            SyncErrorBody.self, from: Data(#"{"error":"quotaExceeded","message":"The zone is over its quota"}"#.utf8))
-        #expect(body.error.rawValue == "quotaExceeded" && body.error.description == "quotaExceeded")
+            SyncErrorBody.self, from: Data(#"{"error":"zoneArchived","message":"The zone is archived"}"#.utf8))
+        #expect(body.error.rawValue == "zoneArchived" && body.error.description == "zoneArchived")
         #expect(!SyncErrorBody.Code.allCases.contains(body.error))
         let again = try JSONDecoder().decode(SyncErrorBody.self, from: try JSONEncoder().encode(body))
         #expect(again == body)
