@@ -734,6 +734,22 @@ struct QuotaTests {
         }
     }
 
+    @Test("A large push refused in a new zone leaves no zone behind: it does not count against the quota", arguments: Backend.available)
+    func refusedLargePushCreatesNoZone(_ backend: Backend) async throws {
+        var server = try await SyncTestServer(backend)
+        server.configuration.quotas = Quotas(zonesPerUser: 1, storedBytesPerUser: nil)
+        let alice = try await server.addUser("alice")
+        try await server.run { client in
+            // More mutations than one step of a SQLite push, the last an update of a record nobody made.
+            var mutations: [Mutation] = (1...150).map { .upsert(Int64($0), entity: "Mood", id: UUID(), fields: [:]) }
+            mutations.append(.upsert(151, entity: "Mood", id: UUID(), baseVersion: 1, fields: ["text": .string("stale")]))
+            let refused = try await client.push("first", PushRequest(clientID: UUID(), mutations: mutations), token: alice)
+            #expect(refused.status == .notFound)
+            try await client.pushApplied("second", PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: alice)
+            #expect(try #require(try await client.server.users().first).zones == 1)
+        }
+    }
+
     @Test(
         "A push past the stored bytes quota gets 403 quotaExceeded and changes nothing; deletions still go through, and the purge gives the bytes back",
         arguments: Backend.available)

@@ -211,13 +211,19 @@ final class SQLiteSyncStorage: SyncStorage {
         }
         let found = try await pool.write { db in try Self.zoneForPush(zone, owner: owner, quotas: quotas, db) }
         zoneID = found.id
-        outcome = try await pool.read { db in
-            let outcome = try Self.plan(planner, zoneID: found.id, lastPosition: found.lastPosition, now: now, db)
-            // Refused before any step is written; the last step checks again.
-            if case .apply(let plan) = outcome {
-                try quotas.checkStoredBytes(try Self.storedBytes(of: owner, db), adding: plan, zone: zone, user: owner)
+        do {
+            outcome = try await pool.read { db in
+                let outcome = try Self.plan(planner, zoneID: found.id, lastPosition: found.lastPosition, now: now, db)
+                // Refused before any step is written; the last step checks again.
+                if case .apply(let plan) = outcome {
+                    try quotas.checkStoredBytes(try Self.storedBytes(of: owner, db), adding: plan, zone: zone, user: owner)
+                }
+                return outcome
             }
-            return outcome
+        } catch {
+            // A zone this push created goes with it, as it would with a push in one transaction.
+            if found.created { try? await pool.write { db in try Self.dropZoneIfEmpty(zoneID, db) } }
+            throw error
         }
         guard case .apply(let plan) = outcome else { return outcome }
         var rest = plan.entries[...]
@@ -237,6 +243,7 @@ final class SQLiteSyncStorage: SyncStorage {
             // The steps written are nobody's: cleared now rather than at the zone's next push.
             try? await pool.write { db in
                 try db.execute(sql: "DELETE FROM changes WHERE zone_id = ? AND position > ?", arguments: [zoneID, found.lastPosition])
+                if found.created { try Self.dropZoneIfEmpty(zoneID, db) }
             }
             throw error
         }
@@ -247,10 +254,11 @@ final class SQLiteSyncStorage: SyncStorage {
     /// never took its last one (the process stopped: nobody saw them).
     private static func zoneForPush(
         _ zone: String, owner: SyncUser, quotas: Quotas, _ db: Database
-    ) throws -> (id: Int64, lastPosition: Int64) {
+    ) throws -> (id: Int64, lastPosition: Int64, created: Bool) {
         try db.execute(
             sql: "INSERT INTO zones (owner_id, name) VALUES (?, ?) ON CONFLICT DO NOTHING", arguments: [owner.id, zone])
-        if db.changesCount > 0 {
+        let created = db.changesCount > 0
+        if created {
             let zones = try Int.fetchOne(db, sql: "SELECT count(*) FROM zones WHERE owner_id = ?", arguments: [owner.id]) ?? 0
             try quotas.checkZones(zones, adding: zone, user: owner)
         }
@@ -260,7 +268,17 @@ final class SQLiteSyncStorage: SyncStorage {
         else { throw StorageFailure.missingZone(zone) }
         let zoneID: Int64 = row[0], lastPosition: Int64 = row[1]
         try db.execute(sql: "DELETE FROM changes WHERE zone_id = ? AND position > ?", arguments: [zoneID, lastPosition])
-        return (zoneID, lastPosition)
+        return (zoneID, lastPosition, created)
+    }
+
+    /// Removes a zone its first push created and did not fill (refused, or failed on the way).
+    private static func dropZoneIfEmpty(_ zoneID: Int64, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                DELETE FROM zones WHERE id = ? AND last_position = 0
+                AND NOT EXISTS (SELECT 1 FROM changes WHERE zone_id = ?)
+                AND NOT EXISTS (SELECT 1 FROM client_ledger WHERE zone_id = ?)
+                """, arguments: [zoneID, zoneID, zoneID])
     }
 
     /// What the push does, from the client's ledger and the current state of its records.
