@@ -376,33 +376,15 @@ struct RateLimitTests {
         let bob = try await server.addUser("bob")
         try await server.run { client in
             let url = try #require(URL(string: "http://127.0.0.1:\(client.port)"))
-            /// The first message of a new live stream of `token`'s, or the error it ends with.
-            func open(_ token: String) async -> (
-                remote: HTTPSyncRemote, stream: LiveMessages<AsyncThrowingStream<Data, any Error>>.AsyncIterator,
-                first: Result<LiveMessage?, any Error>
-            ) {
-                let remote = HTTPSyncRemote(url: url, token: token)
-                var stream = LiveMessages(remote.live(zone: "moods", since: .start)).makeAsyncIterator()
-                do {
-                    return (remote, stream, .success(try await stream.next()))
-                } catch {
-                    return (remote, stream, .failure(error))
-                }
-            }
-            var held = [await open(alice), await open(alice)]
-            for stream in held { #expect((try? stream.first.get()) == .listening) }
-            let third = await open(alice)
-            guard case .failure(let error) = third.first, let refusal = error as? SyncError else {
-                throw TestFailure("a third stream of the same user was served: \(third.first)")
-            }
-            #expect(refusal.code == .unreachable && refusal.reason?.contains("429") == true, "\(refusal)")
-            #expect((try? await open(bob).first.get()) == .listening, "another user is served")
+            var held = [await LiveStreamAttempt(url: url, token: alice), await LiveStreamAttempt(url: url, token: alice)]
+            #expect(held.allSatisfy { $0.isListening })
+            let third = await LiveStreamAttempt(url: url, token: alice)
+            #expect(third.isRefusedAsTooMany, "a third stream of the same user: \(third.first)")
+            #expect(await LiveStreamAttempt(url: url, token: bob).isListening, "another user is served")
 
             held.removeLast()  // the stream's connection closes: its place comes back
             let deadline = ContinuousClock.now + .seconds(60)
-            while true {
-                let again = await open(alice)
-                if (try? again.first.get()) == .listening { break }
+            while await !LiveStreamAttempt(url: url, token: alice).isListening {
                 guard ContinuousClock.now < deadline else { throw TestFailure("the place never came back") }
                 try await Task.sleep(for: .milliseconds(50))
             }
