@@ -110,3 +110,26 @@ struct ConfigurationTests {
         }
     }
 }
+
+@Suite("Configuration: the limits of serve")
+struct ServeOptionTests {
+    @Test(
+        "serve refuses limits that cannot hold, naming the option: reserved connections not below the maximum, negative quotas",
+        arguments: [
+            (["--max-connections", "10", "--reserved-connections", "10"], "--reserved-connections"),
+            (["--max-zones-per-user=-1"], "Quotas are 0"),
+            (["--live-streams-per-token", "0"], "--live-streams-per-token"),
+            (["--pushes-applied-at-once-per-user", "0"], "--pushes-applied-at-once-per-user")
+        ])
+    func refusedLimits(_ arguments: [String], _ message: String) async throws {
+        // A database that cannot be opened: were an option let through, serve would fail on it
+        // (with another message) instead of serving for ever.
+        let database = "/nonexistent-\(UUID().uuidString)/server.sqlite"
+        do {
+            _ = try await ServerProcess.run(["serve", "--database", database, "--port", "0"] + arguments)
+            Issue.record("serve \(arguments) started")
+        } catch let failure as TestFailure {
+            #expect(failure.description.contains(message), "\(failure)")
+        }
+    }
+}
