@@ -1,11 +1,13 @@
 import AsyncHTTPClient
 import Foundation
+import GRDB
 import HTTPTypes
 import NIOCore
 import NIOFoundationCompat
 import ObjectGraphSync
 import ObjectGraphSyncFeed
 import ObjectGraphSyncProtocol
+import PostgresNIO
 import SyncServer
 import Testing
 
@@ -769,5 +771,53 @@ struct QuotaTests {
             try await client.pushApplied(
                 "notes", PushRequest(device, .upsert(5, entity: "Note", id: ids[3], fields: ["text": text])), token: alice)
         }
+    }
+}
+
+@Suite("Quotas: what users kept before the quotas")
+struct QuotaMigrationTests {
+    @Test(
+        "Opening a database of the schema before the quotas counts what each user keeps from their feeds, as pushes count it",
+        arguments: Backend.available)
+    func migrationCountsStoredBytes(_ backend: Backend) async throws {
+        let server = try await SyncTestServer(backend)
+        let alice = try await server.addUser("alice")
+        _ = try await server.addUser("bob")  // keeps nothing
+        let device = UUID()
+        let ids = (0..<3).map { _ in UUID() }
+        try await server.run { client in
+            for (index, id) in ids.enumerated() {
+                try await client.pushApplied(
+                    "notes",
+                    PushRequest(
+                        device,
+                        .upsert(Int64(index + 1), entity: "Note", id: id, fields: ["text": .string("Café 🎉 \(index)\u{301}")])),
+                    token: alice)
+            }
+            try await client.pushApplied("notes", PushRequest(device, .delete(4, entity: "Note", id: ids[0], baseVersion: 1)), token: alice)
+            try await client.pushApplied("other", PushRequest(device, .upsert(1, entity: "Note", id: UUID(), fields: [:])), token: alice)
+        }
+        let counted = try await SyncServer(configuration: server.configuration).users()
+        #expect(counted.first { $0.user.name == "alice" }?.storedBytes ?? 0 > 0)
+
+        // The schema as it was before the quotas: no column, the migration not run.
+        switch server.configuration.database {
+        case .sqlite(let path):
+            try await DatabaseQueue(path: path).write { db in
+                try db.execute(sql: "ALTER TABLE users DROP COLUMN stored_bytes")
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v3: stored bytes'")
+            }
+        case .postgres(let url):
+            let client = PostgresClient(configuration: url.clientConfiguration)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await client.run() }
+                try await client.query("ALTER TABLE users DROP COLUMN stored_bytes")
+                try await client.query("UPDATE objectgraph_schema SET version = 3")
+                group.cancelAll()
+            }
+        }
+        let migrated = try await SyncServer(configuration: server.configuration).users()
+        #expect(migrated.map(\.storedBytes) == counted.map(\.storedBytes), "counted from the feeds as the pushes counted")
+        #expect(migrated.map(\.zones) == [2, 0])
     }
 }
