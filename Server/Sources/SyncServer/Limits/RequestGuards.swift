@@ -38,7 +38,7 @@ struct RequestGuards: Sendable {
 
     /// Refuses another wrong token from an address that sent too many (429 rather than 401).
     func admitAuthentication(from address: String) throws(SyncRequestError) {
-        guard let failures = failedAuthentications, !failures.hasToken(address) else { return }
+        guard failedAuthentications?.wait(address) != nil else { return }
         events.record(.rateLimit)
         throw .tooManyRequests(
             retryAfter: 1, "Too many requests with a token that is not valid came from this address; try again later.")

@@ -24,41 +24,38 @@ final class TokenBuckets<Key: Hashable & Sendable>: Sendable {
     func take(_ key: Key, now: ContinuousClock.Instant = .now) -> Double? {
         buckets.withLock { buckets in
             var bucket = refilled(buckets[key], now: now)
-            defer {
-                buckets[key] = bucket
-                if buckets.count > capacity { buckets = buckets.filter { refilled($0.value, now: now).tokens < Double(rate.burst) } }
-            }
-            guard bucket.tokens >= 1 else {
-                return rate.perSecond > 0 ? (1 - bucket.tokens) / rate.perSecond : .infinity
-            }
+            if let wait = wait(holding: bucket.tokens) { return wait }
             bucket.tokens -= 1
+            store(bucket, for: key, in: &buckets, now: now)
             return nil
         }
     }
 
     /// Takes `cost` tokens for `key` even when fewer are left: the bucket goes into debt, and
-    /// ``hasToken(_:now:)`` is false until the debt is paid back at the rate's pace.
+    /// ``wait(_:now:)`` says how long until the debt is paid back at the rate's pace.
     func charge(_ key: Key, cost: Double, now: ContinuousClock.Instant = .now) {
         buckets.withLock { buckets in
             var bucket = refilled(buckets[key], now: now)
             bucket.tokens -= cost
-            buckets[key] = bucket
-            if buckets.count > capacity { buckets = buckets.filter { refilled($0.value, now: now).tokens < Double(rate.burst) } }
+            store(bucket, for: key, in: &buckets, now: now)
         }
     }
 
-    /// The seconds until `key` has a token again; nil when it has one now.
+    /// The seconds until `key` has a token again; nil when it has one now. Takes nothing.
     func wait(_ key: Key, now: ContinuousClock.Instant = .now) -> Double? {
-        buckets.withLock { buckets in
-            let tokens = refilled(buckets[key], now: now).tokens
-            guard tokens < 1 else { return nil }
-            return rate.perSecond > 0 ? (1 - tokens) / rate.perSecond : .infinity
-        }
+        buckets.withLock { wait(holding: refilled($0[key], now: now).tokens) }
     }
 
-    /// Whether `key` has a token left, without taking it.
-    func hasToken(_ key: Key, now: ContinuousClock.Instant = .now) -> Bool {
-        buckets.withLock { refilled($0[key], now: now).tokens >= 1 }
+    /// The seconds until a bucket holding `tokens` has one; nil when it has one.
+    private func wait(holding tokens: Double) -> Double? {
+        guard tokens < 1 else { return nil }
+        return rate.perSecond > 0 ? (1 - tokens) / rate.perSecond : .infinity
+    }
+
+    /// Keeps `bucket` for `key`; past `capacity` keys, drops the buckets that filled up again.
+    private func store(_ bucket: Bucket, for key: Key, in buckets: inout [Key: Bucket], now: ContinuousClock.Instant) {
+        buckets[key] = bucket
+        if buckets.count > capacity { buckets = buckets.filter { refilled($0.value, now: now).tokens < Double(rate.burst) } }
     }
 
     private func refilled(_ bucket: Bucket?, now: ContinuousClock.Instant) -> Bucket {
