@@ -36,10 +36,10 @@ extension Quotas {
                 + "was not created and nothing was applied.")
     }
 
-    /// Refuses a push of `plan` that would take its user from `used` bytes past the stored bytes
-    /// quota; a push of deletions alone is never refused, so that a user can always free space.
-    func checkStoredBytes(_ used: Int64, adding plan: PushPlan, zone: String, user: SyncUser) throws(SyncRefusal) {
-        let added = Self.storedBytes(of: plan.entries)
+    /// Refuses a push of `plan`, whose entries take `added` bytes, that would take its user from
+    /// `used` bytes past the stored bytes quota; a push of deletions alone is never refused, so
+    /// that a user can always free space.
+    func checkStoredBytes(_ used: Int64, adding added: Int64, of plan: PushPlan, zone: String, user: SyncUser) throws(SyncRefusal) {
         guard let limit = storedBytesPerUser, used + added > limit, !plan.entries.allSatisfy(\.state.deleted) else { return }
         throw .quotaExceeded(
             "User \(user.name.debugDescription) keeps \(used) bytes, and this push to zone \"\(zone)\" adds \(added): "

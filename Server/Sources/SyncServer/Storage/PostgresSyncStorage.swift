@@ -300,7 +300,7 @@ final class PostgresSyncStorage: SyncStorage {
             }
             guard let used else { throw StorageFailure.malformedRow("user \(owner.id) is not in the database") }
             // Thrown before the commit: nothing of the push is kept.
-            try quotas.checkStoredBytes(used - added, adding: plan, zone: zone, user: owner)
+            try quotas.checkStoredBytes(used - added, adding: added, of: plan, zone: zone, user: owner)
             return outcome
         }
     }

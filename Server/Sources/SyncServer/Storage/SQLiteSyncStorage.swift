@@ -216,7 +216,9 @@ final class SQLiteSyncStorage: SyncStorage {
                 let outcome = try Self.plan(planner, zoneID: found.id, lastPosition: found.lastPosition, now: now, db)
                 // Refused before any step is written; the last step checks again.
                 if case .apply(let plan) = outcome {
-                    try quotas.checkStoredBytes(try Self.storedBytes(of: owner, db), adding: plan, zone: zone, user: owner)
+                    try quotas.checkStoredBytes(
+                        try Self.storedBytes(of: owner, db), adding: Quotas.storedBytes(of: plan.entries), of: plan, zone: zone,
+                        user: owner)
                 }
                 return outcome
             }
@@ -341,10 +343,9 @@ final class SQLiteSyncStorage: SyncStorage {
     private static func publish(
         _ plan: PushPlan, zone: String, zoneID: Int64, owner: SyncUser, quotas: Quotas, clientID: UUID, _ db: Database
     ) throws {
-        try quotas.checkStoredBytes(try storedBytes(of: owner, db), adding: plan, zone: zone, user: owner)
-        try db.execute(
-            sql: "UPDATE users SET stored_bytes = stored_bytes + ? WHERE id = ?",
-            arguments: [Quotas.storedBytes(of: plan.entries), owner.id])
+        let added = Quotas.storedBytes(of: plan.entries)
+        try quotas.checkStoredBytes(try storedBytes(of: owner, db), adding: added, of: plan, zone: zone, user: owner)
+        try db.execute(sql: "UPDATE users SET stored_bytes = stored_bytes + ? WHERE id = ?", arguments: [added, owner.id])
         try db.execute(sql: "UPDATE zones SET last_position = ? WHERE id = ?", arguments: [plan.lastPosition, zoneID])
         try db.execute(
             sql: """
