@@ -86,35 +86,33 @@ struct BenchTarget: Sendable {
     /// Pushes a request's JSON over HTTP as a client honouring `Retry-After` does: a push refused
     /// with 429 is sent again after the wait the server asked for.
     func pushOverHTTPWaitingWhenAsked(_ body: ByteBuffer, zone: String, token: String) async throws {
-        while true {
-            var http = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/zones/\(zone)/push")
-            http.method = .POST
-            http.headers.add(name: "Authorization", value: "Bearer \(token)")
-            http.headers.add(name: "Content-Type", value: "application/json")
-            http.body = .bytes(body)
-            let response = try await self.http.execute(http, timeout: .seconds(60))
-            let body = try await response.body.collect(upTo: 16 << 20)
-            switch response.status {
-            case .ok: return
-            case .tooManyRequests:
-                let wait = response.headers.first(name: "Retry-After").flatMap(Double.init) ?? 1
-                try await Task.sleep(for: .seconds(wait))
-            default: throw BenchmarkError("push answered \(response.status): \(String(buffer: body))")
-            }
+        while let wait = try await sendPush(body, zone: zone, token: token) {
+            try await Task.sleep(for: .seconds(wait))
         }
     }
 
     /// Pushes over HTTP (as the bench user, or the user of `token`) and expects the batch to be applied.
     func pushOverHTTP(_ request: PushRequest, zone: String, token: String? = nil) async throws {
+        let body = ByteBuffer(bytes: try JSONEncoder().encode(request))
+        if try await sendPush(body, zone: zone, token: token ?? self.token) != nil {
+            throw BenchmarkError("push answered 429 Too Many Requests")
+        }
+    }
+
+    /// Sends a push: nil when applied, the seconds `Retry-After` asks for when answered 429; any
+    /// other answer is an error.
+    private func sendPush(_ body: ByteBuffer, zone: String, token: String) async throws -> Double? {
         var http = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/zones/\(zone)/push")
         http.method = .POST
-        http.headers.add(name: "Authorization", value: "Bearer \(token ?? self.token)")
+        http.headers.add(name: "Authorization", value: "Bearer \(token)")
         http.headers.add(name: "Content-Type", value: "application/json")
-        http.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(request)))
+        http.body = .bytes(body)
         let response = try await self.http.execute(http, timeout: .seconds(60))
-        let body = try await response.body.collect(upTo: 16 << 20)
-        guard response.status == .ok else {
-            throw BenchmarkError("push answered \(response.status): \(String(buffer: body))")
+        let answer = try await response.body.collect(upTo: 16 << 20)
+        switch response.status {
+        case .ok: return nil
+        case .tooManyRequests: return response.headers.first(name: "Retry-After").flatMap(Double.init) ?? 1
+        default: throw BenchmarkError("push answered \(response.status): \(String(buffer: answer))")
         }
     }
 
