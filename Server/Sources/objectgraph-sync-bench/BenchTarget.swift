@@ -19,6 +19,9 @@ struct BenchTarget: Sendable {
     var port: Int
     var plain: any PlainStore
     var http: HTTPClient
+    /// A client on an event loop of its own, for a user who is not on the load's machines (the
+    /// fair-share workload's victim): the load's clients writing their bodies do not delay it.
+    var separateHTTP: HTTPClient
     /// The users of the load workloads' clients.
     let clients = ClientUsers()
 
@@ -43,6 +46,7 @@ struct BenchTarget: Sendable {
         // otherwise hold up the server's reading of another request on the same loop, which
         // clients on other machines never do.
         let http = HTTPClient(eventLoopGroupProvider: .shared(Self.clientLoops), configuration: httpConfiguration)
+        let separateHTTP = HTTPClient(eventLoopGroupProvider: .shared(Self.separateClientLoop))
         do {
             // The server stops as on SIGTERM, letting live streams end, instead of being cancelled.
             let services = ServiceGroup(configuration: .init(services: [application], logger: logger))
@@ -67,47 +71,54 @@ struct BenchTarget: Sendable {
                 }
                 let result = try await body(
                     BenchTarget(
-                        label: label, server: server, user: user, token: token, port: port, plain: plain, http: http))
+                        label: label, server: server, user: user, token: token, port: port, plain: plain, http: http,
+                        separateHTTP: separateHTTP))
                 await services.triggerGracefulShutdown()
                 try await group.waitForAll()
                 return result
             }
             try await http.shutdown()
+            try await separateHTTP.shutdown()
             return result
         } catch {
-            try? await http.shutdown()  // the benchmark's own client; the first error is the one to report
+            // The benchmark's own clients; the first error is the one to report.
+            try? await http.shutdown()
+            try? await separateHTTP.shutdown()
             throw error
         }
     }
 
     /// The benchmark's HTTP clients' event loops, apart from the server's.
     private static let clientLoops = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+    /// ``separateHTTP``'s event loop.
+    private static let separateClientLoop = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
     /// Pushes a request's JSON over HTTP as a client honouring `Retry-After` does: a push refused
     /// with 429 is sent again after the wait the server asked for.
     func pushOverHTTPWaitingWhenAsked(_ body: ByteBuffer, zone: String, token: String) async throws {
-        while let wait = try await sendPush(body, zone: zone, token: token) {
+        while let wait = try await sendPush(body, zone: zone, token: token, client: http) {
             try await Task.sleep(for: .seconds(wait))
         }
     }
 
-    /// Pushes over HTTP (as the bench user, or the user of `token`) and expects the batch to be applied.
-    func pushOverHTTP(_ request: PushRequest, zone: String, token: String? = nil) async throws {
+    /// Pushes over HTTP (as the bench user, or the user of `token`; through `client`, or the
+    /// load's clients) and expects the batch to be applied.
+    func pushOverHTTP(_ request: PushRequest, zone: String, token: String? = nil, client: HTTPClient? = nil) async throws {
         let body = ByteBuffer(bytes: try JSONEncoder().encode(request))
-        if try await sendPush(body, zone: zone, token: token ?? self.token) != nil {
+        if try await sendPush(body, zone: zone, token: token ?? self.token, client: client ?? http) != nil {
             throw BenchmarkError("push answered 429 Too Many Requests")
         }
     }
 
     /// Sends a push: nil when applied, the seconds `Retry-After` asks for when answered 429; any
     /// other answer is an error.
-    private func sendPush(_ body: ByteBuffer, zone: String, token: String) async throws -> Double? {
+    private func sendPush(_ body: ByteBuffer, zone: String, token: String, client: HTTPClient) async throws -> Double? {
         var http = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/zones/\(zone)/push")
         http.method = .POST
         http.headers.add(name: "Authorization", value: "Bearer \(token)")
         http.headers.add(name: "Content-Type", value: "application/json")
         http.body = .bytes(body)
-        let response = try await self.http.execute(http, timeout: .seconds(60))
+        let response = try await client.execute(http, timeout: .seconds(60))
         let answer = try await response.body.collect(upTo: 16 << 20)
         switch response.status {
         case .ok: return nil

@@ -259,7 +259,7 @@ enum SyncWorkloads {
             var times: [Double] = []
             for batch in Batches.creating(count: pushes, size: 1) {
                 let start = ContinuousClock.now
-                try await target.pushOverHTTP(batch, zone: zone, token: token)
+                try await target.pushOverHTTP(batch, zone: zone, token: token, client: target.separateHTTP)
                 times.append((ContinuousClock.now - start).milliseconds)
                 try await Task.sleep(until: start + .milliseconds(10))  // a user's pace, within the request rate
             }
