@@ -90,10 +90,13 @@ public struct StoredChange: Sendable, Equatable {
     public var deleted: Bool
     /// The record's fields as stored (JSON text).
     public var fieldsJSON: String
+    /// The name of the user whose push made the change.
+    public var author: String?
 
     /// A change as a storage read it.
     public init(
-        position: Int64, transaction: Int64, entity: String, id: UUID, version: Int64, deleted: Bool, fieldsJSON: String
+        position: Int64, transaction: Int64, entity: String, id: UUID, version: Int64, deleted: Bool, fieldsJSON: String,
+        author: String? = nil
     ) {
         self.position = position
         self.transaction = transaction
@@ -102,6 +105,7 @@ public struct StoredChange: Sendable, Equatable {
         self.version = version
         self.deleted = deleted
         self.fieldsJSON = fieldsJSON
+        self.author = author
     }
 
     /// The change as clients see it, its fields parsed.
@@ -109,7 +113,8 @@ public struct StoredChange: Sendable, Equatable {
         FeedChange(
             position: position, transaction: transaction,
             record: SyncedRecord(
-                entity: entity, id: id, version: version, deleted: deleted, fields: try StoredJSON.fields(from: fieldsJSON)))
+                entity: entity, id: id, version: version, deleted: deleted, fields: try StoredJSON.fields(from: fieldsJSON)),
+            author: author)
     }
 }
 

@@ -74,7 +74,11 @@ public enum StoredJSON {
         writer.writeKey("changes")
         writer.writeArray(page.changes) { writer, change in
             writer.bytes.append(UInt8(ascii: "{"))
-            writer.writeKey("position")
+            if let author = change.author {
+                writer.writeKey("author")
+                writer.write(author)
+            }
+            writer.writeKey("position", first: change.author == nil)
             writer.write(change.position)
             writer.writeKey("record", first: false)
             writer.bytes.append(UInt8(ascii: "{"))

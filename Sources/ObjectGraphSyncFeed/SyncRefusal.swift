@@ -40,6 +40,16 @@ public struct SyncRefusal: Error, Sendable, Equatable, CustomStringConvertible {
         SyncRefusal(status: 403, body: SyncErrorBody(error: .quotaExceeded, message: message))
     }
 
+    /// 403: the user's role in the zone does not allow the request.
+    public static func forbidden(_ message: String) -> SyncRefusal {
+        SyncRefusal(status: 403, body: SyncErrorBody(error: .forbidden, message: message))
+    }
+
+    /// 410: the invitation was accepted already, has expired or was withdrawn.
+    public static func invitationNotValid(_ message: String) -> SyncRefusal {
+        SyncRefusal(status: 410, body: SyncErrorBody(error: .invitationNotValid, message: message))
+    }
+
     /// 410: the cursor cannot be read from; the client drops the zone's synced data and reads it
     /// again from the start.
     public static func mustRefetch(_ message: String) -> SyncRefusal {

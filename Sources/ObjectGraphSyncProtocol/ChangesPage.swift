@@ -7,11 +7,15 @@ public struct FeedChange: Sendable, Hashable, Codable {
     public var transaction: Int64
     /// The record after the change (every field), or its tombstone.
     public var record: SyncedRecord
+    /// The name of the user whose push made the change: in a shared zone, one of its writers or
+    /// its owner. Nil from a server older than shared zones.
+    public var author: String?
 
-    public init(position: Int64, transaction: Int64, record: SyncedRecord) {
+    public init(position: Int64, transaction: Int64, record: SyncedRecord, author: String? = nil) {
         self.position = position
         self.transaction = transaction
         self.record = record
+        self.author = author
     }
 }
 

@@ -46,6 +46,11 @@ public struct SyncErrorBody: Sendable, Hashable, Codable {
         /// was applied, and sending it again is refused alike until the operator raises the quota
         /// or the user's data shrinks.
         public static let quotaExceeded = Code(rawValue: "quotaExceeded")
+        /// The user's role in the zone does not allow it: a reader's push, a member's change of
+        /// the members. (A zone the user does not belong to is `notFound`, whether or not it exists.)
+        public static let forbidden = Code(rawValue: "forbidden")
+        /// The invitation was accepted already, has expired or was withdrawn: the message says which.
+        public static let invitationNotValid = Code(rawValue: "invitationNotValid")
         /// The route does not take this method (the answer's `Allow` says which it takes).
         public static let methodNotAllowed = Code(rawValue: "methodNotAllowed")
         /// The server cannot reach its database now: nothing was changed; try again after the
@@ -57,7 +62,7 @@ public struct SyncErrorBody: Sendable, Hashable, Codable {
         /// Every code this version knows.
         public static let allCases: [Code] = [
             .badRequest, .unauthorized, .notFound, .tooLarge, .conflict, .mutationNumberUsed, .mustRefetch, .tooManyRequests,
-            .quotaExceeded, .methodNotAllowed, .unavailable, .internalError
+            .quotaExceeded, .forbidden, .invitationNotValid, .methodNotAllowed, .unavailable, .internalError
         ]
     }
 

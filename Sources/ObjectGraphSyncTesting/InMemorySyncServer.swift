@@ -131,7 +131,10 @@ public final class InMemorySyncServer: Sendable {
                 ?? FeedPolicy.unknownZone(since: since)
         }
         switch read {
-        case .page(let page): return page
+        case .page(var page):
+            // Only a zone's user pushes to it here: every change is theirs.
+            for index in page.changes.indices { page.changes[index].author = key.user }
+            return page
         case .refused(let refusal): throw refusal.refusal(since: since, zone: key.zone)
         }
     }

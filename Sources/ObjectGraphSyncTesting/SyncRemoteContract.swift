@@ -163,6 +163,16 @@ public enum SyncRemoteContract {
             try expect(
                 sizes == expected, "pages of \(sizes) records; expected \(expected): whole pushes within the budget, the large one alone")
         },
+        Check("Every change names the user whose push made it: one user's pushes, one name, another user's another") { server in
+            let first = try await server.newUser(), second = try await server.newUser()
+            for remote in [first, second] {
+                _ = try await applied(remote.push(push(UUID(), [upsert(1, UUID(), [:]), upsert(2, UUID(), [:])]), zone: zone))
+            }
+            let firstAuthors = Set(try await allChanges(first).changes.map(\.author))
+            let secondAuthors = Set(try await allChanges(second).changes.map(\.author))
+            try expect(firstAuthors.count == 1 && firstAuthors.first != nil, "the first user's changes name \(firstAuthors)")
+            try expect(secondAuthors.count == 1 && secondAuthors != firstAuthors, "the second user's name \(secondAuthors)")
+        },
         Check("A zone never pushed to reads as empty from its start") { server in
             let page = try await server.newUser().changes(zone: zone, since: .start, limit: 100)
             try expect(page.changes.isEmpty && !page.hasMore, "the page is \(page)")

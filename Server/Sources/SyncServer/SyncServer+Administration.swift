@@ -15,9 +15,7 @@ extension SyncServer {
     ///   - name: The user's name: printable, 1 to 100 characters, unique.
     ///   - expiresAt: When the token stops letting the user in; nil for never.
     public func addUser(named name: String, tokenExpiresAt expiresAt: Date? = nil) async throws -> AccessToken {
-        // Printable: a name reaches log lines and terminals.
-        guard !name.isEmpty, name.count <= 100, name.allSatisfy({ !$0.isWhitespace || $0 == " " }), name.nameFault == nil
-        else { throw SyncAdminError.invalidUserName(name) }
+        guard Self.isUserName(name) else { throw SyncAdminError.invalidUserName(name) }
         let now = Date()
         try Self.checkExpiry(expiresAt, now: now)
         return try await withDatabase { server in
@@ -48,12 +46,27 @@ extension SyncServer {
         try await withDatabase { server in try await server.storage.revokeToken(id: id, now: Date().millisecondsSince1970) }
     }
 
+    /// The user named `name`, for acting as a zone's owner from the command line (`zone invite`,
+    /// `zone members`, `zone remove`: what the owner's token does over HTTP); nil when nobody is
+    /// called so.
+    public func user(named name: String) async throws -> SyncUser? {
+        guard Self.isUserName(name) else { return nil }
+        return try await withDatabase { server in try await server.storage.user(named: name) }
+    }
+
     private func issueToken(forUser name: String, now: Date, expiresAt: Date?) async throws -> AccessToken {
         let secret = AccessToken.newSecret()
         let id = try await storage.addToken(
             digest: AccessToken.digest(of: secret), forUser: name, now: now.millisecondsSince1970,
             expiresAt: expiresAt?.millisecondsSince1970)
         return AccessToken(id: id, text: secret)
+    }
+
+    /// Whether `name` can be a user's: 1 to 100 characters, printable (a name reaches log lines
+    /// and terminals), composed, no format characters. A name that cannot be a user's is nobody's,
+    /// and is answered so without asking the database.
+    static func isUserName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 100 && name.allSatisfy({ !$0.isWhitespace || $0 == " " }) && name.nameFault == nil
     }
 
     private static func checkExpiry(_ expiresAt: Date?, now: Date) throws {

@@ -17,23 +17,26 @@ public struct PushAnswer: Sendable {
 ///
 /// The schema must exist: the running application or ``SyncServer/withDatabase(_:)`` creates it.
 extension SyncServer {
-    /// Applies a push to one of a user's zones (created on first push), all or nothing, in the
-    /// user's turn (see ``RateLimits/pushesAppliedAtOncePerUser``).
-    public func push(_ request: PushRequest, zone: String, user: SyncUser) async throws -> PushAnswer {
-        try await guards.pushTurns.run(user.id) { try await pushInTurn(request, zone: zone, user: user) }
+    /// Applies a push to a zone, all or nothing, in the user's turn (see
+    /// ``RateLimits/pushesAppliedAtOncePerUser``): one of the user's own zones (created on first
+    /// push) when `owner` is nil, else `owner`'s zone, of which the user must be a writer.
+    public func push(_ request: PushRequest, zone: String, owner: String? = nil, user: SyncUser) async throws -> PushAnswer {
+        let access = try await access(zone: zone, owner: owner, user: user, needing: .writer)
+        return try await guards.pushTurns.run(user.id) { try await pushInTurn(request, to: access, user: user) }
     }
 
-    /// ``push(_:zone:user:)`` for a caller that holds the user's turn already (the route, which
-    /// decodes the body in it too).
-    func pushInTurn(_ request: PushRequest, zone: String, user: SyncUser) async throws -> PushAnswer {
+    /// ``push(_:zone:owner:user:)`` for a caller that holds the user's turn already (the route,
+    /// which decodes the body in it too) and checked the user's role in the zone.
+    func pushInTurn(_ request: PushRequest, to access: ZoneAccess, user: SyncUser) async throws -> PushAnswer {
         let start = ContinuousClock.now
+        let zone = access.zone
         let outcome: PushDecision
         do {
-            try ZoneName.check(zone)
             let limits = configuration.limits
             try request.validate(against: limits)
             outcome = try await storage.push(
-                PushPlanner(request: request, limits: limits), zone: zone, owner: user, quotas: configuration.quotas,
+                PushPlanner(request: request, limits: limits), zone: zone, owner: access.owner, author: user,
+                quotas: configuration.quotas,
                 now: Date().millisecondsSince1970)
         } catch {
             metrics.push(.refused, mutations: 0, duration: ContinuousClock.now - start)
@@ -55,25 +58,32 @@ extension SyncServer {
         }
     }
 
-    /// The changes of a user's zone after a cursor: at most `limit` (lowered to the server's
-    /// page size), more when one push alone is longer; whole pushes only.
-    public func changes(zone: String, user: SyncUser, since: FeedCursor, limit: Int) async throws -> ChangesPage {
-        try await storedChanges(zone: zone, user: user, since: since, limit: limit).decoded()
+    /// The changes of a zone after a cursor: one of the user's own zones when `owner` is nil, else
+    /// `owner`'s zone, of which the user must be a member. At most `limit` (lowered to the
+    /// server's page size), more when one push alone is longer; whole pushes only.
+    public func changes(zone: String, owner: String? = nil, user: SyncUser, since: FeedCursor, limit: Int) async throws
+        -> ChangesPage
+    {
+        try await storedChanges(zone: zone, owner: owner, user: user, since: since, limit: limit).decoded()
     }
 
     /// The same page as JSON, the records' fields as stored: what the `changes` route sends.
-    public func changesJSON(zone: String, user: SyncUser, since: FeedCursor, limit: Int) async throws -> String {
-        StoredJSON.encode(try await storedChanges(zone: zone, user: user, since: since, limit: limit))
+    public func changesJSON(zone: String, owner: String? = nil, user: SyncUser, since: FeedCursor, limit: Int) async throws
+        -> String
+    {
+        StoredJSON.encode(try await storedChanges(zone: zone, owner: owner, user: user, since: since, limit: limit))
     }
 
-    private func storedChanges(zone: String, user: SyncUser, since: FeedCursor, limit: Int) async throws -> FeedPage {
+    private func storedChanges(zone: String, owner: String?, user: SyncUser, since: FeedCursor, limit: Int) async throws
+        -> FeedPage
+    {
+        let access = try await access(zone: zone, owner: owner, user: user, needing: .reader)
         do {
-            try ZoneName.check(zone)
             let limit = try FeedPaging.limit(asked: limit, maximum: configuration.limits.maxPageSize)
             let start = ContinuousClock.now
             defer { metrics.feedRead(duration: ContinuousClock.now - start) }
             let paging = FeedPaging(limit: limit, byteBudget: configuration.limits.maxPageBytes)
-            switch try await storage.changes(zone: zone, owner: user, since: since, paging: paging) {
+            switch try await storage.changes(zone: zone, owner: access.owner, since: since, paging: paging) {
             case .page(let page): return page
             case .refused(let refusal): throw refusal.refusal(since: since, zone: zone)
             }

@@ -17,9 +17,11 @@ final class LiveListener: Sendable {
     private let finished = Mutex(false)
     private let reader = Mutex<Task<Void, Never>?>(nil)
 
-    /// Connects and returns once the server said it is listening.
-    init(port: Int, zone: String, since: FeedCursor = .start, token: String) async throws {
-        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/zones/\(zone)/live?since=\(since)")
+    /// Connects (to `owner`'s zone, or the token's user's own) and returns once the server said it
+    /// is listening.
+    init(port: Int, zone: String, owner: String? = nil, since: FeedCursor = .start, token: String) async throws {
+        let path = Endpoint.live.path(zone: zone, owner: owner)
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)?since=\(since)")
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
         let response = try await HTTPClient.tests.execute(request, timeout: .seconds(10))
         guard response.status == .ok else { throw TestFailure("live answered \(response.status)") }

@@ -17,9 +17,12 @@ struct OpenAPITests {
     @Test("Every route and every error code is described")
     func routesAndCodes() {
         #expect(description.hasPrefix("openapi: 3.2"))
-        for route in ["/health:", "/ready:", "/metrics:", "/v1/zones/{zone}/push:", "/v1/zones/{zone}/changes:", "/v1/zones/{zone}/live:"] {
-            // (Every route the server has is in this list: `Route` names them.)
-            #expect(description.contains("\n  \(route)\n"), "\(route) is not described")
+        for endpoint in Endpoint.allCases {
+            for pattern in endpoint.pathPatterns {
+                let route = pattern.split(separator: "/", omittingEmptySubsequences: false)
+                    .map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
+                #expect(description.contains("\n  \(route):\n"), "\(route) is not described")
+            }
         }
         let codes = SyncErrorBody.Code.allCases.map(\.rawValue).joined(separator: ", ")
         #expect(description.contains("enum: [\(codes)]"), "the error codes are not [\(codes)]")

@@ -165,6 +165,18 @@ struct HTTPSyncClient: Sendable {
         return try await execute(http)
     }
 
+    /// Any request to `path`, with a JSON body as given.
+    func request(_ method: HTTPMethod, _ path: String, token: String, body: String? = nil) async throws -> Answer {
+        var http = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        http.method = method
+        http.headers.add(name: "Authorization", value: "Bearer \(token)")
+        if let body {
+            http.headers.add(name: "Content-Type", value: "application/json")
+            http.body = .bytes(ByteBuffer(string: body))
+        }
+        return try await execute(http)
+    }
+
     /// Pushes and expects the batch to be applied.
     @discardableResult
     func pushApplied(_ zone: String, _ request: PushRequest, token: String) async throws -> PushResult {

@@ -16,14 +16,14 @@ public struct AccessToken: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { text }
 
-    /// A new random secret.
-    static func newSecret() -> String {
+    /// A new random secret: a token (`ogs_`), or an invitation's code (`ogi_`).
+    static func newSecret(prefix: String = "ogs_") -> String {
         var generator = SystemRandomNumberGenerator()  // the system's cryptographic generator
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         let encoded = Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
-        return "ogs_" + encoded
+        return prefix + encoded
     }
 
     /// What the database stores and looks tokens up by.

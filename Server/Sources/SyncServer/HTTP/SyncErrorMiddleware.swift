@@ -23,11 +23,11 @@ struct SyncErrorMiddleware: RouterMiddleware {
             var refusal = Self.refusal(for: error)
             // The router answers 404 for a known path asked with another method: that is a 405.
             if refusal.status == .notFound, context.endpointPath == nil || context.endpointPath == "NotFound",
-                let route = Route.matching(request.uri.path)
+                let route = Route.allowed(on: request.uri.path)
             {
                 refusal = SyncRequestError(
-                    .methodNotAllowed, .methodNotAllowed, "\(route.path) takes \(route.allowed), not \(request.method.rawValue).")
-                refusal.allowed = route.allowed
+                    .methodNotAllowed, .methodNotAllowed, "\(route.pattern) takes \(route.methods), not \(request.method.rawValue).")
+                refusal.allowed = route.methods
             }
             if refusal.status == .internalServerError {
                 context.logger.error("Request failed", metadata: ["error": .requestText(String(reflecting: error), limit: 2000)])

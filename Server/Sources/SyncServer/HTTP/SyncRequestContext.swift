@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import HummingbirdAuth
 import NIOCore
@@ -29,6 +30,25 @@ struct SyncRequestContext: AuthRequestContext, RequestContext, RemoteAddressRequ
             throw SyncRequestError(.unauthorized, .unauthorized, "This request needs a valid bearer token.")
         }
         return identity
+    }
+
+    /// The `{owner}` of the path, percent-decoded: the owner of the zone it names; nil on the
+    /// routes of the caller's own zones.
+    func owner() throws -> String? {
+        try parameters.get("owner").map { try Self.decoded($0, "owner") }
+    }
+
+    /// The `{user}` of a member's path, percent-decoded.
+    func member() throws -> String {
+        try Self.decoded(parameters.get("user") ?? "", "user")
+    }
+
+    /// A path segment as the name it encodes (`Zo%C3%AB` is `Zoë`).
+    private static func decoded(_ segment: String, _ name: String) throws -> String {
+        guard let decoded = segment.removingPercentEncoding, !decoded.isEmpty else {
+            throw SyncRequestError.badRequest("The path's {\(name)} is not a percent-encoded name.")
+        }
+        return decoded
     }
 
     /// The `{zone}` of the path, checked: 1 to 100 letters, digits, `.`, `_` or `-`.

@@ -12,21 +12,26 @@ struct SyncRoutes {
     let server: SyncServer
 
     func add(to router: Router<SyncRequestContext>) {
-        router.on(RouterPath(Route.health.path), method: Route.health.requestMethod) { _, _ in
+        router.on(RouterPath(Route.health.pathPattern), method: Route.health.requestMethod) { _, _ in
             Self.json(#"{"status":"ok"}"#)
         }
-        router.on(RouterPath(Route.ready.path), method: Route.ready.requestMethod) { _, _ in try await ready() }
-        router.on(RouterPath(Route.metrics.path), method: Route.metrics.requestMethod) { request, context in
+        router.on(RouterPath(Route.ready.pathPattern), method: Route.ready.requestMethod) { _, _ in try await ready() }
+        router.on(RouterPath(Route.metrics.pathPattern), method: Route.metrics.requestMethod) { request, context in
             try metrics(request, context)
         }
         let zones = router.group()
             .add(middleware: TokenAuthenticator(server: server))
             .add(middleware: RequireUser(server: server))
-        zones.on(RouterPath(Route.push.path), method: Route.push.requestMethod) { request, context in try await push(request, context) }
-        zones.on(RouterPath(Route.changes.path), method: Route.changes.requestMethod) { request, context in
-            try await changes(request, context)
+        let handlers: [Route: @Sendable (Request, SyncRequestContext) async throws -> Response] = [
+            .push: push, .changes: changes, .live: live, .members: members, .memberRole: memberRole,
+            .memberRemoval: memberRemoval, .invite: invite, .invitations: invitations, .acceptInvitation: acceptInvitation,
+            .withdrawInvitation: withdrawInvitation
+        ]
+        for (route, handler) in handlers {
+            for pattern in route.pathPatterns {
+                zones.on(RouterPath(pattern), method: route.requestMethod) { request, context in try await handler(request, context) }
+            }
         }
-        zones.on(RouterPath(Route.live.path), method: Route.live.requestMethod) { request, context in try await live(request, context) }
     }
 
     // MARK: Operations
@@ -60,7 +65,8 @@ struct SyncRoutes {
 
     private func push(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let user = try context.user()
-        let zone = try context.zone()
+        // The role first: a user who may not push to the zone sends no body the server reads.
+        let access = try await server.access(zone: try context.zone(), owner: try context.owner(), user: user, needing: .writer)
         // Counted in before the body is read: a user's pushes in parallel hold at most so many
         // bodies, and a user whose budget is spent sends none.
         try server.guards.admitPush(of: user)
@@ -82,7 +88,7 @@ struct SyncRoutes {
                 throw SyncRequestError.badRequest("The body is not a valid request: \(error)")
             }
             server.guards.chargePush(of: user, mutations: pushRequest.mutations.count, bodyBytes: body.readableBytes)
-            return try await server.pushInTurn(pushRequest, zone: zone, user: user)
+            return try await server.pushInTurn(pushRequest, to: access, user: user)
         }
         var response = Self.json(answer.json)
         if answer.isReplay { response.headers[.replayed] = "true" }
@@ -101,7 +107,8 @@ struct SyncRoutes {
         }
         return Self.json(
             try await server.changesJSON(
-                zone: try context.zone(), user: try context.user(), since: try Self.cursor(request), limit: limit))
+                zone: try context.zone(), owner: try context.owner(), user: try context.user(), since: try Self.cursor(request),
+                limit: limit))
     }
 
     // MARK: Live
@@ -110,19 +117,20 @@ struct SyncRoutes {
     /// (see ``LiveStream``).
     private func live(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let user = try context.user()
-        let zone = try context.zone()
+        let access = try await server.access(zone: try context.zone(), owner: try context.owner(), user: user, needing: .reader)
+        let zone = access.zone
         let cursor = try Self.cursor(request)
         let token = TokenAuthenticator.bearerToken(request.headers[.authorization]) ?? ""
         // Its places among the user's, the token's and the server's streams, given back when the
         // body below is released.
         let admission = try server.guards.admitLiveStream(of: user, token: token)
         // Subscribe before reading the head: a push between the two is then seen either way.
-        let (events, finish) = server.notifier.subscribe(to: ZoneKey(ownerID: user.id, name: zone))
+        let (events, finish) = server.notifier.subscribe(to: ZoneKey(ownerID: access.owner.id, name: zone))
         // Read before the stream starts: a failure is an error answer, not a stream cut short, and
         // a client told ": listening" has nothing of this request's left in the database.
         let head: ZoneHead?
         do {
-            head = try await server.storage.head(zone: zone, owner: user)
+            head = try await server.storage.head(zone: zone, owner: access.owner)
             // The cursor is refused as `changes` would refuse it: another zone's, or past the horizon.
             try server.checkCursor(cursor, of: head, zone: zone)
         } catch {
@@ -130,7 +138,7 @@ struct SyncRoutes {
             throw error
         }
         let stream = LiveStream(
-            server: server, user: user, zone: zone, token: token,
+            server: server, user: user, access: access, token: token,
             since: cursor.position, head: head, events: events, finish: finish)
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-cache"]
         return Response(
@@ -141,7 +149,74 @@ struct SyncRoutes {
             })
     }
 
+    // MARK: Members and invitations
+
+    private func members(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let members = try await server.members(zone: try context.zone(), owner: try context.owner(), user: try context.user())
+        return try Self.json(encoding: members)
+    }
+
+    private func memberRole(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let change = try await Self.decode(MemberRoleChange.self, from: request)
+        try await server.setRole(
+            change.role, of: try context.member(), zone: try context.zone(), owner: try context.owner(), user: try context.user())
+        return Response(status: .noContent)
+    }
+
+    private func memberRemoval(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        try await server.removeMember(try context.member(), zone: try context.zone(), owner: try context.owner(), user: try context.user())
+        return Response(status: .noContent)
+    }
+
+    private func invite(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let invitation = try await Self.decode(InvitationRequest.self, from: request)
+        let made = try await server.invite(invitation, zone: try context.zone(), owner: try context.owner(), user: try context.user())
+        var response = try Self.json(encoding: made)
+        response.status = .created
+        return response
+    }
+
+    private func invitations(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        try Self.json(encoding: try await server.invitations(for: try context.user()))
+    }
+
+    private func acceptInvitation(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        let acceptance = try await Self.decode(InvitationAcceptance.self, from: request)
+        return try Self.json(encoding: try await server.acceptInvitation(acceptance, user: try context.user()))
+    }
+
+    private func withdrawInvitation(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        guard let id = context.parameters.get("invitation").flatMap({ Int64($0) }) else {
+            throw SyncRequestError.badRequest("An invitation is named by its number.")
+        }
+        try await server.withdrawInvitation(id: id, zone: try context.zone(), owner: try context.owner(), user: try context.user())
+        return Response(status: .noContent)
+    }
+
     // MARK: Helpers
+
+    /// A small JSON body (these routes' bodies are a few fields): strict, unknown keys refused.
+    private static func decode<Body: Decodable>(_ type: Body.Type, from request: Request) async throws -> Body {
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: 16 << 10)
+        } catch is NIOTooManyBytesError {
+            throw SyncRequestError.tooLarge("This route's body holds at most 16 KiB.")
+        }
+        do {
+            return try JSONDecoder().decode(type, from: Data(buffer: body))
+        } catch {
+            throw SyncRequestError.badRequest("The body is not a valid \(type): \(error)")
+        }
+    }
+
+    private static func json(encoding value: some Encodable) throws -> Response {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
+    }
 
     private static func cursor(_ request: Request) throws -> FeedCursor {
         guard let text = request.uri.queryParameters["since"] else { return .start }

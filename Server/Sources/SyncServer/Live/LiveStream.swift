@@ -9,11 +9,13 @@ import ServiceLifecycle
 ///
 /// It ends when the server shuts down gracefully, after the server's `liveStreamLifetime` (the
 /// client reconnects with its cursor and misses nothing: events only say "read the feed"), or at
-/// the first tick after its token stopped being valid (revoked, expired).
+/// the first tick after its token stopped being valid (revoked, expired) or its user stopped
+/// being a member of the zone.
 struct LiveStream: Sendable {
     let server: SyncServer
     let user: SyncUser
-    let zone: String
+    /// The zone and the user's role in it when the stream was asked for.
+    let access: ZoneAccess
     let token: String
     /// The position the client has read up to.
     let since: Int64
@@ -45,13 +47,15 @@ struct LiveStream: Sendable {
                 switch event {
                 case .moved(let moved): position = max(position, moved)
                 case .tick:
-                    guard try await server.user(authenticatedBy: token)?.id == user.id else { return }
-                    let now = try await server.storage.head(zone: zone, owner: user)
+                    guard try await stillAdmitted() else { return }
+                    let now = try await server.storage.head(zone: access.zone, owner: access.owner)
                     zoneID = zoneID ?? now?.zoneID
                     position = max(position, now?.lastPosition ?? 0)
                 }
                 if position > last {
-                    if zoneID == nil { zoneID = try await server.storage.head(zone: zone, owner: user)?.zoneID }  // its first push
+                    if zoneID == nil {  // its first push
+                        zoneID = try await server.storage.head(zone: access.zone, owner: access.owner)?.zoneID
+                    }
                     last = position
                     try await writer.write(Self.buffer(.changes(LiveEvent(cursor: FeedCursor(position: position, zoneID: zoneID)))))
                 } else if event == .tick {
@@ -62,6 +66,13 @@ struct LiveStream: Sendable {
             finish()
         }
         try await writer.finish(nil)
+    }
+
+    /// Whether the stream's token still lets its user in, and the user still belongs to the zone.
+    private func stillAdmitted() async throws -> Bool {
+        guard try await server.user(authenticatedBy: token)?.id == user.id else { return false }
+        if access.role == .owner { return true }
+        return try await server.storage.memberRole(of: user, zone: access.zone, owner: access.owner) != nil
     }
 
     /// A live message as the bytes the stream writes.

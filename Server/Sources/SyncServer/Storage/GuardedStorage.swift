@@ -58,8 +58,10 @@ struct GuardedStorage: SyncStorage {
     func users() async throws -> [UserRecord] { try await base.users() }
     func revokeToken(id: Int64, now: Int64) async throws { try await base.revokeToken(id: id, now: now) }
 
-    func push(_ planner: PushPlanner, zone: String, owner: SyncUser, quotas: Quotas, now: Int64) async throws -> PushDecision {
-        try await run { try await base.push(planner, zone: zone, owner: owner, quotas: quotas, now: now) }
+    func push(
+        _ planner: PushPlanner, zone: String, owner: SyncUser, author: SyncUser, quotas: Quotas, now: Int64
+    ) async throws -> PushDecision {
+        try await run { try await base.push(planner, zone: zone, owner: owner, author: author, quotas: quotas, now: now) }
     }
     func changes(zone: String, owner: SyncUser, since: FeedCursor, paging: FeedPaging) async throws -> FeedRead {
         try await run { try await base.changes(zone: zone, owner: owner, since: since, paging: paging) }
@@ -68,6 +70,33 @@ struct GuardedStorage: SyncStorage {
         try await run { try await base.head(zone: zone, owner: owner) }
     }
     func purge(committedBefore time: Int64) async throws -> Int { try await base.purge(committedBefore: time) }
+
+    func user(named name: String) async throws -> SyncUser? { try await run { try await base.user(named: name) } }
+    func zoneID(_ zone: String, owner: SyncUser) async throws -> Int64? {
+        try await run { try await base.zoneID(zone, owner: owner) }
+    }
+    func memberRole(of user: SyncUser, zone: String, owner: SyncUser) async throws -> ZoneRole? {
+        try await run { try await base.memberRole(of: user, zone: zone, owner: owner) }
+    }
+    func members(zoneID: Int64) async throws -> [ZoneMember] { try await run { try await base.members(zoneID: zoneID) } }
+    func setMemberRole(_ role: ZoneRole, of name: String, zoneID: Int64) async throws -> Bool {
+        try await run { try await base.setMemberRole(role, of: name, zoneID: zoneID) }
+    }
+    func removeMember(named name: String, zoneID: Int64) async throws -> Bool {
+        try await run { try await base.removeMember(named: name, zoneID: zoneID) }
+    }
+    func addInvitation(_ invitation: NewInvitation) async throws -> Int64 {
+        try await run { try await base.addInvitation(invitation) }
+    }
+    func invitations(for user: SyncUser, now: Int64) async throws -> [Invitation] {
+        try await run { try await base.invitations(for: user, now: now) }
+    }
+    func acceptInvitation(_ key: InvitationKey, by user: SyncUser, now: Int64) async throws -> InvitationCheck {
+        try await run { try await base.acceptInvitation(key, by: user, now: now) }
+    }
+    func withdrawInvitation(id: Int64, zoneID: Int64, now: Int64) async throws -> Bool {
+        try await run { try await base.withdrawInvitation(id: id, zoneID: zoneID, now: now) }
+    }
 }
 
 /// Whether the database is away: begun by a failed ping or a request that found it

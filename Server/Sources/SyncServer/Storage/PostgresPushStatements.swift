@@ -75,8 +75,8 @@ struct WritePushStatement: PostgresPreparedStatement {
     static let sql = """
         WITH appended AS (
             INSERT INTO changes (zone_id, position, txn, record_id, entity, version, deleted, fields,
-                                 field_versions, committed_at)
-            SELECT $1, p, $2, r, e, v, d, f, fv, $3
+                                 field_versions, committed_at, author_id)
+            SELECT $1, p, $2, r, e, v, d, f, fv, $3, $21
             FROM UNNEST($4::bigint[], $5::uuid[], $6::text[], $7::bigint[], $8::bool[], $9::text[], $10::text[])
                 AS t(p, r, e, v, d, f, fv)),
         moved AS (UPDATE zones SET last_position = $11 WHERE id = $1),
@@ -100,10 +100,11 @@ struct WritePushStatement: PostgresPreparedStatement {
     var payload: String
     var addedBytes: Int64
     var ownerID: Int64
+    var authorID: Int64
 
     func makeBindings() throws -> PostgresBindings {
         let entries = plan.entries
-        var bindings = PostgresBindings(capacity: 20)
+        var bindings = PostgresBindings(capacity: 21)
         bindings.append(zoneID)
         bindings.append(entries.first?.transaction ?? 0)
         bindings.append(now)
@@ -124,6 +125,7 @@ struct WritePushStatement: PostgresPreparedStatement {
         bindings.append(payload)
         bindings.append(addedBytes)
         bindings.append(ownerID)
+        bindings.append(authorID)
         return bindings
     }
 

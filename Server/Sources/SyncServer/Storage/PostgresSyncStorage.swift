@@ -15,7 +15,7 @@ final class PostgresSyncStorage: SyncStorage {
     static let channel = "objectgraph_feed"
 
     private let client: PostgresClient
-    private let logger: Logger
+    let logger: Logger
     private let running: Task<Void, Never>
     private let started = Flag()
 
@@ -120,7 +120,27 @@ final class PostgresSyncStorage: SyncStorage {
     }
 
     /// The schema's versions, each the statements that bring the one before it up to date.
-    private static let migrations = [version1, version2, version3, version4]
+    private static let migrations = [version1, version2, version3, version4, version5]
+
+    /// Zones shared with other users: their members, the invitations that make them, and each
+    /// change's author (NULL for the changes made before: their zone's owner's).
+    private static let version5 = [
+        """
+        CREATE TABLE zone_members (zone_id BIGINT NOT NULL REFERENCES zones(id), user_id BIGINT NOT NULL REFERENCES users(id),
+                                   role TEXT NOT NULL CHECK (role IN ('reader', 'writer')), joined_at BIGINT NOT NULL,
+                                   PRIMARY KEY (zone_id, user_id))
+        """,
+        """
+        CREATE TABLE invitations (id BIGSERIAL PRIMARY KEY, zone_id BIGINT NOT NULL REFERENCES zones(id),
+                                  invitee_id BIGINT REFERENCES users(id), code_digest BYTEA UNIQUE,
+                                  role TEXT NOT NULL CHECK (role IN ('reader', 'writer')),
+                                  created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL,
+                                  accepted_by BIGINT REFERENCES users(id), accepted_at BIGINT, withdrawn_at BIGINT,
+                                  CHECK ((invitee_id IS NULL) <> (code_digest IS NULL)))
+        """,
+        "CREATE INDEX invitations_by_invitee ON invitations (invitee_id)",
+        "ALTER TABLE changes ADD COLUMN author_id BIGINT REFERENCES users(id)"
+    ]
 
     /// An entry's bytes as ``Quotas/storedBytesPerUser`` counts them.
     static let storedBytesSQL = "octet_length(fields) + octet_length(field_versions) + \(Quotas.entryOverhead)"
@@ -251,7 +271,9 @@ final class PostgresSyncStorage: SyncStorage {
 
     // MARK: Push
 
-    func push(_ planner: PushPlanner, zone: String, owner: SyncUser, quotas: Quotas, now: Int64) async throws -> PushDecision {
+    func push(
+        _ planner: PushPlanner, zone: String, owner: SyncUser, author: SyncUser, quotas: Quotas, now: Int64
+    ) async throws -> PushDecision {
         let logger = logger
         // Three round trips between BEGIN and COMMIT (the statements are in
         // `PostgresPushStatements.swift`). The ledger and the records' states are read in the
@@ -293,7 +315,7 @@ final class PostgresSyncStorage: SyncStorage {
             for try await (total, _) in try await connection.execute(
                 WritePushStatement(
                     zoneID: zoneID, clientID: clientID, plan: plan, now: now, channel: Self.channel, payload: payload,
-                    addedBytes: added, ownerID: owner.id),
+                    addedBytes: added, ownerID: owner.id, authorID: author.id),
                 logger: logger)
             {
                 used = total
@@ -322,8 +344,10 @@ final class PostgresSyncStorage: SyncStorage {
             let policy = FeedPolicy(zoneID: zoneID, lastPosition: lastPosition, purgedThrough: purgedThrough)
             if let refused = policy.refusal(of: since) { return .refused(refused) }
 
-            // Row by row as they arrive, so that no more than the page's budget is held.
+            // Row by row as they arrive, so that no more than the page's budget is held. The
+            // authors' names are looked up once the rows are read (one query at a time on a connection).
             var reader = paging.reader()
+            var authorIDs: [Int64: Int64] = [:]  // by position
             for try await row in try await connection.query(
                 """
                 SELECT \(unescaped: Self.changeColumns) FROM changes WHERE zone_id = \(zoneID) AND position > \(since.position)
@@ -331,6 +355,7 @@ final class PostgresSyncStorage: SyncStorage {
                 """, logger: logger
             ).decode(ChangeRow.self) {
                 guard reader.add(Self.change(row)) else { break }
+                authorIDs[row.0] = row.7
             }
             if let rest = reader.restToRead {
                 for try await row in try await connection.query(
@@ -340,9 +365,22 @@ final class PostgresSyncStorage: SyncStorage {
                     """, logger: logger
                 ).decode(ChangeRow.self) {
                     _ = reader.add(Self.change(row))
+                    authorIDs[row.0] = row.7
                 }
             }
-            return policy.read(reader.page, hasMore: reader.hasMore, since: since)
+            var authors = AuthorNames(owner: owner.name)
+            var page = reader.page
+            for index in page.indices {
+                page[index].author = try await authors.name(of: authorIDs[page[index].position]) { id in
+                    for try await name in try await connection.query("SELECT name FROM users WHERE id = \(id)", logger: logger)
+                        .decode(String.self)
+                    {
+                        return name
+                    }
+                    throw StorageFailure.malformedRow("the author \(id) of a change is no user")
+                }
+            }
+            return policy.read(page, hasMore: reader.hasMore, since: since)
         }
     }
 
@@ -397,7 +435,7 @@ final class PostgresSyncStorage: SyncStorage {
     /// Runs `body` in a transaction. PostgresNIO wraps what `body` throws; it comes out here as
     /// itself, so a refusal (a conflict, a record too large) reaches the client as what it is.
     /// Nothing was committed when it throws.
-    private func transaction<Result: Sendable>(
+    func transaction<Result: Sendable>(
         _ body: (PostgresConnection) async throws -> sending Result
     ) async throws -> Result {
         do {
@@ -410,9 +448,9 @@ final class PostgresSyncStorage: SyncStorage {
 
     // MARK: Rows
 
-    private typealias ChangeRow = (Int64, Int64, String, UUID, Int64, Bool, String)
+    private typealias ChangeRow = (Int64, Int64, String, UUID, Int64, Bool, String, Int64?)
 
-    private static let changeColumns = "position, txn, entity, record_id, version, deleted, fields"
+    private static let changeColumns = "position, txn, entity, record_id, version, deleted, fields, author_id"
 
     private static func change(_ row: ChangeRow) -> StoredChange {
         StoredChange(

@@ -97,6 +97,26 @@ final class SQLiteSyncStorage: SyncStorage {
                         WHERE zones.owner_id = users.id AND changes.position <= zones.last_position);
                     """)
         }
+        // Zones shared with other users: their members, the invitations that make them, and each
+        // change's author (NULL for the changes made before: their zone's owner's).
+        migrator.registerMigration("v4: members") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE zone_members (
+                        zone_id INTEGER NOT NULL REFERENCES zones(id), user_id INTEGER NOT NULL REFERENCES users(id),
+                        role TEXT NOT NULL CHECK (role IN ('reader', 'writer')), joined_at INTEGER NOT NULL,
+                        PRIMARY KEY (zone_id, user_id)) WITHOUT ROWID;
+                    CREATE TABLE invitations (
+                        id INTEGER PRIMARY KEY, zone_id INTEGER NOT NULL REFERENCES zones(id),
+                        invitee_id INTEGER REFERENCES users(id), code_digest BLOB UNIQUE,
+                        role TEXT NOT NULL CHECK (role IN ('reader', 'writer')),
+                        created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
+                        accepted_by INTEGER REFERENCES users(id), accepted_at INTEGER, withdrawn_at INTEGER,
+                        CHECK ((invitee_id IS NULL) <> (code_digest IS NULL)));
+                    CREATE INDEX invitations_by_invitee ON invitations (invitee_id);
+                    ALTER TABLE changes ADD COLUMN author_id INTEGER REFERENCES users(id);
+                    """)
+        }
         try migrator.migrate(pool)
     }
 
@@ -170,11 +190,13 @@ final class SQLiteSyncStorage: SyncStorage {
 
     // MARK: Push
 
-    func push(_ planner: PushPlanner, zone: String, owner: SyncUser, quotas: Quotas, now: Int64) async throws -> PushDecision {
+    func push(
+        _ planner: PushPlanner, zone: String, owner: SyncUser, author: SyncUser, quotas: Quotas, now: Int64
+    ) async throws -> PushDecision {
         let key = ZoneKey(ownerID: owner.id, name: zone)
         // One push of a zone at a time: its steps count on the zone staying as its first one found it.
         let outcome = try await zoneTurns.run(key) {
-            try await self.applyInSteps(planner, zone: zone, owner: owner, quotas: quotas, now: now)
+            try await self.applyInSteps(planner, zone: zone, owner: owner, author: author, quotas: quotas, now: now)
         }
         if case .apply(let plan) = outcome, !plan.entries.isEmpty {
             notifier.publish(key, position: plan.lastPosition)
@@ -189,7 +211,7 @@ final class SQLiteSyncStorage: SyncStorage {
     static let changesPerStep = 100
 
     private func applyInSteps(
-        _ planner: PushPlanner, zone: String, owner: SyncUser, quotas: Quotas, now: Int64
+        _ planner: PushPlanner, zone: String, owner: SyncUser, author: SyncUser, quotas: Quotas, now: Int64
     ) async throws -> PushDecision {
         let clientID = planner.request.clientID
         let small = planner.recordIDs.count <= Self.changesPerStep
@@ -202,7 +224,7 @@ final class SQLiteSyncStorage: SyncStorage {
                 let found = try Self.zoneForPush(zone, owner: owner, quotas: quotas, db)
                 let outcome = try Self.plan(planner, zoneID: found.id, lastPosition: found.lastPosition, now: now, db)
                 if case .apply(let plan) = outcome {
-                    try Self.insert(plan.entries[...], zoneID: found.id, db)
+                    try Self.insert(plan.entries[...], zoneID: found.id, author: author, db)
                     try Self.publish(plan, zone: zone, zoneID: found.id, owner: owner, quotas: quotas, clientID: clientID, db)
                 }
                 return (outcome, found.id)
@@ -235,7 +257,7 @@ final class SQLiteSyncStorage: SyncStorage {
                 rest = rest.dropFirst(step.count)
                 let isLast = rest.isEmpty
                 try await pool.write { db in
-                    try Self.insert(step, zoneID: zoneID, db)
+                    try Self.insert(step, zoneID: zoneID, author: author, db)
                     if isLast {
                         try Self.publish(plan, zone: zone, zoneID: zoneID, owner: owner, quotas: quotas, clientID: clientID, db)
                     }
@@ -322,18 +344,18 @@ final class SQLiteSyncStorage: SyncStorage {
         return bytes
     }
 
-    private static func insert(_ entries: ArraySlice<FeedEntry>, zoneID: Int64, _ db: Database) throws {
+    private static func insert(_ entries: ArraySlice<FeedEntry>, zoneID: Int64, author: SyncUser, _ db: Database) throws {
         let insert = try db.cachedStatement(
             sql: """
                 INSERT INTO changes (zone_id, position, txn, record_id, entity, version, deleted, fields,
-                                     field_versions, committed_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                     field_versions, committed_at, author_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
         for entry in entries {
             try insert.execute(arguments: [
                 zoneID, entry.position, entry.transaction, entry.state.id, entry.state.entity,
                 entry.state.version, entry.state.deleted, entry.fieldsJSON, entry.fieldVersionsJSON,
-                entry.committedAt
+                entry.committedAt, author.id
             ])
         }
     }
@@ -374,6 +396,7 @@ final class SQLiteSyncStorage: SyncStorage {
             if let refused = head.refusal(of: since) { return .refused(refused) }
             // Row by row, so that no more than the page's budget is held.
             var reader = paging.reader()
+            var authors = AuthorNames(owner: owner.name)
             let entries = try Row.fetchCursor(
                 db,
                 sql: """
@@ -381,7 +404,7 @@ final class SQLiteSyncStorage: SyncStorage {
                     ORDER BY position LIMIT ?
                     """, arguments: [zoneID, since.position, head.lastPosition, paging.limit + 1])
             while let row = try entries.next() {
-                guard reader.add(Self.change(row)) else { break }
+                guard reader.add(try Self.change(row, &authors, db)) else { break }
             }
             if let rest = reader.restToRead {
                 let entries = try Row.fetchCursor(
@@ -390,7 +413,7 @@ final class SQLiteSyncStorage: SyncStorage {
                         SELECT \(Self.changeColumns) FROM changes WHERE zone_id = ? AND txn = ? AND position > ?
                         AND position <= ? ORDER BY position
                         """, arguments: [zoneID, rest.transaction, rest.after, head.lastPosition])
-                while let row = try entries.next() { _ = reader.add(Self.change(row)) }
+                while let row = try entries.next() { _ = reader.add(try Self.change(row, &authors, db)) }
             }
             return head.read(reader.page, hasMore: reader.hasMore, since: since)
         }
@@ -460,12 +483,18 @@ final class SQLiteSyncStorage: SyncStorage {
     private static let entryColumns =
         "position, txn, committed_at, record_id, entity, version, deleted, fields, field_versions"
 
-    private static let changeColumns = "position, txn, entity, record_id, version, deleted, fields"
+    private static let changeColumns = "position, txn, entity, record_id, version, deleted, fields, author_id"
 
-    private static func change(_ row: Row) -> StoredChange {
+    private static func change(_ row: Row, _ authors: inout AuthorNames, _ db: Database) throws -> StoredChange {
         StoredChange(
             position: row[0], transaction: row[1], entity: row[2], id: row[3], version: row[4], deleted: row[5],
-            fieldsJSON: row[6])
+            fieldsJSON: row[6],
+            author: try authors.name(of: row[7]) { id in
+                guard let name = try String.fetchOne(db, sql: "SELECT name FROM users WHERE id = ?", arguments: [id]) else {
+                    throw StorageFailure.malformedRow("the author \(id) of a change is no user")
+                }
+                return name
+            })
     }
 
     private static func entry(_ row: Row) throws -> FeedEntry {

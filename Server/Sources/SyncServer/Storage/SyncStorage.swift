@@ -55,9 +55,12 @@ protocol SyncStorage: Sendable {
     /// does nothing to one revoked before.
     func revokeToken(id: Int64, now: Int64) async throws
 
-    /// Applies a validated push to a user's zone (created on first push), all or nothing; a push
-    /// past the user's quotas is refused (``SyncRefusal/quotaExceeded(_:)``) and changes nothing.
-    func push(_ planner: PushPlanner, zone: String, owner: SyncUser, quotas: Quotas, now: Int64) async throws -> PushDecision
+    /// Applies a validated push by `author` to `owner`'s zone (created on first push), all or
+    /// nothing; a push past the owner's quotas is refused (``SyncRefusal/quotaExceeded(_:)``) and
+    /// changes nothing.
+    func push(
+        _ planner: PushPlanner, zone: String, owner: SyncUser, author: SyncUser, quotas: Quotas, now: Int64
+    ) async throws -> PushDecision
     /// The changes after a cursor, a page at a time, as `paging` cuts them (read entry by entry,
     /// so that no more than a page's budget is held).
     func changes(zone: String, owner: SyncUser, since: FeedCursor, paging: FeedPaging) async throws -> FeedRead
@@ -67,6 +70,93 @@ protocol SyncStorage: Sendable {
     /// Drops tombstones and superseded entries committed before a time (milliseconds since
     /// 1970); returns how many entries went.
     func purge(committedBefore: Int64) async throws -> Int
+
+    // MARK: Members and invitations (the decisions are ``SyncServer``'s, in `SyncServer+Sharing.swift`)
+
+    /// The user named `name`, if any.
+    func user(named name: String) async throws -> SyncUser?
+    /// The key of `owner`'s zone `zone`; nil when the owner never pushed to it.
+    func zoneID(_ zone: String, owner: SyncUser) async throws -> Int64?
+    /// `user`'s role in `owner`'s zone `zone` as a member (not its owner); nil when they are none,
+    /// or there is no such zone.
+    func memberRole(of user: SyncUser, zone: String, owner: SyncUser) async throws -> ZoneRole?
+    /// A zone's members (its owner not among them), by name.
+    func members(zoneID: Int64) async throws -> [ZoneMember]
+    /// Gives a member another role; false when `name` is no member of the zone.
+    func setMemberRole(_ role: ZoneRole, of name: String, zoneID: Int64) async throws -> Bool
+    /// Takes a member out of a zone; false when `name` is no member of it.
+    func removeMember(named name: String, zoneID: Int64) async throws -> Bool
+    /// Stores an invitation and returns its number; fails with `SyncAdminError.noSuchUser` for an
+    /// invitee nobody is called.
+    func addInvitation(_ invitation: NewInvitation) async throws -> Int64
+    /// The invitations made for `user` by name that can still be accepted at `now`.
+    func invitations(for user: SyncUser, now: Int64) async throws -> [Invitation]
+    /// Accepts an invitation in one transaction: checks it (``InvitationCheck``), then makes the
+    /// user a member with its role and marks it used.
+    func acceptInvitation(_ key: InvitationKey, by user: SyncUser, now: Int64) async throws -> InvitationCheck
+    /// Withdraws an invitation of a zone not yet accepted; false when there is none such.
+    func withdrawInvitation(id: Int64, zoneID: Int64, now: Int64) async throws -> Bool
+}
+
+/// The names of the authors of a page's changes, each looked up once; a change made before
+/// authors were kept (it has none) is its zone's owner's, the only user who could push then.
+struct AuthorNames {
+    let owner: String
+    private var names: [Int64: String] = [:]
+
+    init(owner: String) { self.owner = owner }
+
+    mutating func name(of id: Int64?, lookUp: (Int64) throws -> String) rethrows -> String {
+        guard let id else { return owner }
+        if let name = names[id] { return name }
+        let name = try lookUp(id)
+        names[id] = name
+        return name
+    }
+
+    mutating func name(of id: Int64?, lookUp: (Int64) async throws -> String) async rethrows -> String {
+        guard let id else { return owner }
+        if let name = names[id] { return name }
+        let name = try await lookUp(id)
+        names[id] = name
+        return name
+    }
+}
+
+/// An invitation to store.
+struct NewInvitation: Sendable {
+    var zoneID: Int64
+    /// The invitee's name, or nil for an invitation by code.
+    var invitee: String?
+    /// The code's digest, for an invitation by code.
+    var codeDigest: Data?
+    var role: ZoneRole
+    var now: Int64
+    var expiresAt: Int64
+}
+
+/// How an invitation to accept is named.
+enum InvitationKey: Sendable, Equatable {
+    /// By its number: one made for the accepting user by name.
+    case id(Int64)
+    /// By its code's digest.
+    case codeDigest(Data)
+}
+
+/// What accepting an invitation found.
+enum InvitationCheck: Sendable, Equatable {
+    /// Accepted: the user is a member of `owner`'s `zone` with `role`.
+    case accepted(Invitation)
+    /// No such invitation (or one for another user).
+    case unknown
+    /// Accepted before, by this user or another.
+    case used
+    /// Past its expiry.
+    case expired
+    /// Withdrawn by the zone's owner.
+    case withdrawn
+    /// The accepting user owns the zone.
+    case ownZone
 }
 
 /// A refusal of the administration commands (`user add`, `token create`, `token revoke`).

@@ -1,0 +1,295 @@
+import Foundation
+import GRDB
+import HTTPTypes
+import ObjectGraphSyncProtocol
+import PostgresNIO
+import SyncServer
+import Testing
+
+/// Zones shared between users, through the HTTP API: invitations, roles, removal.
+@Suite("Sharing: a zone's members, their roles and the invitations that make them")
+struct SharingTests {
+    /// Alice, Bob and Carol, each with a token, and Alice's zone "family" with one mood in it.
+    struct People {
+        var alice: String
+        var bob: String
+        var carol: String
+        let mood = UUID()
+
+        init(_ server: SyncTestServer) async throws {
+            alice = try await server.addUser("alice")
+            bob = try await server.addUser("bob")
+            carol = try await server.addUser("carol")
+        }
+
+        func start(_ client: SyncTestClient) async throws {
+            try await client.pushApplied(
+                "family", PushRequest(UUID(), .upsert(1, entity: "Mood", id: mood, fields: ["text": .string("Sunny")])), token: alice)
+        }
+    }
+
+    static var nowInMilliseconds: Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+
+    @Test(
+        "A zone is named by its owner: alice's and bob's \"family\" are two zones, and a user who does not belong to a zone gets the same 404 whether or not it exists",
+        arguments: Backend.available)
+    func zoneIdentityAndNoExistenceLeak(_ backend: Backend) async throws {
+        let server = try await SyncTestServer(backend)
+        let people = try await People(server)
+        try await server.run { client in
+            try await people.start(client)
+            try await client.pushApplied(
+                "family", PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: people.bob)
+            let own = try await client.request(.get, "/v1/users/alice/zones/family/changes", token: people.alice)
+            #expect(own.status == .ok)
+            #expect(try own.decoded(ChangesPage.self).changes.map(\.record.id) == [people.mood], "the qualified route is the same zone")
+            let bobs = try await client.request(.get, "/v1/zones/family/changes", token: people.bob)
+            #expect(try bobs.decoded(ChangesPage.self).changes.map(\.record.id) != [people.mood], "bob's own family is another zone")
+
+            let existing = try await client.request(.get, "/v1/users/alice/zones/family/changes", token: people.bob)
+            let missing = try await client.request(.get, "/v1/users/alice/zones/nothing/changes", token: people.bob)
+            let nobody = try await client.request(.get, "/v1/users/nobody/zones/family/changes", token: people.bob)
+            for response in [existing, missing, nobody] {
+                #expect(response.status == .notFound)
+                #expect(response.error?.error == .notFound)
+            }
+            #expect(
+                existing.error?.message.replacingOccurrences(of: "family", with: "nothing") == missing.error?.message,
+                "the messages differ only by the names asked")
+            let push = try await client.request(
+                .post, "/v1/users/alice/zones/family/push", token: people.bob,
+                body: #"{"clientID":"\#(UUID())","mutations":[]}"#)
+            #expect(push.status == .notFound)
+            let members = try await client.request(.get, "/v1/users/alice/zones/family/members", token: people.bob)
+            #expect(members.status == .notFound)
+        }
+    }
+
+    @Test(
+        "An invited reader reads the feed and the live route, and their push is refused with 403 forbidden; made a writer, their push lands in the owner's zone",
+        arguments: Backend.available)
+    func readerThenWriter(_ backend: Backend) async throws {
+        let server = try await SyncTestServer(backend)
+        let people = try await People(server)
+        try await server.run { client in
+            try await people.start(client)
+            let invited = try await client.request(
+                .post, "/v1/users/alice/zones/family/invitations", token: people.alice, body: #"{"user":"bob","role":"reader"}"#)
+            #expect(invited.status == .created, "\(invited.text)")
+            let invitation = try invited.decoded(Invitation.self)
+            #expect(invitation.code == nil && invitation.user == "bob" && invitation.role == .reader)
+
+            let waiting = try await client.request(.get, "/v1/invitations", token: people.bob).decoded(Invitations.self)
+            #expect(waiting.invitations.map(\.id) == [invitation.id])
+            #expect(waiting.invitations.first?.owner == "alice" && waiting.invitations.first?.zone == "family")
+            #expect(try await client.request(.get, "/v1/invitations", token: people.carol).decoded(Invitations.self).invitations.isEmpty)
+
+            let accepted = try await client.request(
+                .post, "/v1/invitations/accept", token: people.bob, body: #"{"id":\#(invitation.id)}"#)
+            #expect(accepted.status == .ok, "\(accepted.text)")
+            #expect(try await client.request(.get, "/v1/invitations", token: people.bob).decoded(Invitations.self).invitations.isEmpty)
+
+            let read = try await client.request(.get, "/v1/users/alice/zones/family/changes", token: people.bob)
+            #expect(try read.decoded(ChangesPage.self).changes.map(\.record.id) == [people.mood])
+            let members = try await client.request(.get, "/v1/users/alice/zones/family/members", token: people.bob)
+            #expect(
+                try members.decoded(ZoneMembers.self).members == [
+                    ZoneMember(user: "alice", role: .owner), ZoneMember(user: "bob", role: .reader)
+                ])
+
+            let edit = PushRequest(UUID(), .upsert(1, entity: "Mood", id: people.mood, baseVersion: 1, fields: ["text": .string("Rainy")]))
+            let refused = try await client.request(
+                .post, "/v1/users/alice/zones/family/push", token: people.bob,
+                body: String(decoding: try JSONEncoder().encode(edit), as: UTF8.self))
+            #expect(refused.status == .forbidden)
+            #expect(refused.error?.error == .forbidden)
+            #expect(refused.error?.message.contains("reader") == true, "\(refused.text)")
+
+            let promoted = try await client.request(
+                .put, "/v1/users/alice/zones/family/members/bob", token: people.alice, body: #"{"role":"writer"}"#)
+            #expect(promoted.status == .noContent, "\(promoted.text)")
+            let pushed = try await client.request(
+                .post, "/v1/users/alice/zones/family/push", token: people.bob,
+                body: String(decoding: try JSONEncoder().encode(edit), as: UTF8.self))
+            #expect(pushed.status == .ok, "\(pushed.text)")
+            let seen = try await client.allChanges("family", token: people.alice).changes
+            #expect(seen.last?.record.fields["text"] == .string("Rainy"), "bob's push is in alice's zone")
+            #expect(seen.map(\.author) == ["alice", "bob"], "each change names the user who pushed it")
+        }
+    }
+
+    @Test(
+        "An invitation by code is accepted once, by whoever holds it; a used, expired or withdrawn one is refused as not valid, and another user's invitation by number is unknown",
+        arguments: Backend.available)
+    func invitationLifeCycle(_ backend: Backend) async throws {
+        let server = try await SyncTestServer(backend)
+        let people = try await People(server)
+        try await server.run { client in
+            try await people.start(client)
+            let byCode = try await client.request(
+                .post, "/v1/users/alice/zones/family/invitations", token: people.alice, body: #"{"role":"writer"}"#
+            ).decoded(Invitation.self)
+            let code = try #require(byCode.code)
+            #expect(code.hasPrefix("ogi_") && byCode.user == nil)
+            let accepted = try await client.request(.post, "/v1/invitations/accept", token: people.carol, body: #"{"code":"\#(code)"}"#)
+            #expect(accepted.status == .ok)
+            #expect(try accepted.decoded(Invitation.self).role == .writer)
+            let again = try await client.request(.post, "/v1/invitations/accept", token: people.bob, body: #"{"code":"\#(code)"}"#)
+            #expect(again.status == .gone && again.error?.error == .invitationNotValid && again.error?.message.contains("accepted") == true)
+            let wrong = try await client.request(.post, "/v1/invitations/accept", token: people.bob, body: #"{"code":"ogi_nothing"}"#)
+            #expect(wrong.status == .notFound)
+
+            let forBob = try await client.request(
+                .post, "/v1/users/alice/zones/family/invitations", token: people.alice, body: #"{"user":"bob","role":"reader"}"#
+            ).decoded(Invitation.self)
+            let stolen = try await client.request(.post, "/v1/invitations/accept", token: people.carol, body: #"{"id":\#(forBob.id)}"#)
+            #expect(stolen.status == .notFound, "carol cannot accept bob's invitation, nor learn it exists")
+            let withdrawn = try await client.request(
+                .delete, "/v1/users/alice/zones/family/invitations/\(forBob.id)", token: people.alice)
+            #expect(withdrawn.status == .noContent)
+            let late = try await client.request(.post, "/v1/invitations/accept", token: people.bob, body: #"{"id":\#(forBob.id)}"#)
+            #expect(late.status == .gone && late.error?.message.contains("withdrew") == true)
+
+            // An expiry is compared with the acceptance's date: one an hour past it, here.
+            let expiring = try await client.request(
+                .post, "/v1/users/alice/zones/family/invitations", token: people.alice,
+                body: #"{"user":"bob","role":"reader","expiresAt":\#(Self.nowInMilliseconds + 3_600_000)}"#
+            ).decoded(Invitation.self)
+            let bob = try #require(try await client.server.user(authenticatedBy: people.bob))
+            let expired = await #expect(throws: SyncRequestError.self) {
+                try await client.server.acceptInvitation(
+                    InvitationAcceptance(id: expiring.id), user: bob, at: Date().addingTimeInterval(7_200))
+            }
+            #expect(expired?.status == .gone && expired?.body.error == .invitationNotValid)
+            #expect(expired?.body.message.contains("expired") == true)
+            #expect(try await client.server.acceptInvitation(InvitationAcceptance(id: expiring.id), user: bob).role == .reader)
+            let past = try await client.request(
+                .post, "/v1/users/alice/zones/family/invitations", token: people.alice,
+                body: #"{"user":"bob","role":"reader","expiresAt":1}"#)
+            #expect(past.status == .badRequest)
+            let misspelt = try await client.request(
+                .post, "/v1/users/alice/zones/family/invitations", token: people.alice, body: #"{"user":"bob","rol":"reader"}"#)
+            #expect(misspelt.status == .badRequest)
+            let owner = try await client.request(
+                .post, "/v1/users/alice/zones/family/invitations", token: people.alice, body: #"{"user":"bob","role":"owner"}"#)
+            #expect(owner.status == .badRequest)
+            let stranger = try await client.request(
+                .post, "/v1/users/alice/zones/family/invitations", token: people.alice, body: #"{"user":"dave","role":"reader"}"#)
+            #expect(stranger.status == .notFound)
+            let unpushed = try await client.request(
+                .post, "/v1/zones/empty/invitations", token: people.alice, body: #"{"user":"bob","role":"reader"}"#)
+            #expect(unpushed.status == .notFound, "the own-zone routes are push, changes and live only")
+        }
+    }
+
+    @Test(
+        "Only the owner manages members; a removed member's next request gets 404 and their live stream ends, and a member may leave",
+        arguments: Backend.available)
+    func removalAndLeaving(_ backend: Backend) async throws {
+        var server = try await SyncTestServer(backend)
+        server.configuration.liveTickInterval = .milliseconds(100)
+        let people = try await People(server)
+        try await server.run { client in
+            try await people.start(client)
+            for (token, role) in [(people.bob, "writer"), (people.carol, "reader")] {
+                let code = try #require(
+                    try await client.request(
+                        .post, "/v1/users/alice/zones/family/invitations", token: people.alice, body: #"{"role":"\#(role)"}"#
+                    ).decoded(Invitation.self).code)
+                #expect(
+                    try await client.request(.post, "/v1/invitations/accept", token: token, body: #"{"code":"\#(code)"}"#).status == .ok)
+            }
+            // A writer manages nothing.
+            let byWriter = try await client.request(
+                .post, "/v1/users/alice/zones/family/invitations", token: people.bob, body: #"{"role":"reader"}"#)
+            #expect(byWriter.status == .forbidden && byWriter.error?.error == .forbidden)
+            #expect(
+                try await client.request(.delete, "/v1/users/alice/zones/family/members/carol", token: people.bob).status == .forbidden)
+            #expect(
+                try await client.request(
+                    .put, "/v1/users/alice/zones/family/members/bob", token: people.bob, body: #"{"role":"writer"}"#
+                ).status == .forbidden)
+
+            let live = try await LiveListener(port: client.port, zone: "family", owner: "alice", token: people.bob)
+            let removed = try await client.request(.delete, "/v1/users/alice/zones/family/members/bob", token: people.alice)
+            #expect(removed.status == .noContent)
+            #expect(try await client.request(.get, "/v1/users/alice/zones/family/changes", token: people.bob).status == .notFound)
+            #expect(try await live.finishes(within: .seconds(60)), "the removed member's live stream ended")
+
+            let left = try await client.request(.delete, "/v1/users/alice/zones/family/members/carol", token: people.carol)
+            #expect(left.status == .noContent)
+            #expect(try await client.request(.get, "/v1/users/alice/zones/family/changes", token: people.carol).status == .notFound)
+            let ownerLeaving = try await client.request(.delete, "/v1/users/alice/zones/family/members/alice", token: people.alice)
+            #expect(ownerLeaving.status == .badRequest)
+            let members = try await client.request(.get, "/v1/users/alice/zones/family/members", token: people.alice)
+            #expect(try members.decoded(ZoneMembers.self).members == [ZoneMember(user: "alice", role: .owner)])
+            let methods = try await client.request(.post, "/v1/users/alice/zones/family/members/bob", token: people.alice)
+            #expect(methods.status == .methodNotAllowed && methods.headers[.allow] == "PUT, DELETE")
+        }
+    }
+
+    @Test(
+        "A change made before the server kept authors names its zone's owner, the only user who could push then",
+        arguments: Backend.available)
+    func authorOfOlderChanges(_ backend: Backend) async throws {
+        let server = try await SyncTestServer(backend)
+        let people = try await People(server)
+        try await server.run { client in try await people.start(client) }
+        switch server.configuration.database {
+        case .sqlite(let path):
+            try await DatabaseQueue(path: path).write { db in try db.execute(sql: "UPDATE changes SET author_id = NULL") }
+        case .postgres(let url):
+            let client = PostgresClient(configuration: url.clientConfiguration)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await client.run() }
+                try await client.query("UPDATE changes SET author_id = NULL")
+                group.cancelAll()
+            }
+        }
+        try await server.run { client in
+            let changes = try await client.allChanges("family", token: people.alice).changes
+            #expect(changes.map(\.author) == ["alice"])
+        }
+    }
+
+    @Test("An owner whose name has spaces and accents is named in the path percent-encoded, as a URL must write it")
+    func percentEncodedOwner() async throws {
+        let server = try await SyncTestServer(.sqlite)
+        let owner = try await server.addUser("Zoë Ünal")
+        let bob = try await server.addUser("bob")
+        try await server.run { client in
+            try await client.pushApplied("family", PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: owner)
+            let path = Endpoint.invite.path(zone: "family", owner: "Zo%C3%AB%20%C3%9Cnal")
+            let invited = try await client.request(.post, path, token: owner, body: #"{"user":"bob","role":"reader"}"#)
+            #expect(invited.status == .created, "\(invited.text)")
+            let invitation = try invited.decoded(Invitation.self)
+            #expect(invitation.owner == "Zoë Ünal")
+            #expect(try await client.request(.post, "/v1/invitations/accept", token: bob, body: #"{"id":\#(invitation.id)}"#).status == .ok)
+            let read = try await client.request(.get, "/v1/users/Zo%C3%AB%20%C3%9Cnal/zones/family/changes", token: bob)
+            #expect(read.status == .ok, "\(read.text)")
+        }
+    }
+
+    @Test(
+        "A name no user can have (a NUL, a control character, 101 characters) is nobody's: 404, never a database error",
+        arguments: Backend.available)
+    func impossibleNames(_ backend: Backend) async throws {
+        let server = try await SyncTestServer(backend)
+        let people = try await People(server)
+        try await server.run { client in
+            try await people.start(client)
+            for name in ["%00", "a%0Ab", String(repeating: "x", count: 101)] {
+                let read = try await client.request(.get, "/v1/users/\(name)/zones/family/changes", token: people.bob)
+                #expect(read.status == .notFound, "\(name): \(read.text)")
+                let role = try await client.request(
+                    .put, "/v1/users/alice/zones/family/members/\(name)", token: people.alice, body: #"{"role":"writer"}"#)
+                #expect(role.status == .notFound, "\(name): \(role.text)")
+                let removal = try await client.request(.delete, "/v1/users/alice/zones/family/members/\(name)", token: people.alice)
+                #expect(removal.status == .notFound, "\(name): \(removal.text)")
+            }
+            let invited = try await client.request(
+                .post, "/v1/users/alice/zones/family/invitations", token: people.alice, body: #"{"user":"b\u0000ob","role":"reader"}"#)
+            #expect(invited.status == .notFound, "\(invited.text)")
+        }
+    }
+}
