@@ -10,7 +10,7 @@ struct SyncServerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "objectgraph-sync-server",
         abstract: "The ObjectGraph sync server: a change feed per user zone, on SQLite or PostgreSQL.",
-        subcommands: [Serve.self, User.self, Token.self],
+        subcommands: [Serve.self, User.self, Token.self, Zone.self],
         defaultSubcommand: Serve.self)
 }
 

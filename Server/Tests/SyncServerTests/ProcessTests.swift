@@ -33,6 +33,41 @@ struct ProcessTests {
     }
 
     @Test(
+        "`zone invite`, `zone members` and `zone remove` do what the zone's owner does over HTTP; the invitee accepts over HTTP",
+        arguments: Backend.available)
+    func zoneCommands(_ backend: Backend) async throws {
+        let database = try await backend.newDatabaseArgument()
+        let alice = try await Self.addUser("alice", database)
+        let bob = try await Self.addUser("bob", database)
+        let server = try await ServerProcess(database: database)
+        let client = HTTPSyncClient(port: server.port)
+        try await client.pushApplied(
+            "family", PushRequest(clientID: UUID(), mutations: [.upsert(1, entity: "Mood", id: UUID(), fields: [:])]), token: alice)
+
+        let invited = try await ServerProcess.run(
+            ["zone", "invite", "alice/family", "--user", "bob", "--role", "writer", "--database", database])
+        #expect(invited.contains("bob may join alice/family as a writer"), "\(invited)")
+        let waiting = try await client.request(.GET, "/v1/invitations", token: bob).decoded(Invitations.self).invitations
+        let invitation = try #require(waiting.first)
+        #expect(invitation.owner == "alice" && invitation.zone == "family" && invitation.role == .writer)
+        let accepted = try await client.request(.POST, "/v1/invitations/accept", token: bob, body: #"{"id":\#(invitation.id)}"#)
+        #expect(accepted.status == .ok)
+        let members = try await ServerProcess.run(["zone", "members", "alice/family", "--database", database])
+        #expect(members == "alice owner\nbob writer\n", "\(members)")
+
+        let code = try await ServerProcess.run(["zone", "invite", "alice/family", "--database", database])
+        #expect(code.contains("ogi_") && code.contains("reader"), "\(code)")
+
+        _ = try await ServerProcess.run(["zone", "remove", "alice/family", "bob", "--database", database])
+        let refused = try await client.request(.GET, "/v1/users/alice/zones/family/changes", token: bob)
+        #expect(refused.status == .notFound, "bob's next request after his removal")
+        await #expect(throws: TestFailure.self, "an owner nobody is called") {
+            try await ServerProcess.run(["zone", "members", "nobody/family", "--database", database])
+        }
+        #expect(try await server.terminate() == 0)
+    }
+
+    @Test(
         "kill -9 during a stream of pushes, then a restart: every acknowledged mutation is there exactly once, none half-applied",
         arguments: Backend.available)
     func killDuringPushes(_ backend: Backend) async throws {
