@@ -21,23 +21,26 @@ extension SyncServer {
     /// ``RateLimits/pushesAppliedAtOncePerUser``): one of the user's own zones (created on first
     /// push) when `owner` is nil, else `owner`'s zone, of which the user must be a writer.
     public func push(_ request: PushRequest, zone: String, owner: String? = nil, user: SyncUser) async throws -> PushAnswer {
-        let access = try await access(zone: zone, owner: owner, user: user, needing: .writer)
-        return try await guards.pushTurns.run(user.id) { try await pushInTurn(request, to: access, user: user) }
+        let reference = try await reference(zone: zone, owner: owner, user: user)
+        return try await guards.pushTurns.run(user.id) { try await pushInTurn(request, to: reference, user: user) }
     }
 
     /// ``push(_:zone:owner:user:)`` for a caller that holds the user's turn already (the route,
-    /// which decodes the body in it too) and checked the user's role in the zone.
-    func pushInTurn(_ request: PushRequest, to access: ZoneAccess, user: SyncUser) async throws -> PushAnswer {
+    /// which decodes the body in it too).
+    func pushInTurn(_ request: PushRequest, to reference: ZoneReference, user: SyncUser) async throws -> PushAnswer {
         let start = ContinuousClock.now
-        let zone = access.zone
+        let zone = reference.zone
         let outcome: PushDecision
         do {
             let limits = configuration.limits
             try request.validate(against: limits)
             outcome = try await storage.push(
-                PushPlanner(request: request, limits: limits), zone: zone, owner: access.owner, author: user,
+                PushPlanner(request: request, limits: limits), zone: zone, owner: reference.owner, author: user,
                 quotas: configuration.quotas,
                 now: Date().millisecondsSince1970)
+        } catch let denied as ZoneAccessDenied {
+            metrics.push(.refused, mutations: 0, duration: ContinuousClock.now - start)
+            throw Self.refusal(denied, user: user, reference: reference)
         } catch {
             metrics.push(.refused, mutations: 0, duration: ContinuousClock.now - start)
             throw Self.requestError(error)
@@ -77,16 +80,18 @@ extension SyncServer {
     private func storedChanges(zone: String, owner: String?, user: SyncUser, since: FeedCursor, limit: Int) async throws
         -> FeedPage
     {
-        let access = try await access(zone: zone, owner: owner, user: user, needing: .reader)
+        let reference = try await reference(zone: zone, owner: owner, user: user)
         do {
             let limit = try FeedPaging.limit(asked: limit, maximum: configuration.limits.maxPageSize)
             let start = ContinuousClock.now
             defer { metrics.feedRead(duration: ContinuousClock.now - start) }
             let paging = FeedPaging(limit: limit, byteBudget: configuration.limits.maxPageBytes)
-            switch try await storage.changes(zone: zone, owner: access.owner, since: since, paging: paging) {
+            switch try await storage.changes(zone: zone, owner: reference.owner, readBy: user, since: since, paging: paging) {
             case .page(let page): return page
             case .refused(let refusal): throw refusal.refusal(since: since, zone: zone)
             }
+        } catch let denied as ZoneAccessDenied {
+            throw Self.refusal(denied, user: user, reference: reference)
         } catch {
             throw Self.requestError(error)
         }

@@ -7,9 +7,10 @@ public import ObjectGraphSyncProtocol
 /// member may leave.
 ///
 /// A zone is named by its owner and its name: alice's "family" and bob's "family" are two zones.
-/// Every request checks the caller's role in the zone it names, in the database, so a role
-/// change or a removal holds from the member's next request on every instance; a live stream
-/// checks at each tick. A user who does not belong to a zone gets 404 for it, whether or not it
+/// Every request checks the caller's role in the zone it names, in the database (a push or a
+/// page of the feed in its own transaction, with no round trip of its own), so a role change or
+/// a removal holds from the member's next request on every instance; a live stream checks at
+/// each tick. A user who does not belong to a zone gets 404 for it, whether or not it
 /// exists; a reader's push gets 403 (`forbidden`). Pushes to a shared zone
 /// count against its owner's quotas (zones, stored bytes), and against the pushing user's rates.
 ///
@@ -126,44 +127,75 @@ extension SyncServer {
 
     // MARK: Access
 
-    /// The zone a request names and the caller's role in it: the caller's own zone when `owner`
-    /// is nil or the caller, else a zone the caller is a member of. A zone of another user the
-    /// caller does not belong to is 404 whether or not it exists (its existence is not told); a
-    /// role short of `needing` is 403.
-    func access(zone: String, owner ownerName: String?, user: SyncUser, needing: ZoneRole) async throws -> ZoneAccess {
+    /// The zone a request names: the caller's own when `owner` is nil or the caller, else
+    /// `owner`'s (an owner's name is looked up once per process: users are never renamed nor
+    /// removed). Whether the caller may use it is checked by the operation, in its transaction;
+    /// an owner nobody is called is 404, as a zone the caller does not belong to is.
+    func reference(zone: String, owner ownerName: String?, user: SyncUser) async throws -> ZoneReference {
         do {
             try ZoneName.check(zone)
         } catch {
             throw SyncRequestError(error)
         }
-        guard let ownerName, ownerName != user.name else { return ZoneAccess(owner: user, zone: zone, role: .owner) }
-        let notFound = SyncRequestError.notFound(
-            "\(ownerName.prefix(100).debugDescription) has no zone \(zone.debugDescription) shared with \(user.name).")
-        guard Self.isUserName(ownerName), let owner = try await storage.user(named: ownerName),
-            let role = try await storage.memberRole(of: user, zone: zone, owner: owner)
-        else { throw notFound }
-        let access = ZoneAccess(owner: owner, zone: zone, role: role)
-        guard role >= needing else {
-            let what = needing == .writer ? "push to it" : "manage its members and invitations"
-            throw SyncRequestError(SyncRefusal.forbidden("\(user.name) is a \(role.rawValue) of \(access) and cannot \(what)."))
+        guard let ownerName, ownerName != user.name else { return ZoneReference(owner: user, zone: zone) }
+        guard Self.isUserName(ownerName), let owner = try await owners.user(named: ownerName, lookUp: storage.user(named:))
+        else { throw Self.notMember(user, ownerName: ownerName, zone: zone) }
+        return ZoneReference(owner: owner, zone: zone)
+    }
+
+    /// The zone a request names and the caller's role in it, looked up now: 404 for a zone the
+    /// caller does not belong to (whether or not it exists: its existence is not told), 403 for
+    /// a role short of `needing`.
+    func access(zone: String, owner: String?, user: SyncUser, needing: ZoneRole) async throws -> ZoneAccess {
+        let reference = try await reference(zone: zone, owner: owner, user: user)
+        guard reference.owner != user else { return ZoneAccess(reference: reference, role: .owner) }
+        guard let role = try await storage.memberRole(of: user, zone: zone, owner: reference.owner) else {
+            throw Self.notMember(user, ownerName: reference.owner.name, zone: zone)
         }
-        return access
+        guard role >= needing else { throw Self.refusal(ZoneAccessDenied.role(role), user: user, reference: reference) }
+        return ZoneAccess(reference: reference, role: role)
+    }
+
+    /// The answer to a storage's ``ZoneAccessDenied``.
+    static func refusal(_ denied: ZoneAccessDenied, user: SyncUser, reference: ZoneReference) -> SyncRequestError {
+        switch denied {
+        case .notMember:
+            return notMember(user, ownerName: reference.owner.name, zone: reference.zone)
+        case .role(let role):
+            let what = role == .reader ? "push to it" : "manage its members and invitations"
+            return SyncRequestError(SyncRefusal.forbidden("\(user.name) is a \(role.rawValue) of \(reference) and cannot \(what)."))
+        }
+    }
+
+    /// 404, worded alike whether the zone exists or not.
+    private static func notMember(_ user: SyncUser, ownerName: String, zone: String) -> SyncRequestError {
+        SyncRequestError.notFound(
+            "\(ownerName.prefix(100).debugDescription) has no zone \(zone.debugDescription) shared with \(user.name).")
     }
 
     /// The zone's key; 404 when its owner never pushed to it.
     private func existingZoneID(_ access: ZoneAccess) async throws -> Int64 {
-        guard let zoneID = try await storage.zoneID(access.zone, owner: access.owner) else {
-            throw SyncRequestError.notFound("\(access) has no feed yet: push to it before sharing it.")
+        guard let zoneID = try await storage.zoneID(access.reference.zone, owner: access.reference.owner) else {
+            throw SyncRequestError.notFound("\(access.reference) has no feed yet: push to it before sharing it.")
         }
         return zoneID
     }
 }
 
-/// A zone a request named, and what its caller may do there.
-struct ZoneAccess: Sendable, CustomStringConvertible {
+/// A zone as a request names it: its owner and its name.
+struct ZoneReference: Sendable, CustomStringConvertible {
     var owner: SyncUser
     var zone: String
-    var role: ZoneRole
 
     var description: String { "\(owner.name)'s zone \(zone.debugDescription)" }
+}
+
+/// A zone a request named, and what its caller may do there.
+struct ZoneAccess: Sendable, CustomStringConvertible {
+    var reference: ZoneReference
+    var role: ZoneRole
+
+    var owner: SyncUser { reference.owner }
+    var zone: String { reference.zone }
+    var description: String { reference.description }
 }

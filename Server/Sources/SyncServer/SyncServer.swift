@@ -23,6 +23,8 @@ public struct SyncServer: Sendable {
     let limitEvents: LimitEvents
     /// The rate and concurrency limits.
     let guards: RequestGuards
+    /// Zones' owners by name, as requests name them.
+    let owners = KnownUsers()
     /// What `/metrics` reports.
     let metrics: ServerMetrics
     /// Pings the database, for readiness and to fail requests fast while it is away.

@@ -12,7 +12,9 @@ enum SyncWorkloads {
         [
             pushNewRecords(target, count: mutations),
             pushFieldUpdates(target, count: mutations),
-            readFeed(target, count: mutations)
+            readFeed(target, count: mutations),
+            pushNewRecordsAsMember(target, count: mutations),
+            readFeedAsMember(target, count: mutations)
         ] + pushLoad(target, clients: 16, pushes: 50, batchSize: 10)
             + pushLoad(target, clients: 64, pushes: 20, batchSize: 10)
             + [liveDelay(target, pushes: 100), readLargeRecords(target, records: 400, readers: 8)]
@@ -240,6 +242,94 @@ enum SyncWorkloads {
                     name: "sync: push p\(Int(rank)) latency, \(clients) clients, batches of \(batchSize) (\(target.label))",
                     server: side(serverPush), plain: side(plainUpsert), http: side(httpPush))
             }
+    }
+
+    // MARK: Shared zones
+
+    /// ``pushNewRecords(_:count:)`` by a writer of the bench user's zone: every push checks the
+    /// writer's role. Each run's zone is made and shared before it (untimed).
+    static func pushNewRecordsAsMember(_ target: BenchTarget, count: Int) -> SyncWorkload {
+        let zones = ZoneNames(prefix: "shared-create")
+        let shared = Mutex<(zone: String, member: SyncUser)?>(nil)
+        return SyncWorkload(
+            name: "sync: push \(count) new records to a shared zone as a writer, batches of \(batchSize) (\(target.label))",
+            items: count,
+            server: SyncContender(
+                prepare: {
+                    let zone = zones.next()
+                    let seed = PushRequest(clientID: UUID(), mutations: [.upsert(1, entity: "Mood", id: UUID(), fields: [:])])
+                    _ = try await target.server.push(seed, zone: zone, user: target.user)
+                    let member = try await share(target, zone: zone)
+                    shared.withLock { $0 = (zone, member) }
+                },
+                run: {
+                    guard let (zone, member) = shared.withLock({ $0 }) else { throw BenchmarkError("no shared zone") }
+                    for batch in Batches.creating(count: count, size: batchSize) {
+                        _ = try await target.server.push(batch, zone: zone, owner: target.user.name, user: member)
+                    }
+                    return nil
+                }),
+            plain: SyncContender(run: {
+                let zone = zones.next()
+                for batch in Batches.creating(count: count, size: batchSize) {
+                    try await target.plain.upsert(zone: zone, batch.mutations)
+                }
+                return nil
+            }))
+    }
+
+    /// ``readFeed(_:count:)`` by a reader of the zone: every page checks the reader's role.
+    static func readFeedAsMember(_ target: BenchTarget, count: Int) -> SyncWorkload {
+        let zone = "shared-feed"
+        let page = 1000
+        let prepared = Mutex<SyncUser?>(nil)
+        let fill: @Sendable () async throws -> Void = {
+            guard prepared.withLock({ $0 }) == nil else { return }
+            for batch in Batches.creating(count: count, size: batchSize) {
+                _ = try await target.server.push(batch, zone: zone, user: target.user)
+                try await target.plain.upsert(zone: zone, batch.mutations)
+            }
+            let member = try await share(target, zone: zone)
+            prepared.withLock { $0 = member }
+        }
+        return SyncWorkload(
+            name: "sync: feed read \(count) changes of a shared zone as a member, pages of \(page) (\(target.label))",
+            items: count,
+            server: SyncContender(
+                prepare: fill,
+                run: {
+                    guard let member = prepared.withLock({ $0 }) else { throw BenchmarkError("no member") }
+                    var cursor = FeedCursor.start, read = 0, more = true
+                    while more {
+                        let changes = try await target.server.changes(
+                            zone: zone, owner: target.user.name, user: member, since: cursor, limit: page)
+                        (cursor, read, more) = (changes.cursor, read + changes.changes.count, changes.hasMore)
+                    }
+                    guard read == count else { throw BenchmarkError("read \(read) of \(count) changes") }
+                    return nil
+                }),
+            plain: SyncContender(
+                prepare: fill,
+                run: {
+                    var after: Int64 = 0, read = 0
+                    while true {
+                        let (rows, last) = try await target.plain.read(zone: zone, after: after, limit: page)
+                        if rows == 0 { break }
+                        (after, read) = (last, read + rows)
+                    }
+                    guard read == count else { throw BenchmarkError("read \(read) of \(count) rows") }
+                    return nil
+                }))
+    }
+
+    /// Shares the bench user's `zone` with the load's client 0 as a writer (invited, accepted) and
+    /// returns that user.
+    private static func share(_ target: BenchTarget, zone: String) async throws -> SyncUser {
+        let member = try await target.clientUser(0)
+        let invitation = try await target.server.invite(
+            InvitationRequest(user: member.name, role: .writer), zone: zone, user: target.user)
+        _ = try await target.server.acceptInvitation(InvitationAcceptance(id: invitation.id), user: member)
+        return member
     }
 
     // MARK: Fair share

@@ -7,7 +7,7 @@ import SyncServer
 import Testing
 
 /// Zones shared between users, through the HTTP API: invitations, roles, removal.
-@Suite("Sharing: a zone's members, their roles and the invitations that make them")
+@Suite("Sharing: a zone's members, their roles and the invitations that make them", .timeLimit(.minutes(5)))
 struct SharingTests {
     /// Alice, Bob and Carol, each with a token, and Alice's zone "family" with one mood in it.
     struct People {
@@ -58,8 +58,18 @@ struct SharingTests {
                 "the messages differ only by the names asked")
             let push = try await client.request(
                 .post, "/v1/users/alice/zones/family/push", token: people.bob,
-                body: #"{"clientID":"\#(UUID())","mutations":[]}"#)
-            #expect(push.status == .notFound)
+                body:
+                    #"{"clientID":"\#(UUID())","mutations":[{"number":1,"operation":"upsert","entity":"Mood","id":"\#(UUID())","fields":{}}]}"#
+            )
+            #expect(push.status == .notFound, "\(push.text)")
+            let pushToNothing = try await client.request(
+                .post, "/v1/users/alice/zones/nothing/push", token: people.bob,
+                body:
+                    #"{"clientID":"\#(UUID())","mutations":[{"number":1,"operation":"upsert","entity":"Mood","id":"\#(UUID())","fields":{}}]}"#
+            )
+            #expect(pushToNothing.status == .notFound && pushToNothing.error?.message == missing.error?.message)
+            let users = try await client.server.users()
+            #expect(users.first { $0.user.name == "alice" }?.zones == 1, "a non-member's push made no zone of alice's")
             let members = try await client.request(.get, "/v1/users/alice/zones/family/members", token: people.bob)
             #expect(members.status == .notFound)
         }

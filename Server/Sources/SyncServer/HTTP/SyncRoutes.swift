@@ -65,8 +65,9 @@ struct SyncRoutes {
 
     private func push(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let user = try context.user()
-        // The role first: a user who may not push to the zone sends no body the server reads.
-        let access = try await server.access(zone: try context.zone(), owner: try context.owner(), user: user, needing: .writer)
+        // The zone's owner is resolved before the body is read; the user's role is checked in the
+        // push's transaction.
+        let reference = try await server.reference(zone: try context.zone(), owner: try context.owner(), user: user)
         // Counted in before the body is read: a user's pushes in parallel hold at most so many
         // bodies, and a user whose budget is spent sends none.
         try server.guards.admitPush(of: user)
@@ -88,7 +89,7 @@ struct SyncRoutes {
                 throw SyncRequestError.badRequest("The body is not a valid request: \(error)")
             }
             server.guards.chargePush(of: user, mutations: pushRequest.mutations.count, bodyBytes: body.readableBytes)
-            return try await server.pushInTurn(pushRequest, to: access, user: user)
+            return try await server.pushInTurn(pushRequest, to: reference, user: user)
         }
         var response = Self.json(answer.json)
         if answer.isReplay { response.headers[.replayed] = "true" }

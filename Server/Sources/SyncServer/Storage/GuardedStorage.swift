@@ -63,8 +63,10 @@ struct GuardedStorage: SyncStorage {
     ) async throws -> PushDecision {
         try await run { try await base.push(planner, zone: zone, owner: owner, author: author, quotas: quotas, now: now) }
     }
-    func changes(zone: String, owner: SyncUser, since: FeedCursor, paging: FeedPaging) async throws -> FeedRead {
-        try await run { try await base.changes(zone: zone, owner: owner, since: since, paging: paging) }
+    func changes(zone: String, owner: SyncUser, readBy user: SyncUser, since: FeedCursor, paging: FeedPaging) async throws
+        -> FeedRead
+    {
+        try await run { try await base.changes(zone: zone, owner: owner, readBy: user, since: since, paging: paging) }
     }
     func head(zone: String, owner: SyncUser) async throws -> ZoneHead? {
         try await run { try await base.head(zone: zone, owner: owner) }

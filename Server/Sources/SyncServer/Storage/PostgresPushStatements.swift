@@ -33,6 +33,35 @@ struct LockZoneStatement: PostgresPreparedStatement {
     }
 }
 
+/// Takes the lock of a zone for a push by one of its members, and reads the member's role: no
+/// row when the pusher is no member (or the zone does not exist, which only its owner's push
+/// creates).
+struct LockSharedZoneStatement: PostgresPreparedStatement {
+    static let sql = """
+        SELECT zones.id, zones.last_position, zone_members.role FROM zones
+        JOIN zone_members ON zone_members.zone_id = zones.id AND zone_members.user_id = $3
+        WHERE zones.owner_id = $1 AND zones.name = $2
+        FOR UPDATE OF zones
+        """
+    typealias Row = (Int64, Int64, String)
+
+    var ownerID: Int64
+    var zone: String
+    var memberID: Int64
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 3)
+        bindings.append(ownerID)
+        bindings.append(zone)
+        bindings.append(memberID)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        try row.decode(Row.self)
+    }
+}
+
 /// The client's ledger (a row, if any), then the latest entry of each record the zone holds, one
 /// backward index probe per record.
 struct ReadLockedStatement: PostgresPreparedStatement {

@@ -18,15 +18,25 @@ extension SQLiteSyncStorage {
     }
 
     func memberRole(of user: SyncUser, zone: String, owner: SyncUser) async throws -> ZoneRole? {
-        try await pool.read { db in
-            let role = try String.fetchOne(
-                db,
-                sql: """
-                    SELECT zone_members.role FROM zones JOIN zone_members ON zone_members.zone_id = zones.id
-                    WHERE zones.owner_id = ? AND zones.name = ? AND zone_members.user_id = ?
-                    """, arguments: [owner.id, zone, user.id])
-            return try role.map(Self.role)
-        }
+        try await pool.read { db in try Self.memberRole(of: user, zone: zone, owner: owner, db) }
+    }
+
+    static func memberRole(of user: SyncUser, zone: String, owner: SyncUser, _ db: Database) throws -> ZoneRole? {
+        let role = try String.fetchOne(
+            db,
+            sql: """
+                SELECT zone_members.role FROM zones JOIN zone_members ON zone_members.zone_id = zones.id
+                WHERE zones.owner_id = ? AND zones.name = ? AND zone_members.user_id = ?
+                """, arguments: [owner.id, zone, user.id])
+        return try role.map(Self.role)
+    }
+
+    /// Refuses `user`, unless they own the zone, when they are no member of it or their role is
+    /// short of `needing`: in the transaction of the operation it guards.
+    static func requireRole(_ needing: ZoneRole, of user: SyncUser, zone: String, owner: SyncUser, _ db: Database) throws {
+        guard user.id != owner.id else { return }
+        guard let role = try memberRole(of: user, zone: zone, owner: owner, db) else { throw ZoneAccessDenied.notMember }
+        guard role >= needing else { throw ZoneAccessDenied.role(role) }
     }
 
     func members(zoneID: Int64) async throws -> [ZoneMember] {

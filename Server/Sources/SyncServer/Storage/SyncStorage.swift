@@ -1,6 +1,7 @@
 public import Foundation
 import ObjectGraphSyncFeed
 import ObjectGraphSyncProtocol
+import Synchronization
 
 /// A user of the server, as their token identifies them.
 public struct SyncUser: Sendable, Hashable {
@@ -55,15 +56,18 @@ protocol SyncStorage: Sendable {
     /// does nothing to one revoked before.
     func revokeToken(id: Int64, now: Int64) async throws
 
-    /// Applies a validated push by `author` to `owner`'s zone (created on first push), all or
-    /// nothing; a push past the owner's quotas is refused (``SyncRefusal/quotaExceeded(_:)``) and
-    /// changes nothing.
+    /// Applies a validated push by `author` to `owner`'s zone (created on first push by its
+    /// owner), all or nothing; a push past the owner's quotas is refused
+    /// (``SyncRefusal/quotaExceeded(_:)``) and changes nothing. An author who is not the owner
+    /// must be a writer of the zone, checked in the push's transaction (else ``ZoneAccessDenied``).
     func push(
         _ planner: PushPlanner, zone: String, owner: SyncUser, author: SyncUser, quotas: Quotas, now: Int64
     ) async throws -> PushDecision
     /// The changes after a cursor, a page at a time, as `paging` cuts them (read entry by entry,
-    /// so that no more than a page's budget is held).
-    func changes(zone: String, owner: SyncUser, since: FeedCursor, paging: FeedPaging) async throws -> FeedRead
+    /// so that no more than a page's budget is held). A `user` who is not the owner must be a
+    /// member of the zone, checked in the read's transaction (else ``ZoneAccessDenied``).
+    func changes(zone: String, owner: SyncUser, readBy user: SyncUser, since: FeedCursor, paging: FeedPaging) async throws
+        -> FeedRead
     /// A zone's head; nil when the user has never pushed to it.
     func head(zone: String, owner: SyncUser) async throws -> ZoneHead?
 
@@ -98,27 +102,41 @@ protocol SyncStorage: Sendable {
     func withdrawInvitation(id: Int64, zoneID: Int64, now: Int64) async throws -> Bool
 }
 
-/// The names of the authors of a page's changes, each looked up once; a change made before
-/// authors were kept (it has none) is its zone's owner's, the only user who could push then.
-struct AuthorNames {
-    let owner: String
-    private var names: [Int64: String] = [:]
+/// A storage's refusal of a user who is not the zone's owner: not a member (or no such zone), or
+/// a member whose role does not let them push. The server words it (`SyncServer+Sharing.swift`).
+enum ZoneAccessDenied: Error, Equatable {
+    case notMember
+    case role(ZoneRole)
+}
 
-    init(owner: String) { self.owner = owner }
+/// Users' names by key, each looked up once per process: a user is never renamed nor removed.
+/// The authors of a feed's changes are named from it, so a page costs no lookup once its authors
+/// are known.
+final class UserNames: Sendable {
+    private let names = Mutex<[Int64: String]>([:])
 
-    mutating func name(of id: Int64?, lookUp: (Int64) throws -> String) rethrows -> String {
-        guard let id else { return owner }
-        if let name = names[id] { return name }
-        let name = try lookUp(id)
-        names[id] = name
+    /// The name of the author whose key is `id` when known without a lookup: a change made
+    /// before authors were kept (it has none) is its zone's `owner`'s, the only user who could
+    /// push then.
+    func known(_ id: Int64?, owner: SyncUser) -> String? {
+        guard let id, id != owner.id else { return owner.name }
+        return names.withLock { $0[id] }
+    }
+
+    /// The name of the author whose key is `id`, looked up the first time.
+    func author(_ id: Int64, owner: SyncUser, lookUp: (Int64) async throws -> String) async rethrows -> String {
+        if let name = known(id, owner: owner) { return name }
+        let name = try await lookUp(id)
+        names.withLock { $0[id] = name }
         return name
     }
 
-    mutating func name(of id: Int64?, lookUp: (Int64) async throws -> String) async rethrows -> String {
-        guard let id else { return owner }
-        if let name = names[id] { return name }
-        let name = try await lookUp(id)
-        names[id] = name
+    /// ``author(_:owner:lookUp:)`` for a synchronous lookup (inside a SQLite transaction).
+    func author(_ id: Int64?, owner: SyncUser, lookUp: (Int64) throws -> String) rethrows -> String {
+        if let name = known(id, owner: owner) { return name }
+        guard let id else { return owner.name }
+        let name = try lookUp(id)
+        names.withLock { $0[id] = name }
         return name
     }
 }
