@@ -3,7 +3,7 @@ import ObjectGraphSyncProtocol
 import SyncServer
 import Testing
 
-@Suite("Administration: users and the life of their tokens")
+@Suite("Administration: users and the life of their tokens", .timeLimit(.minutes(5)))
 struct AdministrationTests {
     @Test(
         "Users are listed with their tokens by ID and dates, never a token's secret; a revoked token is refused at its next request and its live stream ends",

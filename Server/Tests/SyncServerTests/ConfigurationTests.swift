@@ -7,7 +7,7 @@ import NIOSSL
 import SyncServer
 import Testing
 
-@Suite("Configuration: TLS and CORS")
+@Suite("Configuration: TLS and CORS", .timeLimit(.minutes(5)))
 struct ConfigurationTests {
     static let openssl = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
@@ -111,7 +111,7 @@ struct ConfigurationTests {
     }
 }
 
-@Suite("Configuration: the limits of serve")
+@Suite("Configuration: the limits of serve", .timeLimit(.minutes(5)))
 struct ServeOptionTests {
     @Test(
         "serve refuses limits that cannot hold, naming the option: reserved connections not below the maximum, negative quotas",

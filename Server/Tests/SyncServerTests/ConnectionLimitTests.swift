@@ -7,7 +7,7 @@ import ObjectGraphSyncProtocol
 import SyncServer
 import Testing
 
-@Suite("Connections: clients that stall cannot take the server")
+@Suite("Connections: clients that stall cannot take the server", .timeLimit(.minutes(5)))
 struct ConnectionLimitTests {
     @Test("Connections that send nothing, half their headers or half their body are closed at their deadline; a live stream is never cut")
     func stallingClients() async throws {

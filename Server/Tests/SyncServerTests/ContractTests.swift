@@ -5,7 +5,7 @@ import ObjectGraphSyncTesting
 import SyncServer
 import Testing
 
-@Suite("The server keeps the contract every sync server keeps, over HTTP")
+@Suite("The server keeps the contract every sync server keeps, over HTTP", .timeLimit(.minutes(5)))
 struct ContractTests {
     // One check at a time: each runs a server with a pool of database connections of its own,
     // and the suite's other tests share the machine and the test PostgreSQL with them.

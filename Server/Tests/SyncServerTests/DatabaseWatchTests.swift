@@ -4,7 +4,7 @@ import Testing
 
 @testable import SyncServer
 
-@Suite("Readiness: a busy database is not an unreachable one")
+@Suite("Readiness: a busy database is not an unreachable one", .timeLimit(.minutes(5)))
 struct DatabaseWatchTests {
     private func storage(in directory: URL) throws -> SQLiteSyncStorage {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -5,7 +5,7 @@ import ObjectGraphSyncProtocol
 import SyncServer
 import Testing
 
-@Suite("Feed: horizon, concurrent writers, live notifications")
+@Suite("Feed: horizon, concurrent writers, live notifications", .timeLimit(.minutes(5)))
 struct FeedTests {
     let device = UUID()
 

@@ -3,7 +3,7 @@ import ObjectGraphSyncProtocol
 import SyncServer
 import Testing
 
-@Suite("A server value's life: administration, embedding, serving")
+@Suite("A server value's life: administration, embedding, serving", .timeLimit(.minutes(5)))
 struct LifecycleTests {
     @Test(
         "One server value adds users, runs withDatabase (nested too) and then serves, as an embedding program would",

@@ -2,7 +2,7 @@ import Foundation
 import ObjectGraphSyncProtocol
 import Testing
 
-@Suite("The live route's server-sent events, as a client in any language reads them")
+@Suite("The live route's server-sent events, as a client in any language reads them", .timeLimit(.minutes(5)))
 struct LiveMessageTests {
     let messages: [LiveMessage] = [
         .listening, .changes(LiveEvent(cursor: FeedCursor(position: 7, zoneTag: 0xffffffff))), .keepAlive,

@@ -6,7 +6,7 @@ import SyncServer
 import Synchronization
 import Testing
 
-@Suite("Logs: a line per request, and no request can write one of its own")
+@Suite("Logs: a line per request, and no request can write one of its own", .timeLimit(.minutes(5)))
 struct LoggingTests {
     @Test(
         "Request text (cursors, limits, zones, names, paths) reaches the log escaped: nothing a client sends can end a line or forge another"

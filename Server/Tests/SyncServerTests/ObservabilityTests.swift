@@ -4,7 +4,7 @@ import ObjectGraphSyncProtocol
 import SyncServer
 import Testing
 
-@Suite("Observability: metrics for Prometheus, liveness and readiness")
+@Suite("Observability: metrics for Prometheus, liveness and readiness", .timeLimit(.minutes(5)))
 struct ObservabilityTests {
     @Test(
         "/metrics reports requests by route and status, push and feed latencies, mutations applied, conflicts, live streams, connections and the database's use, in Prometheus's text format"

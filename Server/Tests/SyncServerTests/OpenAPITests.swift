@@ -4,7 +4,7 @@ import Testing
 
 /// `Server/openapi.yaml` is what a client in another language is written from: it must keep
 /// naming what the server does.
-@Suite("The OpenAPI description agrees with the server")
+@Suite("The OpenAPI description agrees with the server", .timeLimit(.minutes(5)))
 struct OpenAPITests {
     let description: String
 

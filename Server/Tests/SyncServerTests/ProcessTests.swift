@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// The server as a user runs it: the `objectgraph-sync-server` executable, in processes of its own.
-@Suite("Server processes: the command line, shutdown, kill -9, several instances")
+@Suite("Server processes: the command line, shutdown, kill -9, several instances", .timeLimit(.minutes(5)))
 struct ProcessTests {
     @Test(
         "`user add` and `token create` print tokens that work; SIGTERM stops the server cleanly, ending live streams",

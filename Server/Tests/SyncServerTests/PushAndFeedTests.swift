@@ -5,7 +5,7 @@ import SyncServer
 import Synchronization
 import Testing
 
-@Suite("Push and feed")
+@Suite("Push and feed", .timeLimit(.minutes(5)))
 struct PushAndFeedTests {
     let device = UUID()
     let otherDevice = UUID()

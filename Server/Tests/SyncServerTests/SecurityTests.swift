@@ -11,7 +11,7 @@ import PostgresNIO
 import SyncServer
 import Testing
 
-@Suite("Security: authentication, isolation between users, bad input")
+@Suite("Security: authentication, isolation between users, bad input", .timeLimit(.minutes(5)))
 struct SecurityTests {
     let device = UUID()
 
@@ -344,7 +344,7 @@ struct SecurityTests {
     }
 }
 
-@Suite("Rates: no user, and no address without a valid token, can take the server for itself")
+@Suite("Rates: no user, and no address without a valid token, can take the server for itself", .timeLimit(.minutes(5)))
 struct RateLimitTests {
     @Test(
         "A user over the request rate gets 429 with Retry-After and nothing is done; another user is not slowed",
@@ -693,7 +693,7 @@ struct LiveStreamAttempt {
     }
 }
 
-@Suite("Quotas: what one user may keep")
+@Suite("Quotas: what one user may keep", .timeLimit(.minutes(5)))
 struct QuotaTests {
     @Test(
         "A push that would give a user one zone more than the quota gets 403 quotaExceeded and creates nothing; the user's zones go on",
@@ -774,7 +774,7 @@ struct QuotaTests {
     }
 }
 
-@Suite("Quotas: what users kept before the quotas")
+@Suite("Quotas: what users kept before the quotas", .timeLimit(.minutes(5)))
 struct QuotaMigrationTests {
     @Test(
         "Opening a database of the schema before the quotas counts what each user keeps from their feeds, as pushes count it",

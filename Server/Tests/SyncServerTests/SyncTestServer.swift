@@ -36,6 +36,10 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 }
 
 /// A server on a fresh database, run by HummingbirdTesting on a real socket.
+///
+/// Every suite of these tests has a time limit of five minutes, far above what any takes: a
+/// run that hung (seen twice, all tasks suspended, cause not yet found) then names the test that
+/// hung instead of waiting for ever.
 struct SyncTestServer {
     var configuration: SyncServerConfiguration
     var logger = Logger(label: "objectgraph-sync-server")

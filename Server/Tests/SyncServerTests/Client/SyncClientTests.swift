@@ -5,7 +5,7 @@ import ObjectGraphSync
 import ObjectGraphSyncProtocol
 import Testing
 
-@Suite("Sync client: objects travel between devices through a real server")
+@Suite("Sync client: objects travel between devices through a real server", .timeLimit(.minutes(5)))
 struct SyncClientTests {
     @Test(
         "A mood made on one device reaches another with its country; its edit and its deletion follow",

@@ -5,7 +5,7 @@ import ObjectGraphSync
 import ObjectGraphSyncProtocol
 import Testing
 
-@Suite("Sync client: devices converge")
+@Suite("Sync client: devices converge", .timeLimit(.minutes(5)))
 struct SyncConvergenceTests {
     /// What a store holds of Moody, by global ID: comparable across devices and with the server.
     struct Snapshot: Equatable, CustomStringConvertible {

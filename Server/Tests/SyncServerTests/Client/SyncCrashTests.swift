@@ -6,7 +6,7 @@ import ObjectGraphSyncFeed
 import ObjectGraphSyncProtocol
 import Testing
 
-@Suite("Sync client: exactly once, whatever kills it")
+@Suite("Sync client: exactly once, whatever kills it", .timeLimit(.minutes(5)))
 struct SyncCrashTests {
     /// The test client executable `swift test` built next to the test bundle.
     static let executable = BuiltExecutable.url(named: "objectgraph-sync-test-client")

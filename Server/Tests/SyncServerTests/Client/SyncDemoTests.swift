@@ -3,7 +3,7 @@ import Testing
 
 /// The README's first command ends with `moody-sync-demo`: it must play to the end on any machine,
 /// a busy one included.
-@Suite("The sync demo")
+@Suite("The sync demo", .timeLimit(.minutes(5)))
 struct SyncDemoTests {
     @Test("The sync demo plays every scene to the end, with nothing left waiting on either device, ten times in a row")
     func playsToTheEnd() async throws {

@@ -5,7 +5,7 @@ import ObjectGraphSync
 import ObjectGraphSyncProtocol
 import Testing
 
-@Suite("Sync client: offline first")
+@Suite("Sync client: offline first", .timeLimit(.minutes(5)))
 struct SyncOfflineTests {
     @Test("With the server down the app works and its changes wait, attempts spaced out; they are sent when the server is back")
     func serverDownThenBack() async throws {

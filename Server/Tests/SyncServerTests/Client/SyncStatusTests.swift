@@ -7,7 +7,7 @@ import Observation
 import Synchronization
 import Testing
 
-@Suite("Sync client: the sync's status, visible as it changes")
+@Suite("Sync client: the sync's status, visible as it changes", .timeLimit(.minutes(5)))
 struct SyncStatusTests {
     @Test(
         "As an AsyncSequence, the status goes through pushing and pulling to idle, counting the changes waiting and dating the last successful sync"

@@ -4,7 +4,7 @@ import ObjectGraph
 import ObjectGraphSync
 import Testing
 
-@Suite("Sync client: TLS to a server whose certificate comes from a private authority")
+@Suite("Sync client: TLS to a server whose certificate comes from a private authority", .timeLimit(.minutes(5)))
 struct SyncTLSTests {
     /// Runs openssl with `arguments`, in `directory`.
     static func openssl(_ arguments: [String], in directory: URL) throws {
