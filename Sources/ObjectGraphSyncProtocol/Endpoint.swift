@@ -19,6 +19,8 @@ public enum Endpoint: String, Sendable, Hashable, CaseIterable {
     case changes
     /// A zone's live route: server-sent events when its feed moves (`since`).
     case live
+    /// Deletes a zone with its feed, members and invitations (`DELETE`): the owner only.
+    case deleteZone
     /// A zone's owner and members with their roles (`GET`, ``ZoneMembers``).
     case members
     /// Changes a member's role (`PUT`, a ``MemberRoleChange``): the owner only.
@@ -45,6 +47,7 @@ public enum Endpoint: String, Sendable, Hashable, CaseIterable {
         case .push: "/v1/zones/:zone/push"
         case .changes: "/v1/zones/:zone/changes"
         case .live: "/v1/zones/:zone/live"
+        case .deleteZone: "/v1/zones/:zone"
         case .members: "/v1/users/:owner/zones/:zone/members"
         case .memberRole, .memberRemoval: "/v1/users/:owner/zones/:zone/members/:user"
         case .invite: "/v1/users/:owner/zones/:zone/invitations"
@@ -57,7 +60,8 @@ public enum Endpoint: String, Sendable, Hashable, CaseIterable {
     /// For the routes of the caller's own zones, the same route for a zone named with its owner.
     public var ownedPathPattern: String? {
         switch self {
-        case .push, .changes, .live: pathPattern.replacingOccurrences(of: "/v1/zones/", with: "/v1/users/:owner/zones/")
+        case .push, .changes, .live, .deleteZone:
+            pathPattern.replacingOccurrences(of: "/v1/zones/", with: "/v1/users/:owner/zones/")
         default: nil
         }
     }
@@ -86,7 +90,7 @@ public enum Endpoint: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .push, .invite, .acceptInvitation: "POST"
         case .memberRole: "PUT"
-        case .memberRemoval, .withdrawInvitation: "DELETE"
+        case .memberRemoval, .withdrawInvitation, .deleteZone: "DELETE"
         case .health, .ready, .metrics, .changes, .live, .members, .invitations: "GET"
         }
     }

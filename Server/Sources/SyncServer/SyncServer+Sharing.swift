@@ -116,6 +116,17 @@ extension SyncServer {
         }
     }
 
+    /// Deletes a zone with its feed, members and invitations: the owner only. Its bytes and
+    /// place come back to the owner's quotas; a member's next request gets 404 and their live
+    /// stream ends; the owner's devices, reading on from their cursor, are told to read the zone
+    /// again (410) and find it empty. A push to its name afterwards makes a new zone.
+    public func deleteZone(_ zone: String, owner: String? = nil, user: SyncUser) async throws {
+        let access = try await access(zone: zone, owner: owner, user: user, needing: .owner)
+        guard try await storage.deleteZone(zone, owner: access.owner) else {
+            throw SyncRequestError.notFound("\(access) has no feed: there is nothing to delete.")
+        }
+    }
+
     /// Withdraws an invitation not yet accepted: the owner only.
     public func withdrawInvitation(id: Int64, zone: String, owner: String? = nil, user: SyncUser) async throws {
         let access = try await access(zone: zone, owner: owner, user: user, needing: .owner)
@@ -162,7 +173,7 @@ extension SyncServer {
         case .notMember:
             return notMember(user, ownerName: reference.owner.name, zone: reference.zone)
         case .role(let role):
-            let what = role == .reader ? "push to it" : "manage its members and invitations"
+            let what = role == .reader ? "push to it" : "manage it, its members and invitations"
             return SyncRequestError(SyncRefusal.forbidden("\(user.name) is a \(role.rawValue) of \(reference) and cannot \(what)."))
         }
     }

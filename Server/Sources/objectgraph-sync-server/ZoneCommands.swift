@@ -3,10 +3,12 @@ import Foundation
 import ObjectGraphSyncProtocol
 import SyncServer
 
-/// `zone members|invite|remove OWNER/ZONE`: what a zone's owner does over HTTP, done by the operator.
+/// `zone members|invite|remove|delete OWNER/ZONE`: what a zone's owner does over HTTP, done by the
+/// operator.
 struct Zone: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Manages a zone's members and invitations, as its owner would.", subcommands: [Members.self, Invite.self, Remove.self])
+        abstract: "Manages a zone's members and invitations, as its owner would.",
+        subcommands: [Members.self, Invite.self, Remove.self, Delete.self])
 
     struct Members: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Lists a zone's owner and members with their roles.")
@@ -69,6 +71,23 @@ struct Zone: AsyncParsableCommand {
                 try await server.removeMember(member, zone: zone.name, user: owner)
             }
             print("\(member) is no longer a member of \(zone).")
+        }
+    }
+}
+
+extension Zone {
+    struct Delete: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Deletes a zone with its feed, members and invitations; its owner's devices find it empty.")
+
+        @OptionGroup var database: DatabaseOptions
+        @Argument(help: "The zone, as OWNER/ZONE (alice/family).") var zone: ZoneArgument
+
+        func run() async throws {
+            try await zone.asOwner(database) { server, owner in
+                try await server.deleteZone(zone.name, user: owner)
+            }
+            print("\(zone) is deleted.")
         }
     }
 }

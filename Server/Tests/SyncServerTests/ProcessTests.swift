@@ -33,7 +33,7 @@ struct ProcessTests {
     }
 
     @Test(
-        "`zone invite`, `zone members` and `zone remove` do what the zone's owner does over HTTP; the invitee accepts over HTTP",
+        "`zone invite`, `zone members`, `zone remove` and `zone delete` do what the zone's owner does over HTTP; the invitee accepts over HTTP",
         arguments: Backend.available)
     func zoneCommands(_ backend: Backend) async throws {
         let database = try await backend.newDatabaseArgument()
@@ -61,6 +61,9 @@ struct ProcessTests {
         _ = try await ServerProcess.run(["zone", "remove", "alice/family", "bob", "--database", database])
         let refused = try await client.request(.GET, "/v1/users/alice/zones/family/changes", token: bob)
         #expect(refused.status == .notFound, "bob's next request after his removal")
+        let deleted = try await ServerProcess.run(["zone", "delete", "alice/family", "--database", database])
+        #expect(deleted.contains("alice/family is deleted"), "\(deleted)")
+        #expect(try await client.allChanges("family", token: alice).isEmpty)
         await #expect(throws: TestFailure.self, "an owner nobody is called") {
             try await ServerProcess.run(["zone", "members", "nobody/family", "--database", database])
         }

@@ -302,4 +302,44 @@ struct SharingTests {
             #expect(invited.status == .notFound, "\(invited.text)")
         }
     }
+
+    @Test(
+        "The owner deletes a zone: members get 404 and their live stream ends, the owner's cursor must read it again and finds it empty, its bytes and place come back",
+        arguments: Backend.available)
+    func zoneDeletion(_ backend: Backend) async throws {
+        var server = try await SyncTestServer(backend)
+        server.configuration.liveTickInterval = .milliseconds(100)
+        let people = try await People(server)
+        try await server.run { client in
+            try await people.start(client)
+            let cursor = try await client.allChanges("family", token: people.alice).cursor
+            let code = try #require(
+                try await client.request(
+                    .post, "/v1/users/alice/zones/family/invitations", token: people.alice, body: #"{"role":"writer"}"#
+                ).decoded(Invitation.self).code)
+            #expect(
+                try await client.request(.post, "/v1/invitations/accept", token: people.bob, body: #"{"code":"\#(code)"}"#).status == .ok)
+            #expect(try await client.request(.delete, "/v1/users/alice/zones/family", token: people.bob).status == .forbidden)
+            #expect(try await client.request(.delete, "/v1/users/alice/zones/family", token: people.carol).status == .notFound)
+            let before = try #require(try await client.server.users().first { $0.user.name == "alice" })
+            #expect(before.zones == 1 && before.storedBytes > 0)
+
+            let live = try await LiveListener(port: client.port, zone: "family", owner: "alice", token: people.bob)
+            #expect(try await client.request(.delete, "/v1/zones/family", token: people.alice).status == .noContent)
+            #expect(try await client.request(.get, "/v1/users/alice/zones/family/changes", token: people.bob).status == .notFound)
+            #expect(try await live.finishes(within: .seconds(60)), "the member's live stream ended")
+            let stale = try await client.changes("family", since: cursor, token: people.alice)
+            #expect(stale.status == .gone && stale.error?.error == .mustRefetch, "\(stale.text)")
+            #expect(try await client.allChanges("family", token: people.alice).changes.isEmpty)
+            let after = try #require(try await client.server.users().first { $0.user.name == "alice" })
+            #expect(after.zones == 0 && after.storedBytes == 0)
+            #expect(try await client.request(.delete, "/v1/zones/family", token: people.alice).status == .notFound)
+
+            try await client.pushApplied(
+                "family", PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: people.alice)
+            #expect(
+                try await client.request(.get, "/v1/users/alice/zones/family/changes", token: people.bob).status == .notFound,
+                "the new zone of the same name is not shared")
+        }
+    }
 }

@@ -23,7 +23,7 @@ struct SyncRoutes {
             .add(middleware: TokenAuthenticator(server: server))
             .add(middleware: RequireUser(server: server))
         let handlers: [Route: @Sendable (Request, SyncRequestContext) async throws -> Response] = [
-            .push: push, .changes: changes, .live: live, .members: members, .memberRole: memberRole,
+            .push: push, .changes: changes, .live: live, .deleteZone: deleteZone, .members: members, .memberRole: memberRole,
             .memberRemoval: memberRemoval, .invite: invite, .invitations: invitations, .acceptInvitation: acceptInvitation,
             .withdrawInvitation: withdrawInvitation
         ]
@@ -151,6 +151,11 @@ struct SyncRoutes {
     }
 
     // MARK: Members and invitations
+
+    private func deleteZone(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        try await server.deleteZone(try context.zone(), owner: try context.owner(), user: try context.user())
+        return Response(status: .noContent)
+    }
 
     private func members(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         let members = try await server.members(zone: try context.zone(), owner: try context.owner(), user: try context.user())

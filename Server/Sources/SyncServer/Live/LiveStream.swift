@@ -9,8 +9,8 @@ import ServiceLifecycle
 ///
 /// It ends when the server shuts down gracefully, after the server's `liveStreamLifetime` (the
 /// client reconnects with its cursor and misses nothing: events only say "read the feed"), or at
-/// the first tick after its token stopped being valid (revoked, expired) or its user stopped
-/// being a member of the zone.
+/// the first tick after its token stopped being valid (revoked, expired), its user stopped
+/// being a member of the zone, or the zone was deleted.
 struct LiveStream: Sendable {
     let server: SyncServer
     let user: SyncUser
@@ -49,6 +49,8 @@ struct LiveStream: Sendable {
                 case .tick:
                     guard try await stillAdmitted() else { return }
                     let now = try await server.storage.head(zone: access.zone, owner: access.owner)
+                    // The zone was deleted (and perhaps made again): its cursors are over.
+                    if let known = zoneID, now?.zoneID != known { return }
                     zoneID = zoneID ?? now?.zoneID
                     position = max(position, now?.lastPosition ?? 0)
                 }

@@ -96,6 +96,9 @@ struct GuardedStorage: SyncStorage {
     func acceptInvitation(_ key: InvitationKey, by user: SyncUser, now: Int64) async throws -> InvitationCheck {
         try await run { try await base.acceptInvitation(key, by: user, now: now) }
     }
+    func deleteZone(_ zone: String, owner: SyncUser) async throws -> Bool {
+        try await run { try await base.deleteZone(zone, owner: owner) }
+    }
     func withdrawInvitation(id: Int64, zoneID: Int64, now: Int64) async throws -> Bool {
         try await run { try await base.withdrawInvitation(id: id, zoneID: zoneID, now: now) }
     }

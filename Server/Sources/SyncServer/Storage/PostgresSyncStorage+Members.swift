@@ -150,6 +150,31 @@ extension PostgresSyncStorage {
         }
     }
 
+    func deleteZone(_ zone: String, owner: SyncUser) async throws -> Bool {
+        try await transaction { connection in
+            // The zone's lock first: a push of it in flight commits before, one after finds it gone.
+            var found: (Int64, Int64)?
+            for try await row in try await connection.query(
+                "SELECT id, last_position FROM zones WHERE owner_id = \(owner.id) AND name = \(zone) FOR UPDATE", logger: logger
+            ).decode((Int64, Int64).self) {
+                found = row
+            }
+            guard let (zoneID, lastPosition) = found else { return false }
+            try await connection.query(
+                """
+                WITH freed AS (
+                    DELETE FROM changes WHERE zone_id = \(zoneID)
+                    RETURNING CASE WHEN position <= \(lastPosition) THEN \(unescaped: Self.storedBytesSQL) ELSE 0 END AS bytes)
+                UPDATE users SET stored_bytes = stored_bytes - (SELECT COALESCE(SUM(bytes), 0) FROM freed) WHERE id = \(owner.id)
+                """, logger: logger)
+            for table in ["client_ledger", "zone_members", "invitations"] {
+                try await connection.query("DELETE FROM \(unescaped: table) WHERE zone_id = \(zoneID)", logger: logger)
+            }
+            try await connection.query("DELETE FROM zones WHERE id = \(zoneID)", logger: logger)
+            return true
+        }
+    }
+
     func withdrawInvitation(id: Int64, zoneID: Int64, now: Int64) async throws -> Bool {
         try await changesRows(
             """

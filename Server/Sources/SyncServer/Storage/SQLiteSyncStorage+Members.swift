@@ -151,6 +151,30 @@ extension SQLiteSyncStorage {
         }
     }
 
+    func deleteZone(_ zone: String, owner: SyncUser) async throws -> Bool {
+        // In the zone's turn: a push written in steps finishes before its zone goes.
+        try await zoneTurns.run(ZoneKey(ownerID: owner.id, name: zone)) {
+            try await self.pool.write { db in
+                guard
+                    let row = try Row.fetchOne(
+                        db, sql: "SELECT id, last_position FROM zones WHERE owner_id = ? AND name = ?", arguments: [owner.id, zone])
+                else { return false }
+                let zoneID: Int64 = row[0], lastPosition: Int64 = row[1]
+                let freed =
+                    try Int64.fetchOne(
+                        db,
+                        sql: "SELECT COALESCE(SUM(\(Self.storedBytesSQL)), 0) FROM changes WHERE zone_id = ? AND position <= ?",
+                        arguments: [zoneID, lastPosition]) ?? 0
+                for table in ["changes", "client_ledger", "zone_members", "invitations"] {
+                    try db.execute(sql: "DELETE FROM \(table) WHERE zone_id = ?", arguments: [zoneID])
+                }
+                try db.execute(sql: "DELETE FROM zones WHERE id = ?", arguments: [zoneID])
+                try db.execute(sql: "UPDATE users SET stored_bytes = stored_bytes - ? WHERE id = ?", arguments: [freed, owner.id])
+                return true
+            }
+        }
+    }
+
     func withdrawInvitation(id: Int64, zoneID: Int64, now: Int64) async throws -> Bool {
         try await pool.write { db in
             try db.execute(

@@ -17,7 +17,7 @@ final class SQLiteSyncStorage: SyncStorage {
     /// The feed's authors, named once.
     private let authorNames = UserNames()
     /// One push of a zone at a time, across the steps it is written in.
-    private let zoneTurns = FairTurns<ZoneKey>(limit: 1)
+    let zoneTurns = FairTurns<ZoneKey>(limit: 1)
 
     /// Opens (or creates) the database file.
     init(path: String, notifier: FeedNotifier) throws {
@@ -487,7 +487,7 @@ final class SQLiteSyncStorage: SyncStorage {
 
     /// An entry's bytes as ``Quotas/storedBytesPerUser`` counts them (`length` of text counts
     /// characters; of a blob, bytes).
-    private static let storedBytesSQL =
+    static let storedBytesSQL =
         "length(CAST(fields AS BLOB)) + length(CAST(field_versions AS BLOB)) + \(Quotas.entryOverhead)"
 
     private static let entryColumns =

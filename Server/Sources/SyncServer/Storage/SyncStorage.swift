@@ -98,6 +98,10 @@ protocol SyncStorage: Sendable {
     /// Accepts an invitation in one transaction: checks it (``InvitationCheck``), then makes the
     /// user a member with its role and marks it used.
     func acceptInvitation(_ key: InvitationKey, by user: SyncUser, now: Int64) async throws -> InvitationCheck
+    /// Deletes `owner`'s zone with its feed, its clients' ledger, members and invitations, and
+    /// gives its bytes back to the owner's quota, in one transaction; false when there is no such
+    /// zone. A push of the zone in steps is let finish first.
+    func deleteZone(_ zone: String, owner: SyncUser) async throws -> Bool
     /// Withdraws an invitation of a zone not yet accepted; false when there is none such.
     func withdrawInvitation(id: Int64, zoneID: Int64, now: Int64) async throws -> Bool
 }
