@@ -7,7 +7,7 @@ import SyncServer
 /// operator.
 struct Zone: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Manages a zone's members and invitations, as its owner would.",
+        abstract: "Manages a zone, its members and invitations, as its owner would.",
         subcommands: [Members.self, Invite.self, Remove.self, Delete.self])
 
     struct Members: AsyncParsableCommand {
@@ -73,9 +73,7 @@ struct Zone: AsyncParsableCommand {
             print("\(member) is no longer a member of \(zone).")
         }
     }
-}
 
-extension Zone {
     struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Deletes a zone with its feed, members and invitations; its owner's devices find it empty.")
