@@ -111,24 +111,13 @@ enum SyncWorkloads {
             server: SyncContender(
                 prepare: fill,
                 run: {
-                    var cursor = FeedCursor.start, read = 0, more = true
-                    while more {
-                        let changes = try await target.server.changes(zone: zone, user: target.user, since: cursor, limit: page)
-                        (cursor, read, more) = (changes.cursor, read + changes.changes.count, changes.hasMore)
-                    }
-                    guard read == count else { throw BenchmarkError("read \(read) of \(count) changes") }
+                    try await readWholeFeed(target, zone: zone, user: target.user, page: page, count: count)
                     return nil
                 }),
             plain: SyncContender(
                 prepare: fill,
                 run: {
-                    var after: Int64 = 0, read = 0
-                    while true {
-                        let (rows, last) = try await target.plain.read(zone: zone, after: after, limit: page)
-                        if rows == 0 { break }
-                        (after, read) = (last, read + rows)
-                    }
-                    guard read == count else { throw BenchmarkError("read \(read) of \(count) rows") }
+                    try await readWholePlain(target, zone: zone, page: page, count: count)
                     return nil
                 }),
             http: SyncContender(
@@ -244,6 +233,30 @@ enum SyncWorkloads {
             }
     }
 
+    /// Reads a zone's whole feed through the server's operations, `page` changes at a time, and
+    /// checks that it held `count`.
+    private static func readWholeFeed(
+        _ target: BenchTarget, zone: String, owner: String? = nil, user: SyncUser, page: Int, count: Int
+    ) async throws {
+        var cursor = FeedCursor.start, read = 0, more = true
+        while more {
+            let changes = try await target.server.changes(zone: zone, owner: owner, user: user, since: cursor, limit: page)
+            (cursor, read, more) = (changes.cursor, read + changes.changes.count, changes.hasMore)
+        }
+        guard read == count else { throw BenchmarkError("read \(read) of \(count) changes") }
+    }
+
+    /// Reads a zone's rows from the plain store, `page` at a time, and checks that it held `count`.
+    private static func readWholePlain(_ target: BenchTarget, zone: String, page: Int, count: Int) async throws {
+        var after: Int64 = 0, read = 0
+        while true {
+            let (rows, last) = try await target.plain.read(zone: zone, after: after, limit: page)
+            if rows == 0 { break }
+            (after, read) = (last, read + rows)
+        }
+        guard read == count else { throw BenchmarkError("read \(read) of \(count) rows") }
+    }
+
     // MARK: Shared zones
 
     /// ``pushNewRecords(_:count:)`` by a writer of the bench user's zone: every push checks the
@@ -299,25 +312,13 @@ enum SyncWorkloads {
                 prepare: fill,
                 run: {
                     guard let member = prepared.withLock({ $0 }) else { throw BenchmarkError("no member") }
-                    var cursor = FeedCursor.start, read = 0, more = true
-                    while more {
-                        let changes = try await target.server.changes(
-                            zone: zone, owner: target.user.name, user: member, since: cursor, limit: page)
-                        (cursor, read, more) = (changes.cursor, read + changes.changes.count, changes.hasMore)
-                    }
-                    guard read == count else { throw BenchmarkError("read \(read) of \(count) changes") }
+                    try await readWholeFeed(target, zone: zone, owner: target.user.name, user: member, page: page, count: count)
                     return nil
                 }),
             plain: SyncContender(
                 prepare: fill,
                 run: {
-                    var after: Int64 = 0, read = 0
-                    while true {
-                        let (rows, last) = try await target.plain.read(zone: zone, after: after, limit: page)
-                        if rows == 0 { break }
-                        (after, read) = (last, read + rows)
-                    }
-                    guard read == count else { throw BenchmarkError("read \(read) of \(count) rows") }
+                    try await readWholePlain(target, zone: zone, page: page, count: count)
                     return nil
                 }))
     }

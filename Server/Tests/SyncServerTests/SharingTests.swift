@@ -22,6 +22,16 @@ struct SharingTests {
             carol = try await server.addUser("carol")
         }
 
+        /// Makes the user of `token` a member of alice's "family" with `role`, by a code alice makes.
+        func join(_ client: SyncTestClient, token: String, as role: ZoneRole) async throws {
+            let code = try #require(
+                try await client.request(
+                    .post, "/v1/users/alice/zones/family/invitations", token: alice, body: #"{"role":"\#(role.rawValue)"}"#
+                ).decoded(Invitation.self).code)
+            let accepted = try await client.request(.post, "/v1/invitations/accept", token: token, body: #"{"code":"\#(code)"}"#)
+            try #require(accepted.status == .ok, "\(accepted.text)")
+        }
+
         func start(_ client: SyncTestClient) async throws {
             try await client.pushApplied(
                 "family", PushRequest(UUID(), .upsert(1, entity: "Mood", id: mood, fields: ["text": .string("Sunny")])), token: alice)
@@ -201,14 +211,8 @@ struct SharingTests {
         let people = try await People(server)
         try await server.run { client in
             try await people.start(client)
-            for (token, role) in [(people.bob, "writer"), (people.carol, "reader")] {
-                let code = try #require(
-                    try await client.request(
-                        .post, "/v1/users/alice/zones/family/invitations", token: people.alice, body: #"{"role":"\#(role)"}"#
-                    ).decoded(Invitation.self).code)
-                #expect(
-                    try await client.request(.post, "/v1/invitations/accept", token: token, body: #"{"code":"\#(code)"}"#).status == .ok)
-            }
+            try await people.join(client, token: people.bob, as: .writer)
+            try await people.join(client, token: people.carol, as: .reader)
             // A writer manages nothing.
             let byWriter = try await client.request(
                 .post, "/v1/users/alice/zones/family/invitations", token: people.bob, body: #"{"role":"reader"}"#)
@@ -313,12 +317,7 @@ struct SharingTests {
         try await server.run { client in
             try await people.start(client)
             let cursor = try await client.allChanges("family", token: people.alice).cursor
-            let code = try #require(
-                try await client.request(
-                    .post, "/v1/users/alice/zones/family/invitations", token: people.alice, body: #"{"role":"writer"}"#
-                ).decoded(Invitation.self).code)
-            #expect(
-                try await client.request(.post, "/v1/invitations/accept", token: people.bob, body: #"{"code":"\#(code)"}"#).status == .ok)
+            try await people.join(client, token: people.bob, as: .writer)
             #expect(try await client.request(.delete, "/v1/users/alice/zones/family", token: people.bob).status == .forbidden)
             #expect(try await client.request(.delete, "/v1/users/alice/zones/family", token: people.carol).status == .notFound)
             let before = try #require(try await client.server.users().first { $0.user.name == "alice" })
