@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import HTTPTypes
+import HummingbirdTesting
 import ObjectGraphSyncProtocol
 import PostgresNIO
 import SyncServer
@@ -339,6 +340,34 @@ struct SharingTests {
             #expect(
                 try await client.request(.get, "/v1/users/alice/zones/family/changes", token: people.bob).status == .notFound,
                 "the new zone of the same name is not shared")
+        }
+    }
+
+    @Test(
+        "A writer's pushes to a shared zone count against its owner's stored bytes, not the writer's, and are refused past the owner's quota",
+        arguments: Backend.available)
+    func ownersQuota(_ backend: Backend) async throws {
+        var server = try await SyncTestServer(backend)
+        server.configuration.quotas = Quotas(zonesPerUser: nil, storedBytesPerUser: 20_000)
+        let people = try await People(server)
+        try await server.run { client in
+            try await people.start(client)
+            try await people.join(client, token: people.bob, as: .writer)
+            let text = JSONValue.string(String(repeating: "x", count: 7_000))
+            let device = UUID()
+            func push(_ number: Int64) async throws -> TestResponse {
+                let body = PushRequest(device, .upsert(number, entity: "Note", id: UUID(), fields: ["text": text]))
+                return try await client.request(
+                    .post, "/v1/users/alice/zones/family/push", token: people.bob,
+                    body: String(decoding: try JSONEncoder().encode(body), as: UTF8.self))
+            }
+            #expect(try await push(1).status == .ok)
+            let users = try await client.server.users()
+            #expect(users.first { $0.user.name == "alice" }?.storedBytes ?? 0 > 7_000, "alice keeps bob's note")
+            #expect(users.first { $0.user.name == "bob" }?.storedBytes == 0, "bob keeps nothing")
+            #expect(try await push(2).status == .ok)
+            let refused = try await push(3)
+            #expect(refused.status == .forbidden && refused.error?.error == .quotaExceeded, "\(refused.text)")
         }
     }
 }
