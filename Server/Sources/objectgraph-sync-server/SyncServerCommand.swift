@@ -60,7 +60,13 @@ struct DatabaseOptions: ParsableArguments {
     }
 
     /// A server on the database, for the administration commands (no HTTP).
+    /// The server an administration command works through. Its log says only warnings and
+    /// errors: what a command prints is its result (a token, a list), which a script reads, and
+    /// the database driver's informational lines (a connection closed as the command ends) would
+    /// be mixed into it.
     func server() throws -> SyncServer {
-        try SyncServer(configuration: SyncServerConfiguration(database: try parsed()))
+        var logger = Logger(label: "objectgraph-sync-server")
+        logger.logLevel = .warning
+        return try SyncServer(configuration: SyncServerConfiguration(database: try parsed()), logger: logger)
     }
 }
