@@ -21,6 +21,9 @@ public enum Endpoint: String, Sendable, Hashable, CaseIterable {
     case live
     /// Deletes a zone with its feed, members and invitations (`DELETE`): the owner only.
     case deleteZone
+    /// The zones the caller owns or is a member of, with the caller's role in each (`GET`,
+    /// ``ZoneList``).
+    case zones
     /// A zone's owner and members with their roles (`GET`, ``ZoneMembers``).
     case members
     /// Changes a member's role (`PUT`, a ``MemberRoleChange``): the owner only.
@@ -48,6 +51,7 @@ public enum Endpoint: String, Sendable, Hashable, CaseIterable {
         case .changes: "/v1/zones/:zone/changes"
         case .live: "/v1/zones/:zone/live"
         case .deleteZone: "/v1/zones/:zone"
+        case .zones: "/v1/zones"
         case .members: "/v1/users/:owner/zones/:zone/members"
         case .memberRole, .memberRemoval: "/v1/users/:owner/zones/:zone/members/:user"
         case .invite: "/v1/users/:owner/zones/:zone/invitations"
@@ -91,7 +95,7 @@ public enum Endpoint: String, Sendable, Hashable, CaseIterable {
         case .push, .invite, .acceptInvitation: "POST"
         case .memberRole: "PUT"
         case .memberRemoval, .withdrawInvitation, .deleteZone: "DELETE"
-        case .health, .ready, .metrics, .changes, .live, .members, .invitations: "GET"
+        case .health, .ready, .metrics, .changes, .live, .members, .invitations, .zones: "GET"
         }
     }
 }

@@ -9,7 +9,7 @@ public enum ZoneRole: String, Sendable, Hashable, Codable, CaseIterable, Compara
     case reader
     /// Also pushes to the zone.
     case writer
-    /// Also invites, changes and removes members: the user whose zone it is.
+    /// Also invites, changes and removes members, and deletes the zone: the user whose zone it is.
     case owner
 
     /// Whether the role lets its user push.
@@ -48,6 +48,33 @@ public struct ZoneMembers: Sendable, Hashable, Codable {
 
     public init(members: [ZoneMember]) {
         self.members = members
+    }
+}
+
+/// A zone a user belongs to, and their role in it.
+public struct ZoneMembership: Sendable, Hashable, Codable {
+    /// The zone's owner.
+    public var owner: String
+    /// The zone's name.
+    public var zone: String
+    /// The user's role: `owner` for their own zones.
+    public var role: ZoneRole
+
+    public init(owner: String, zone: String, role: ZoneRole) {
+        self.owner = owner
+        self.zone = zone
+        self.role = role
+    }
+}
+
+/// The answer to `GET /v1/zones`: the zones the caller owns, then those shared with them, each
+/// group by owner and name.
+public struct ZoneList: Sendable, Hashable, Codable {
+    /// The zones.
+    public var zones: [ZoneMembership]
+
+    public init(zones: [ZoneMembership]) {
+        self.zones = zones
     }
 }
 

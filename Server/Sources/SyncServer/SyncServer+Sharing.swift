@@ -20,6 +20,19 @@ extension SyncServer {
     /// How long an invitation can be accepted when its request names no expiry.
     public static let defaultInvitationLifetime: TimeInterval = 7 * 24 * 3600
 
+    /// The zones `user` owns (those pushed to), then those shared with them, with their role in
+    /// each: what a device syncs.
+    public func zones(of user: SyncUser) async throws -> ZoneList {
+        // Sorted here, not by the database: the two databases collate names differently.
+        let zones = try await storage.zones(of: user).sorted { left, right in
+            let (leftOwned, rightOwned) = (left.role == .owner, right.role == .owner)
+            if leftOwned != rightOwned { return leftOwned }
+            return (left.owner.unicodeScalars.lexicographicallyPrecedes(right.owner.unicodeScalars))
+                || (left.owner == right.owner && left.zone < right.zone)
+        }
+        return ZoneList(zones: zones)
+    }
+
     /// A zone's owner and members with their roles, the owner first: any member may ask.
     public func members(zone: String, owner: String? = nil, user: SyncUser) async throws -> ZoneMembers {
         let access = try await access(zone: zone, owner: owner, user: user, needing: .reader)

@@ -370,4 +370,27 @@ struct SharingTests {
             #expect(refused.status == .forbidden && refused.error?.error == .quotaExceeded, "\(refused.text)")
         }
     }
+
+    @Test("A user's zones are listed with their role in each: their own first, then those shared with them", arguments: Backend.available)
+    func zoneList(_ backend: Backend) async throws {
+        let server = try await SyncTestServer(backend)
+        let people = try await People(server)
+        try await server.run { client in
+            try await people.start(client)
+            for zone in ["trips", "diary"] {
+                try await client.pushApplied(
+                    zone, PushRequest(UUID(), .upsert(1, entity: "Mood", id: UUID(), fields: [:])), token: people.bob)
+            }
+            try await people.join(client, token: people.bob, as: .reader)
+            let list = try await client.request(.get, "/v1/zones", token: people.bob)
+            #expect(list.status == .ok, "\(list.text)")
+            #expect(
+                try list.decoded(ZoneList.self).zones == [
+                    ZoneMembership(owner: "bob", zone: "diary", role: .owner), ZoneMembership(owner: "bob", zone: "trips", role: .owner),
+                    ZoneMembership(owner: "alice", zone: "family", role: .reader)
+                ])
+            let carols = try await client.request(.get, "/v1/zones", token: people.carol).decoded(ZoneList.self)
+            #expect(carols.zones.isEmpty, "a zone read but never pushed to is no zone")
+        }
+    }
 }

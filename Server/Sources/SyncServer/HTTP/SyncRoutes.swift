@@ -19,17 +19,19 @@ struct SyncRoutes {
         router.on(RouterPath(Route.metrics.pathPattern), method: Route.metrics.requestMethod) { request, context in
             try metrics(request, context)
         }
-        let zones = router.group()
+        let authenticated = router.group()
             .add(middleware: TokenAuthenticator(server: server))
             .add(middleware: RequireUser(server: server))
         let handlers: [Route: @Sendable (Request, SyncRequestContext) async throws -> Response] = [
-            .push: push, .changes: changes, .live: live, .deleteZone: deleteZone, .members: members, .memberRole: memberRole,
+            .push: push, .changes: changes, .live: live, .deleteZone: deleteZone, .zones: zones, .members: members, .memberRole: memberRole,
             .memberRemoval: memberRemoval, .invite: invite, .invitations: invitations, .acceptInvitation: acceptInvitation,
             .withdrawInvitation: withdrawInvitation
         ]
         for (route, handler) in handlers {
             for pattern in route.pathPatterns {
-                zones.on(RouterPath(pattern), method: route.requestMethod) { request, context in try await handler(request, context) }
+                authenticated.on(RouterPath(pattern), method: route.requestMethod) { request, context in
+                    try await handler(request, context)
+                }
             }
         }
     }
@@ -155,6 +157,10 @@ struct SyncRoutes {
     private func deleteZone(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
         try await server.deleteZone(try context.zone(), owner: try context.owner(), user: try context.user())
         return Response(status: .noContent)
+    }
+
+    private func zones(_ request: Request, _ context: SyncRequestContext) async throws -> Response {
+        try Self.json(encoding: try await server.zones(of: try context.user()))
     }
 
     private func members(_ request: Request, _ context: SyncRequestContext) async throws -> Response {

@@ -80,6 +80,7 @@ struct GuardedStorage: SyncStorage {
     func memberRole(of user: SyncUser, zone: String, owner: SyncUser) async throws -> ZoneRole? {
         try await run { try await base.memberRole(of: user, zone: zone, owner: owner) }
     }
+    func zones(of user: SyncUser) async throws -> [ZoneMembership] { try await run { try await base.zones(of: user) } }
     func members(zoneID: Int64) async throws -> [ZoneMember] { try await run { try await base.members(zoneID: zoneID) } }
     func setMemberRole(_ role: ZoneRole, of name: String, zoneID: Int64) async throws -> Bool {
         try await run { try await base.setMemberRole(role, of: name, zoneID: zoneID) }

@@ -37,6 +37,26 @@ extension PostgresSyncStorage {
         return role
     }
 
+    func zones(of user: SyncUser) async throws -> [ZoneMembership] {
+        var zones: [ZoneMembership] = []
+        for try await (owner, zone, role) in try await runningClient().query(
+            """
+            SELECT owners.name, zones.name, 'owner'::text FROM zones JOIN users AS owners ON owners.id = zones.owner_id
+            WHERE zones.owner_id = \(user.id)
+            UNION ALL
+            SELECT owners.name, zones.name, zone_members.role FROM zone_members
+            JOIN zones ON zones.id = zone_members.zone_id JOIN users AS owners ON owners.id = zones.owner_id
+            WHERE zone_members.user_id = \(user.id)
+            """, logger: logger
+        ).decode((String, String, String).self) {
+            guard let parsed = ZoneRole(rawValue: role) else {
+                throw StorageFailure.malformedRow("a member's role is \(role.debugDescription)")
+            }
+            zones.append(ZoneMembership(owner: owner, zone: zone, role: parsed))
+        }
+        return zones
+    }
+
     func members(zoneID: Int64) async throws -> [ZoneMember] {
         var members: [ZoneMember] = []
         for try await (name, role) in try await runningClient().query(

@@ -39,6 +39,28 @@ extension SQLiteSyncStorage {
         guard role >= needing else { throw ZoneAccessDenied.role(role) }
     }
 
+    func zones(of user: SyncUser) async throws -> [ZoneMembership] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT owners.name, zones.name, 'owner' FROM zones JOIN users AS owners ON owners.id = zones.owner_id
+                    WHERE zones.owner_id = ?
+                    UNION ALL
+                    SELECT owners.name, zones.name, zone_members.role FROM zone_members
+                    JOIN zones ON zones.id = zone_members.zone_id JOIN users AS owners ON owners.id = zones.owner_id
+                    WHERE zone_members.user_id = ?
+                    """, arguments: [user.id, user.id]
+            ).map { row in
+                let role: String = row[2]
+                guard let parsed = ZoneRole(rawValue: role) else {
+                    throw StorageFailure.malformedRow("a member's role is \(role.debugDescription)")
+                }
+                return ZoneMembership(owner: row[0], zone: row[1], role: parsed)
+            }
+        }
+    }
+
     func members(zoneID: Int64) async throws -> [ZoneMember] {
         try await pool.read { db in
             try Row.fetchAll(

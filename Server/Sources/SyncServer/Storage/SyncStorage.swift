@@ -84,6 +84,8 @@ protocol SyncStorage: Sendable {
     /// `user`'s role in `owner`'s zone `zone` as a member (not its owner); nil when they are none,
     /// or there is no such zone.
     func memberRole(of user: SyncUser, zone: String, owner: SyncUser) async throws -> ZoneRole?
+    /// The zones `user` owns and those they are a member of, in no order.
+    func zones(of user: SyncUser) async throws -> [ZoneMembership]
     /// A zone's members (its owner not among them), by name.
     func members(zoneID: Int64) async throws -> [ZoneMember]
     /// Gives a member another role; false when `name` is no member of the zone.
