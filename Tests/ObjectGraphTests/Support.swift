@@ -15,6 +15,26 @@ func temporaryStorePath() -> String {
     return directory.appendingPathComponent("store.sqlite").path
 }
 
+/// Runs `body` with a new container of `make` and returns once that container is released, its
+/// connections closed: a look at the store's files that a save started may hold it a moment after
+/// `body` ends (on a busy machine, long enough for a test opening the file next to meet it
+/// closing: SQLITE_BUSY, or the log moved into the file).
+func withContainer<Result>(
+    _ make: @autoclosure () throws -> ObjectContainer, _ body: (ObjectContainer) throws -> Result
+) async throws -> Result {
+    weak var released: ObjectContainer?
+    let result: Result
+    do {
+        let container = try make()
+        released = container
+        result = try body(container)
+    }
+    let deadline = ContinuousClock.now + .seconds(60)
+    while released != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+    try #require(released == nil, "the container was never released")
+    return result
+}
+
 /// Europe with France and Spain, saved.
 func makeEurope(in context: ObjectContext) throws -> (europe: Continent, france: Country, spain: Country) {
     let europe = Continent(name: "Europe")

@@ -107,11 +107,11 @@ import Testing
 
     /// A store file holding one sample and one waypoint, whose columns `change` then rewrites with
     /// plain SQL, as another program (or an older version of the app) could have left them.
-    private static func storeWithForeignValues(_ change: String) throws -> (path: String, sample: ObjectID, waypoint: ObjectID) {
+    private static func storeWithForeignValues(_ change: String) async throws -> (path: String, sample: ObjectID, waypoint: ObjectID) {
         let path = temporaryStorePath()
-        let sample: ObjectID, waypoint: ObjectID
-        do {
-            let container = try ObjectContainer(for: Sample.self, Waypoint.self, configuration: .file(path))
+        let (sample, waypoint) = try await withContainer(
+            try ObjectContainer(for: Sample.self, Waypoint.self, configuration: .file(path))
+        ) { container in
             let context = container.newBackgroundContext()
             let newSample = Sample()
             let newWaypoint = Waypoint(name: "Base")
@@ -119,9 +119,9 @@ import Testing
             context.insert(newSample)
             context.insert(newWaypoint)
             try context.save()
-            (sample, waypoint) = (newSample.objectID, newWaypoint.objectID)
+            return (newSample.objectID, newWaypoint.objectID)
         }
-        try DatabaseQueue(path: path).write { try $0.execute(sql: change) }
+        try await DatabaseQueue(path: path).write { try $0.execute(sql: change) }
         return (path, sample, waypoint)
     }
 
@@ -141,9 +141,9 @@ import Testing
         #expect("\(error!)".contains("\(id.entityName).\(property)"), sourceLocation: sourceLocation)
     }
 
-    @Test func storedJSONThatNoLongerDecodesIsAnErrorAndStaysAsItWas() throws {
+    @Test func storedJSONThatNoLongerDecodesIsAnErrorAndStaysAsItWas() async throws {
         // The app's Coordinates gained a required field: the stored JSON lacks it.
-        let (path, _, waypointID) = try Self.storeWithForeignValues(#"UPDATE "Waypoint" SET "target" = CAST('{"y":1}' AS BLOB)"#)
+        let (path, _, waypointID) = try await Self.storeWithForeignValues(#"UPDATE "Waypoint" SET "target" = CAST('{"y":1}' AS BLOB)"#)
         let container = try ObjectContainer(for: Sample.self, Waypoint.self, configuration: .file(path))
         let context = container.newBackgroundContext()
         let waypoint = try context.existingObject(with: waypointID, as: Waypoint.self)
@@ -154,9 +154,10 @@ import Testing
         Self.expectUnreadable(waypointID, "target") { try context.save() }
         // Saving a change of another attribute leaves the stored JSON as it was.
         try context.save()
-        let raw = try DatabaseQueue(path: path).read { try Data.fetchOne($0, sql: #"SELECT "target" FROM "Waypoint""#) }
+        let raw = try await DatabaseQueue(path: path).read { try Data.fetchOne($0, sql: #"SELECT "target" FROM "Waypoint""#) }
         #expect(raw == Data(#"{"y":1}"#.utf8))
-        #expect(try DatabaseQueue(path: path).read { try String.fetchOne($0, sql: #"SELECT "name" FROM "Waypoint""#) } == "Renamed")
+        let name = try await DatabaseQueue(path: path).read { try String.fetchOne($0, sql: #"SELECT "name" FROM "Waypoint""#) }
+        #expect(name == "Renamed")
     }
 
     @Test(arguments: [
@@ -171,8 +172,8 @@ import Testing
         (#"UPDATE "Sample" SET "date" = 'yesterday'"#, "date"),
         (#"UPDATE "Sample" SET "optionalInt" = 'seven'"#, "optionalInt")
     ])
-    func aColumnHoldingWhatItsAttributeCannotReadIsAnErrorNotADefault(change: String, property: String) throws {
-        let (path, sampleID, _) = try Self.storeWithForeignValues(change)
+    func aColumnHoldingWhatItsAttributeCannotReadIsAnErrorNotADefault(change: String, property: String) async throws {
+        let (path, sampleID, _) = try await Self.storeWithForeignValues(change)
         let container = try ObjectContainer(for: Sample.self, Waypoint.self, configuration: .file(path))
         let context = container.newBackgroundContext()
         let sample = try context.existingObject(with: sampleID, as: Sample.self)
