@@ -38,13 +38,7 @@ enum SyncWorkloads {
                 }
                 return nil
             }),
-            plain: SyncContender(run: {
-                let zone = zones.next()
-                for batch in Batches.creating(count: count, size: batchSize) {
-                    try await target.plain.upsert(zone: zone, batch.mutations)
-                }
-                return nil
-            }),
+            plain: plainCreating(target, count: count, zones: zones),
             http: SyncContender(run: {
                 let zone = zones.next()
                 for batch in Batches.creating(count: count, size: batchSize) {
@@ -52,6 +46,18 @@ enum SyncWorkloads {
                 }
                 return nil
             }))
+    }
+
+    /// The plain SQL side of a push of `count` new records: the same rows upserted, batch by batch,
+    /// each run in a zone of its own.
+    private static func plainCreating(_ target: BenchTarget, count: Int, zones: ZoneNames) -> SyncContender {
+        SyncContender(run: {
+            let zone = zones.next()
+            for batch in Batches.creating(count: count, size: batchSize) {
+                try await target.plain.upsert(zone: zone, batch.mutations)
+            }
+            return nil
+        })
     }
 
     /// Changes one field of each of `count` records, in batches of 100, from their first version.
@@ -282,13 +288,7 @@ enum SyncWorkloads {
                     }
                     return nil
                 }),
-            plain: SyncContender(run: {
-                let zone = zones.next()
-                for batch in Batches.creating(count: count, size: batchSize) {
-                    try await target.plain.upsert(zone: zone, batch.mutations)
-                }
-                return nil
-            }))
+            plain: plainCreating(target, count: count, zones: zones))
     }
 
     /// ``readFeed(_:count:)`` by a reader of the zone: every page checks the reader's role.
