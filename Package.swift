@@ -105,7 +105,7 @@ let package = Package(
         .executableTarget(
             name: "moody",
             dependencies: [
-                "MoodyModel", "ObjectGraph", "ObjectGraphSync",
+                "MoodyModel", "ObjectGraph", "ObjectGraphSync", "ObjectGraphSyncProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser")
             ],
             swiftSettings: strictSettings

@@ -120,6 +120,7 @@ let package = Package(
                 .product(name: "ObjectGraph", package: "ObjectGraph"),
                 .product(name: "ObjectGraphSync", package: "ObjectGraph"),
                 .product(name: "ObjectGraphSyncProtocol", package: "ObjectGraph"),
+                .product(name: "ObjectGraphSyncTesting", package: "ObjectGraph"),
                 .product(name: "MoodyModel", package: "ObjectGraph")
             ],
             path: "Tests/SyncTestClient",

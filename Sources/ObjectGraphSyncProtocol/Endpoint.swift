@@ -52,10 +52,10 @@ public enum Endpoint: String, Sendable, Hashable, CaseIterable {
         case .live: "/v1/zones/:zone/live"
         case .deleteZone: "/v1/zones/:zone"
         case .zones: "/v1/zones"
-        case .members: "/v1/users/:owner/zones/:zone/members"
-        case .memberRole, .memberRemoval: "/v1/users/:owner/zones/:zone/members/:user"
-        case .invite: "/v1/users/:owner/zones/:zone/invitations"
-        case .withdrawInvitation: "/v1/users/:owner/zones/:zone/invitations/:invitation"
+        case .members: "/v1/zones/:zone/members"
+        case .memberRole, .memberRemoval: "/v1/zones/:zone/members/:user"
+        case .invite: "/v1/zones/:zone/invitations"
+        case .withdrawInvitation: "/v1/zones/:zone/invitations/:invitation"
         case .invitations: "/v1/invitations"
         case .acceptInvitation: "/v1/invitations/accept"
         }
@@ -64,9 +64,9 @@ public enum Endpoint: String, Sendable, Hashable, CaseIterable {
     /// For the routes of the caller's own zones, the same route for a zone named with its owner.
     public var ownedPathPattern: String? {
         switch self {
-        case .push, .changes, .live, .deleteZone:
+        case .push, .changes, .live, .deleteZone, .members, .memberRole, .memberRemoval, .invite, .withdrawInvitation:
             pathPattern.replacingOccurrences(of: "/v1/zones/", with: "/v1/users/:owner/zones/")
-        default: nil
+        case .health, .ready, .metrics, .zones, .invitations, .acceptInvitation: nil
         }
     }
 

@@ -70,10 +70,14 @@ public struct ZoneMembership: Sendable, Hashable, Codable {
 /// The answer to `GET /v1/zones`: the zones the caller owns, then those shared with them, each
 /// group by owner and name.
 public struct ZoneList: Sendable, Hashable, Codable {
+    /// The caller's user name, as zones' owners are named: how a client that knows only its token
+    /// tells its own zones from others'. Nil from a server that does not say.
+    public var user: String?
     /// The zones.
     public var zones: [ZoneMembership]
 
-    public init(zones: [ZoneMembership]) {
+    public init(user: String?, zones: [ZoneMembership]) {
+        self.user = user
         self.zones = zones
     }
 }

@@ -22,25 +22,35 @@ import Synchronization
 public final class InMemorySyncServer: Sendable {
     /// The sizes a request may have, as the real server's.
     public let limits: ServerLimits
-    private let state = Mutex(State())
+    let state = Mutex(State())
 
-    private struct State: ~Copyable {
+    struct State: ~Copyable {
         var zones: [ZoneKey: InMemoryZone] = [:]
         var nextZoneID: Int64 = 1
         var isOnline = true
         var listeners: [ZoneKey: [UUID: Listener]] = [:]
+        /// Every user a remote was made for: those an invitation can name.
+        var users: Set<String> = []
+        /// Each shared zone's members (its owner apart) and their roles.
+        var members: [ZoneKey: [String: ZoneRole]] = [:]
+        var invitations: [Int64: StoredInvitation] = [:]
+        var nextInvitationID: Int64 = 1
     }
 
-    struct ZoneKey: Hashable {
-        var user: String
+    /// A zone: its owner's name and its name.
+    struct ZoneKey: Hashable, CustomStringConvertible {
+        var owner: String
         var zone: String
+
+        var description: String { "\(owner)'s zone \(zone.debugDescription)" }
     }
 
     typealias LiveContinuation = AsyncThrowingStream<Data, any Error>.Continuation
 
-    /// A live route under way, and the position it was last told of.
-    private struct Listener {
+    /// A live route under way, its listener, and the position it was last told of.
+    struct Listener {
         var continuation: LiveContinuation
+        var user: String
         var announced: Int64
     }
 
@@ -51,7 +61,8 @@ public final class InMemorySyncServer: Sendable {
 
     /// A remote that reaches the zones of `user` (each user has zones of their own).
     public func remote(user: String = "user") -> InMemorySyncRemote {
-        InMemorySyncRemote(server: self, user: user)
+        state.withLock { _ = $0.users.insert(user) }
+        return InMemorySyncRemote(server: self, user: user)
     }
 
     /// Whether the server answers. Offline, every call fails as `SyncError.unreachable`, as when
@@ -85,7 +96,7 @@ public final class InMemorySyncServer: Sendable {
     /// The latest state of every record a zone of `user` holds, tombstones included, in the order
     /// of the feed; empty for a zone never pushed to.
     public func records(zone: String, user: String = "user") -> [SyncedRecord] {
-        state.withLock { $0.zones[ZoneKey(user: user, zone: zone)]?.records ?? [] }
+        state.withLock { $0.zones[ZoneKey(owner: user, zone: zone)]?.records ?? [] }
     }
 
     // MARK: What the remotes call
@@ -93,16 +104,17 @@ public final class InMemorySyncServer: Sendable {
     static let offline = SyncError.unreachable("the in-memory server is offline")
 
     /// Applies a push, all or nothing; throws a `SyncRefusal` for a request the server refuses.
-    func push(_ request: PushRequest, to key: ZoneKey) throws -> PushDecision {
+    func push(_ request: PushRequest, to key: ZoneKey, by user: String) throws -> PushDecision {
         try ZoneName.check(key.zone)
         try request.validate(against: limits)
         let planner = PushPlanner(request: request, limits: limits)
         let now = Self.milliseconds(Date())
         let (decision, told) = try state.withLock { state throws -> (PushDecision, [LiveContinuation]) in
             guard state.isOnline else { throw Self.offline }
+            try Self.require(.writer, of: user, in: key, state)
             // The zone is made in the push's "transaction": a push refused by a throw leaves none.
             var zone = state.zones[key] ?? InMemoryZone(id: state.nextZoneID)
-            let decision = try zone.push(planner, now: now)
+            let decision = try zone.push(planner, now: now, author: user)
             if state.zones[key] == nil { state.nextZoneID += 1 }
             state.zones[key] = zone
             guard case .apply(let plan) = decision, !plan.entries.isEmpty else { return (decision, []) }
@@ -122,26 +134,24 @@ public final class InMemorySyncServer: Sendable {
     }
 
     /// The changes after `since`; throws a `SyncRefusal` for a cursor that cannot be read from.
-    func changes(of key: ZoneKey, since: FeedCursor, limit: Int) throws -> FeedPage {
+    func changes(of key: ZoneKey, since: FeedCursor, limit: Int, by user: String) throws -> FeedPage {
         try ZoneName.check(key.zone)
         let limit = try FeedPaging.limit(asked: limit, maximum: limits.maxPageSize)
         let read = try state.withLock { state throws in
             guard state.isOnline else { throw Self.offline }
+            try Self.require(.reader, of: user, in: key, state)
             return state.zones[key]?.changes(since: since, limit: limit, byteBudget: limits.maxPageBytes)
                 ?? FeedPolicy.unknownZone(since: since)
         }
         switch read {
-        case .page(var page):
-            // Only a zone's user pushes to it here: every change is theirs.
-            for index in page.changes.indices { page.changes[index].author = key.user }
-            return page
+        case .page(let page): return page
         case .refused(let refusal): throw refusal.refusal(since: since, zone: key.zone)
         }
     }
 
     /// Starts a live route: `: listening` at once, then an event whenever the zone's feed moves
     /// past `since`, as the real server's route.
-    func listen(to key: ZoneKey, since: FeedCursor, on continuation: LiveContinuation) throws {
+    func listen(to key: ZoneKey, since: FeedCursor, by user: String, on continuation: LiveContinuation) throws {
         try ZoneName.check(key.zone)
         let id = UUID()
         continuation.onTermination = { [weak self] _ in
@@ -151,6 +161,7 @@ public final class InMemorySyncServer: Sendable {
         // registered (a push then announces itself after the head, never before).
         try state.withLock { state throws in
             guard state.isOnline else { throw Self.offline }
+            try Self.require(.reader, of: user, in: key, state)
             let zone = state.zones[key]
             let refusal = zone.map { $0.refusal(of: since) } ?? FeedPolicy.refusalInUnknownZone(of: since)
             if let refusal { throw refusal.refusal(since: since, zone: key.zone) }
@@ -159,7 +170,7 @@ public final class InMemorySyncServer: Sendable {
                 try Self.yield(.changes(LiveEvent(cursor: head)), to: continuation)
             }
             state.listeners[key, default: [:]][id] = Listener(
-                continuation: continuation, announced: max(since.position, zone?.head.position ?? 0))
+                continuation: continuation, user: user, announced: max(since.position, zone?.head.position ?? 0))
         }
     }
 
@@ -179,7 +190,7 @@ public final class InMemorySyncServer: Sendable {
         continuation.yield(Data(try message.text().utf8))
     }
 
-    private static func milliseconds(_ date: Date) -> Int64 {
+    static func milliseconds(_ date: Date) -> Int64 {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
         guard milliseconds < Double(Int64.max) else { return .max }
         return milliseconds > Double(Int64.min) ? Int64(milliseconds) : .min

@@ -15,6 +15,8 @@ struct InMemoryZone {
     /// The latest entry of each record the feed holds.
     private var latest: [UUID: FeedEntry] = [:]
     private var ledger: [UUID: LedgerEntry] = [:]
+    /// The user whose push wrote each transaction, by the transaction's first position.
+    private var authors: [Int64: String] = [:]
 
     init(id: Int64) { self.id = id }
 
@@ -24,7 +26,7 @@ struct InMemoryZone {
     var head: FeedCursor { FeedCursor(position: lastPosition, zoneID: id) }
 
     /// Applies a validated push, all or nothing: nothing changes before the plan is made.
-    mutating func push(_ planner: PushPlanner, now: Int64) throws -> PushDecision {
+    mutating func push(_ planner: PushPlanner, now: Int64, author: String) throws -> PushDecision {
         let clientID = planner.request.clientID
         if let decided = try planner.checkLedger(ledger[clientID]) { return decided }
         var current: [UUID: RecordState] = [:]
@@ -34,6 +36,7 @@ struct InMemoryZone {
         for entry in plan.entries {
             entries.append(entry)
             latest[entry.state.id] = entry
+            authors[entry.transaction] = author
         }
         lastPosition = plan.lastPosition
         ledger[clientID] = plan.ledger
@@ -53,7 +56,9 @@ struct InMemoryZone {
                 _ = reader.add(entry.change)
             }
         }
-        return policy.read(reader.page, hasMore: reader.hasMore, since: since)
+        var page = reader.page
+        for index in page.indices { page[index].author = authors[page[index].transaction] }
+        return policy.read(page, hasMore: reader.hasMore, since: since)
     }
 
     /// Whether `since` can be read from (the live route checks its cursor so).
@@ -70,6 +75,8 @@ struct InMemoryZone {
             entry.committedAt < time && (entry.state.deleted || latest[entry.state.id]?.position != entry.position)
         }
         latest = latest.filter { !($0.value.committedAt < time && $0.value.state.deleted) }
+        let transactions = Set(entries.map(\.transaction))
+        authors = authors.filter { transactions.contains($0.key) }
         return before - entries.count
     }
 

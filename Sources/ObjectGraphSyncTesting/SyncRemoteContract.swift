@@ -31,8 +31,11 @@ public enum SyncRemoteContract {
         }
     }
 
-    /// Every check.
-    public static let checks: [Check] = [
+    /// Every check: the feed's, then sharing's.
+    public static let checks: [Check] = feedChecks + sharingChecks
+
+    /// What a push, a page of the feed and the live route do in a zone of the caller's own.
+    static let feedChecks: [Check] = [
         Check("A push applies every mutation, answers each record's version, and the feed holds them as one transaction") { server in
             let remote = try await server.newUser()
             let client = UUID()
@@ -248,32 +251,32 @@ public enum SyncRemoteContract {
 
     // MARK: Helpers
 
-    private static let zone = "contract"
+    static let zone: ZoneID = "contract"
     // Fixed IDs, so that a record's order in a message is the same each run.
-    private static let a = UUID(uuid: (0xA, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0, 1))
-    private static let b = UUID(uuid: (0xB, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0, 1))
-    private static let c = UUID(uuid: (0xC, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0, 1))
-    private static let d = UUID(uuid: (0xD, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0, 1))
+    static let a = UUID(uuid: (0xA, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0, 1))
+    static let b = UUID(uuid: (0xB, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0, 1))
+    static let c = UUID(uuid: (0xC, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0, 1))
+    static let d = UUID(uuid: (0xD, 0, 0, 0, 0, 0, 0x40, 0, 0x80, 0, 0, 0, 0, 0, 0, 1))
 
-    private static func push(_ client: UUID, _ mutations: [Mutation]) -> PushRequest {
+    static func push(_ client: UUID, _ mutations: [Mutation]) -> PushRequest {
         PushRequest(clientID: client, mutations: mutations)
     }
 
-    private static func upsert(_ number: Int64, _ id: UUID, _ fields: [String: JSONValue], base: Int64? = nil) -> Mutation {
+    static func upsert(_ number: Int64, _ id: UUID, _ fields: [String: JSONValue], base: Int64? = nil) -> Mutation {
         Mutation(number: number, operation: .upsert, entity: "Note", id: id, baseVersion: base, fields: fields)
     }
 
-    private static func delete(_ number: Int64, _ id: UUID, base: Int64) -> Mutation {
+    static func delete(_ number: Int64, _ id: UUID, base: Int64) -> Mutation {
         Mutation(number: number, operation: .delete, entity: "Note", id: id, baseVersion: base)
     }
 
-    private static func applied(_ outcome: PushOutcome) throws -> PushResult {
+    static func applied(_ outcome: PushOutcome) throws -> PushResult {
         guard case .applied(let result) = outcome else { throw ContractViolation("the push was not applied: \(outcome)") }
         return result
     }
 
     /// The whole feed of the zone after `since`, page by page.
-    private static func allChanges(_ remote: any SyncRemote, since: FeedCursor = .start) async throws -> (
+    static func allChanges(_ remote: any SyncRemote, in zone: ZoneID = zone, since: FeedCursor = .start) async throws -> (
         changes: [FeedChange], cursor: FeedCursor
     ) {
         var cursor = since
@@ -288,7 +291,7 @@ public enum SyncRemoteContract {
 
     /// Runs `body`, failing when it has not returned after a minute: a server that never answers
     /// is a violation, not a check that waits for ever.
-    private static func withHangCaught(_ what: String, _ body: @escaping @Sendable () async throws -> Void) async throws {
+    static func withHangCaught(_ what: String, _ body: @escaping @Sendable () async throws -> Void) async throws {
         try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
                 try await body()
@@ -303,12 +306,12 @@ public enum SyncRemoteContract {
         }
     }
 
-    private static func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
+    static func expect(_ condition: Bool, _ message: @autoclosure () -> String) throws {
         if !condition { throw ContractViolation(message()) }
     }
 
     /// Runs `body`, which the server must refuse with `code`.
-    private static func expectRefusal(_ code: SyncErrorBody.Code, _ body: () async throws -> Void) async throws {
+    static func expectRefusal(_ code: SyncErrorBody.Code, _ body: () async throws -> Void) async throws {
         do {
             try await body()
         } catch let error as SyncError where error.code == .server {

@@ -3,6 +3,7 @@ import Foundation
 import MoodyModel
 import ObjectGraph
 import ObjectGraphSync
+import ObjectGraphSyncProtocol
 import Synchronization
 
 /// `moody sync`: the store in step with a sync server a user runs (`objectgraph-sync-server`).
@@ -98,7 +99,7 @@ struct SyncServerOptions: ParsableArguments {
             throw ValidationError("Give the user's token with --token or OBJECTGRAPH_SYNC_TOKEN.")
         }
         return try SyncCoordinator(
-            container: container, remote: HTTPSyncRemote(url: url, token: token), zone: zone,
+            container: container, remote: HTTPSyncRemote(url: url, token: token), zone: ZoneID(zone),
             syncing: MoodyStore.syncedTypes, processors: MoodyStore.syncProcessors)
     }
 }

@@ -30,7 +30,7 @@ extension SyncServer {
             return (left.owner.unicodeScalars.lexicographicallyPrecedes(right.owner.unicodeScalars))
                 || (left.owner == right.owner && left.zone < right.zone)
         }
-        return ZoneList(zones: zones)
+        return ZoneList(user: user.name, zones: zones)
     }
 
     /// A zone's owner and members with their roles, the owner first: any member may ask.

@@ -127,7 +127,7 @@ final class ClientDevice: Sendable {
             configuration: .file(directory.appendingPathComponent("store.sqlite").path))
         guard let url = URL(string: "http://127.0.0.1:\(target.port)") else { throw BenchmarkError("no URL") }
         sync = try SyncCoordinator(
-            container: container, remote: HTTPSyncRemote(url: url, token: target.token), zone: zone,
+            container: container, remote: HTTPSyncRemote(url: url, token: target.token), zone: ZoneID(zone),
             syncing: MoodyStore.syncedTypes, batchSize: ClientWorkloads.pageSize)
     }
 

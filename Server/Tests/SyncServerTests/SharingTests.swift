@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import HTTPTypes
 import HummingbirdTesting
+import ObjectGraphSync
 import ObjectGraphSyncProtocol
 import PostgresNIO
 import SyncServer
@@ -282,6 +283,33 @@ struct SharingTests {
             #expect(try await client.request(.post, "/v1/invitations/accept", token: bob, body: #"{"id":\#(invitation.id)}"#).status == .ok)
             let read = try await client.request(.get, "/v1/users/Zo%C3%AB%20%C3%9Cnal/zones/family/changes", token: bob)
             #expect(read.status == .ok, "\(read.text)")
+        }
+    }
+
+    @Test(
+        "The client's remote names owners and members whose names hold spaces, accents, a slash, '?', '#' and '%' as one path segment each")
+    func clientRemoteEscapesNames() async throws {
+        let server = try await SyncTestServer(.sqlite)
+        let (ownerName, memberName) = ("Zoë Ünal/β", "bob ?#%2F")
+        let (ownerToken, memberToken) = (try await server.addUser(ownerName), try await server.addUser(memberName))
+        try await server.serve { port in
+            let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
+            let (owner, member) = (HTTPSyncRemote(url: url, token: ownerToken), HTTPSyncRemote(url: url, token: memberToken))
+            let mood = Mutation(number: 1, operation: .upsert, entity: "Mood", id: UUID(), fields: ["text": .string("ça va")])
+            guard case .applied = try await owner.push(PushRequest(clientID: UUID(), mutations: [mood]), zone: "family") else {
+                Issue.record("the owner's push was refused")
+                return
+            }
+            let invitation = try await owner.invite(InvitationRequest(user: memberName, role: .writer), to: "family")
+            #expect(try await member.accept(InvitationAcceptance(id: invitation.id)).owner == ownerName)
+            let shared = ZoneID("family", owner: ownerName)
+            #expect(try await member.zones().zones == [ZoneMembership(owner: ownerName, zone: "family", role: .writer)])
+            #expect(try await member.changes(zone: shared, since: .start, limit: 10).changes.map(\.record.id) == [mood.id])
+            #expect(try await member.members(of: shared).members.map(\.user) == [ownerName, memberName])
+            try await owner.setRole(.reader, of: memberName, in: "family")
+            #expect(try await owner.members(of: "family").members.last == ZoneMember(user: memberName, role: .reader))
+            try await member.removeMember(memberName, from: shared)
+            #expect(try await member.zones().zones.isEmpty)
         }
     }
 

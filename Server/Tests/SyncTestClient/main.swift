@@ -3,6 +3,7 @@ import MoodyModel
 import ObjectGraph
 import ObjectGraphSync
 import ObjectGraphSyncProtocol
+import ObjectGraphSyncTesting
 
 // A sync client as a process of its own, for the test that kills it: it makes moods numbered 0 to
 // COUNT-1 (and rates some of them), saving each and syncing after each save, and resumes from its
@@ -13,31 +14,27 @@ import ObjectGraphSyncProtocol
 //   DEATH: none, push:K or page:K
 
 /// The server, through the real remote, dying after the answer it was told to.
-final class DyingRemote: SyncRemote, @unchecked Sendable {
+final class DyingRemote: ForwardingSyncRemote, @unchecked Sendable {
     // Safety: the coordinator calls its remote from its own isolation, one call at a time.
-    private let remote: HTTPSyncRemote
+    let base: any SyncRemote
     private let death: (route: String, answer: Int)?
     private var answers: [String: Int] = [:]
 
     init(remote: HTTPSyncRemote, death: (route: String, answer: Int)?) {
-        self.remote = remote
+        self.base = remote
         self.death = death
     }
 
-    func push(_ request: PushRequest, zone: String) async throws -> PushOutcome {
-        let outcome = try await remote.push(request, zone: zone)
+    func push(_ request: PushRequest, zone: ZoneID) async throws -> PushOutcome {
+        let outcome = try await base.push(request, zone: zone)
         answered("push")
         return outcome
     }
 
-    func changes(zone: String, since cursor: FeedCursor, limit: Int) async throws -> ChangesPage {
-        let page = try await remote.changes(zone: zone, since: cursor, limit: limit)
+    func changes(zone: ZoneID, since cursor: FeedCursor, limit: Int) async throws -> ChangesPage {
+        let page = try await base.changes(zone: zone, since: cursor, limit: limit)
         answered("page")
         return page
-    }
-
-    func live(zone: String, since cursor: FeedCursor) -> AsyncThrowingStream<Data, any Error> {
-        remote.live(zone: zone, since: cursor)
     }
 
     private func answered(_ route: String) {

@@ -1,7 +1,7 @@
 import Foundation
 public import Logging
 public import ObjectGraph
-import ObjectGraphSyncProtocol
+public import ObjectGraphSyncProtocol
 
 /// Keeps a container's store in step with a sync server: a sync coordinator, as Core Data sync
 /// architectures have it, made crash-proof.
@@ -45,7 +45,7 @@ public actor SyncCoordinator {
     let container: ObjectContainer
     let remote: any SyncRemote
     /// The server zone this store syncs with.
-    public nonisolated let zone: String
+    public nonisolated let zone: ZoneID
     let processors: [any ChangeProcessor]
     /// The sync's side of the store: its context, the records' states, the store work of each
     /// step; used only on this actor.
@@ -92,7 +92,7 @@ public actor SyncCoordinator {
     /// - Throws: ``SyncError`` (``SyncError/Code/invalidConfiguration``) when the container lacks the
     ///   sync's entities or an entity's configuration does not fit it.
     public init(
-        container: ObjectContainer, remote: any SyncRemote, zone: String = "default",
+        container: ObjectContainer, remote: any SyncRemote, zone: ZoneID = "default",
         syncing types: [any Syncable.Type], processors: [any ChangeProcessor]? = nil,
         batchSize: Int = 500, gatheringDelay: Duration = .milliseconds(50),
         logger: Logger = Logger(label: "ObjectGraphSync")

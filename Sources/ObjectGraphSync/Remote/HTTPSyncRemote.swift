@@ -14,7 +14,7 @@ public import ObjectGraphSyncProtocol
 /// than Foundation's URLSession because FoundationNetworking, on Linux, keeps a core busy for as
 /// long as a streaming answer (the live route) stays open.
 public final class HTTPSyncRemote: SyncRemote {
-    /// The server's address; the routes are under `/v1/zones/`.
+    /// The server's address; the routes are under `/v1/`.
     public let url: URL
     private let token: String
     private let timeout: TimeInterval
@@ -50,12 +50,8 @@ public final class HTTPSyncRemote: SyncRemote {
         client.shutdown { _ in }
     }
 
-    public func push(_ request: PushRequest, zone: String) async throws -> PushOutcome {
-        var httpRequest = self.request(.push, zone: zone)
-        httpRequest.method = .POST
-        httpRequest.headers.add(name: "Content-Type", value: "application/json")
-        httpRequest.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(request)))
-        let (body, status) = try await send(httpRequest)
+    public func push(_ request: PushRequest, zone: ZoneID) async throws -> PushOutcome {
+        let (body, status) = try await send(try self.request(.push, zone: zone, body: request))
         switch status {
         case 200:
             return .applied(try decode(PushResult.self, from: body))
@@ -68,8 +64,9 @@ public final class HTTPSyncRemote: SyncRemote {
         }
     }
 
-    public func changes(zone: String, since cursor: FeedCursor, limit: Int) async throws -> ChangesPage {
-        let (body, status) = try await send(request(.changes, zone: zone, query: ["since": cursor.description, "limit": String(limit)]))
+    public func changes(zone: ZoneID, since cursor: FeedCursor, limit: Int) async throws -> ChangesPage {
+        let (body, status) = try await send(
+            try request(.changes, zone: zone, query: ["since": cursor.description, "limit": String(limit)]))
         guard status == 200 else { throw refusal(body, status: status) }
         return try decode(ChangesPage.self, from: body)
     }
@@ -77,11 +74,53 @@ public final class HTTPSyncRemote: SyncRemote {
     /// The live route's bytes, read as the consumer asks for them: nothing is read ahead, so a
     /// consumer that falls behind leaves the bytes in the connection (TCP's flow control then holds
     /// the server back), never in memory. Cancelling the consumer's task cancels the request.
-    public func live(zone: String, since cursor: FeedCursor) -> AsyncThrowingStream<Data, any Error> {
-        let reader = LiveRouteReader(
-            client: client, request: request(.live, zone: zone, query: ["since": cursor.description]),
-            timeout: timeout)
+    public func live(zone: ZoneID, since cursor: FeedCursor) -> AsyncThrowingStream<Data, any Error> {
+        let request: HTTPClientRequest
+        do {
+            request = try self.request(.live, zone: zone, query: ["since": cursor.description])
+        } catch {
+            return AsyncThrowingStream { $0.finish(throwing: error) }
+        }
+        let reader = LiveRouteReader(client: client, request: request, timeout: timeout)
         return AsyncThrowingStream(unfolding: { try await reader.next() })
+    }
+
+    // MARK: Sharing
+
+    public func zones() async throws -> ZoneList {
+        try await answer(try request(.zones), as: ZoneList.self)
+    }
+
+    public func members(of zone: ZoneID) async throws -> ZoneMembers {
+        try await answer(try request(.members, zone: zone), as: ZoneMembers.self)
+    }
+
+    public func invite(_ invitation: InvitationRequest, to zone: ZoneID) async throws -> Invitation {
+        try await answer(try request(.invite, zone: zone, body: invitation), as: Invitation.self)
+    }
+
+    public func invitations() async throws -> Invitations {
+        try await answer(try request(.invitations), as: Invitations.self)
+    }
+
+    public func accept(_ acceptance: InvitationAcceptance) async throws -> Invitation {
+        try await answer(try request(.acceptInvitation, body: acceptance), as: Invitation.self)
+    }
+
+    public func withdrawInvitation(_ id: Int64, of zone: ZoneID) async throws {
+        try await perform(try request(.withdrawInvitation, zone: zone, invitation: id))
+    }
+
+    public func setRole(_ role: ZoneRole, of member: String, in zone: ZoneID) async throws {
+        try await perform(try request(.memberRole, zone: zone, user: member, body: MemberRoleChange(role: role)))
+    }
+
+    public func removeMember(_ member: String, from zone: ZoneID) async throws {
+        try await perform(try request(.memberRemoval, zone: zone, user: member))
+    }
+
+    public func deleteZone(_ zone: ZoneID) async throws {
+        try await perform(try request(.deleteZone, zone: zone))
     }
 
     /// Opens the live route at the first demand, then reads one chunk of its body per demand.
@@ -136,14 +175,45 @@ public final class HTTPSyncRemote: SyncRemote {
 
     // MARK: HTTP
 
-    /// A request of `endpoint` for `zone`, under the server's address (the protocol spells the path).
-    private func request(_ endpoint: Endpoint, zone: String, query: [String: String] = [:]) -> HTTPClientRequest {
-        let path = String(endpoint.path(zone: zone).dropFirst())  // relative to the server's address
-        var components = URLComponents(url: url.appendingPathComponent(path), resolvingAgainstBaseURL: false)
+    /// A request of `endpoint` for `zone`, under the server's address (the protocol spells the
+    /// path; each name in it is escaped as one path segment), with the route's method and `body`
+    /// as JSON.
+    private func request(
+        _ endpoint: Endpoint, zone: ZoneID = "", user: String = "", invitation: Int64? = nil, query: [String: String] = [:],
+        body: (some Encodable)? = String?.none
+    ) throws -> HTTPClientRequest {
+        let segment = { (name: String) in name.addingPercentEncoding(withAllowedCharacters: Self.segmentCharacters) ?? name }
+        let escaped = ZoneID(segment(zone.name), owner: zone.owner.map(segment))
+        let path = endpoint.path(zone: escaped, user: segment(user), invitation: invitation)
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        let base = components?.percentEncodedPath ?? ""
+        components?.percentEncodedPath = (base.hasSuffix("/") ? String(base.dropLast()) : base) + path
         if !query.isEmpty { components?.queryItems = query.sorted { $0.key < $1.key }.map { URLQueryItem(name: $0.key, value: $0.value) } }
-        var request = HTTPClientRequest(url: (components?.url ?? url).absoluteString)
+        guard let address = components?.url else { throw SyncError.unreachable("\(url) cannot hold the path \(path)") }
+        var request = HTTPClientRequest(url: address.absoluteString)
+        request.method = .init(rawValue: endpoint.method)
         request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(body)))
+        }
         return request
+    }
+
+    /// What a path segment keeps unescaped: RFC 3986's unreserved characters.
+    private static let segmentCharacters = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    /// The answer of a route that answers a value.
+    private func answer<Value: Decodable>(_ request: HTTPClientRequest, as type: Value.Type) async throws -> Value {
+        let (body, status) = try await send(request)
+        guard (200..<300).contains(status) else { throw refusal(body, status: status) }
+        return try decode(type, from: body)
+    }
+
+    /// Sends a request whose answer carries nothing but its success.
+    private func perform(_ request: HTTPClientRequest) async throws {
+        let (body, status) = try await send(request)
+        guard (200..<300).contains(status) else { throw refusal(body, status: status) }
     }
 
     /// The answer's body and status; a request that got no HTTP answer is ``SyncError/unreachable(_:)``.

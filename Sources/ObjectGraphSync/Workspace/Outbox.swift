@@ -8,7 +8,7 @@ import ObjectGraphSyncProtocol
 extension SyncWorkspace {
     /// The batch sent earlier and not acknowledged, if any.
     func pendingBatch() throws -> OutboxBatch? {
-        let zone = self.zone
+        let zone = self.zone.description
         do {
             return try context.fetch(FetchDescriptor<OutboxBatch>(predicate: #Predicate { $0.zone == zone })).first
         } catch let error as ObjectGraphError {
@@ -91,7 +91,7 @@ extension SyncWorkspace {
             }
             client.nextMutationNumber += Int64(mutations.count)
             let batch = OutboxBatch(
-                zone: zone, request: try JSONEncoder().encode(PushRequest(clientID: client.clientID, mutations: mutations)),
+                zone: zone.description, request: try JSONEncoder().encode(PushRequest(clientID: client.clientID, mutations: mutations)),
                 entries: try JSONEncoder().encode(entries))
             context.insert(batch)
             try save()

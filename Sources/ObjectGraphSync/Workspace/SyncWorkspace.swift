@@ -15,7 +15,7 @@ import ObjectGraphSyncProtocol
 final class SyncWorkspace {
     let container: ObjectContainer
     /// The server zone this store syncs with.
-    let zone: String
+    let zone: ZoneID
     let model: SyncModel
     /// The context the sync works in.
     let context: ObjectContext
@@ -52,7 +52,7 @@ final class SyncWorkspace {
     var refusedWhileApplying: [RecordVersion: Refusal] = [:]
 
     init(
-        container: ObjectContainer, zone: String, model: SyncModel, status: ObservableSyncStatus, batchSize: Int, logger: Logger
+        container: ObjectContainer, zone: ZoneID, model: SyncModel, status: ObservableSyncStatus, batchSize: Int, logger: Logger
     ) {
         self.container = container
         self.zone = zone
@@ -73,7 +73,7 @@ final class SyncWorkspace {
     /// The client's state for the zone, made on first use: then the objects the store already holds
     /// become pending, and the history before now is left unread.
     func clientState() throws -> ClientState {
-        let zone = self.zone
+        let zone = self.zone.description
         do {
             if let state = try context.fetch(FetchDescriptor<ClientState>(predicate: #Predicate { $0.zone == zone })).first {
                 return state
@@ -172,7 +172,7 @@ final class SyncWorkspace {
     /// state is not made): how many records wait (in a store that never synced, every object of
     /// the entities that sync, all sent at its first sync), the feed's cursor, the last complete sync.
     func storedProgress() throws -> (pending: Int, cursor: FeedCursor?, lastSuccessfulSync: Date?) {
-        let zone = self.zone
+        let zone = self.zone.description
         return try storeCall {
             let client = try context.fetch(FetchDescriptor<ClientState>(predicate: #Predicate { $0.zone == zone })).first
             let pending =

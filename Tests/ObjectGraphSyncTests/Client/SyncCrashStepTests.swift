@@ -10,12 +10,12 @@ import Testing
 /// A remote through which a device dies at one call of a round: the call stops there for good,
 /// before it reaches the server or after the server applied it, as when the process is killed at
 /// that moment. Nothing of the device runs after it: the call never returns.
-final class DyingRemote: SyncRemote {
+final class DyingRemote: ForwardingSyncRemote {
     enum Moment: String, CaseIterable, Sendable {
         case beforeTheServer, afterTheServer
     }
 
-    private let remote: any SyncRemote
+    let base: any SyncRemote
     private let step: Int
     private let moment: Moment
     private let calls = Mutex(0)
@@ -23,7 +23,7 @@ final class DyingRemote: SyncRemote {
 
     /// Dies at call `step` (1 for the first push or page asked), at `moment`; never with `step` 0.
     init(_ remote: any SyncRemote, step: Int, moment: Moment) {
-        self.remote = remote
+        self.base = remote
         self.step = step
         self.moment = moment
     }
@@ -36,16 +36,12 @@ final class DyingRemote: SyncRemote {
         for await _ in deaths { return }
     }
 
-    func push(_ request: PushRequest, zone: String) async throws -> PushOutcome {
-        try await call { try await remote.push(request, zone: zone) }
+    func push(_ request: PushRequest, zone: ZoneID) async throws -> PushOutcome {
+        try await call { try await base.push(request, zone: zone) }
     }
 
-    func changes(zone: String, since cursor: FeedCursor, limit: Int) async throws -> ChangesPage {
-        try await call { try await remote.changes(zone: zone, since: cursor, limit: limit) }
-    }
-
-    func live(zone: String, since cursor: FeedCursor) -> AsyncThrowingStream<Data, any Error> {
-        remote.live(zone: zone, since: cursor)
+    func changes(zone: ZoneID, since cursor: FeedCursor, limit: Int) async throws -> ChangesPage {
+        try await call { try await base.changes(zone: zone, since: cursor, limit: limit) }
     }
 
     private func call<Value>(_ body: () async throws -> Value) async throws -> Value {

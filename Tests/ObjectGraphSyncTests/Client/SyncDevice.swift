@@ -41,7 +41,7 @@ extension InMemorySyncServer {
     /// Pushes as "alice" would from another client (an older one, any HTTP client), and expects
     /// the batch to be applied.
     @discardableResult
-    func pushApplied(_ zone: String, _ request: PushRequest) async throws -> PushResult {
+    func pushApplied(_ zone: ZoneID, _ request: PushRequest) async throws -> PushResult {
         guard case .applied(let result) = try await remote(user: "alice").push(request, zone: zone) else {
             throw TestFailure("the push was refused: \(request)")
         }
@@ -49,7 +49,7 @@ extension InMemorySyncServer {
     }
 
     /// The whole feed of one of alice's zones, from the start.
-    func allChanges(_ zone: String) async throws -> [FeedChange] {
+    func allChanges(_ zone: ZoneID) async throws -> [FeedChange] {
         let remote = remote(user: "alice")
         var cursor = FeedCursor.start
         var changes: [FeedChange] = []

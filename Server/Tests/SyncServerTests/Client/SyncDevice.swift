@@ -3,6 +3,7 @@ import MoodyModel
 import ObjectGraph
 import ObjectGraphSync
 import ObjectGraphSyncProtocol
+import ObjectGraphSyncTesting
 import Synchronization
 import Testing
 
@@ -73,28 +74,20 @@ func firstSave(
 }
 
 /// The server, through the real remote, counting the pushes that reach it.
-final class CountingRemote: SyncRemote {
-    private let remote: any SyncRemote
+final class CountingRemote: ForwardingSyncRemote {
+    let base: any SyncRemote
     private let counts = Mutex<(pushes: Int, mutations: Int)>((0, 0))
 
-    init(_ remote: any SyncRemote) { self.remote = remote }
+    init(_ remote: any SyncRemote) { self.base = remote }
 
     var pushes: Int { counts.withLock { $0.pushes } }
     var mutations: Int { counts.withLock { $0.mutations } }
 
-    func push(_ request: PushRequest, zone: String) async throws -> PushOutcome {
+    func push(_ request: PushRequest, zone: ZoneID) async throws -> PushOutcome {
         counts.withLock {
             $0.pushes += 1; $0.mutations += request.mutations.count
         }
-        return try await remote.push(request, zone: zone)
-    }
-
-    func changes(zone: String, since cursor: FeedCursor, limit: Int) async throws -> ChangesPage {
-        try await remote.changes(zone: zone, since: cursor, limit: limit)
-    }
-
-    func live(zone: String, since cursor: FeedCursor) -> AsyncThrowingStream<Data, any Error> {
-        remote.live(zone: zone, since: cursor)
+        return try await base.push(request, zone: zone)
     }
 }
 
