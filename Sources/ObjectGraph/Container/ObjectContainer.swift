@@ -12,6 +12,8 @@ public final class ObjectContainer: Sendable {
     public let schema: Schema
     /// Owns the store and delivers each context's commits to the others.
     let coordinator: StoreCoordinator
+    /// The rules every save of the container's contexts passes (see ``addSaveRule(named:_:)``).
+    let saveRules = Observers<ProposedSave>()
     var store: SQLiteStore { coordinator.store }
     private let viewContextHolder: ViewContextHolder
 

@@ -383,6 +383,10 @@ public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
         /// The attribute's value breaks a rule declared with `@Attribute` (a range, a length or a
         /// pattern, see ``AttributeOption``); the value is the one that would have been stored.
         case violatesRule(AttributeRule, value: StoredValue)
+        /// A save rule of the container refused the change (see
+        /// ``ObjectContainer/addSaveRule(named:_:)``): `rule` is the name it was added under,
+        /// `message` says why.
+        case refused(rule: String, message: String)
     }
 
     /// The entity of the object that failed.
@@ -418,6 +422,7 @@ public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
         case .relatedObjectDeleted(let id): return "\(subject) points to \(id), which is deleted"
         case .custom(let message): return "\(subject) is invalid: \(message)"
         case let .violatesRule(rule, value): return "\(subject) is \(value), but must be \(rule)"
+        case let .refused(rule, message): return "\(subject) cannot be saved (\(rule)): \(message)"
         }
     }
 }

@@ -16,7 +16,7 @@ import ObjectGraphSyncProtocol
 extension SyncCoordinator {
     /// Reads the feed to its end.
     func pull() async throws {
-        let remote = remote, zone = zone, limit = batchSize
+        let remote = remote, zone = workspace.zone, limit = batchSize
         var readAhead: Task<ChangesPage, any Error>?
         defer { readAhead?.cancel() }
         while true {
@@ -44,6 +44,10 @@ extension SyncCoordinator {
             try await applySettingAside(page.changes) { client in
                 client.feedCursor = page.cursor.description
                 if !page.hasMore && client.isRefetching { try workspace.finishRefetch(client) }
+            }
+            if zoneRoles[zone]?.canWrite == false {
+                // Refused at save from now on, as the records of the zone read before.
+                readOnlyRecords.add(page.changes.lazy.filter { !$0.record.deleted }.map(\.record.id), in: zone)
             }
             if !page.hasMore {
                 status.update { $0.hasUnreadServerChanges = false }

@@ -36,12 +36,17 @@ extension SyncCoordinator {
 
     // MARK: Batches
 
-    /// Sends the batch left in the outbox, if any, then batches of the pending changes of
-    /// `recordIDs` (all of them for nil) until none is left.
+    /// Sends, zone by zone, the batch left in the outbox, if any, then batches of the pending
+    /// changes of `recordIDs` (all of them for nil) until none is left. A zone the user may only
+    /// read has none to send (its edits are refused at save).
     private func push(selecting recordIDs: Set<UUID>?) async throws {
-        if let batch = try workspace.pendingBatch() { try await send(batch) }
-        while let batch = try workspace.makeBatch(selecting: recordIDs) {
-            try await send(batch)
+        for (zone, role) in zoneRoles.sorted(by: { $0.key < $1.key }) where role.canWrite {
+            try await inZone(zone) { sync in
+                if let batch = try sync.workspace.pendingBatch() { try await sync.send(batch) }
+                while let batch = try sync.workspace.makeBatch(selecting: recordIDs) {
+                    try await sync.send(batch)
+                }
+            }
         }
     }
 
@@ -50,7 +55,7 @@ extension SyncCoordinator {
         let (request, entries) = try workspace.contents(of: batch)
         let outcome: PushOutcome
         do {
-            outcome = try await remote.push(request, zone: zone)
+            outcome = try await remote.push(request, zone: workspace.zone)
         } catch let error as SyncError where error.serverCode == .mutationNumberUsed {
             // The server applied later numbers than this client's state knows (a store restored
             // from a backup): the batch is built again with fresh numbers.

@@ -44,7 +44,8 @@ public actor SyncCoordinator {
 
     let container: ObjectContainer
     let remote: any SyncRemote
-    /// The server zone this store syncs with.
+    /// The coordinator's own zone on the server: where the store's objects live unless they are
+    /// shared (see <doc:Sharing>).
     public nonisolated let zone: ZoneID
     let processors: [any ChangeProcessor]
     /// The sync's side of the store: its context, the records' states, the store work of each
@@ -63,7 +64,17 @@ public actor SyncCoordinator {
     private var loop: Task<Void, Never>?
     /// Whether ``start()`` was called and the coordinator has not halted since.
     var isRunning: Bool { loop != nil }
-    private var live: Task<Void, Never>?
+    /// The live route of each zone synced, while running.
+    var liveRoutes: [ZoneID: Task<Void, Never>] = [:]
+    /// The zones synced, with the user's role in each: the coordinator's own zone, and those the
+    /// server last listed that are named after it (see ``refreshZones()``).
+    var zoneRoles: [ZoneID: ZoneRole]
+    /// The user's name, as the server last said it; nil until it did.
+    var userName: String?
+    /// The records of the zones the user may only read, for the save rule that refuses their edits.
+    let readOnlyRecords: ReadOnlyRecords
+    /// Keeps the save rule added to the container.
+    private let readOnlyRule: ObservationToken
     private var wakeUp: CoordinatorWake?
     private var commitObservation: ObservationToken?
     private var retry: Task<Void, Never>?
@@ -107,8 +118,17 @@ public actor SyncCoordinator {
         self.backoff = Backoff()
         let status = ObservableSyncStatus()
         self.status = status
-        self.workspace = SyncWorkspace(
+        let workspace = SyncWorkspace(
             container: container, zone: zone, model: model, status: status, batchSize: self.batchSize, logger: logger)
+        self.workspace = workspace
+        var roles = try workspace.joinedZones()
+        roles[zone] = .owner
+        self.zoneRoles = roles
+        let readOnlyRecords = ReadOnlyRecords(try workspace.readOnlyRecords(in: roles.filter { !$0.value.canWrite }.keys))
+        self.readOnlyRecords = readOnlyRecords
+        self.readOnlyRule = container.addSaveRule(named: Self.readOnlyZoneRule) { save in
+            readOnlyRecords.check(save, model: model)
+        }
     }
 
     // MARK: Running
@@ -129,7 +149,7 @@ public actor SyncCoordinator {
             $0.activity = .idle; $0.lastError = nil; $0.nextRetry = nil
         }
         loop = Task { await self.run(wakeUp) }
-        live = Task { await self.listen() }
+        followLiveRoutes()
         wakeUp.forLocalChanges()
     }
 
@@ -143,11 +163,12 @@ public actor SyncCoordinator {
     /// Stops hearing saves, the live route and the retry timer; a cycle under way ends by itself.
     private func halt() {
         loop?.cancel()
-        live?.cancel()
+        for route in liveRoutes.values { route.cancel() }
+        liveRoutes = [:]
         retry?.cancel()
         wakeUp?.finish()
         commitObservation = nil
-        (loop, live, retry, wakeUp) = (nil, nil, nil, nil)
+        (loop, retry, wakeUp) = (nil, nil, nil)
     }
 
     /// Pushes everything pending and reads the feed to the server's head, then returns; throws why
@@ -186,7 +207,7 @@ public actor SyncCoordinator {
         var rounds = 0, conflicts = 0, again = false, pushing = pushing
         repeat {
             do {
-                try await round(pushing: pushing)
+                try await round(pushing: pushing, refreshingZones: rounds == 0)
                 rounds += 1
                 again = workspace.recordedConsequences && rounds < 4
                 pushing = true  // the app's rules reacted: the next round sends it
@@ -242,9 +263,10 @@ public actor SyncCoordinator {
     /// How many times in a row a cycle starts a round again after meeting an app's save.
     static let conflictRetries = 8
 
-    /// Records local changes, lets the processors act (when `pushing`), and reads the feed to its
-    /// end, from objects read afresh: the sync context merges no save by itself (see ``init(container:remote:zone:syncing:processors:batchSize:gatheringDelay:logger:)``).
-    private func round(pushing: Bool) async throws {
+    /// Records local changes, asks which zones to sync (when `refreshingZones`: the first round of
+    /// a cycle), lets the processors act (when `pushing`), and reads each zone's feed to its end,
+    /// from objects read afresh: the sync context merges no save by itself (see ``init(container:remote:zone:syncing:processors:batchSize:gatheringDelay:logger:)``).
+    private func round(pushing: Bool, refreshingZones: Bool) async throws {
         if pushing {
             status.update { $0.activity = .pushing }
             let round = try workspace.beginRound(recordingLocalChanges: true)
@@ -252,15 +274,28 @@ public actor SyncCoordinator {
             status.update {
                 $0.pendingChanges = round.pending; $0.lastSuccessfulSync = $0.lastSuccessfulSync ?? round.lastSuccessfulSync
             }
+            if refreshingZones { try await refreshZones() }
             for processor in processors {
                 try await runLocal(processor, in: round)
             }
             workspace.processorsSawChanges()
         } else {
             _ = try workspace.beginRound(recordingLocalChanges: false)
+            if refreshingZones { try await refreshZones() }
         }
         status.update { $0.activity = .pulling }
-        try await pull()
+        for zone in zoneRoles.keys.sorted() {
+            try await inZone(zone) { sync in try await sync.pull() }
+        }
+    }
+
+    /// Runs `work` with the workspace on `zone`: the pages it applies, the batches it builds, the
+    /// client state it reads are that zone's.
+    func inZone<Value>(_ zone: ZoneID, _ work: (isolated SyncCoordinator) async throws -> Value) async throws -> Value {
+        let previous = workspace.zone
+        workspace.zone = zone
+        defer { workspace.zone = previous }
+        return try await work(self)
     }
 
     private func runLocal<Processor: ChangeProcessor>(_ processor: Processor, in round: SyncRound) async throws {
@@ -299,14 +334,27 @@ public actor SyncCoordinator {
 
     // MARK: Live route
 
-    /// Follows the live route: each announced move of the feed past this client's cursor wakes the
-    /// coordinator up. Reconnects after a delay when the connection breaks.
-    private func listen() async {
+    /// Follows the live route of each zone synced, and stops following those no longer synced.
+    func followLiveRoutes() {
+        guard isRunning else { return }
+        for (zone, route) in liveRoutes where zoneRoles[zone] == nil {
+            route.cancel()
+            liveRoutes[zone] = nil
+        }
+        for zone in zoneRoles.keys where liveRoutes[zone] == nil {
+            liveRoutes[zone] = Task { await self.listen(to: zone) }
+        }
+    }
+
+    /// Follows a zone's live route: each announced move of the feed past this client's cursor
+    /// wakes the coordinator up. Reconnects after a delay when the connection breaks.
+    private func listen(to zone: ZoneID) async {
         var failures = 0
         while !Task.isCancelled {
             let opened = ContinuousClock.now
             do {
-                let cursor = try workspace.clientState().cursor ?? .start  // an unreadable one: the pull reads the zone again
+                // An unreadable cursor, or a zone not read yet: the pull reads the zone from its start.
+                let cursor = try workspace.storedCursor(of: zone) ?? .start
                 for try await message in LiveMessages(remote.live(zone: zone, since: cursor)) {
                     failures = 0
                     switch message {
@@ -315,7 +363,7 @@ public actor SyncCoordinator {
                         // `changes` event when its feed is past the cursor sent.
                         break
                     case .changes(let event):
-                        let cursor = try workspace.clientState().cursor?.position ?? 0
+                        let cursor = try workspace.storedCursor(of: zone)?.position ?? 0
                         if event.cursor.position > cursor {
                             status.update { $0.hasUnreadServerChanges = true }
                             wakeUp?.forServerChanges()
@@ -331,6 +379,10 @@ public actor SyncCoordinator {
                 failures += 1
             } catch let error as SyncError where error.code == .unauthorized {
                 return  // the cycles report it; reconnecting would not help
+            } catch let error as SyncError where zone != self.zone && error.serverCode == .notFound {
+                // Taken out of a shared zone: the next cycle's look at the zones takes it off.
+                failures += 1
+                wakeUp?.forServerChanges()
             } catch {
                 failures += 1
             }

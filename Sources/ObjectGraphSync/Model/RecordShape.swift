@@ -74,6 +74,13 @@ struct RecordShape: Sendable {
     let uniqueFields: [Field]
     /// Every to-many relationship, with its inverse: a merged object's members move to the survivor.
     let toManyRelationships: [(name: String, inverse: String)]
+    /// The synced references to the object this one belongs to: those whose inverse is a to-many
+    /// relationship with the cascade delete rule (deleting the parent deletes this object). An
+    /// object lives in its parent's zone.
+    let parentReferences: [Field]
+    /// The to-many relationships with the cascade delete rule whose destination syncs: the objects
+    /// that belong to this one, which follow it into a shared zone.
+    let belongings: [String]
     /// The ordered to-many relationships this entity's objects are members of, through one of
     /// their references: each member's record carries its position in the owner's list.
     let positions: [OrderedList]
@@ -165,6 +172,15 @@ struct RecordShape: Sendable {
         let unique = Set(description.attributes.filter(\.isUnique).map(\.name))
         self.uniqueFields = fields.filter { unique.contains($0.property) }
         self.toManyRelationships = description.relationships.filter(\.isToMany).map { ($0.name, $0.inverse) }
+        self.parentReferences = fields.filter { field in
+            guard case .reference(let parent) = field.kind,
+                let relationship = description.relationships.first(where: { $0.name == field.property }),
+                let inverse = schema.entities.first(where: { $0.name == parent })?.relationship(named: relationship.inverse)
+            else { return false }
+            return inverse.isToMany && inverse.deleteRule == .cascade
+        }
+        self.belongings = description.relationships.filter { $0.isToMany && $0.deleteRule == .cascade && synced.contains($0.destination) }
+            .map(\.name)
         self.positions = fields.compactMap { field in
             guard case .reference(let owner) = field.kind,
                 let relationship = description.relationships.first(where: { $0.name == field.property }),

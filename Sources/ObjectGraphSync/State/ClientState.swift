@@ -6,6 +6,7 @@ import ObjectGraphSyncProtocol
 /// history and the server's feed, and the next number for a mutation. One row, changed only in the
 /// transactions whose effects it records.
 @Entity("ObjectGraphSyncClientState") final class ClientState {
+    /// The zone, as its ``ZoneID`` text.
     @Attribute(.unique) var zone: String
     /// This store's identifier on the server, made once.
     var clientID: UUID
@@ -20,6 +21,9 @@ import ObjectGraphSyncProtocol
     var isRefetching = false
     /// When a sync last read the feed to its end with nothing left to push.
     var lastSuccessfulSync: Date?
+    /// The user's role in the zone (a `ZoneRole`), as the server last said: `owner` for the
+    /// coordinator's own zone and those it shared.
+    var role = "owner"
 
     init(zone: String, clientID: UUID) {
         self.zone = zone

@@ -46,7 +46,12 @@ public import ObjectGraph
     /// has it (JSON, position field to ``FractionalIndex`` key).
     var positions: Data?
 
-    init(entityName: String) {
+    /// The zone the record lives in: empty for the coordinator's own zone, else the zone's
+    /// ``ZoneID`` text (see ``SyncWorkspace/zoneKey(_:)``). A record lives in one zone.
+    var zone = ""
+
+    init(entityName: String, zone: String) {
         self.entityName = entityName
+        self.zone = zone
     }
 }

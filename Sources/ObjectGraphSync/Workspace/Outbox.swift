@@ -20,19 +20,20 @@ extension SyncWorkspace {
         guard let batch = try pendingBatch() else { return [] }
         return try JSONDecoder().decode([OutboxEntry].self, from: batch.entries)
     }
-    /// The next batch of pending changes, saved in the outbox with the numbers it uses; nil when
-    /// nothing is pending (among `recordIDs`, when given).
+    /// The next batch of the zone's pending changes, saved in the outbox with the numbers it uses;
+    /// nil when nothing is pending (among `recordIDs`, when given).
     func makeBatch(selecting recordIDs: Set<UUID>?) throws -> OutboxBatch? {
+        let key = zoneKey(zone)
         while true {
             let states: [SyncRecordState]
             if let recordIDs {
                 // Found by their global IDs, which are the records'.
                 states = Array(
-                    try recordStates(for: recordIDs).values.filter(\.isPending)
+                    try recordStates(for: recordIDs).values.filter { $0.isPending && $0.zone == key }
                         .sorted { $0.localRevision < $1.localRevision }.prefix(batchSize))
             } else {
                 var request = FetchDescriptor<SyncRecordState>(
-                    predicate: #Predicate { $0.isPending }, sortBy: [SortDescriptor(\.localRevision)])
+                    predicate: #Predicate { $0.isPending && $0.zone == key }, sortBy: [SortDescriptor(\.localRevision)])
                 request.fetchLimit = batchSize
                 do {
                     states = Array(try context.fetch(request))
@@ -297,7 +298,9 @@ extension SyncWorkspace {
         var states = try recordStates(for: objects.map(\.objectGlobalID))
         for object in objects {
             guard let shape = model.shape(forEntity: object.objectID.entityName) else { continue }
-            let state = try states[object.objectGlobalID] ?? newState(object.objectGlobalID, entity: shape.entityName, into: &states)
+            let state =
+                try states[object.objectGlobalID]
+                ?? newState(object.objectGlobalID, entity: shape.entityName, zone: try zoneKey(of: object, shape: shape), into: &states)
             let isInFlight = try outboxEntries().contains { $0.recordID == state.recordID }
             if state.baseVersion == nil && !isInFlight {
                 deleteMirroring(object)  // nothing to tell the server

@@ -14,8 +14,14 @@ import ObjectGraphSyncProtocol
 /// of its state needs a lock.
 final class SyncWorkspace {
     let container: ObjectContainer
-    /// The server zone this store syncs with.
-    let zone: ZoneID
+    /// The coordinator's own zone: the one objects live in unless shared.
+    let home: ZoneID
+    /// The zone the step under way reads or pushes: the coordinator sets it before each zone's
+    /// pull and push (a page applied, a batch built, a client state read are this zone's).
+    var zone: ZoneID
+    /// Whether the store syncs any zone beside ``home`` (shared ones); nil until looked. While it
+    /// does not, every record is ``home``'s and no record's zone is looked up.
+    var hasOtherZones: Bool?
     let model: SyncModel
     /// The context the sync works in.
     let context: ObjectContext
@@ -55,6 +61,7 @@ final class SyncWorkspace {
         container: ObjectContainer, zone: ZoneID, model: SyncModel, status: ObservableSyncStatus, batchSize: Int, logger: Logger
     ) {
         self.container = container
+        self.home = zone
         self.zone = zone
         self.model = model
         self.status = status
@@ -70,15 +77,27 @@ final class SyncWorkspace {
         self.context = context
     }
 
-    /// The client's state for the zone, made on first use: then the objects the store already holds
-    /// become pending, and the history before now is left unread.
-    func clientState() throws -> ClientState {
-        let zone = self.zone.description
+    /// The client's state for `zone` (the zone under way by default), made on first use. The home
+    /// zone's is made first and holds how far the history was read: then the objects the store
+    /// already holds become pending, and the history before now is left unread. Another zone's
+    /// starts reading its feed from the start.
+    func clientState(of zone: ZoneID? = nil) throws -> ClientState {
+        let zone = zone ?? self.zone
+        let key = zone.description
         do {
-            if let state = try context.fetch(FetchDescriptor<ClientState>(predicate: #Predicate { $0.zone == zone })).first {
+            if let state = try context.fetch(FetchDescriptor<ClientState>(predicate: #Predicate { $0.zone == key })).first {
                 return state
             }
-            let state = ClientState(zone: zone, clientID: UUID())
+            guard zone == home else {
+                _ = try clientState(of: home)
+                let state = ClientState(zone: key, clientID: UUID())
+                state.role = ZoneRole.reader.rawValue  // until the server's list says more
+                context.insert(state)
+                hasOtherZones = true
+                try save()
+                return state
+            }
+            let state = ClientState(zone: key, clientID: UUID())
             state.historySequence = try container.lastHistoryToken()?.sequence ?? 0
             context.insert(state)
             try adoptExistingObjects()
@@ -125,7 +144,7 @@ final class SyncWorkspace {
         guard recordingLocalChanges else { return SyncRound(pending: 0, lastSuccessfulSync: nil, scansFully: false) }
         try recordLocalChanges()
         let round = SyncRound(
-            pending: try pendingCount(), lastSuccessfulSync: try clientState().lastSuccessfulSync, scansFully: scansFully)
+            pending: try pendingCount(), lastSuccessfulSync: try clientState(of: home).lastSuccessfulSync, scansFully: scansFully)
         scansFully = false
         return round
     }
@@ -157,7 +176,7 @@ final class SyncWorkspace {
         if let position = savedHistoryPosition { try registerHistoryPosition(position) }
         let pending = try pendingCount()
         if pending == 0 {
-            try clientState().lastSuccessfulSync = date
+            try clientState(of: home).lastSuccessfulSync = date
             try save()
         }
         return pending
@@ -172,7 +191,7 @@ final class SyncWorkspace {
     /// state is not made): how many records wait (in a store that never synced, every object of
     /// the entities that sync, all sent at its first sync), the feed's cursor, the last complete sync.
     func storedProgress() throws -> (pending: Int, cursor: FeedCursor?, lastSuccessfulSync: Date?) {
-        let zone = self.zone.description
+        let zone = home.description
         return try storeCall {
             let client = try context.fetch(FetchDescriptor<ClientState>(predicate: #Predicate { $0.zone == zone })).first
             let pending =

@@ -93,7 +93,20 @@ extension SaveOperation {
                 fail(nil, .custom("\(error)"))
             }
         }
+        failures += checkSaveRules()
         if !failures.isEmpty { throw ObjectGraphError.validationFailed(causesFirst(failures)) }
+    }
+
+    /// The refusals of the container's save rules, which see the save as proposed.
+    private func checkSaveRules() -> [ValidationFailure] {
+        guard let rules = context.container?.saveRules, rules.isObserved else { return [] }
+        let proposal = ProposedSave(
+            context: context,
+            insertedObjects: context.changes.inserted.values.filter { !$0._$state.isDeleted },
+            updatedObjects: Array(context.updatedObjects),
+            deletedObjects: context.changes.deleted.values.filter { !$0._$state.isInserted })
+        rules.post(proposal)
+        return proposal.refusals
     }
 
     /// The failures with refused deletions first, as the cause: an object of the save that still

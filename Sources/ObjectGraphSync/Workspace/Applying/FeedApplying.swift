@@ -7,11 +7,13 @@ import ObjectGraphSyncProtocol
 /// unique values, positions; and reading a zone again from its start.
 extension SyncWorkspace {
     /// The cursor is older than the deletions the server keeps: the zone is read again from its
-    /// start, each record the device knows marked unconfirmed until it is seen. Marked first, in a
-    /// transaction of its own: a crash before the cursor goes back leaves marks that nothing acts on.
+    /// start, each record of the zone the device knows marked unconfirmed until it is seen. Marked
+    /// first, in a transaction of its own: a crash before the cursor goes back leaves marks that
+    /// nothing acts on.
     func startRefetch(_ client: ClientState) throws {
+        let key = zoneKey(zone)
         do {
-            _ = try context.batchUpdate(SyncRecordState.self, set: [.set(\.isUnconfirmed, to: true)])
+            _ = try context.batchUpdate(SyncRecordState.self, where: #Predicate { $0.zone == key }, set: [.set(\.isUnconfirmed, to: true)])
         } catch let error as ObjectGraphError {
             throw SyncError.store(error)
         }
@@ -24,8 +26,10 @@ extension SyncWorkspace {
     /// which are sent as they are. Saved with the page.
     func finishRefetch(_ client: ClientState) throws {
         let unseen: [SyncRecordState]
+        let key = zoneKey(zone)
         do {
-            unseen = Array(try context.fetch(FetchDescriptor<SyncRecordState>(predicate: #Predicate { $0.isUnconfirmed })))
+            unseen = Array(
+                try context.fetch(FetchDescriptor<SyncRecordState>(predicate: #Predicate { $0.isUnconfirmed && $0.zone == key })))
         } catch let error as ObjectGraphError {
             throw SyncError.store(error)
         }
@@ -56,9 +60,16 @@ extension SyncWorkspace {
         try prefetchObjects(of: changes)
         try recordLocalChanges(saving: false)
         var states = try recordStates(for: changes.map(\.record.id))
+        let key = zoneKey(zone)
         for change in changes {
             let record = change.record
             let state = states[record.id]
+            if let state, state.zone != key {
+                // A record of another zone: it moved there, and this zone's tombstone of it is
+                // only the move's other half; a record that comes back here moves back.
+                if record.deleted { continue }
+                state.zone = key
+            }
             if let (owner, membership) = model.membership(forRecordType: record.entity) {
                 if let state, state.isUnconfirmed { state.isUnconfirmed = false }
                 if let state, record.version <= state.feedVersion || record.version < (state.baseVersion ?? 0) || state.isPending {
@@ -114,7 +125,7 @@ extension SyncWorkspace {
             }
             let existing = try self.object(withGlobalID: record.id, of: shape)
             let object = existing ?? insertMirroring(shape, globalID: record.id)
-            let recordState = try state ?? newState(record.id, entity: shape.entityName, into: &states)
+            let recordState = try state ?? newState(record.id, entity: shape.entityName, zone: zoneKey(zone), into: &states)
             let pending = Self.split(recordState.pendingProperties)
             do {
                 try write(record.fields, into: object, shape: shape, recordID: record.id, skipping: pending)

@@ -159,7 +159,7 @@ extension SyncWorkspace {
         let entry = try setAsideEntry(id)
         if let shape = model.shape(forRecordType: entry.recordType) {
             var states = try recordStates(for: [id])
-            let state = try states[id] ?? newState(id, entity: shape.entityName, into: &states)
+            let state = try states[id] ?? newState(id, entity: shape.entityName, zone: zoneKey(zone), into: &states)
             state.feedVersion = max(state.feedVersion, entry.version)
         }
         try saveSettling(entry)
@@ -178,7 +178,7 @@ extension SyncWorkspace {
             let fields = try Self.fields(entry.fields)
             // Based on the server's version: what the app corrects is sent as a change of it.
             var states = try recordStates(for: [id])
-            let state = try states[id] ?? newState(id, entity: shape.entityName, into: &states)
+            let state = try states[id] ?? newState(id, entity: shape.entityName, zone: zoneKey(zone), into: &states)
             state.baseVersion = entry.version
             state.feedVersion = max(state.feedVersion, entry.version)
             state.shadow = try Self.data(fields)

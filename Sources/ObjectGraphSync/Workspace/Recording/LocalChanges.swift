@@ -12,7 +12,7 @@ extension SyncWorkspace {
     /// Records the local changes committed since the last look: their records become pending. With
     /// `saving` false, the recording is saved with what the caller saves next (a page of the feed).
     func recordLocalChanges(saving: Bool = true) throws {
-        let client = try clientState()
+        let client = try clientState(of: home)
         if registeredHistoryPosition == nil { try registerHistoryPosition(client.historySequence) }
         let head: Int64
         do {
@@ -104,11 +104,17 @@ extension SyncWorkspace {
                 // (a two-step deletion's mark is a local-only attribute, for the remote deleter).
                 if let object { changedObjects.append(object) }
                 if !memberships.isEmpty, let object, !object.isDeleted {
-                    let owner = try states[change.globalID] ?? newState(change.globalID, entity: shape.entityName, into: &states)
+                    let owner =
+                        try states[change.globalID]
+                        ?? newState(change.globalID, entity: shape.entityName, zone: try zoneKey(of: object, shape: shape), into: &states)
                     try recordMemberships(of: object, memberships, owner: owner)
                 }
                 guard !properties.isEmpty else { continue }
-                state = try states[change.globalID] ?? newState(change.globalID, entity: shape.entityName, into: &states)
+                state =
+                    try states[change.globalID]
+                    ?? newState(
+                        change.globalID, entity: shape.entityName, zone: try change.object.map { try zoneKey(of: $0, shape: shape) } ?? "",
+                        into: &states)
                 state.pendingProperties = Self.joined(Self.split(state.pendingProperties).union(properties))
             case .delete:
                 // An object the server never heard of needs no word; its state goes when pushed.
@@ -129,7 +135,7 @@ extension SyncWorkspace {
     }
 
     /// The name the sync registers as a consumer of the history under: one per zone.
-    var historyConsumerName: String { "\(SyncCoordinator.author).\(zone)" }
+    var historyConsumerName: String { "\(SyncCoordinator.author).\(home)" }
 
     /// Records in the store how far the sync read the history, so that a purge does not pass it.
     /// Done after the save that moved it: a crash between the two leaves the registered position
@@ -191,7 +197,7 @@ extension SyncWorkspace {
             objectsByEntity[shape.entityName] = objects
             var states = try recordStates(for: objects.map(\.objectGlobalID))
             for object in objects where states[object.objectGlobalID] == nil {
-                let state = try newState(object.objectGlobalID, entity: shape.entityName, into: &states)
+                let state = try newState(object.objectGlobalID, entity: shape.entityName, zone: "", into: &states)
                 state.pendingProperties = Self.joined(shape.fields.map(\.property))
                 state.localRevision = 1
                 state.isPending = true
@@ -223,9 +229,11 @@ extension SyncWorkspace {
         }
     }
 
-    /// A new state for a record, under the record's global ID.
-    func newState(_ recordID: UUID, entity: String, into states: inout [UUID: SyncRecordState]) throws -> SyncRecordState {
-        let state = SyncRecordState(entityName: entity)
+    /// A new state for a record of `zone` (a ``zoneKey(_:)``), under the record's global ID.
+    func newState(_ recordID: UUID, entity: String, zone: String, into states: inout [UUID: SyncRecordState]) throws
+        -> SyncRecordState
+    {
+        let state = SyncRecordState(entityName: entity, zone: zone)
         do {
             try context.insert(state, globalID: recordID)
         } catch let error as ObjectGraphError {

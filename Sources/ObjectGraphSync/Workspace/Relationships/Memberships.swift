@@ -29,7 +29,7 @@ extension SyncWorkspace {
             recorded[membership.property] = current
         }
         owner.members = try Self.data(recorded)
-        try recordLinkChanges(owner: owner.recordID, changes)
+        try recordLinkChanges(owner: owner, changes)
     }
 
     /// Records the removal of every link of an owner deleted here.
@@ -38,20 +38,22 @@ extension SyncWorkspace {
         let changes = shape.memberships.flatMap { membership in
             (recorded[membership.property] ?? []).map { (membership: membership, target: $0, isAdded: false) }
         }
-        try recordLinkChanges(owner: owner.recordID, changes)
+        try recordLinkChanges(owner: owner, changes)
     }
 
+    /// A link lives in its owner's zone.
     private func recordLinkChanges(
-        owner: UUID,
+        owner ownerState: SyncRecordState,
         _ changes: [(membership: RecordShape.Membership, target: UUID, isAdded: Bool)]
     ) throws {
         guard !changes.isEmpty else { return }
+        let owner = ownerState.recordID
         let ids = changes.map { LinkID.make(recordType: $0.membership.recordType, source: owner, target: $0.target) }
         var states = try recordStates(for: ids)
         for (change, id) in zip(changes, ids) {
             let state: SyncRecordState
             if change.isAdded {
-                state = try states[id] ?? newState(id, entity: change.membership.recordType, into: &states)
+                state = try states[id] ?? newState(id, entity: change.membership.recordType, zone: ownerState.zone, into: &states)
                 state.isDeletedLocally = false
                 // Sent whole (its ends, and the positions the order gives it after this).
                 state.shadow = try Self.data(["source": .string(owner.uuidString), "target": .string(change.target.uuidString)])
@@ -139,7 +141,7 @@ extension SyncWorkspace {
             try dropPendingLinks(from: source, property: membership.property, to: target)
             return
         }
-        let linkState = try state ?? newState(record.id, entity: record.entity, into: &states)
+        let linkState = try state ?? newState(record.id, entity: record.entity, zone: zoneKey(zone), into: &states)
         // The server's fields, but the positions this device moved and has not sent yet.
         var kept = record.fields
         if linkState.isPending {
@@ -180,7 +182,7 @@ extension SyncWorkspace {
         }
         if isMember { noteLinkListsToSort(owner: owner, target: target, membership) }
         var ownerStates = try recordStates(for: [ownerID])
-        let ownerState = try ownerStates[ownerID] ?? newState(ownerID, entity: shape.entityName, into: &ownerStates)
+        let ownerState = try ownerStates[ownerID] ?? newState(ownerID, entity: shape.entityName, zone: zoneKey(zone), into: &ownerStates)
         var recorded = try Self.members(ownerState.members)
         if isMember {
             recorded[membership.property, default: []].insert(targetID)

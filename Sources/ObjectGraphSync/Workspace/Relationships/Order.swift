@@ -64,7 +64,11 @@ extension SyncWorkspace {
         let keys = try members.map { try Self.positions(states[$0.objectGlobalID]?.positions)[list.positionField] }
         for (index, key) in FractionalIndex.reassign(keys) {
             let id = members[index].objectGlobalID
-            let state = try states[id] ?? newState(id, entity: list.memberEntity, into: &states)
+            let state =
+                try states[id]
+                ?? newState(
+                    id, entity: list.memberEntity, zone: try zoneKey(of: members[index], shape: model.shape(forEntity: list.memberEntity)),
+                    into: &states)
             var positions = try Self.positions(state.positions)
             positions[list.positionField] = key
             state.positions = try Self.data(positions: positions)

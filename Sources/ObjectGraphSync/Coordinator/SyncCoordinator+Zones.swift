@@ -1,0 +1,189 @@
+import Foundation
+public import ObjectGraph
+public import ObjectGraphSyncProtocol
+import Synchronization
+
+/// The zones a coordinator syncs: its own, and the zones shared with its user that are named after
+/// it, as the server lists them at the start of each cycle.
+///
+/// A coordinator of the zone `moods` syncs `moods`, the zones its user made by sharing objects of
+/// it (`moods.…`), and the zones named so that other users shared with its user (their `moods`
+/// and `moods.…`): another app's zones (`notes`) are left to that app's coordinator. A zone no
+/// longer listed (its user left or was removed, or its owner deleted it) is taken off the device:
+/// its objects are deleted as the server's deletions are. A zone the user may only read refuses
+/// local edits of its objects at save.
+extension SyncCoordinator {
+    /// The name of the container's save rule that refuses edits of a zone the user may only read:
+    /// the ``ValidationFailure/Reason/refused(rule:message:)`` of such a save names it.
+    public static let readOnlyZoneRule = "ObjectGraphSync.readOnlyZone"
+
+    /// The zones this coordinator syncs, with the user's role in each: its own zone
+    /// (``ZoneRole/owner``) and the shared ones, as of the last cycle.
+    public var zones: [ZoneID: ZoneRole] { zoneRoles }
+
+    /// The zone the saved object `objectID` names lives in: the one whose feed brought it, or its
+    /// parent's, or the coordinator's own.
+    ///
+    /// - Throws: ``SyncError`` (``SyncError/Code/store``) when the object is not in the store.
+    public func zone(of objectID: ObjectID) throws -> ZoneID {
+        guard let object = workspace.context.object(with: objectID) else {
+            throw SyncError.store(.objectNotFound(objectID))
+        }
+        let id = object.objectGlobalID
+        if let state = try workspace.recordStates(for: [id])[id] { return workspace.zone(forKey: state.zone) }
+        return workspace.zone(forKey: try workspace.zoneKey(of: object, shape: workspace.model.shape(forEntity: objectID.entityName)))
+    }
+
+    /// The user's role in `zone`; nil for a zone this coordinator does not sync.
+    public func role(in zone: ZoneID) -> ZoneRole? {
+        zoneRoles[zone]
+    }
+
+    // MARK: Members and invitations
+
+    /// The invitations waiting for this user.
+    public func invitations() async throws -> [Invitation] {
+        try await remote.invitations().invitations
+    }
+
+    /// Accepts an invitation (by its number or its code) and syncs the zone it opens at once.
+    /// Returns the zone, named as this coordinator names it.
+    @discardableResult
+    public func accept(_ acceptance: InvitationAcceptance) async throws -> ZoneID {
+        let invitation = try await remote.accept(acceptance)
+        try await syncNow()
+        return ZoneID(invitation.zone, owner: invitation.owner).relative(to: userName ?? "")
+    }
+
+    /// A zone's owner and members with their roles.
+    public func members(of zone: ZoneID) async throws -> [ZoneMember] {
+        try await remote.members(of: zone).members
+    }
+
+    /// Leaves a zone shared with this user: the server takes the user out, and the zone's objects
+    /// leave this store. The coordinator's own zone cannot be left.
+    public func leave(_ zone: ZoneID) async throws {
+        guard zone != self.zone else {
+            throw SyncError.invalidConfiguration(entity: "", reason: "a coordinator cannot leave its own zone \(zone)")
+        }
+        let me = try await currentUserName()
+        try await remote.removeMember(me, from: zone)
+        try await syncNow()
+    }
+
+    /// The user's name, asked of the server when not known yet.
+    func currentUserName() async throws -> String {
+        if let userName { return userName }
+        guard let name = try await remote.zones().user else {
+            throw SyncError.server(.internalError, "the server does not say whose token this is")
+        }
+        userName = name
+        return name
+    }
+
+    // MARK: The zones of a cycle
+
+    /// Asks the server which zones the user belongs to: new ones are synced from their start, those
+    /// gone are taken off this device, roles are recorded (a zone become read-only loses its
+    /// unsent local changes). A server without shared zones (no zone list) leaves the coordinator
+    /// on its own zone.
+    func refreshZones() async throws {
+        let list: ZoneList
+        do {
+            list = try await remote.zones()
+        } catch let error as SyncError where error.serverCode == .notFound {
+            return  // a server from before shared zones
+        }
+        if let user = list.user { userName = user }
+        var listed: [ZoneID: ZoneRole] = [zone: .owner]
+        for membership in list.zones {
+            let shared = ZoneID(membership).relative(to: list.user ?? "")
+            guard shared != zone, isNamedAfterOwnZone(shared) else { continue }
+            listed[shared] = membership.role
+        }
+        let stored = try workspace.joinedZones()
+        for gone in stored.keys where listed[gone] == nil {
+            try workspace.leave(gone)
+            workspace.logger.info("Left a shared zone: its objects were taken off this device", metadata: ["zone": "\(gone)"])
+        }
+        for (shared, role) in listed where shared != zone {
+            try workspace.setRole(role, of: shared)
+        }
+        zoneRoles = listed
+        try reloadReadOnlyRecords()
+        followLiveRoutes()
+    }
+
+    /// Whether a zone is one this coordinator syncs: named as its own zone, or after it (`name.…`).
+    private func isNamedAfterOwnZone(_ other: ZoneID) -> Bool {
+        other.name == zone.name || other.name.hasPrefix(zone.name + ".")
+    }
+
+    /// Reads again which records the user may only read.
+    func reloadReadOnlyRecords() throws {
+        readOnlyRecords.replace(with: try workspace.readOnlyRecords(in: zoneRoles.filter { !$0.value.canWrite }.keys))
+    }
+}
+
+/// The records of the zones a user may only read, and the save rule that refuses their local
+/// edits: shared between the coordinator, which keeps it current, and the container's save rule,
+/// which runs on any context's thread.
+final class ReadOnlyRecords: Sendable {
+    private let records: Mutex<[UUID: ZoneID]>
+
+    init(_ records: [UUID: ZoneID]) {
+        self.records = Mutex(records)
+    }
+
+    func replace(with records: [UUID: ZoneID]) {
+        self.records.withLock { $0 = records }
+    }
+
+    func add(_ ids: some Sequence<UUID>, in zone: ZoneID) {
+        records.withLock { records in
+            for id in ids { records[id] = zone }
+        }
+    }
+
+    /// Refuses the objects of `save` that live in a read-only zone: those it updates or deletes,
+    /// and those it inserts under a parent that lives in one. The sync's own saves (which apply
+    /// the zone's feed) pass.
+    func check(_ save: ProposedSave, model: SyncModel) {
+        guard save.author != SyncCoordinator.author else { return }
+        let records = self.records.withLock { $0 }
+        guard !records.isEmpty else { return }
+        for object in save.updatedObjects + save.deletedObjects {
+            if let zone = records[object.objectGlobalID] { refuse(object, in: zone, save) }
+        }
+        for object in save.insertedObjects {
+            guard let shape = model.shape(forEntity: object.objectID.entityName) else { continue }
+            var current = (object: object, shape: shape)
+            var seen: Set<UUID> = [object.objectGlobalID]
+            parents: while true {
+                for field in current.shape.parentReferences {
+                    guard case .reference(let entity) = field.kind, let parentShape = model.shape(forEntity: entity) else { continue }
+                    let parent: (any Entity)?
+                    do {
+                        parent = try current.object.relatedObjects(forKey: field.property).first
+                    } catch {
+                        save.refuse(object, because: "the zone it would live in cannot be read: \(error)")
+                        break parents
+                    }
+                    guard let parent, seen.insert(parent.objectGlobalID).inserted else { continue }
+                    if let zone = records[parent.objectGlobalID] {
+                        refuse(object, in: zone, save)
+                        break parents
+                    }
+                    current = (parent, parentShape)
+                    continue parents
+                }
+                break
+            }
+        }
+    }
+
+    private func refuse(_ object: any Entity, in zone: ZoneID, _ save: ProposedSave) {
+        let owner = zone.owner.map { "\($0)'s zone" } ?? "the zone"
+        save.refuse(object, because: "it lives in \(owner) \(zone.name.debugDescription), which this user may only read")
+    }
+}
