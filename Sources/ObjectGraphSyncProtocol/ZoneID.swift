@@ -77,3 +77,17 @@ extension Endpoint {
         path(zone: zone.name, owner: zone.owner, user: user, invitation: invitation)
     }
 }
+
+extension SyncedRecord {
+    /// The field of a forward: a record that moved to another zone leaves, in the zone it left, an
+    /// upsert whose only field with a value is this one, the text of the ``ZoneID`` it moved to
+    /// (named with its owner). A client that syncs that zone moves its object there; one that does
+    /// not deletes it. The server stores it as any field.
+    public static let forwardField = "_movedTo"
+
+    /// The zone a forward names; nil for a record that is not one.
+    public var forwardedTo: ZoneID? {
+        guard !deleted, case .string(let text)? = fields[Self.forwardField] else { return nil }
+        return ZoneID(parsing: text)
+    }
+}

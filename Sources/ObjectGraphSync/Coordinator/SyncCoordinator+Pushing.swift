@@ -39,15 +39,23 @@ extension SyncCoordinator {
     /// Sends, zone by zone, the batch left in the outbox, if any, then batches of the pending
     /// changes of `recordIDs` (all of them for nil) until none is left. A zone the user may only
     /// read has none to send (its edits are refused at save).
+    ///
+    /// Records moved between zones are sent to their new zone first, then their forwards to the
+    /// zone they left (see ``SyncWorkspace/move(_:to:)``): a second pass sends the forwards the
+    /// first one made ready.
     private func push(selecting recordIDs: Set<UUID>?) async throws {
-        for (zone, role) in zoneRoles.sorted(by: { $0.key < $1.key }) where role.canWrite {
-            try await inZone(zone) { sync in
-                if let batch = try sync.workspace.pendingBatch() { try await sync.send(batch) }
-                while let batch = try sync.workspace.makeBatch(selecting: recordIDs) {
-                    try await sync.send(batch)
+        var passes = 0
+        repeat {
+            passes += 1
+            for (zone, role) in zoneRoles.sorted(by: { $0.key < $1.key }) where role.canWrite {
+                try await inZone(zone) { sync in
+                    if let batch = try sync.workspace.pendingBatch() { try await sync.send(batch) }
+                    while let batch = try sync.workspace.makeBatch(selecting: recordIDs) {
+                        try await sync.send(batch)
+                    }
                 }
             }
-        }
+        } while try passes < 2 && recordIDs == nil && workspace.hasReadyMoves()
     }
 
     /// Sends a batch and records what the server did with it.

@@ -39,38 +39,6 @@ extension SyncCoordinator {
         zoneRoles[zone]
     }
 
-    // MARK: Members and invitations
-
-    /// The invitations waiting for this user.
-    public func invitations() async throws -> [Invitation] {
-        try await remote.invitations().invitations
-    }
-
-    /// Accepts an invitation (by its number or its code) and syncs the zone it opens at once.
-    /// Returns the zone, named as this coordinator names it.
-    @discardableResult
-    public func accept(_ acceptance: InvitationAcceptance) async throws -> ZoneID {
-        let invitation = try await remote.accept(acceptance)
-        try await syncNow()
-        return ZoneID(invitation.zone, owner: invitation.owner).relative(to: userName ?? "")
-    }
-
-    /// A zone's owner and members with their roles.
-    public func members(of zone: ZoneID) async throws -> [ZoneMember] {
-        try await remote.members(of: zone).members
-    }
-
-    /// Leaves a zone shared with this user: the server takes the user out, and the zone's objects
-    /// leave this store. The coordinator's own zone cannot be left.
-    public func leave(_ zone: ZoneID) async throws {
-        guard zone != self.zone else {
-            throw SyncError.invalidConfiguration(entity: "", reason: "a coordinator cannot leave its own zone \(zone)")
-        }
-        let me = try await currentUserName()
-        try await remote.removeMember(me, from: zone)
-        try await syncNow()
-    }
-
     /// The user's name, asked of the server when not known yet.
     func currentUserName() async throws -> String {
         if let userName { return userName }
@@ -103,6 +71,11 @@ extension SyncCoordinator {
         }
         let stored = try workspace.joinedZones()
         for gone in stored.keys where listed[gone] == nil {
+            // A zone of the user's own made here by sharing stays, listed or not (not pushed yet).
+            guard gone.owner != nil else {
+                listed[gone] = .owner
+                continue
+            }
             try workspace.leave(gone)
             workspace.logger.info("Left a shared zone: its objects were taken off this device", metadata: ["zone": "\(gone)"])
         }

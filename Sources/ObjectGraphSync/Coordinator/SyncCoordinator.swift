@@ -35,7 +35,8 @@ public actor SyncCoordinator {
     /// The sync's own entities, which the container's schema must include: the records' states, the
     /// client's state, the pushes in flight and the links waiting for their target.
     public static let entities: [any Entity.Type] = [
-        SyncRecordState.self, ClientState.self, OutboxBatch.self, PendingLink.self, SetAsideEntry.self, MergedRecord.self
+        SyncRecordState.self, ClientState.self, OutboxBatch.self, PendingLink.self, SetAsideEntry.self, MergedRecord.self,
+        ZoneMove.self
     ]
 
     /// The name of the coordinator's context: the author of its saves in the history and in every
@@ -68,9 +69,15 @@ public actor SyncCoordinator {
     var liveRoutes: [ZoneID: Task<Void, Never>] = [:]
     /// The zones synced, with the user's role in each: the coordinator's own zone, and those the
     /// server last listed that are named after it (see ``refreshZones()``).
-    var zoneRoles: [ZoneID: ZoneRole]
+    var zoneRoles: [ZoneID: ZoneRole] {
+        get { workspace.zoneRoles }
+        set { workspace.zoneRoles = newValue }
+    }
     /// The user's name, as the server last said it; nil until it did.
-    var userName: String?
+    var userName: String? {
+        get { workspace.userName }
+        set { workspace.userName = newValue }
+    }
     /// The records of the zones the user may only read, for the save rule that refuses their edits.
     let readOnlyRecords: ReadOnlyRecords
     /// Keeps the save rule added to the container.
@@ -123,7 +130,7 @@ public actor SyncCoordinator {
         self.workspace = workspace
         var roles = try workspace.joinedZones()
         roles[zone] = .owner
-        self.zoneRoles = roles
+        workspace.zoneRoles = roles
         let readOnlyRecords = ReadOnlyRecords(try workspace.readOnlyRecords(in: roles.filter { !$0.value.canWrite }.keys))
         self.readOnlyRecords = readOnlyRecords
         self.readOnlyRule = container.addSaveRule(named: Self.readOnlyZoneRule) { save in
@@ -242,14 +249,15 @@ public actor SyncCoordinator {
 
     /// Runs `work` on the sync context after the cycle under way, if any, and before the next:
     /// cycles, and the calls that change the sync context from outside, never overlap.
-    func exclusively(_ work: @escaping @Sendable (isolated SyncCoordinator) async throws -> Void) async throws {
+    @discardableResult
+    func exclusively<Value: Sendable>(_ work: @escaping @Sendable (isolated SyncCoordinator) async throws -> Value) async throws -> Value {
         let previous = lastCycle
         let task = Task {
             _ = try? await previous?.value
-            try await work(self)
+            return try await work(self)
         }
-        lastCycle = task
-        try await task.value
+        lastCycle = Task { _ = try await task.value }
+        return try await task.value
     }
 
     /// Waits until no cycle runs: what follows, with no suspension, cannot meet one halfway.

@@ -25,4 +25,7 @@ struct OutboxEntry: Codable, Sendable {
     var recordID: UUID
     var revision: Int64
     var properties: [String]
+    /// For a forward left in a zone the record moved out of (see ``ZoneMove``): the zone it moved
+    /// to, as the forward names it. Nil for a record's own change.
+    var forwardsTo: String?
 }

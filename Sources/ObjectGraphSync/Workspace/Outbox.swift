@@ -41,7 +41,8 @@ extension SyncWorkspace {
                     throw SyncError.store(error)
                 }
             }
-            guard !states.isEmpty else { return nil }
+            let moves = try readyMoves(limit: batchSize - states.count)
+            guard !states.isEmpty || !moves.isEmpty else { return nil }
             let client = try clientState()
             var mutations: [Mutation] = []
             var entries: [OutboxEntry] = []
@@ -86,7 +87,14 @@ extension SyncWorkspace {
                     }
                 }
             }
+            for (id, move) in moves {
+                guard let (mutation, entry) = forwardMutation(move, id: id, number: client.nextMutationNumber + Int64(mutations.count))
+                else { continue }
+                mutations.append(mutation)
+                entries.append(entry)
+            }
             guard !mutations.isEmpty else {
+                if states.isEmpty { return nil }  // forwards wait for the user's name
                 try save()  // states of records the server never had, gone
                 continue
             }
@@ -115,6 +123,10 @@ extension SyncWorkspace {
         let states = try recordStates(for: entries.map(\.recordID))
         let versions = Dictionary(result.applied.map { ($0.number, $0.version) }, uniquingKeysWith: { $1 })
         for (mutation, entry) in zip(request.mutations, entries) {
+            if entry.forwardsTo != nil {
+                try forwardDone(entry.recordID)
+                continue
+            }
             guard let state = states[entry.recordID] else { continue }
             switch mutation.operation {
             case .delete:
@@ -181,6 +193,10 @@ extension SyncWorkspace {
             uniquingKeysWith: { first, _ in first })
         var states = try recordStates(for: entries.map(\.recordID))
         for conflict in conflicts {
+            if let (_, entry) = entriesByNumber[conflict.number], entry.forwardsTo != nil {
+                try forwardRefused(entry.recordID, server: conflict.server)
+                continue
+            }
             guard let (mutation, entry) = entriesByNumber[conflict.number], let state = states[entry.recordID] else { continue }
             if refused[RecordVersion(conflict.server)] != nil {
                 state.baseVersion = conflict.server.version

@@ -22,6 +22,12 @@ final class SyncWorkspace {
     /// Whether the store syncs any zone beside ``home`` (shared ones); nil until looked. While it
     /// does not, every record is ``home``'s and no record's zone is looked up.
     var hasOtherZones: Bool?
+    /// The zones synced, with the user's role in each (see `SyncCoordinator+Zones.swift`).
+    var zoneRoles: [ZoneID: ZoneRole] = [:]
+    /// The user's name, as the server last said it; nil until it did.
+    var userName: String?
+    /// The zones synced.
+    var syncedZones: Dictionary<ZoneID, ZoneRole>.Keys { zoneRoles.keys }
     let model: SyncModel
     /// The context the sync works in.
     let context: ObjectContext

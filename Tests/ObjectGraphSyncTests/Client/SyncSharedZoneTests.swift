@@ -161,3 +161,122 @@ struct SyncSharedZoneTests {
         await #expect(throws: SyncError.self) { try await sharing.bob.sync.leave("moods") }
     }
 }
+
+/// Sharing moves a root object and what belongs to it into a zone of its own: on the owner's
+/// other devices the objects follow without ever being deleted, a member sees that zone alone,
+/// and a move interrupted before it was sent goes out whole at the next sync.
+@Suite("Sync client: sharing an object moves it and what belongs to it into a zone of its own")
+struct SyncShareTests {
+    /// Europe, with France and two moods of it, and a mood of no country, saved and synced from
+    /// alice's first device; her second device synced too.
+    struct Owner {
+        let server = InMemorySyncServer()
+        let phone: SyncDevice
+        let laptop: SyncDevice
+        let france: ObjectID
+
+        init() async throws {
+            phone = try SyncDevice(server: server)
+            laptop = try SyncDevice(server: server)
+            let context = phone.container.newBackgroundContext()
+            let europe = Continent(name: "Europe")
+            let country = Country(name: "France", continent: europe)
+            for object in [europe, country] as [any Entity] { context.insert(object) }
+            context.insert(Mood(text: "bonjour", country: country))
+            context.insert(Mood(text: "ça va", country: country))
+            context.insert(Mood(text: "anywhere"))
+            try context.save()
+            france = country.objectID
+            try await phone.sync.syncNow()
+            try await laptop.sync.syncNow()
+        }
+    }
+
+    static func fields(_ records: [SyncedRecord], _ name: String) -> [String] {
+        records.filter { !$0.deleted }.compactMap { record in
+            if case .string(let text)? = record.fields[name] { text } else { nil }
+        }.sorted()
+    }
+
+    @Test("Sharing a country moves it and its moods into a new zone; the old zone keeps only forwards, and the continent stays")
+    func shareMovesTheRootAndItsBelongings() async throws {
+        let owner = try await Owner()
+        let zone = try await owner.phone.sync.share(owner.france)
+        #expect(zone.owner == nil && zone.name.hasPrefix("moods."))
+        #expect(await owner.phone.sync.zones[zone] == .owner)
+        let shared = owner.server.records(zone: zone.name, user: "alice")
+        #expect(Self.fields(shared, "text") == ["bonjour", "ça va"])
+        #expect(Self.fields(shared, "name") == ["France"])
+        let home = owner.server.records(zone: "moods", user: "alice")
+        #expect(Self.fields(home, "text") == ["anywhere"], "the old zone keeps nothing of the moved records")
+        #expect(Self.fields(home, "name") == ["Europe"])
+        #expect(Self.fields(home, SyncedRecord.forwardField).count == 3)
+        #expect(try await owner.phone.sync.share(owner.france) == zone, "sharing it again returns its zone")
+    }
+
+    @Test("The owner's other device moves the objects into the shared zone without deleting them, and edits there reach the first")
+    func otherDeviceFollowsWithoutDeleting() async throws {
+        let owner = try await Owner()
+        let deleted = Mutex(0)
+        let commits = owner.laptop.container.observeCommits { save in
+            let moody = save.deletedObjectIDs.filter { !$0.entityName.hasPrefix("ObjectGraphSync") }
+            deleted.withLock { $0 += moody.count }
+        }
+        let zone = try await owner.phone.sync.share(owner.france)
+        try await owner.laptop.sync.syncNow()
+        withExtendedLifetime(commits) {}
+        #expect(deleted.withLock { $0 } == 0, "a moved object was deleted on the other device")
+        let context = owner.laptop.container.newBackgroundContext()
+        let moods = try context.fetch(FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.text)]))
+        #expect(moods.map(\.text) == ["anywhere", "bonjour", "ça va"])
+        #expect(try await owner.laptop.sync.zone(of: moods[1].objectID) == zone)
+        #expect(try await owner.laptop.sync.zone(of: moods[0].objectID) == ZoneID("moods"))
+        moods[1].text = "bonsoir"
+        try context.save()
+        try await owner.laptop.sync.syncNow()
+        try await owner.phone.sync.syncNow()
+        let texts = try owner.phone.container.newBackgroundContext().fetch(FetchDescriptor<Mood>()).map(\.text).sorted()
+        #expect(texts == ["anywhere", "bonsoir", "ça va"])
+    }
+
+    @Test("A member invited to a shared country gets the country and its moods alone; its continent stays the owner's")
+    func memberSeesTheSharedZoneAlone() async throws {
+        let owner = try await Owner()
+        let zone = try await owner.phone.sync.share(owner.france)
+        let bob = try SyncDevice(server: owner.server, remote: owner.server.remote(user: "bob"))
+        let invitation = try await owner.phone.sync.invite("bob", as: .writer, to: zone)
+        let joined = try await bob.sync.accept(InvitationAcceptance(id: invitation.id))
+        #expect(joined == ZoneID(zone.name, owner: "alice"))
+        let context = bob.container.newBackgroundContext()
+        #expect(try context.fetch(FetchDescriptor<Mood>()).map(\.text).sorted() == ["bonjour", "ça va"])
+        let france = try #require(try context.fetch(FetchDescriptor<Country>()).first)
+        #expect(france.continent == nil, "the continent lives in the owner's own zone, out of the member's reach")
+        #expect(try context.fetchCount(FetchDescriptor<Continent>()) == 0)
+        context.insert(Mood(text: "salut", country: france))
+        try context.save()
+        try await bob.sync.syncNow()
+        try await owner.phone.sync.syncNow()
+        let texts = try owner.phone.container.newBackgroundContext().fetch(FetchDescriptor<Mood>()).map(\.text).sorted()
+        #expect(texts == ["anywhere", "bonjour", "salut", "ça va"])
+        let members = try await owner.phone.sync.members(of: zone)
+        #expect(members == [ZoneMember(user: "alice", role: .owner), ZoneMember(user: "bob", role: .writer)])
+    }
+
+    @Test("A share made offline is kept; after a restart the records reach the new zone, then the old zone's forwards, once")
+    func shareMadeOfflineGoesOutAfterARestart() async throws {
+        let owner = try await Owner()
+        owner.server.isOnline = false
+        let error = await #expect(throws: SyncError.self) { try await owner.phone.sync.share(owner.france) }
+        #expect(error?.code == .unreachable)
+        owner.server.isOnline = true
+        let restarted = try SyncDevice(server: owner.server, path: owner.phone.path)
+        try await restarted.sync.syncNow()
+        let zones = await restarted.sync.zones.keys.filter { $0 != "moods" }
+        let zone = try #require(zones.first)
+        #expect(Self.fields(owner.server.records(zone: zone.name, user: "alice"), "text") == ["bonjour", "ça va"])
+        #expect(Self.fields(owner.server.records(zone: "moods", user: "alice"), "text") == ["anywhere"])
+        try await owner.laptop.sync.syncNow()
+        let texts = try owner.laptop.container.newBackgroundContext().fetch(FetchDescriptor<Mood>()).map(\.text).sorted()
+        #expect(texts == ["anywhere", "bonjour", "ça va"])
+    }
+}

@@ -64,6 +64,13 @@ extension SyncWorkspace {
         for change in changes {
             let record = change.record
             let state = states[record.id]
+            if let target = record.forwardedTo {
+                if let shape = model.shape(forRecordType: record.entity) {
+                    try applyForward(record, to: target, state: state, shape: shape)
+                    if state?.isDeleted == true { states[record.id] = nil }
+                }
+                continue
+            }
             if let state, state.zone != key {
                 // A record of another zone: it moved there, and this zone's tombstone of it is
                 // only the move's other half; a record that comes back here moves back.
