@@ -279,4 +279,26 @@ struct SyncShareTests {
         let texts = try owner.laptop.container.newBackgroundContext().fetch(FetchDescriptor<Mood>()).map(\.text).sorted()
         #expect(texts == ["anywhere", "bonjour", "ça va"])
     }
+
+    @Test("A shared record whose unique value a member's own object holds is set aside, and neither object is merged or deleted")
+    func uniqueClashAcrossZonesIsSetAside() async throws {
+        let owner = try await Owner()
+        let zone = try await owner.phone.sync.share(owner.france)
+        let bob = try SyncDevice(server: owner.server, remote: owner.server.remote(user: "bob"))
+        let bobs = bob.container.newBackgroundContext()
+        bobs.insert(Country(name: "France"))
+        try bobs.save()
+        try await bob.sync.syncNow()
+        let invitation = try await owner.phone.sync.invite("bob", as: .writer, to: zone)
+        try await bob.sync.accept(InvitationAcceptance(id: invitation.id))
+        let aside = try await bob.sync.setAsideRecords()
+        #expect(aside.map(\.record.entity) == ["Country"])
+        #expect(aside.first?.reason.contains("not merged") == true, "\(aside)")
+        let context = bob.container.newBackgroundContext()
+        #expect(try context.fetch(FetchDescriptor<Country>()).count == 1)
+        #expect(try context.fetch(FetchDescriptor<Mood>()).map(\.text).sorted() == ["bonjour", "ça va"])
+        try await owner.phone.sync.syncNow()
+        #expect(Self.fields(owner.server.records(zone: zone.name, user: "alice"), "name") == ["France"], "nothing was deleted")
+        #expect(Self.fields(owner.server.records(zone: "moods", user: "bob"), "name") == ["France"])
+    }
 }

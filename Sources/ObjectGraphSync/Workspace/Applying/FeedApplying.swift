@@ -126,6 +126,14 @@ extension SyncWorkspace {
                     yieldsTo = survivor  // renamed once written
                 case .recordSurvives(let others)?:
                     losers = others
+                case .heldInAnotherZone(let field, let holder)?:
+                    let holderZone = zone(forKey: try recordStates(for: [holder.objectGlobalID])[holder.objectGlobalID]?.zone ?? "")
+                    refusedWhileApplying[RecordVersion(record)] = Refusal(
+                        field: field,
+                        reason:
+                            "Record \(record.entity) \(record.id) of \(zone): its \(field) is held by \(holder.objectGlobalID) of \(holderZone), "
+                            + "and objects of two zones are not merged")
+                    continue
                 case nil:
                     break
                 }

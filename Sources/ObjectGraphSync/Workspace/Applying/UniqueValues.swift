@@ -26,6 +26,9 @@ extension SyncWorkspace {
         case recordSurvives([any Entity])
         /// The record gives way to this object, which holds one of its values and survives.
         case recordYields(to: any Entity)
+        /// An object of another zone holds one of the record's values: zones do not merge objects
+        /// (a merge would delete one user's object for another's), so the record is set aside.
+        case heldInAnotherZone(field: String, holder: any Entity)
     }
 
     /// Reads set-wise the objects that hold the unique values of `changes`' records: one query per
@@ -82,6 +85,17 @@ extension SyncWorkspace {
             }
         }
         guard !holders.isEmpty else { return nil }
+        if try syncsOtherZones() {
+            let key = zoneKey(zone), states = try recordStates(for: holders.keys)
+            for (id, holder) in holders.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
+                let holderZone = try states[id]?.zone ?? zoneKey(of: holder, shape: shape)
+                guard holderZone != key else { continue }
+                let field = try shape.uniqueFields.first { field in
+                    try storeCall { try holder.storedValue(forKey: field.property) } == Self.uniqueValue(of: record, field)
+                }
+                return .heldInAnotherZone(field: field?.name ?? "", holder: holder)
+            }
+        }
         let smallest = holders.min { $0.key.uuidString < $1.key.uuidString }
         if let smallest, smallest.key.uuidString < record.id.uuidString { return .recordYields(to: smallest.value) }
         return .recordSurvives(Array(holders.values))
