@@ -7,7 +7,9 @@ import ObjectGraph
 struct Moody: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Moods, countries and continents on an ObjectGraph store.",
-        subcommands: [Demo.self, Add.self, List.self, Watch.self, Delete.self, CleanUp.self, Sync.self],
+        subcommands: [
+            Demo.self, Add.self, List.self, Watch.self, Delete.self, CleanUp.self, Sync.self, Share.self, Invitations.self, Members.self
+        ],
         defaultSubcommand: Demo.self)
 }
 

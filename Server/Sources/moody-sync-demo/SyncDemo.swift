@@ -13,7 +13,8 @@ import SyncServer
 /// appears in the laptop's list, an edit reaches the other's detail view, a conflicting edit made
 /// offline is settled by the entity's policy, a deletion closes the other's detail view, a country
 /// made on both offline converges on one, and an older client's mood that breaks a rule is set
-/// aside.
+/// aside. Then alice shares a country with bob, who sees its moods live, edits one as a writer, is
+/// made a reader and refused, and is removed: the moods leave his store.
 @main
 enum SyncDemo {
     static func main() async {
@@ -33,7 +34,9 @@ enum SyncDemo {
         logger.logLevel = .warning
         let database = directory.appendingPathComponent("server.sqlite").path
         let configuration = SyncServerConfiguration(database: .sqlite(path: database), port: 0)
-        let token = try await SyncServer(configuration: configuration, logger: logger).addUser(named: "alice").text
+        let administration = try SyncServer(configuration: configuration, logger: logger)
+        let token = try await administration.addUser(named: "alice").text
+        let bobToken = try await administration.addUser(named: "bob").text
         let (ports, listening) = AsyncStream.makeStream(of: Int.self)
         let application = try SyncServer(configuration: configuration, logger: logger).application { port in
             listening.yield(port)
@@ -44,9 +47,9 @@ enum SyncDemo {
             group.addTask { try await services.run() }
             var port = 0
             for await listened in ports { port = listened }
-            print("Sync demo: a sync server and two devices, each with a store of its own.")
-            print("  server: http://127.0.0.1:\(port), on \(database), with a user alice")
-            try await DemoScript(directory: directory, port: port, token: token).play()
+            print("Sync demo: a sync server, alice's phone and laptop, and bob's phone, each with a store of its own.")
+            print("  server: http://127.0.0.1:\(port), on \(database), with users alice and bob")
+            try await DemoScript(directory: directory, port: port, token: token, bobToken: bobToken).play()
             await services.triggerGracefulShutdown()
             try await group.waitForAll()
         }
@@ -57,12 +60,15 @@ enum SyncDemo {
 @MainActor struct DemoScript {
     let phone: Device
     let laptop: Device
+    /// Another user's device, which alice shares a country with.
+    let bob: Device
     /// Another client of the zone, of an older version of the app.
     let olderClient: HTTPSyncRemote
 
-    init(directory: URL, port: Int, token: String) throws {
+    init(directory: URL, port: Int, token: String, bobToken: String) throws {
         phone = try Device(name: "phone", directory: directory, port: port, token: token)
         laptop = try Device(name: "laptop", directory: directory, port: port, token: token)
+        bob = try Device(name: "bob's phone", directory: directory, port: port, token: bobToken)
         guard let url = URL(string: "http://127.0.0.1:\(port)") else { throw DemoError("no URL for port \(port)") }
         olderClient = HTTPSyncRemote(url: url, token: token)
     }
@@ -150,14 +156,68 @@ enum SyncDemo {
         for device in [phone, laptop] {
             print("  \(device.name): set aside: \(device.sync.status.current.lastSetAsideReason ?? "")")
         }
+        try await share()
+    }
 
-        for device in [phone, laptop] {
+    /// Alice shares Iceland with bob: invited as a writer, he sees its moods and edits one; made a
+    /// reader, his edit is refused at save; removed, the moods leave his store.
+    func share() async throws {
+        print("\n7. The phone shares Iceland with bob as a writer: the country and its moods move into a zone of their own.")
+        let iceland = try phone.context.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.name == "Iceland" }))[0]
+        let zone = try await phone.sync.share(iceland.objectID)
+        let invitation = try await phone.sync.invite("bob", as: .writer, to: zone)
+        print("  phone: shared Iceland in the zone \(zone), invited bob (invitation \(invitation.id))")
+        await bob.sync.start()
+        let bobList = try bob.showList()
+        let waiting = try await bob.sync.invitations()
+        print("  \(bob.name): invitations waiting: \(waiting.map { "\($0.id) from \($0.owner) as \($0.role.rawValue)" })")
+        let joined = try await bob.sync.accept(InvitationAcceptance(id: invitation.id))
+        try await bob.waitUntil("bob lists Iceland's moods") { bobList.count == 2 }
+        print("  \(bob.name): joined \(joined) as \(await bob.sync.role(in: joined)?.rawValue ?? "?")")
+        try await laptop.waitUntil("the laptop still lists both moods") { (try? laptop.context.fetchCount(FetchDescriptor<Mood>())) == 2 }
+        print("  laptop: its Iceland followed into the zone, nothing deleted")
+
+        print("\n8. Bob, a writer, rates a mood 1★; the phone sees it, and the feed names bob as its author.")
+        let geysers = try bob.context.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.text == "Geysers" }))[0]
+        geysers.rating = 1
+        try bob.context.save()
+        let onPhone = try phone.context.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.text == "Geysers" }))[0]
+        try await phone.waitUntil("the phone shows 1★") { onPhone.rating == 1 }
+        var cursor = FeedCursor.start, authors: [String] = []
+        while true {
+            let page = try await olderClient.changes(zone: zone, since: cursor, limit: 100)
+            authors += page.changes.compactMap(\.author)
+            cursor = page.cursor
+            if !page.hasMore { break }
+        }
+        print("  phone: 'Geysers' is 1★ now; the zone's last change is by \(authors.last ?? "?")")
+
+        print("\n9. The phone makes bob a reader: his next edit is refused at save.")
+        try await phone.sync.setRole(.reader, of: "bob", in: zone)
+        try await bob.sync.syncNow()
+        geysers.rating = 2
+        do {
+            try bob.context.save()
+            throw DemoError("a reader's edit was saved")
+        } catch let error as ObjectGraphError where error.code == .validationFailed {
+            print("  \(bob.name): refused: \(error.validationFailures.map(\.description).joined(separator: "; "))")
+            bob.context.rollback()
+        }
+
+        print("\n10. The phone removes bob from the zone: the moods leave his store.")
+        try await phone.sync.removeMember("bob", from: zone)
+        try await bob.sync.syncNow()
+        try await bob.waitUntil("bob's list is empty") { bobList.count == 0 }
+        print("  \(bob.name): zones now \(await bob.sync.zones.keys.map(\.description).sorted())")
+
+        for device in [phone, laptop, bob] {
             await device.sync.stop()
             let status = device.sync.status.current
             print(
                 "  \(device.name): \(status.pendingChanges) changes waiting, last sync \(status.lastSuccessfulSync.map { "\($0)" } ?? "never")"
             )
         }
+        withExtendedLifetime(bobList) {}
         print("Done: every change travelled through the server's HTTP API and its live route.")
     }
 }
