@@ -1,0 +1,113 @@
+import Foundation
+import MoodyModel
+import ObjectGraph
+import ObjectGraphSync
+import ObjectGraphSyncProtocol
+import SyncServer
+import Testing
+
+/// Shared zones end to end: the sync client against the real server, two instances on one
+/// database, three users with two devices each.
+@Suite("Sync client: zones shared between users, against the real server", .serialized, .timeLimit(.minutes(5)))
+struct SyncSharingTests {
+    /// Polls `condition` until it holds; the minute only catches a hang.
+    static func eventually(_ what: String, _ condition: () throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while try !condition() {
+            guard ContinuousClock.now < deadline else { throw TestFailure("\(what): not within a minute") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    static func texts(_ device: SyncDevice) throws -> [String] {
+        try device.container.newBackgroundContext().fetch(FetchDescriptor<Mood>()).map(\.text).sorted()
+    }
+
+    static func ratings(_ device: SyncDevice) throws -> [String: Int] {
+        let moods = try device.container.newBackgroundContext().fetch(FetchDescriptor<Mood>())
+        return Dictionary(moods.map { ($0.text, $0.rating) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    @Test(
+        "An owner, a writer and a reader with two devices each, on two instances: invitations by name and by code, the writer's edits reach all, the reader's are refused at save, a role change and a removal hold mid-stream",
+        arguments: Backend.available)
+    func threeUsersTwoDevicesEach(_ backend: Backend) async throws {
+        var configured = try await SyncTestServer(backend)
+        configured.configuration.liveTickInterval = .milliseconds(200)  // a removed member's stream ends soon
+        let server = configured
+        let tokens = (
+            alice: try await server.addUser("alice"), bob: try await server.addUser("bob"), carol: try await server.addUser("carol")
+        )
+        try await server.serve { first in
+            try await server.serve { second in
+                let alice = (try SyncDevice(port: first, token: tokens.alice), try SyncDevice(port: second, token: tokens.alice))
+                let bob = (try SyncDevice(port: second, token: tokens.bob), try SyncDevice(port: first, token: tokens.bob))
+                let carol = (try SyncDevice(port: first, token: tokens.carol), try SyncDevice(port: second, token: tokens.carol))
+                let everyone = [alice.0, alice.1, bob.0, bob.1, carol.0, carol.1]
+
+                let context = alice.0.container.newBackgroundContext()
+                let france = Country(name: "France", continent: Continent(name: "Europe"))
+                context.insert(france)
+                context.insert(Mood(text: "bonjour", rating: 3, country: france))
+                context.insert(Mood(text: "ça va", rating: 3, country: france))
+                context.insert(Mood(text: "alice's own"))
+                try context.save()
+                try await alice.0.sync.syncNow()
+                let zone = try await alice.0.sync.share(france.objectID)
+                let byName = try await alice.0.sync.invite("bob", as: .writer, to: zone)
+                let byCode = try await alice.0.sync.invite(nil, as: .reader, to: zone)
+                let code = try #require(byCode.code)
+                let shared = ZoneID(zone.name, owner: "alice")
+                #expect(try await bob.0.sync.accept(InvitationAcceptance(id: byName.id)) == shared)
+                #expect(try await carol.0.sync.accept(InvitationAcceptance(code: code)) == shared)
+                let reused = await #expect(throws: SyncError.self) { try await bob.1.sync.accept(InvitationAcceptance(code: code)) }
+                #expect(reused?.serverCode == .invitationNotValid)
+                for device in everyone { await device.sync.start() }
+                for device in [bob.0, bob.1, carol.0, carol.1] {
+                    try await Self.eventually("each member's device holds the shared moods") {
+                        try Self.texts(device) == ["bonjour", "ça va"]
+                    }
+                }
+                try await Self.eventually("alice's second device keeps all three") {
+                    try Self.texts(alice.1) == ["alice's own", "bonjour", "ça va"]
+                }
+
+                // The writer's edit, from bob's second device, reaches every device.
+                let bobs = bob.1.container.newBackgroundContext()
+                let mood = try #require(try bobs.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.text == "bonjour" })).first)
+                mood.rating = 5
+                try bobs.save()
+                for device in everyone {
+                    try await Self.eventually("the writer's edit reaches every device") { try Self.ratings(device)["bonjour"] == 5 }
+                }
+
+                // The reader's edit is refused at save, on either device.
+                let carols = carol.1.container.newBackgroundContext()
+                let carolsMood = try #require(try carols.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.text == "ça va" })).first)
+                carolsMood.rating = 1
+                #expect(throws: ObjectGraphError.self) { try carols.save() }
+                carols.rollback()
+
+                // Bob made a reader: his devices refuse his next edit once they synced.
+                try await alice.1.sync.setRole(.reader, of: "bob", in: zone)
+                for device in [bob.0, bob.1] {
+                    try await device.sync.syncNow()
+                    #expect(await device.sync.role(in: shared) == .reader)
+                    let bobsContext = device.container.newBackgroundContext()
+                    let again = try #require(try bobsContext.fetch(FetchDescriptor<Mood>()).first)
+                    again.rating = 2
+                    #expect(throws: ObjectGraphError.self) { try bobsContext.save() }
+                }
+
+                // Carol removed while her devices listen: the moods leave both, with no call of hers.
+                try await alice.0.sync.removeMember("carol", from: zone)
+                for device in [carol.0, carol.1] {
+                    try await Self.eventually("a removed member's devices lose the zone") { try Self.texts(device).isEmpty }
+                }
+                try await Self.eventually("alice keeps her moods") { try Self.texts(alice.0) == ["alice's own", "bonjour", "ça va"] }
+                #expect(try await alice.0.sync.members(of: zone).map(\.user) == ["alice", "bob"])
+                for device in everyone { await device.sync.stop() }
+            }
+        }
+    }
+}
