@@ -119,16 +119,19 @@ final class ReadOnlyRecords: Sendable {
     }
 
     /// Refuses the objects of `save` that live in a read-only zone: those it updates or deletes,
-    /// and those it inserts under a parent that lives in one. The sync's own saves (which apply
-    /// the zone's feed) pass.
+    /// and those it inserts, or gives a parent, under a parent that lives in one (they would join
+    /// its zone). The sync's own saves (which apply the zone's feed) pass.
     func check(_ save: ProposedSave, model: SyncModel) {
         guard save.author != SyncCoordinator.author else { return }
         let records = self.records.withLock { $0 }
         guard !records.isEmpty else { return }
+        var refused: Set<UUID> = []
         for object in save.updatedObjects + save.deletedObjects {
-            if let zone = records[object.objectGlobalID] { refuse(object, in: zone, save) }
+            guard let zone = records[object.objectGlobalID] else { continue }
+            refuse(object, in: zone, save)
+            refused.insert(object.objectGlobalID)
         }
-        for object in save.insertedObjects {
+        for object in save.insertedObjects + save.updatedObjects where !refused.contains(object.objectGlobalID) {
             guard let shape = model.shape(forEntity: object.objectID.entityName) else { continue }
             var current = (object: object, shape: shape)
             var seen: Set<UUID> = [object.objectGlobalID]

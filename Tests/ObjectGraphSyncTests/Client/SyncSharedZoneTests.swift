@@ -71,6 +71,37 @@ struct SyncSharedZoneTests {
         #expect(sharing.server.records(zone: "moods", user: "bob").count == 1)
     }
 
+    @Test("A writer's own mood given a shared country joins the country's zone, reaches the owner, and leaves the writer's zone")
+    func reparentedObjectJoinsTheParentsZone() async throws {
+        let sharing = try await Sharing(bobAs: .writer)
+        let context = sharing.bob.container.newBackgroundContext()
+        let own = Mood(text: "bob's own")
+        context.insert(own)
+        try context.save()
+        try await sharing.bob.sync.syncNow()
+        #expect(sharing.server.records(zone: "moods", user: "bob").filter { !$0.deleted }.count == 1)
+        own.country = try #require(try context.fetch(FetchDescriptor<Country>()).first)
+        try context.save()
+        try await sharing.bob.sync.syncNow()
+        #expect(try await sharing.bob.sync.zone(of: own.objectID) == sharing.shared)
+        try await sharing.alice.sync.syncNow()
+        #expect(try sharing.texts(on: sharing.alice) == ["bob's own", "bonjour"])
+        let bobsZone = sharing.server.records(zone: "moods", user: "bob")
+        #expect(bobsZone.allSatisfy { $0.forwardedTo == ZoneID("moods", owner: "alice") }, "\(bobsZone)")
+    }
+
+    @Test("A reader's own mood given a country of a zone they may only read is refused at save")
+    func readerCannotReparentIntoTheZone() async throws {
+        let sharing = try await Sharing(bobAs: .reader)
+        let context = sharing.bob.container.newBackgroundContext()
+        let own = Mood(text: "bob's own")
+        context.insert(own)
+        try context.save()
+        own.country = try #require(try context.fetch(FetchDescriptor<Country>()).first)
+        let error = #expect(throws: ObjectGraphError.self) { try context.save() }
+        #expect(error?.validationFailures.contains { $0.objectID == own.objectID } == true, "\(String(describing: error))")
+    }
+
     @Test(
         "A reader's edit, deletion or new child of a shared object is refused at save, naming the object and the zone, and nothing is queued"
     )

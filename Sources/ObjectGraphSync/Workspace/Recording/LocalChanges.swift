@@ -82,6 +82,7 @@ extension SyncWorkspace {
         var states = try recordStates(for: changes.map(\.globalID))
         var ordered: [ObjectID: (owner: any Entity, lists: Set<RecordShape.OrderedList>)] = [:]
         var orderedLinks: [ListToSort: (owner: any Entity, side: RecordShape.LinkSide, membership: RecordShape.Membership)] = [:]
+        var reparented: [(object: any Entity, zone: String)] = []
         for change in changes {
             guard let shape = model.shape(forEntity: change.entityName) else { continue }
             for (owner, list) in try orderedListsTouched(by: change, shape: shape) {
@@ -116,6 +117,13 @@ extension SyncWorkspace {
                         change.globalID, entity: shape.entityName, zone: try change.object.map { try zoneKey(of: $0, shape: shape) } ?? "",
                         into: &states)
                 state.pendingProperties = Self.joined(Self.split(state.pendingProperties).union(properties))
+                // Given a parent in another zone, an object joins it (with what belongs to it).
+                if change.kind == .update, let object, !object.isDeleted,
+                    shape.parentReferences.contains(where: { change.changedKeys.contains($0.property) }),
+                    let parentZone = try parentZoneKey(of: object, shape: shape), parentZone != state.zone
+                {
+                    reparented.append((object, parentZone))
+                }
             case .delete:
                 // An object the server never heard of needs no word; its state goes when pushed.
                 guard let existing = states[change.globalID] else { continue }
@@ -127,6 +135,7 @@ extension SyncWorkspace {
             state.isPending = true
             changedObjects.append(state)
         }
+        for (object, zone) in reparented { try moveRecords(object, to: self.zone(forKey: zone)) }
         // Last, once every member has its state: the positions of the lists that changed.
         for (owner, lists) in ordered.values {
             for list in lists { try recordOrder(of: owner, list) }

@@ -23,13 +23,21 @@ extension SyncWorkspace {
     /// The key of the zone an object made here lives in: its parent's (found through the parent's
     /// state, or its own parent when the parent is new too), else the coordinator's own.
     func zoneKey(of object: any Entity, shape: RecordShape?) throws -> String {
-        guard try syncsOtherZones(), var current = shape.map({ (object, $0) }) else { return "" }
+        try parentZoneKey(of: object, shape: shape) ?? ""
+    }
+
+    /// The key of the zone of `object`'s parent (or of the nearest ancestor the sync knows); nil for
+    /// an object with no parent, or while the store syncs no other zone.
+    func parentZoneKey(of object: any Entity, shape: RecordShape?) throws -> String? {
+        guard try syncsOtherZones(), var current = shape.map({ (object, $0) }) else { return nil }
         var seen: Set<UUID> = [object.objectGlobalID]
+        var hasParent = false
         while let (parent, parentShape) = try parent(of: current.0, shape: current.1), seen.insert(parent.objectGlobalID).inserted {
+            hasParent = true
             if let state = try recordStates(for: [parent.objectGlobalID])[parent.objectGlobalID] { return state.zone }
             current = (parent, parentShape)
         }
-        return ""
+        return hasParent ? "" : nil
     }
 
     /// The object `object` belongs to, if any: the first parent reference that points somewhere.

@@ -14,10 +14,21 @@ import ObjectGraphSyncProtocol
 /// reads the new zone first moves it then, and skips the forward. Nothing is ever in no zone, and
 /// a crash between the two leaves the forward waiting (``ZoneMove``), sent at the next sync.
 extension SyncWorkspace {
-    /// Moves `root` and every object that belongs to it (through to-many relationships with the
-    /// cascade delete rule, at any depth) into `target`, as local changes to send, in one save.
-    /// Returns how many objects moved.
+    /// Shares `root`: moves it and what belongs to it into `target`, a new zone of the user's own,
+    /// in one save (see ``moveRecords(_:to:)``). Returns how many objects moved.
     func move(_ root: any Entity, to target: ZoneID) throws -> Int {
+        let client = try clientState(of: target)
+        client.role = ZoneRole.owner.rawValue
+        let moved = try moveRecords(root, to: target)
+        try save()
+        return moved
+    }
+
+    /// Moves `root` and every object that belongs to it (through to-many relationships with the
+    /// cascade delete rule, at any depth) into `target`, as local changes to send with the sync
+    /// context's next save. Returns how many objects moved.
+    @discardableResult
+    func moveRecords(_ root: any Entity, to target: ZoneID) throws -> Int {
         let targetKey = zoneKey(target)
         let objects = try belongings(of: root)
         var states = try recordStates(for: objects.map(\.object.objectGlobalID))
@@ -45,9 +56,6 @@ extension SyncWorkspace {
             changedObjects.append(state)  // for the uploader's predicate
             moved += 1
         }
-        let client = try clientState(of: target)
-        client.role = ZoneRole.owner.rawValue
-        try save()
         return moved
     }
 
