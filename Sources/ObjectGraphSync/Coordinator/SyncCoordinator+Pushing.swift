@@ -34,6 +34,14 @@ extension SyncCoordinator {
         try await push(selecting: Set(objects.map(\.objectGlobalID)))
     }
 
+    /// Sends the forwards of records moved to another zone whose new zone has them (see
+    /// ``SyncWorkspace/move(_:to:)``), and the batch left in each zone's outbox: part of the
+    /// sync's own bookkeeping, sent whatever the processors chose to upload.
+    func sendForwards() async throws {
+        guard try workspace.hasReadyMoves() else { return }
+        try await push(selecting: [])
+    }
+
     // MARK: Batches
 
     /// Sends, zone by zone, the batch left in the outbox, if any, then batches of the pending

@@ -286,6 +286,7 @@ public actor SyncCoordinator {
             for processor in processors {
                 try await runLocal(processor, in: round)
             }
+            try await sendForwards()
             workspace.processorsSawChanges()
         } else {
             _ = try workspace.beginRound(recordingLocalChanges: false)

@@ -111,3 +111,77 @@ struct SyncSharingTests {
         }
     }
 }
+
+@Suite("Sync client: sharing survives being killed", .timeLimit(.minutes(5)))
+struct SyncShareCrashTests {
+    /// Runs the test client in `mode` until it ends; returns its output and whether it was killed.
+    static func runClient(
+        _ executable: URL, _ arguments: [String], killAfter delay: Duration? = nil
+    ) async throws -> (output: String, killed: Bool) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        let exit = ProcessExit(of: process)
+        try process.run()
+        if let delay {
+            let deadline = ContinuousClock.now + delay
+            while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        guard await exit.wait(upTo: .seconds(120)) else {
+            process.terminate()
+            throw TestFailure("the client did not finish")
+        }
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        if process.terminationReason == .uncaughtSignal {
+            guard process.terminationStatus == SIGKILL else { throw TestFailure("the client crashed: \(output)") }
+            return (output, true)
+        }
+        guard process.terminationStatus == 0 else { throw TestFailure("the client failed: \(output)") }
+        return (output, false)
+    }
+
+    @Test(
+        "A client killed in the middle of sharing a country with 1,000 moods, after an answer or at a random moment: once restarted, every record is in the new zone once, nothing is lost, and the old zone holds only their forwards",
+        arguments: ["push:1", "push:2", "push:3", "push:4", "push:5", "random"])
+    func killedWhileSharing(death: String) async throws {
+        let executable = try #require(SyncCrashTests.executable, "objectgraph-sync-test-client is built with the tests")
+        let database = try await Backend.sqlite.newDatabaseArgument()
+        let token = try await ProcessTests.addUser("alice", database)
+        let server = try await ServerProcess(database: database)
+        let store = SyncDevice.newStorePath()
+        let count = 1_000
+        let base = ["http://127.0.0.1:\(server.port)", token, store, String(count)]
+        _ = try await Self.runClient(executable, base + ["none", "prepare"])
+        // The share's pushes: its records to the new zone (500 a batch), then the forwards.
+        var random = SplitMix(seed: 46)
+        let killed =
+            death == "random"
+            ? try await Self.runClient(
+                executable, base + ["none", "share"], killAfter: .milliseconds(Int.random(in: 50...400, using: &random))
+            ).killed
+            : try await Self.runClient(executable, base + [death, "share"]).killed
+        if death != "random" { #expect(killed, "the client outlived its death at \(death)") }
+        let finished = try await Self.runClient(executable, base + ["none", "share"])
+        let zoneName = try #require(finished.output.split(separator: "\n").last { $0.hasPrefix("shared ") }?.dropFirst("shared ".count))
+        let client = HTTPSyncClient(port: server.port)
+        func live(_ zone: String) async throws -> [UUID: ObjectGraphSyncProtocol.SyncedRecord] {
+            var latest: [UUID: ObjectGraphSyncProtocol.SyncedRecord] = [:]
+            for change in try await client.allChanges(zone, token: token) { latest[change.record.id] = change.record }
+            return latest.filter { !$0.value.deleted }
+        }
+        let shared = try await live(String(zoneName))
+        let home = try await live("moods")
+        let moods = shared.values.filter { $0.entity == "Mood" && $0.forwardedTo == nil }
+        #expect(moods.count == count, "\(moods.count) moods in the shared zone")
+        #expect(shared.values.filter { $0.entity == "Country" }.count == 1)
+        let texts = Set(moods.compactMap { record -> String? in if case .string(let text)? = record.fields["text"] { text } else { nil } })
+        #expect(texts == Set((0..<count).map { "mood \($0)" }), "nothing lost")
+        let unforwarded = home.values.filter { $0.forwardedTo != ZoneID(String(zoneName), owner: "alice") }
+        #expect(unforwarded.isEmpty, "the old zone keeps only forwards, not \(unforwarded.count): \(unforwarded.prefix(3).map(\.id))")
+        #expect(Set(home.keys) == Set(shared.keys), "every moved record has its forward, and nothing is in two zones")
+    }
+}
