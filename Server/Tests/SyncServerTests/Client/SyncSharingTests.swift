@@ -185,3 +185,163 @@ struct SyncShareCrashTests {
         #expect(Set(home.keys) == Set(shared.keys), "every moved record has its forward, and nothing is in two zones")
     }
 }
+
+@Suite("Sync client: three users converge over private and shared zones", .timeLimit(.minutes(5)))
+struct SyncSharingConvergenceTests {
+    /// A store's moods and countries by global ID, or the same read from zones of the server.
+    struct Snapshot: Equatable, CustomStringConvertible {
+        var moods: [UUID: String] = [:]
+        var countries: [UUID: String] = [:]
+
+        var description: String { "\(moods.count) moods, \(countries.count) countries" }
+
+        init(_ container: ObjectContainer) throws {
+            let context = container.newBackgroundContext()
+            for mood in try context.fetch(FetchDescriptor<Mood>()) {
+                moods[mood.objectGlobalID] = "\(mood.text) \(mood.rating) \(mood.country?.objectGlobalID.uuidString ?? "-")"
+            }
+            for country in try context.fetch(FetchDescriptor<Country>()) { countries[country.objectGlobalID] = country.name }
+        }
+
+        /// The live records of these zones' feeds, forwards left out.
+        init(records: [ObjectGraphSyncProtocol.SyncedRecord]) {
+            let live = records.filter { !$0.deleted && $0.forwardedTo == nil }
+            for record in live where record.entity == "Country" {
+                if case .string(let name)? = record.fields["name"] { countries[record.id] = name }
+            }
+            for record in live where record.entity == "Mood" {
+                guard case .string(let text)? = record.fields["text"], case .integer(let rating)? = record.fields["rating"] else {
+                    continue
+                }
+                var country = "-"
+                if case .string(let id)? = record.fields["country"], let uuid = UUID(uuidString: id), countries[uuid] != nil {
+                    country = uuid.uuidString
+                }
+                moods[record.id] = "\(text) \(rating) \(country)"
+            }
+        }
+
+        func differences(from other: Snapshot) -> String {
+            let moodLines = Set(moods.keys).union(other.moods.keys).filter { moods[$0] != other.moods[$0] }.prefix(5).map {
+                "mood \($0): \(moods[$0] ?? "none") / \(other.moods[$0] ?? "none")"
+            }
+            let countryLines = Set(countries.keys).union(other.countries.keys).filter { countries[$0] != other.countries[$0] }.prefix(5)
+                .map { "country \($0): \(countries[$0] ?? "none") / \(other.countries[$0] ?? "none")" }
+            return (moodLines + countryLines).joined(separator: "\n")
+        }
+    }
+
+    @Test(
+        "Three users making 1,000 random operations over their own zones and two shared ones (shared, joined and left in the middle, a reader's edits refused) end with each store equal to the zones it syncs",
+        arguments: [UInt64(1), 2])
+    func threeUsersConverge(seed: UInt64) async throws {
+        let server = try await SyncTestServer(.sqlite)
+        let names = ["alice", "bob", "carol"]
+        var added: [String] = []
+        for name in names { added.append(try await server.addUser(name)) }
+        let tokens = added
+        try await server.serve { port in
+            let devices = try tokens.map { try SyncDevice(port: port, token: $0) }
+            let contexts = devices.map { $0.container.newBackgroundContext() }
+            var random = SplitMix(seed: seed)
+            var made = 0, refused = 0
+            var aliceZone: ZoneID?, bobZone: ZoneID?
+            for step in 0..<1_000 {
+                switch step {
+                case 250:
+                    // Alice shares a country of hers with bob (a writer) and carol (a writer).
+                    let country = Country(name: "alice shared")
+                    contexts[0].insert(country)
+                    for index in 0..<10 { contexts[0].insert(Mood(text: "shared by alice \(index)", country: country)) }
+                    try contexts[0].save()
+                    let zone = try await devices[0].sync.share(country.objectID)
+                    aliceZone = zone
+                    for (index, name) in [(1, "bob"), (2, "carol")] {
+                        let invitation = try await devices[0].sync.invite(name, as: .writer, to: zone)
+                        try await devices[index].sync.accept(InvitationAcceptance(id: invitation.id))
+                    }
+                case 400:
+                    // Bob shares one of his with alice, who may only read it.
+                    let country = Country(name: "bob shared")
+                    contexts[1].insert(country)
+                    for index in 0..<10 { contexts[1].insert(Mood(text: "shared by bob \(index)", country: country)) }
+                    try contexts[1].save()
+                    let zone = try await devices[1].sync.share(country.objectID)
+                    bobZone = zone
+                    let invitation = try await devices[1].sync.invite(nil, as: .reader, to: zone)
+                    #expect(invitation.code != nil)
+                    try await devices[0].sync.accept(InvitationAcceptance(code: invitation.code))
+                case 700:
+                    if let aliceZone { try await devices[0].sync.removeMember("carol", from: aliceZone) }
+                default:
+                    let user = Int.random(in: 0..<3, using: &random)
+                    let context = contexts[user]
+                    let moods = Array(try context.fetch(FetchDescriptor<Mood>(sortBy: [SortDescriptor(\.text)])))
+                    let countries = Array(try context.fetch(FetchDescriptor<Country>(sortBy: [SortDescriptor(\.name)])))
+                    let mood = moods.isEmpty ? nil : moods[Int.random(in: 0..<moods.count, using: &random)]
+                    let country = countries.isEmpty ? nil : countries[Int.random(in: 0..<countries.count, using: &random)]
+                    switch Int.random(in: 0..<10, using: &random) {
+                    case 0..<3:
+                        made += 1
+                        let home = Bool.random(using: &random) ? country : nil
+                        let own = Int.random(in: 0..<4, using: &random) == 0 ? Country(name: "\(names[user]) \(made)") : home
+                        context.insert(Mood(text: "m\(step)", rating: Int.random(in: 1...5, using: &random), country: own))
+                    case 3..<5: mood?.rating = Int.random(in: 1...5, using: &random)
+                    case 5: mood?.text = "edited \(step)"
+                    case 6: if let mood { context.delete(mood) }
+                    case 7: mood?.country = country
+                    default:
+                        do {
+                            try await devices[user].sync.syncNow()
+                        } catch let error as SyncError where error.serverCode == .forbidden || error.serverCode == .notFound {
+                            // A role changed or a zone left since the last look: the next sync reads it.
+                        }
+                        continue
+                    }
+                    do {
+                        try context.save()
+                    } catch let error as ObjectGraphError where error.code == .validationFailed {
+                        refused += 1  // an edit of a zone this user may only read, or a mood made twice
+                        context.rollback()
+                    }
+                }
+            }
+            for _ in 0..<3 {
+                for device in devices { try await device.sync.syncNow() }
+            }
+            #expect(refused > 0, "no edit was refused: alice never touched bob's zone")
+            let aliceRemote = devices[0].remote, bobRemote = devices[1].remote, carolRemote = devices[2].remote
+            func records(_ remote: any SyncRemote, _ zone: ZoneID) async throws -> [ObjectGraphSyncProtocol.SyncedRecord] {
+                var latest: [UUID: ObjectGraphSyncProtocol.SyncedRecord] = [:]
+                var cursor = FeedCursor.start
+                while true {
+                    let page = try await remote.changes(zone: zone, since: cursor, limit: 500)
+                    for change in page.changes { latest[change.record.id] = change.record }
+                    cursor = page.cursor
+                    if !page.hasMore { break }
+                }
+                return Array(latest.values)
+            }
+            let aliceShared = try #require(aliceZone), bobShared = try #require(bobZone)
+            let expected = [
+                Snapshot(
+                    records: try await records(aliceRemote, "moods") + (try await records(aliceRemote, aliceShared))
+                        + (try await records(aliceRemote, ZoneID(bobShared.name, owner: "bob")))),
+                Snapshot(
+                    records: try await records(bobRemote, "moods") + (try await records(bobRemote, bobShared))
+                        + (try await records(bobRemote, ZoneID(aliceShared.name, owner: "alice")))),
+                Snapshot(records: try await records(carolRemote, "moods"))
+            ]
+            #expect(expected.allSatisfy { $0.moods.count > 20 }, "\(expected)")
+            let bobsSharedMoods = Snapshot(records: try await records(bobRemote, bobShared)).moods
+            #expect(Set(bobsSharedMoods.keys).isSubset(of: expected[0].moods.keys) && !bobsSharedMoods.isEmpty)
+            for (index, device) in devices.enumerated() {
+                let held = try Snapshot(device.container)
+                #expect(
+                    held == expected[index],
+                    "\(names[index]) holds \(held), the zones \(expected[index]):\n\(held.differences(from: expected[index]))")
+            }
+            #expect(await devices[2].sync.zones.count == 1, "carol still syncs a zone she was removed from")
+        }
+    }
+}
