@@ -103,8 +103,13 @@ struct SyncClientTests {
             let phone = try SyncDevice(port: client.port, token: token)
             // The laptop's app saves are gathered for longer than the test lasts.
             let laptop = try SyncDevice(port: client.port, token: token, gatheringDelay: .seconds(600))
+            try await laptop.sync.syncNow()
+            // The cycle `start()` begins pushes before it reads the feed: once it asked for a page,
+            // only the live route and the app's saves (gathered for 600 s) wake the coordinator.
+            let pagesBefore = laptop.remote.pages
             await laptop.sync.start()
-            try await laptop.sync.syncNow()  // idle, listening
+            let deadline = ContinuousClock.now + .seconds(60)
+            while laptop.remote.pages == pagesBefore, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
             let pushesBefore = laptop.remote.pushes
 
             let laptopApp = laptop.container.newBackgroundContext()

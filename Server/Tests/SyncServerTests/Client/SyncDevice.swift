@@ -76,12 +76,19 @@ func firstSave(
 /// The server, through the real remote, counting the pushes that reach it.
 final class CountingRemote: ForwardingSyncRemote {
     let base: any SyncRemote
-    private let counts = Mutex<(pushes: Int, mutations: Int)>((0, 0))
+    private let counts = Mutex<(pushes: Int, mutations: Int, pages: Int)>((0, 0, 0))
 
     init(_ remote: any SyncRemote) { self.base = remote }
 
     var pushes: Int { counts.withLock { $0.pushes } }
     var mutations: Int { counts.withLock { $0.mutations } }
+    /// How many pages of the feed were asked for.
+    var pages: Int { counts.withLock { $0.pages } }
+
+    func changes(zone: ZoneID, since cursor: FeedCursor, limit: Int) async throws -> ChangesPage {
+        counts.withLock { $0.pages += 1 }
+        return try await base.changes(zone: zone, since: cursor, limit: limit)
+    }
 
     func push(_ request: PushRequest, zone: ZoneID) async throws -> PushOutcome {
         counts.withLock {
