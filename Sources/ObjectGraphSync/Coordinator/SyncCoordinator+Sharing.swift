@@ -3,7 +3,7 @@ public import ObjectGraph
 public import ObjectGraphSyncProtocol
 
 /// Sharing objects with other users: a root object and what belongs to it move into a zone of
-/// their own, whose owner invites members as readers or writers (see <doc:Sharing>).
+/// their own, whose owner invites members as readers or writers (see <doc:SharingObjects>).
 extension SyncCoordinator {
     /// Shares an object: it moves, with every object that belongs to it (through to-many
     /// relationships whose delete rule is cascade, at any depth), into a new zone of this user's,

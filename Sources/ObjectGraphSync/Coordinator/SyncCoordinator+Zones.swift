@@ -14,11 +14,11 @@ import Synchronization
 /// local edits of its objects at save.
 extension SyncCoordinator {
     /// The name of the container's save rule that refuses edits of a zone the user may only read:
-    /// the ``ValidationFailure/Reason/refused(rule:message:)`` of such a save names it.
+    /// the `ValidationFailure.Reason.refused(rule:message:)` of such a save names it.
     public static let readOnlyZoneRule = "ObjectGraphSync.readOnlyZone"
 
-    /// The zones this coordinator syncs, with the user's role in each: its own zone
-    /// (``ZoneRole/owner``) and the shared ones, as of the last cycle.
+    /// The zones this coordinator syncs, with the user's role in each: its own zone (`owner`) and
+    /// the shared ones, as of the last cycle.
     public var zones: [ZoneID: ZoneRole] { zoneRoles }
 
     /// The zone the saved object `objectID` names lives in: the one whose feed brought it, or its

@@ -46,7 +46,7 @@ public actor SyncCoordinator {
     let container: ObjectContainer
     let remote: any SyncRemote
     /// The coordinator's own zone on the server: where the store's objects live unless they are
-    /// shared (see <doc:Sharing>).
+    /// shared (see <doc:SharingObjects>).
     public nonisolated let zone: ZoneID
     let processors: [any ChangeProcessor]
     /// The sync's side of the store: its context, the records' states, the store work of each
