@@ -12,6 +12,7 @@ import ObjectGraphSyncProtocol
 /// moody share France --with bob --role writer --store alice.sqlite --token $ALICE
 /// moody invitations --accept 1 --store bob.sqlite --token $BOB
 /// moody members --store alice.sqlite --token $ALICE
+/// moody members --of alice/moods.… --leave --store bob.sqlite --token $BOB
 /// ```
 struct Share: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -33,12 +34,13 @@ struct Share: AsyncParsableCommand {
         let container = try store.open()
         let sync = try server.coordinator(for: container)
         let name = country
-        guard
-            let found = try container.newBackgroundContext().fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.name == name }))
-                .first
-        else { throw ValidationError("There is no country named \(country) in \(store.store).") }
+        let context = container.newBackgroundContext()
+        guard let found = try context.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.name == name })).first else {
+            throw ValidationError("There is no country named \(country) in \(store.store).")
+        }
+        let moods = found.moods.count
         let zone = try await sync.share(found.objectID)
-        print("\(country) and its \(found.moods.count) mood(s) are in the zone \(zone).")
+        print("\(country) and its \(moods) mood(s) are in the zone \(zone).")
         guard with != nil || code else { return }
         let invitation = try await sync.invite(code ? nil : with, as: role, to: zone)
         if let code = invitation.code {
@@ -79,7 +81,7 @@ struct Members: AsyncParsableCommand {
         abstract: "List the members of each shared zone; as an owner, change a role or remove a member.")
     @OptionGroup var store: StoreOption
     @OptionGroup var server: SyncServerOptions
-    @Option(help: "The zone (OWNER/NAME for another user's); every shared zone by default.") var zone: String?
+    @Option(name: .customLong("of"), help: "The zone (OWNER/NAME for another user's); every shared zone by default.") var zone: String?
     @Option(help: "USER=ROLE: give a member another role.") var set: String?
     @Option(help: "A member to take out of the zone.") var remove: String?
     @Flag(help: "Leave the zone (shared with this user).") var leave = false
@@ -95,16 +97,16 @@ struct Members: AsyncParsableCommand {
         if let set {
             let parts = set.split(separator: "=", maxSplits: 1).map(String.init)
             guard let named, parts.count == 2, let role = ZoneRole(rawValue: parts[1]) else {
-                throw ValidationError("--set takes USER=reader or USER=writer, with --zone.")
+                throw ValidationError("--set takes USER=reader or USER=writer, with --of ZONE.")
             }
             try await sync.setRole(role, of: parts[0], in: named)
         }
         if let remove {
-            guard let named else { throw ValidationError("--remove needs --zone.") }
+            guard let named else { throw ValidationError("--remove needs --of ZONE.") }
             try await sync.removeMember(remove, from: named)
         }
         if leave {
-            guard let named else { throw ValidationError("--leave needs --zone.") }
+            guard let named else { throw ValidationError("--leave needs --of ZONE.") }
             try await sync.leave(named)
             print("Left \(named).")
             return

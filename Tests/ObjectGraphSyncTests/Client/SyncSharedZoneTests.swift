@@ -159,6 +159,23 @@ struct SyncSharedZoneTests {
         #expect(try sharing.texts(on: sharing.alice) == ["bonjour", "ça va"])
     }
 
+    @Test(
+        "A reader's edit made where no coordinator runs (another container on the store) is taken back at the next sync, not left waiting")
+    func readerEditWithoutCoordinatorIsTakenBack() async throws {
+        let sharing = try await Sharing(bobAs: .reader)
+        let elsewhere = try ObjectContainer(
+            schema: Schema(SyncDevice.types + SyncCoordinator.entities), configuration: .file(sharing.bob.path))
+        let context = elsewhere.newBackgroundContext()
+        let mood = try #require(try context.fetch(FetchDescriptor<Mood>()).first)
+        mood.text = "changed behind the sync's back"
+        try context.save()
+        try await sharing.bob.sync.syncNow()
+        #expect(try sharing.texts(on: sharing.bob) == ["bonjour"])
+        #expect(sharing.bob.sync.status.current.pendingChanges == 0)
+        try await sharing.bob.sync.syncNow()
+        #expect(sharing.bob.sync.status.current.pendingChanges == 0)
+    }
+
     @Test("A member taken out of a zone loses its objects, as deletions its contexts see; its own objects stay")
     func removedMemberLosesTheZone() async throws {
         let sharing = try await Sharing(bobAs: .writer)

@@ -25,15 +25,30 @@ extension SyncWorkspace {
         return try storeCall { try context.fetch(FetchDescriptor<ClientState>(predicate: #Predicate { $0.zone == key })).first?.cursor }
     }
 
-    /// Records the user's role in `zone`; a zone become read-only loses the changes made here that
-    /// the server has not taken (see ``discardPendingChanges(of:)``). Saved.
+    /// Records the user's role in `zone`; a zone the user may only read loses the changes made
+    /// here that the server has not taken (see ``discardPendingChanges(of:)``): those made while
+    /// the user could write, and those made where no coordinator's save rule refused them (another
+    /// process on the store). Saved when anything changed.
     func setRole(_ role: ZoneRole, of zone: ZoneID) throws {
         let client = try clientState(of: zone)
-        guard client.role != role.rawValue else { return }
-        let couldWrite = ZoneRole(rawValue: client.role)?.canWrite ?? false
-        client.role = role.rawValue
-        if couldWrite && !role.canWrite { try discardPendingChanges(of: zone) }
-        try save()
+        var changed = false
+        if client.role != role.rawValue {
+            client.role = role.rawValue
+            changed = true
+        }
+        if !role.canWrite, try hasPendingChanges(in: zone) {
+            try discardPendingChanges(of: zone)
+            changed = true
+        }
+        if changed { try save() }
+    }
+
+    /// Whether a record of `zone` has changes the server has not taken.
+    private func hasPendingChanges(in zone: ZoneID) throws -> Bool {
+        let key = zoneKey(zone)
+        var request = FetchDescriptor<SyncRecordState>(predicate: #Predicate { $0.isPending && $0.zone == key })
+        request.fetchLimit = 1
+        return try storeCall { try context.fetchCount(request) > 0 }
     }
 
     /// Takes back the changes made here to a zone the user may no longer write to: objects the
