@@ -107,6 +107,10 @@ public final class ObjectContext {
 
     /// For the view context: has its isolation call ``processPendingChanges()`` once it is free.
     private let processSoon: (@Sendable () -> Void)?
+    /// The container's save rules (see ``ObjectContainer/addSaveRule(named:_:)``), held here so
+    /// that a save does not load the container's weak reference to ask them.
+    let saveRules: Observers<ProposedSave>?
+
     /// Whether `processSoon` was called and ``processPendingChanges()`` has not run since.
     @exclusivity(unchecked) var isProcessingScheduled = false
 
@@ -119,6 +123,7 @@ public final class ObjectContext {
         processSoon: (@Sendable () -> Void)? = nil
     ) {
         self.container = container
+        self.saveRules = container?.saveRules ?? parent?.saveRules
         self.parent = parent
         self.coordinator = coordinator
         self.store = coordinator.store

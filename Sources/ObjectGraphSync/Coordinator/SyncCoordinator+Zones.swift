@@ -4,7 +4,8 @@ public import ObjectGraphSyncProtocol
 import Synchronization
 
 /// The zones a coordinator syncs: its own, and the zones shared with its user that are named after
-/// it, as the server lists them at the start of each cycle.
+/// it, as the server lists them at the start of each cycle that pushes (and of one that only reads,
+/// after a shared zone's live route was refused or 30 seconds after the last look).
 ///
 /// A coordinator of the zone `moods` syncs `moods`, the zones its user made by sharing objects of
 /// it (`moods.…`), and the zones named so that other users shared with its user (their `moods`
@@ -60,8 +61,11 @@ extension SyncCoordinator {
         do {
             list = try await remote.zones()
         } catch let error as SyncError where error.serverCode == .notFound {
+            zonesListedAt = .now
             return  // a server from before shared zones
         }
+        zonesListedAt = .now
+        zonesMayHaveChanged = false
         if let user = list.user { userName = user }
         var listed: [ZoneID: ZoneRole] = [zone: .owner]
         for membership in list.zones {

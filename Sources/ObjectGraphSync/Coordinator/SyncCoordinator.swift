@@ -73,6 +73,16 @@ public actor SyncCoordinator {
         get { workspace.zoneRoles }
         set { workspace.zoneRoles = newValue }
     }
+    /// When the zones were last asked of the server.
+    var zonesListedAt: ContinuousClock.Instant?
+    /// Whether a shared zone's live route was refused since: the user may have left it.
+    var zonesMayHaveChanged = false
+    /// Whether a cycle that only reads asks for the zones: after a refused live route, or 30 seconds
+    /// after the last look.
+    var zoneListIsStale: Bool {
+        guard let zonesListedAt, !zonesMayHaveChanged else { return true }
+        return ContinuousClock.now - zonesListedAt > .seconds(30)
+    }
     /// The user's name, as the server last said it; nil until it did.
     var userName: String? {
         get { workspace.userName }
@@ -290,7 +300,9 @@ public actor SyncCoordinator {
             workspace.processorsSawChanges()
         } else {
             _ = try workspace.beginRound(recordingLocalChanges: false)
-            if refreshingZones { try await refreshZones() }
+            // A cycle that only reads (woken by a live route) asks for the zones when one may have
+            // changed, or a while after the last look: not once more per change announced.
+            if refreshingZones && zoneListIsStale { try await refreshZones() }
         }
         status.update { $0.activity = .pulling }
         for zone in zoneRoles.keys.sorted() {
@@ -391,6 +403,7 @@ public actor SyncCoordinator {
             } catch let error as SyncError where zone != self.zone && error.serverCode == .notFound {
                 // Taken out of a shared zone: the next cycle's look at the zones takes it off.
                 failures += 1
+                zonesMayHaveChanged = true
                 wakeUp?.forServerChanges()
             } catch {
                 failures += 1

@@ -99,7 +99,7 @@ extension SaveOperation {
 
     /// The refusals of the container's save rules, which see the save as proposed.
     private func checkSaveRules() -> [ValidationFailure] {
-        guard let rules = context.container?.saveRules, rules.isObserved else { return [] }
+        guard let rules = context.saveRules, rules.isObserved else { return [] }
         let proposal = ProposedSave(
             context: context,
             insertedObjects: context.changes.inserted.values.filter { !$0._$state.isDeleted },
