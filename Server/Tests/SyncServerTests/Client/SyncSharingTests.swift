@@ -246,15 +246,19 @@ struct SyncSharingConvergenceTests {
             var random = SplitMix(seed: seed)
             var made = 0, refused = 0
             var aliceZone: ZoneID?, bobZone: ZoneID?
+            /// A new country of `user`'s with ten moods, shared.
+            func shareNewCountry(of user: Int) async throws -> ZoneID {
+                let country = Country(name: "\(names[user]) shared")
+                contexts[user].insert(country)
+                for index in 0..<10 { contexts[user].insert(Mood(text: "shared by \(names[user]) \(index)", country: country)) }
+                try contexts[user].save()
+                return try await devices[user].sync.share(country.objectID)
+            }
             for step in 0..<1_000 {
                 switch step {
                 case 250:
                     // Alice shares a country of hers with bob (a writer) and carol (a writer).
-                    let country = Country(name: "alice shared")
-                    contexts[0].insert(country)
-                    for index in 0..<10 { contexts[0].insert(Mood(text: "shared by alice \(index)", country: country)) }
-                    try contexts[0].save()
-                    let zone = try await devices[0].sync.share(country.objectID)
+                    let zone = try await shareNewCountry(of: 0)
                     aliceZone = zone
                     for (index, name) in [(1, "bob"), (2, "carol")] {
                         let invitation = try await devices[0].sync.invite(name, as: .writer, to: zone)
@@ -262,11 +266,7 @@ struct SyncSharingConvergenceTests {
                     }
                 case 400:
                     // Bob shares one of his with alice, who may only read it.
-                    let country = Country(name: "bob shared")
-                    contexts[1].insert(country)
-                    for index in 0..<10 { contexts[1].insert(Mood(text: "shared by bob \(index)", country: country)) }
-                    try contexts[1].save()
-                    let zone = try await devices[1].sync.share(country.objectID)
+                    let zone = try await shareNewCountry(of: 1)
                     bobZone = zone
                     let invitation = try await devices[1].sync.invite(nil, as: .reader, to: zone)
                     #expect(invitation.code != nil)
