@@ -14,6 +14,15 @@ import ObjectGraphSyncProtocol
 /// which the server gave): the wait for the network and the decoding of the answer happen during
 /// the apply instead of after it. A page read ahead is dropped unused when the apply fails.
 extension SyncCoordinator {
+    /// Whether `page` holds a forward to a zone this coordinator does not sync (yet, or at all).
+    private func forwardsToUnknownZones(_ page: ChangesPage) -> Bool {
+        let me = userName ?? ""
+        return page.changes.contains { change in
+            guard let target = change.record.forwardedTo else { return false }
+            return zoneRoles[target.relative(to: me)] == nil
+        }
+    }
+
     /// Reads the feed to its end.
     func pull() async throws {
         let remote = remote, zone = workspace.zone, limit = batchSize
@@ -36,6 +45,12 @@ extension SyncCoordinator {
             } catch let error as SyncError where error.serverCode == .mustRefetch {
                 try workspace.startRefetch(client)
                 continue
+            }
+            if forwardsToUnknownZones(page) {
+                // A record moved to a zone this coordinator has not heard of yet (shared from
+                // another device since the last look): the zones are asked first, so that the
+                // object follows it there instead of being deleted.
+                try await refreshZones()
             }
             if page.hasMore {
                 let cursor = page.cursor

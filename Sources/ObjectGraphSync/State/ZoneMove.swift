@@ -2,7 +2,7 @@ import Foundation
 import ObjectGraph
 
 /// A record moved out of a zone here, whose old zone is still to be told: once the new zone holds
-/// the record, the old one gets a forward in its place (see ``SyncWorkspace/forwardField``), so
+/// the record, the old one gets a forward in its place (see `SyncedRecord.forwardField`), so
 /// that the devices reading it move the object rather than delete it. It has its record's global
 /// ID. Made in the transaction of the move, deleted in the one that records the forward's
 /// acknowledgment.

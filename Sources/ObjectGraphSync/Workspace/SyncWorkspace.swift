@@ -26,8 +26,6 @@ final class SyncWorkspace {
     var zoneRoles: [ZoneID: ZoneRole] = [:]
     /// The user's name, as the server last said it; nil until it did.
     var userName: String?
-    /// The zones synced.
-    var syncedZones: Dictionary<ZoneID, ZoneRole>.Keys { zoneRoles.keys }
     let model: SyncModel
     /// The context the sync works in.
     let context: ObjectContext

@@ -80,7 +80,8 @@ struct SyncSharedZoneTests {
         try context.save()
         try await sharing.bob.sync.syncNow()
         #expect(sharing.server.records(zone: "moods", user: "bob").filter { !$0.deleted }.count == 1)
-        own.country = try #require(try context.fetch(FetchDescriptor<Country>()).first)
+        let country = try #require(try context.fetch(FetchDescriptor<Country>()).first)
+        own.country = country
         try context.save()
         try await sharing.bob.sync.syncNow()
         #expect(try await sharing.bob.sync.zone(of: own.objectID) == sharing.shared)
@@ -97,7 +98,8 @@ struct SyncSharedZoneTests {
         let own = Mood(text: "bob's own")
         context.insert(own)
         try context.save()
-        own.country = try #require(try context.fetch(FetchDescriptor<Country>()).first)
+        let country = try #require(try context.fetch(FetchDescriptor<Country>()).first)
+        own.country = country
         let error = #expect(throws: ObjectGraphError.self) { try context.save() }
         #expect(error?.validationFailures.contains { $0.objectID == own.objectID } == true, "\(String(describing: error))")
     }
@@ -285,6 +287,30 @@ struct SyncShareTests {
         try await owner.phone.sync.syncNow()
         let texts = try owner.phone.container.newBackgroundContext().fetch(FetchDescriptor<Mood>()).map(\.text).sorted()
         #expect(texts == ["anywhere", "bonsoir", "ça va"])
+    }
+
+    @Test("A running device of the owner, woken by the live route, follows a share made elsewhere without deleting anything")
+    func runningDeviceFollowsAShareLive() async throws {
+        let owner = try await Owner()
+        let deleted = Mutex(0)
+        let commits = owner.laptop.container.observeCommits { save in
+            deleted.withLock { $0 += save.deletedObjectIDs.filter { !$0.entityName.hasPrefix("ObjectGraphSync") }.count }
+        }
+        await owner.laptop.sync.start()
+        try await owner.laptop.sync.syncNow()  // its zones listed before the share
+        let zone = try await owner.phone.sync.share(owner.france)
+        let deadline = ContinuousClock.now + .seconds(60)
+        let context = owner.laptop.container.newBackgroundContext()
+        while ContinuousClock.now < deadline {
+            let moods = try context.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.text == "bonjour" }))
+            if let mood = moods.first, try await owner.laptop.sync.zone(of: mood.objectID) == zone { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        await owner.laptop.sync.stop()
+        withExtendedLifetime(commits) {}
+        #expect(await owner.laptop.sync.zones[zone] == .owner)
+        #expect(deleted.withLock { $0 } == 0, "a moved object was deleted on the running device")
+        #expect(try context.fetch(FetchDescriptor<Mood>()).map(\.text).sorted() == ["anywhere", "bonjour", "ça va"])
     }
 
     @Test("A member invited to a shared country gets the country and its moods alone; its continent stays the owner's")

@@ -61,10 +61,13 @@ extension SyncWorkspace {
             try context.fetch(FetchDescriptor<SyncRecordState>(predicate: #Predicate { $0.isPending && $0.zone == key }))
         }
         for state in pending {
-            if state.baseVersion == nil, let shape = model.shape(forEntity: state.entityName),
-                let object = try object(withGlobalID: state.recordID, of: shape)
-            {
-                deleteMirroring(object)
+            guard state.baseVersion != nil else {
+                // Never on the server: the object and its state go.
+                if let shape = model.shape(forEntity: state.entityName), let object = try object(withGlobalID: state.recordID, of: shape) {
+                    deleteMirroring(object)
+                }
+                context.delete(state)
+                continue
             }
             state.isPending = false
             state.isDeletedLocally = false

@@ -144,7 +144,7 @@ extension SyncWorkspace {
     {
         guard let state, state.zone == zoneKey(zone) else { return }
         let target = target.relative(to: userName ?? "")
-        if syncedZones.contains(target) {
+        if zoneRoles[target] != nil {
             state.zone = zoneKey(target)
             state.baseVersion = nil
             state.feedVersion = 0
