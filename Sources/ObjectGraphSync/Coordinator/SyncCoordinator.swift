@@ -33,7 +33,8 @@ public import ObjectGraphSyncProtocol
 /// (``SyncStatus/Activity/unauthorized``) until ``start()`` is called again.
 public actor SyncCoordinator {
     /// The sync's own entities, which the container's schema must include: the records' states, the
-    /// client's state, the pushes in flight and the links waiting for their target.
+    /// client's state of each zone, the pushes in flight, the links waiting for their target, the
+    /// set-aside and merged records, and the moves whose old zone is still to be told.
     public static let entities: [any Entity.Type] = [
         SyncRecordState.self, ClientState.self, OutboxBatch.self, PendingLink.self, SetAsideEntry.self, MergedRecord.self,
         ZoneMove.self
