@@ -376,3 +376,61 @@ struct SyncShareTests {
         #expect(Self.fields(owner.server.records(zone: "moods", user: "bob"), "name") == ["France"])
     }
 }
+
+/// Sharing with ordered relationships and many-to-many links: positions travel with the moved
+/// records, and the links an object owns move with it.
+@Suite("Sync client: sharing keeps an object's order and the links it owns")
+struct SyncShareLinksTests {
+    static let types: [any Syncable.Type] = [Trip.self, Stop.self, Setlist.self, Song.self]
+
+    @Test("A shared trip reaches a member with its stops in order, and a writer's reordering reaches the owner")
+    func orderTravelsWithTheShare() async throws {
+        let server = InMemorySyncServer()
+        let phone = try SyncDevice(server: server, types: Self.types)
+        let bob = try SyncDevice(server: server, types: Self.types, remote: server.remote(user: "bob"))
+        let context = phone.container.newBackgroundContext()
+        let trip = Trip(name: "Italy")
+        context.insert(trip)
+        trip.stops = ["Rome", "Florence", "Venice"].map { Stop(name: $0) }
+        try context.save()
+        try await phone.sync.syncNow()
+        let zone = try await phone.sync.share(trip.objectID)
+        try await bob.sync.accept(InvitationAcceptance(id: try await phone.sync.invite("bob", as: .writer, to: zone).id))
+        let bobs = bob.container.newBackgroundContext()
+        let bobsTrip = try #require(try bobs.fetch(FetchDescriptor<Trip>()).first)
+        #expect(bobsTrip.stops.map(\.name) == ["Rome", "Florence", "Venice"])
+        bobsTrip.stops.reverse()
+        try bobs.save()
+        try await bob.sync.syncNow()
+        try await phone.sync.syncNow()
+        let phones = phone.container.newBackgroundContext()
+        #expect(try phones.fetch(FetchDescriptor<Trip>()).first?.stops.map(\.name) == ["Venice", "Florence", "Rome"])
+    }
+
+    @Test(
+        "A shared setlist's links move with it: the owner's other device keeps its songs in order, and the old zone keeps only forwards of them"
+    )
+    func ownedLinksMoveWithTheObject() async throws {
+        let server = InMemorySyncServer()
+        let phone = try SyncDevice(server: server, types: Self.types)
+        let laptop = try SyncDevice(server: server, types: Self.types)
+        let context = phone.container.newBackgroundContext()
+        let setlist = Setlist(name: "Road")
+        context.insert(setlist)
+        setlist.songs = ["Alpha", "Beta"].map { Song(title: $0) }
+        try context.save()
+        try await phone.sync.syncNow()
+        try await laptop.sync.syncNow()
+        let zone = try await phone.sync.share(setlist.objectID)
+        try await laptop.sync.syncNow()
+        let shared = server.records(zone: zone.name, user: "alice").filter { !$0.deleted }
+        #expect(shared.filter { $0.entity == "Setlist.songs" }.count == 2, "\(shared.map(\.entity))")
+        let home = server.records(zone: "moods", user: "alice").filter { !$0.deleted }
+        #expect(home.filter { $0.entity == "Setlist.songs" }.allSatisfy { $0.forwardedTo != nil })
+        #expect(home.filter { $0.entity == "Song" }.count == 2, "the songs do not belong to the setlist: they stay")
+        let laptops = laptop.container.newBackgroundContext()
+        let copy = try #require(try laptops.fetch(FetchDescriptor<Setlist>()).first)
+        #expect(copy.songs.map(\.title) == ["Alpha", "Beta"])
+        #expect(try await laptop.sync.zone(of: copy.objectID) == zone)
+    }
+}

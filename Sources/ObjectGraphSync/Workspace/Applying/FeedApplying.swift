@@ -65,10 +65,8 @@ extension SyncWorkspace {
             let record = change.record
             let state = states[record.id]
             if let target = record.forwardedTo {
-                if let shape = model.shape(forRecordType: record.entity) {
-                    try applyForward(record, to: target, state: state, shape: shape)
-                    if state?.isDeleted == true { states[record.id] = nil }
-                }
+                try applyForward(record, to: target, state: state)
+                if state?.isDeleted == true { states[record.id] = nil }
                 continue
             }
             if let state, state.zone != key {

@@ -25,38 +25,59 @@ extension SyncWorkspace {
     }
 
     /// Moves `root` and every object that belongs to it (through to-many relationships with the
-    /// cascade delete rule, at any depth) into `target`, as local changes to send with the sync
-    /// context's next save. Returns how many objects moved.
+    /// cascade delete rule, at any depth) into `target`, with the many-to-many links they own, as
+    /// local changes to send with the sync context's next save. Returns how many objects moved.
     @discardableResult
     func moveRecords(_ root: any Entity, to target: ZoneID) throws -> Int {
         let targetKey = zoneKey(target)
         let objects = try belongings(of: root)
         var states = try recordStates(for: objects.map(\.object.objectGlobalID))
-        var moves = try storeCall { try context.objects(withGlobalIDs: states.keys, as: ZoneMove.self) }
         var moved = 0
+        var links: [(id: UUID, recordType: String)] = []
         for (object, shape) in objects {
             let id = object.objectGlobalID
             let state = try states[id] ?? newState(id, entity: shape.entityName, zone: zoneKey(of: object, shape: shape), into: &states)
             guard state.zone != targetKey, !state.isDeletedLocally else { continue }
-            if let move = moves[id] {
-                move.toZone = targetKey  // moved again before the first move's forward went
-            } else if let baseVersion = state.baseVersion {
-                let move = ZoneMove(recordType: shape.recordType, fromZone: state.zone, toZone: targetKey, baseVersion: baseVersion)
-                try storeCall { try context.insert(move, globalID: id) }
-                moves[id] = move
-            }
+            try noteMove(of: state, recordType: shape.recordType, to: targetKey)
             // New to the target zone: sent whole, from no version.
-            state.zone = targetKey
-            state.baseVersion = nil
-            state.feedVersion = 0
             state.shadow = nil
             state.pendingProperties = Self.joined(shape.fields.map(\.property) + shape.positions.map(\.positionProperty))
-            state.localRevision += 1
-            state.isPending = true
-            changedObjects.append(state)  // for the uploader's predicate
             moved += 1
+            // A link lives in its owner's zone: those the object owns go with it.
+            let members = try Self.members(state.members)
+            for membership in shape.memberships {
+                for target in members[membership.property] ?? [] {
+                    links.append((LinkID.make(recordType: membership.recordType, source: id, target: target), membership.recordType))
+                }
+            }
+        }
+        let linkStates = try recordStates(for: links.map(\.id))
+        for (id, recordType) in links {
+            guard let state = linkStates[id], state.zone != targetKey, !state.isDeletedLocally else { continue }
+            try noteMove(of: state, recordType: recordType, to: targetKey)
+            // Its ends and positions, kept in its shadow, are sent whole from no version.
+            state.pendingProperties = Self.joined(Self.split(state.pendingProperties).union(["source", "target"]))
         }
         return moved
+    }
+
+    /// Moves a record's state to the zone `targetKey` names, new there, and notes the forward its
+    /// old zone is owed (unless that zone never had it, or a forward is already owed: the first
+    /// move's old zone is the one to tell).
+    private func noteMove(of state: SyncRecordState, recordType: String, to targetKey: String) throws {
+        let id = state.recordID
+        if let move = try storeCall({ try context.objects(withGlobalIDs: [id], as: ZoneMove.self) })[id] {
+            move.toZone = targetKey  // moved again before the first move's forward went
+        } else if let baseVersion = state.baseVersion {
+            let move = ZoneMove(recordType: recordType, fromZone: state.zone, toZone: targetKey, baseVersion: baseVersion)
+            try storeCall { try context.insert(move, globalID: id) }
+        }
+        state.zone = targetKey
+        state.baseVersion = nil
+        state.feedVersion = 0
+        state.localRevision += 1
+        state.isPending = true
+        changedObjects.append(state)  // for the uploader's predicate
     }
 
     /// `root` and the objects that belong to it, each once, with their shapes.
@@ -119,6 +140,10 @@ extension SyncWorkspace {
         let text = ZoneID(target.name, owner: target.owner ?? userName).description
         var fields: [String: JSONValue] = [SyncedRecord.forwardField: .string(text)]
         for field in model.shape(forRecordType: move.recordType)?.fields ?? [] { fields[field.name] = .null }
+        if model.membership(forRecordType: move.recordType) != nil {
+            fields["source"] = .null
+            fields["target"] = .null
+        }
         return (
             .upsert(number, entity: move.recordType, id: id, baseVersion: move.baseVersion, fields: fields),
             OutboxEntry(recordID: id, revision: 0, properties: [], forwardsTo: text)
@@ -137,24 +162,35 @@ extension SyncWorkspace {
         if server.deleted { context.delete(move) } else { move.baseVersion = server.version }
     }
 
-    /// Applies a forward read in the zone under way: the object follows its record to the zone it
-    /// names when this coordinator syncs that zone, and is deleted here otherwise (out of the
-    /// user's reach). One that already moved, or that this device never had, is left.
-    func applyForward(_ record: ObjectGraphSyncProtocol.SyncedRecord, to target: ZoneID, state: SyncRecordState?, shape: RecordShape) throws
-    {
+    /// Applies a forward read in the zone under way: the object (or the link) follows its record
+    /// to the zone it names when this coordinator syncs that zone, and is deleted here otherwise
+    /// (out of the user's reach). One that already moved, or that this device never had, is left.
+    func applyForward(_ record: ObjectGraphSyncProtocol.SyncedRecord, to target: ZoneID, state: SyncRecordState?) throws {
         guard let state, state.zone == zoneKey(zone) else { return }
         let target = target.relative(to: userName ?? "")
+        let shape = model.shape(forRecordType: record.entity)
         if zoneRoles[target] != nil {
             state.zone = zoneKey(target)
             state.baseVersion = nil
             state.feedVersion = 0
             if state.isPending {
-                state.pendingProperties = Self.joined(shape.fields.map(\.property) + shape.positions.map(\.positionProperty))
+                let all = shape.map { $0.fields.map(\.property) + $0.positions.map(\.positionProperty) } ?? ["source", "target"]
+                state.pendingProperties = Self.joined(Self.split(state.pendingProperties).union(all))
             }
             return
         }
-        if let object = try object(withGlobalID: record.id, of: shape) { deleteMirroring(object) }
+        if let shape {
+            if let object = try object(withGlobalID: record.id, of: shape) { deleteMirroring(object) }
+            try dropPendingLinks(from: record.id)
+        } else if let (owner, membership) = model.membership(forRecordType: record.entity) {
+            let ends = try Self.fields(state.shadow)
+            if case .string(let source)? = ends["source"], case .string(let target)? = ends["target"],
+                let sourceID = UUID(text: source), let targetID = UUID(text: target)
+            {
+                try setMembership(membership, of: sourceID, owner, to: targetID, isMember: false)
+                try dropPendingLinks(from: sourceID, property: membership.property, to: targetID)
+            }
+        }
         context.delete(state)
-        try dropPendingLinks(from: record.id)
     }
 }
