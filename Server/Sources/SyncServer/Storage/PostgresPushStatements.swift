@@ -105,7 +105,7 @@ struct WritePushStatement: PostgresPreparedStatement {
         WITH appended AS (
             INSERT INTO changes (zone_id, position, txn, record_id, entity, version, deleted, fields,
                                  field_versions, committed_at, author_id)
-            SELECT $1, p, $2, r, e, v, d, f, fv, $3, $21
+            SELECT $1, p, $2, r, e, v, d, f, fv, $3, $21::bigint
             FROM UNNEST($4::bigint[], $5::uuid[], $6::text[], $7::bigint[], $8::bool[], $9::text[], $10::text[])
                 AS t(p, r, e, v, d, f, fv)),
         moved AS (UPDATE zones SET last_position = $11 WHERE id = $1),
@@ -129,7 +129,9 @@ struct WritePushStatement: PostgresPreparedStatement {
     var payload: String
     var addedBytes: Int64
     var ownerID: Int64
-    var authorID: Int64
+    /// The pushing user's key; nil for the zone's owner (the column is NULL for the owner's own
+    /// changes, which a feed read then decodes for nothing).
+    var authorID: Int64?
 
     func makeBindings() throws -> PostgresBindings {
         let entries = plan.entries
@@ -154,7 +156,7 @@ struct WritePushStatement: PostgresPreparedStatement {
         bindings.append(payload)
         bindings.append(addedBytes)
         bindings.append(ownerID)
-        bindings.append(authorID)
+        if let authorID { bindings.append(authorID) } else { bindings.appendNull() }
         return bindings
     }
 

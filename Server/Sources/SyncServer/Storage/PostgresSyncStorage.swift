@@ -125,7 +125,8 @@ final class PostgresSyncStorage: SyncStorage {
     private static let migrations = [version1, version2, version3, version4, version5]
 
     /// Zones shared with other users: their members, the invitations that make them, and each
-    /// change's author (NULL for the changes made before: their zone's owner's). The author is no
+    /// change's author (NULL for the zone's owner's, and for the changes made before, which only
+    /// the owner could make). The author is no
     /// foreign key: users are never removed, and the check of each inserted change cost a push
     /// an eighth of its time.
     private static let version5 = [
@@ -330,7 +331,7 @@ final class PostgresSyncStorage: SyncStorage {
             for try await (total, _) in try await connection.execute(
                 WritePushStatement(
                     zoneID: zoneID, clientID: clientID, plan: plan, now: now, channel: Self.channel, payload: payload,
-                    addedBytes: added, ownerID: owner.id, authorID: author.id),
+                    addedBytes: added, ownerID: owner.id, authorID: author.id == owner.id ? nil : author.id),
                 logger: logger)
             {
                 used = total

@@ -218,6 +218,7 @@ final class SQLiteSyncStorage: SyncStorage {
         _ planner: PushPlanner, zone: String, owner: SyncUser, author: SyncUser, quotas: Quotas, now: Int64
     ) async throws -> PushDecision {
         let clientID = planner.request.clientID
+        let authorKey = author.id == owner.id ? nil : author.id  // NULL for the owner's own changes
         let small = planner.recordIDs.count <= Self.changesPerStep
         // A small push is planned and written in one transaction. A large one is planned from a
         // snapshot, which holds no lock (the zone's turn keeps its other pushes out meanwhile),
@@ -229,7 +230,7 @@ final class SQLiteSyncStorage: SyncStorage {
                 let found = try Self.zoneForPush(zone, owner: owner, quotas: quotas, db)
                 let outcome = try Self.plan(planner, zoneID: found.id, lastPosition: found.lastPosition, now: now, db)
                 if case .apply(let plan) = outcome {
-                    try Self.insert(plan.entries[...], zoneID: found.id, author: author, db)
+                    try Self.insert(plan.entries[...], zoneID: found.id, author: authorKey, db)
                     try Self.publish(plan, zone: zone, zoneID: found.id, owner: owner, quotas: quotas, clientID: clientID, db)
                 }
                 return (outcome, found.id)
@@ -265,7 +266,7 @@ final class SQLiteSyncStorage: SyncStorage {
                 rest = rest.dropFirst(step.count)
                 let isLast = rest.isEmpty
                 try await pool.write { db in
-                    try Self.insert(step, zoneID: zoneID, author: author, db)
+                    try Self.insert(step, zoneID: zoneID, author: authorKey, db)
                     if isLast {
                         try Self.publish(plan, zone: zone, zoneID: zoneID, owner: owner, quotas: quotas, clientID: clientID, db)
                     }
@@ -352,7 +353,8 @@ final class SQLiteSyncStorage: SyncStorage {
         return bytes
     }
 
-    private static func insert(_ entries: ArraySlice<FeedEntry>, zoneID: Int64, author: SyncUser, _ db: Database) throws {
+    /// Inserts a push's entries; the author's key is NULL for the zone's owner's own changes.
+    private static func insert(_ entries: ArraySlice<FeedEntry>, zoneID: Int64, author: Int64?, _ db: Database) throws {
         let insert = try db.cachedStatement(
             sql: """
                 INSERT INTO changes (zone_id, position, txn, record_id, entity, version, deleted, fields,
@@ -363,7 +365,7 @@ final class SQLiteSyncStorage: SyncStorage {
             try insert.execute(arguments: [
                 zoneID, entry.position, entry.transaction, entry.state.id, entry.state.entity,
                 entry.state.version, entry.state.deleted, entry.fieldsJSON, entry.fieldVersionsJSON,
-                entry.committedAt, author.id
+                entry.committedAt, author
             ])
         }
     }
