@@ -77,8 +77,12 @@ extension SyncCoordinator {
     /// now are applied and no longer kept; the others are kept, with the reason of this attempt.
     func applySetAsideAgain() async throws {
         guard !(try workspace.setAsideIDs()).isEmpty else { return }
-        let changes = try workspace.setAsideRecords().map { FeedChange(position: 0, transaction: 0, record: $0.record) }
-        try await applySettingAside(changes) { _ in }
+        let byZone = Dictionary(grouping: try workspace.setAsideRecordsByZone(), by: \.zone)
+        // Each in the zone whose feed brought it, so that a record applied now lives there.
+        for (zone, records) in byZone.sorted(by: { $0.key < $1.key }) where zoneRoles[zone] != nil {
+            let changes = records.map { FeedChange(position: 0, transaction: 0, record: $0.record.record) }
+            try await inZone(zone) { sync in try await sync.applySettingAside(changes) { _ in } }
+        }
     }
 }
 

@@ -20,6 +20,8 @@ import ObjectGraph
     var reason: String
     /// When it was (last) set aside.
     var date: Date
+    /// The zone whose feed brought it (a ``SyncWorkspace/zoneKey(_:)``): where it applies.
+    var zone = ""
 
     init(recordType: String, version: Int64, deleted: Bool, fields: Data, field: String?, reason: String, date: Date) {
         self.recordType = recordType

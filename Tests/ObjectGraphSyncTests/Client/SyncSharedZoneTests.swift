@@ -374,6 +374,19 @@ struct SyncShareTests {
         try await owner.phone.sync.syncNow()
         #expect(Self.fields(owner.server.records(zone: zone.name, user: "alice"), "name") == ["France"], "nothing was deleted")
         #expect(Self.fields(owner.server.records(zone: "moods", user: "bob"), "name") == ["France"])
+
+        // Bob renames his own: the set-aside record applies, in the zone whose feed brought it.
+        let own = try #require(try context.fetch(FetchDescriptor<Country>()).first)
+        own.name = "Francia"
+        try context.save()
+        try await bob.sync.syncNow()
+        try await bob.sync.retrySetAsideRecords()
+        #expect(try await bob.sync.setAsideRecords().isEmpty)
+        let shared = try #require(try context.fetch(FetchDescriptor<Country>(predicate: #Predicate { $0.name == "France" })).first)
+        #expect(try await bob.sync.zone(of: shared.objectID) == ZoneID(zone.name, owner: "alice"))
+        #expect(shared.moods.map(\.text).sorted() == ["bonjour", "ça va"])
+        try await bob.sync.syncNow()
+        #expect(Self.fields(owner.server.records(zone: "moods", user: "bob"), "name") == ["Francia"], "nothing went to bob's zone")
     }
 }
 

@@ -72,10 +72,12 @@ extension SyncWorkspace {
                     entry.field = refusal.field
                     entry.reason = refusal.reason
                     entry.date = now
+                    entry.zone = zoneKey(zone)
                 } else {
                     let entry = SetAsideEntry(
                         recordType: record.entity, version: record.version, deleted: record.deleted,
                         fields: try Self.data(record.fields), field: refusal.field, reason: refusal.reason, date: now)
+                    entry.zone = zoneKey(zone)
                     do {
                         try context.insert(entry, globalID: record.id)
                     } catch let error as ObjectGraphError {
@@ -143,13 +145,19 @@ extension SyncWorkspace {
 
     /// The records this device set aside, oldest first.
     func setAsideRecords() throws -> [SetAsideRecord] {
+        try setAsideRecordsByZone().map(\.record)
+    }
+
+    /// The set-aside records, oldest first, each with the zone whose feed brought it.
+    func setAsideRecordsByZone() throws -> [(zone: ZoneID, record: SetAsideRecord)] {
         let entries = try storeCall { try context.fetch(FetchDescriptor<SetAsideEntry>(sortBy: [SortDescriptor(\.date)])) }
         return try entries.map { entry in
-            SetAsideRecord(
+            let record = SetAsideRecord(
                 record: SyncedRecord(
                     entity: entry.recordType, id: entry.objectGlobalID, version: entry.version, deleted: entry.deleted,
                     fields: try Self.fields(entry.fields)),
                 field: entry.field, reason: entry.reason, date: entry.date)
+            return (zone(forKey: entry.zone), record)
         }
     }
 
@@ -159,7 +167,7 @@ extension SyncWorkspace {
         let entry = try setAsideEntry(id)
         if let shape = model.shape(forRecordType: entry.recordType) {
             var states = try recordStates(for: [id])
-            let state = try states[id] ?? newState(id, entity: shape.entityName, zone: zoneKey(zone), into: &states)
+            let state = try states[id] ?? newState(id, entity: shape.entityName, zone: entry.zone, into: &states)
             state.feedVersion = max(state.feedVersion, entry.version)
         }
         try saveSettling(entry)
@@ -178,7 +186,7 @@ extension SyncWorkspace {
             let fields = try Self.fields(entry.fields)
             // Based on the server's version: what the app corrects is sent as a change of it.
             var states = try recordStates(for: [id])
-            let state = try states[id] ?? newState(id, entity: shape.entityName, zone: zoneKey(zone), into: &states)
+            let state = try states[id] ?? newState(id, entity: shape.entityName, zone: entry.zone, into: &states)
             state.baseVersion = entry.version
             state.feedVersion = max(state.feedVersion, entry.version)
             state.shadow = try Self.data(fields)

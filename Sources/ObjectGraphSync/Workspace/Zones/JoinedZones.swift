@@ -99,6 +99,10 @@ extension SyncWorkspace {
             for object in try objects(withGlobalIDs: ids, of: shape).values { deleteMirroring(object) }
         }
         for state in states { context.delete(state) }
+        for entry in try storeCall({ try context.fetch(FetchDescriptor<SetAsideEntry>(predicate: #Predicate { $0.zone == key })) }) {
+            context.delete(entry)
+        }
+        setAside = nil  // counted again
         let text = zone.description
         for batch in try storeCall({ try context.fetch(FetchDescriptor<OutboxBatch>(predicate: #Predicate { $0.zone == text })) }) {
             context.delete(batch)
