@@ -112,36 +112,31 @@ struct SyncSharingTests {
     }
 }
 
-@Suite("Sync client: sharing survives being killed", .timeLimit(.minutes(5)))
+// One case at a time: each runs a server process of its own and three clients. The clients are
+// started with `posix_spawn` (see `SpawnedProcess`): Foundation's `Process.run()` crashed here.
+@Suite("Sync client: sharing survives being killed", .serialized, .timeLimit(.minutes(5)))
 struct SyncShareCrashTests {
-    /// Runs the test client in `mode` until it ends; returns its output and whether it was killed.
+    /// Runs the test client until it ends (killed after `delay`, if given); returns its output and
+    /// whether it was killed.
     static func runClient(
         _ executable: URL, _ arguments: [String], killAfter delay: Duration? = nil
     ) async throws -> (output: String, killed: Bool) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        let exit = ProcessExit(of: process)
-        try process.run()
+        let process = try SpawnedProcess(executable, arguments)
         if let delay {
             let deadline = ContinuousClock.now + delay
             while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.kill()
         }
-        guard await exit.wait(upTo: .seconds(120)) else {
-            process.terminate()
+        guard let exit = await process.exit(within: .seconds(120)) else {
+            process.kill()
             throw TestFailure("the client did not finish")
         }
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        if process.terminationReason == .uncaughtSignal {
-            guard process.terminationStatus == SIGKILL else { throw TestFailure("the client crashed: \(output)") }
-            return (output, true)
+        if exit.signaled {
+            guard exit.code == SIGKILL else { throw TestFailure("the client crashed (signal \(exit.code)): \(exit.output)") }
+            return (exit.output, true)
         }
-        guard process.terminationStatus == 0 else { throw TestFailure("the client failed: \(output)") }
-        return (output, false)
+        guard exit.code == 0 else { throw TestFailure("the client failed (\(exit.code)): \(exit.output)") }
+        return (exit.output, false)
     }
 
     @Test(
