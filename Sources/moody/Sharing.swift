@@ -87,13 +87,13 @@ struct Members: AsyncParsableCommand {
     @Flag(help: "Leave the zone (shared with this user).") var leave = false
 
     func run() async throws {
-        let container = try store.open()
-        let sync = try server.coordinator(for: container)
-        try await sync.syncNow()
         let named = try zone.map { text in
             guard let zone = ZoneID(parsing: text) else { throw ValidationError("\(text) is not a zone: NAME or OWNER/NAME.") }
             return zone
         }
+        let container = try store.open()
+        let sync = try server.coordinator(for: container)
+        try await sync.syncNow()
         if let set {
             let parts = set.split(separator: "=", maxSplits: 1).map(String.init)
             guard let named, parts.count == 2, let role = ZoneRole(rawValue: parts[1]) else {
