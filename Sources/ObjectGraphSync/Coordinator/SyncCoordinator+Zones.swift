@@ -139,25 +139,20 @@ final class ReadOnlyRecords: Sendable {
             guard let shape = model.shape(forEntity: object.objectID.entityName) else { continue }
             var current = (object: object, shape: shape)
             var seen: Set<UUID> = [object.objectGlobalID]
-            parents: while true {
-                for field in current.shape.parentReferences {
-                    guard case .reference(let entity) = field.kind, let parentShape = model.shape(forEntity: entity) else { continue }
-                    let parent: (any Entity)?
-                    do {
-                        parent = try current.object.relatedObjects(forKey: field.property).first
-                    } catch {
-                        save.refuse(object, because: "the zone it would live in cannot be read: \(error)")
-                        break parents
-                    }
-                    guard let parent, seen.insert(parent.objectGlobalID).inserted else { continue }
-                    if let zone = records[parent.objectGlobalID] {
-                        refuse(object, in: zone, save)
-                        break parents
-                    }
-                    current = (parent, parentShape)
-                    continue parents
+            while true {
+                let parent: (object: any Entity, shape: RecordShape)?
+                do {
+                    parent = try model.parent(of: current.object, shape: current.shape)
+                } catch {
+                    save.refuse(object, because: "the zone it would live in cannot be read: \(error)")
+                    break
                 }
-                break
+                guard let parent, seen.insert(parent.object.objectGlobalID).inserted else { break }
+                if let zone = records[parent.object.objectGlobalID] {
+                    refuse(object, in: zone, save)
+                    break
+                }
+                current = parent
             }
         }
     }

@@ -72,3 +72,19 @@ struct SyncModel: Sendable {
         memberships[recordType]
     }
 }
+
+extension SyncModel {
+    /// The object `object` belongs to, with its shape: the first of the shape's parent references
+    /// (see ``RecordShape/parentReferences``) that points somewhere; nil for none.
+    ///
+    /// - Throws: `ObjectGraphError` when the relationship cannot be read.
+    func parent(of object: any Entity, shape: RecordShape) throws -> (object: any Entity, shape: RecordShape)? {
+        for field in shape.parentReferences {
+            guard case .reference(let entity) = field.kind, let parentShape = self.shape(forEntity: entity),
+                let parent = try object.relatedObjects(forKey: field.property).first
+            else { continue }
+            return (parent, parentShape)
+        }
+        return nil
+    }
+}

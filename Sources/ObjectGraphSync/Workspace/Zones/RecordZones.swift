@@ -32,22 +32,14 @@ extension SyncWorkspace {
         guard try syncsOtherZones(), var current = shape.map({ (object, $0) }) else { return nil }
         var seen: Set<UUID> = [object.objectGlobalID]
         var hasParent = false
-        while let (parent, parentShape) = try parent(of: current.0, shape: current.1), seen.insert(parent.objectGlobalID).inserted {
+        while let (parent, parentShape) = try storeCall({ try model.parent(of: current.0, shape: current.1) }),
+            seen.insert(parent.objectGlobalID).inserted
+        {
             hasParent = true
             if let state = try recordStates(for: [parent.objectGlobalID])[parent.objectGlobalID] { return state.zone }
             current = (parent, parentShape)
         }
         return hasParent ? "" : nil
-    }
-
-    /// The object `object` belongs to, if any: the first parent reference that points somewhere.
-    private func parent(of object: any Entity, shape: RecordShape) throws -> (any Entity, RecordShape)? {
-        for field in shape.parentReferences {
-            guard case .reference(let entity) = field.kind, let parentShape = model.shape(forEntity: entity) else { continue }
-            let parent = try storeCall { try object.relatedObjects(forKey: field.property).first }
-            if let parent { return (parent, parentShape) }
-        }
-        return nil
     }
 
     /// Whether the store syncs a zone beside the coordinator's own; looked up once, then kept as

@@ -113,11 +113,7 @@ extension SyncWorkspace {
         let moves = try storeCall { try context.fetch(request) }
         guard !moves.isEmpty else { return [] }
         let states = try recordStates(for: moves.map(\.objectGlobalID))
-        return moves.compactMap { move in
-            let id = move.objectGlobalID
-            guard let state = states[id], state.zone == move.toZone, state.baseVersion == nil else { return (id, move) }
-            return nil
-        }
+        return moves.filter { Self.isReady($0, state: states[$0.objectGlobalID]) }.map { ($0.objectGlobalID, $0) }
     }
 
     /// Whether a zone has a forward to send: the coordinator then pushes again.
@@ -126,10 +122,14 @@ extension SyncWorkspace {
         let moves = try storeCall { try context.fetch(FetchDescriptor<ZoneMove>()) }
         guard !moves.isEmpty else { return false }
         let states = try recordStates(for: moves.map(\.objectGlobalID))
-        return moves.contains { move in
-            guard let state = states[move.objectGlobalID], state.zone == move.toZone else { return true }
-            return state.baseVersion != nil
-        }
+        return moves.contains { Self.isReady($0, state: states[$0.objectGlobalID]) }
+    }
+
+    /// Whether a move's forward can go: the new zone acknowledged the record (it has a version
+    /// there), or the record is gone here or moved on.
+    private static func isReady(_ move: ZoneMove, state: SyncRecordState?) -> Bool {
+        guard let state, state.zone == move.toZone else { return true }
+        return state.baseVersion != nil
     }
 
     /// The forward of a move, as a mutation numbered `number`: the record's fields cleared, and
