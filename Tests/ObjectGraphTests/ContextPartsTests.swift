@@ -95,11 +95,11 @@ import Testing
         DeletionPass(context: context).run()
         #expect(france.isDeleted && mood.isDeleted)
         #expect(context.changes.pendingDeletions.isEmpty && context.changes.rulesAwaitingRetry.isEmpty)
-        #expect(context.deletionPassMemory == nil && !context.isProcessingPendingChanges)
+        #expect(context.deletionPass == nil && !context.isProcessingPendingChanges)
 
         // With nothing pending, a pass does nothing and keeps nothing.
         DeletionPass(context: context).run()
-        #expect(context.deletionPassMemory == nil)
+        #expect(context.deletionPass == nil)
     }
 
     @Test func batchOperationsNeedOnlyTheStoreTheCoordinatorAndAMerge() throws {

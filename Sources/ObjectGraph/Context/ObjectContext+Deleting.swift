@@ -1,5 +1,5 @@
-/// Deleting objects: the public calls, and the processing of pending changes that runs the delete
-/// rules (a ``DeletionPass``) and posts what changed.
+/// Deleting objects: the public calls, which run the delete rules at once (see
+/// `ObjectContext+PendingChanges.swift`).
 extension ObjectContext {
     /// Deletes an object. Its delete rules run at once (see ``processPendingChanges()``), and the row
     /// is removed at the next save. Deleting an object that was never saved just forgets it.
@@ -77,103 +77,11 @@ extension ObjectContext {
         state.isDeleted = false
         changes.deleted[StateKey(state)] = nil
     }
-
-    /// Merges the saves of other contexts that arrived (see ``automaticallyMergesChanges``), runs
-    /// `prepareForDeletion()` and the delete rules of the objects deleted since the last call, and of
-    /// every object they delete in turn, then posts ``ObjectsDidChange`` for every change since it
-    /// was last posted.
-    ///
-    /// `delete(_:)` runs the delete rules at once, and ``save()`` does all of this first, so the graph
-    /// is consistent as soon as `delete` returns; a `delete` made from `prepareForDeletion()` joins
-    /// the pass under way. Each object's rules run once however many paths reach it, and a cycle of
-    /// cascades ends when it comes back to an object already deleted.
-    ///
-    /// The call ends an event: an ``undoManager`` that groups by event closes its group.
-    public func processPendingChanges() {
-        let use = beginUse()
-        defer { use.end() }
-        processPendingChangesWithinEvent()
-        endUndoEvent()
-    }
-
-    /// ``processPendingChanges()`` as a step of a longer call (a save), whose end ends the event.
-    func processPendingChangesWithinEvent() {
-        isProcessingScheduled = false
-        mergeIncomingChanges()
-        processLocalChanges()
-    }
-
-    /// Propagates this context's own deletions and posts its changes, without merging other
-    /// contexts' saves: what `delete` and the steps of a save need.
-    func processLocalChanges() {
-        guard !isProcessingPendingChanges else { return }
-        DeletionPass(context: self).run()
-        postObjectsDidChange()
-    }
-
-    /// Posts ``ObjectsDidChange`` for the changes recorded since it was last posted, if any. Handlers
-    /// may change the graph again: that is recorded for the next one.
-    func postObjectsDidChange() {
-        guard !changes.unposted.isEmpty else { return }
-        let change = changes.takeUnposted()
-        for object in change.inserted.values { object._$state.insertionIsPosted = true }
-        let toMonitors = listMonitorObservers.isObserved, toObservers = objectsDidChangeObservers.isObserved
-        guard toMonitors || toObservers else { return }
-        let notification = change.notification
-        if toMonitors { listMonitorObservers.post(notification) }
-        if toObservers && notification.namesObjects { objectsDidChangeObservers.post(notification) }
-    }
 }
 
 extension ObjectContext {
     /// Whether the object with this ID is deleted here (an object that is not in memory is not).
     func isDeletedHere(_ id: ObjectID) -> Bool {
         registry.isDeleted(id)
-    }
-
-    /// The to-many value a deletion pass under way read for this object's property `index`.
-    func cachedMembers(of state: ObjectState, index: Int) -> Any? {
-        deletionPassMemory?.toManyValues[StateKey(state)]?[index]
-    }
-
-    /// Keeps a to-many value read, while a deletion pass runs.
-    func cacheMembers(_ members: Any, of state: ObjectState, index: Int) {
-        deletionPassMemory?.toManyValues[StateKey(state), default: [:]][index] = members
-    }
-
-    /// The live member count of this object's to-many `slot` a deletion pass under way read.
-    func cachedMemberCount(of state: ObjectState, slot: Int) -> Int? {
-        deletionPassMemory?.memberCounts[DeletionPass.MemberSlot(state: StateKey(state), slot: slot)]
-    }
-
-    /// Keeps a live member count read, while a deletion pass runs.
-    func cacheMemberCount(_ count: Int, of state: ObjectState, slot: Int) {
-        deletionPassMemory?.memberCounts[DeletionPass.MemberSlot(state: StateKey(state), slot: slot)] = count
-    }
-
-    /// Forgets the to-many values and counts kept for an object whose relationships changed.
-    func forgetCachedMembers(of state: ObjectState) {
-        guard deletionPassMemory?.keepsMembers == true else { return }
-        let key = StateKey(state)
-        deletionPassMemory?.toManyValues[key] = nil
-        guard deletionPassMemory?.memberCounts.isEmpty == false else { return }
-        for slot in state.entity.layout.toManyProperties.indices {
-            deletionPassMemory?.memberCounts[DeletionPass.MemberSlot(state: key, slot: slot)] = nil
-        }
-    }
-
-    /// Forgets every member count kept: an object was deleted or undeleted, which any relationship
-    /// holding it counts.
-    func forgetMemberCounts() {
-        guard deletionPassMemory?.memberCounts.isEmpty == false else { return }
-        deletionPassMemory?.memberCounts = [:]
-    }
-
-    /// Forgets every to-many value and count kept: an object's mark changed, or the store's marks
-    /// are to be read again, and relationships hide marked objects.
-    func forgetAllCachedMembers() {
-        guard deletionPassMemory?.keepsMembers == true else { return }
-        deletionPassMemory?.toManyValues = [:]
-        deletionPassMemory?.memberCounts = [:]
     }
 }

@@ -16,7 +16,7 @@ extension ObjectContext {
             if state.isFault { state.load(row) }
             return object
         }
-        let state = ObjectState.make(entity: mapping.declaration, id: id, context: self, mapping: mapping, row: row)
+        let state = ObjectState.make(entity: mapping.declaration, id: id, host: host(for: mapping), row: row)
         let object = MaterializationSlot.materialize(mapping.declaration.type, with: state)
         state.object = object
         unregistered.append(Unmanaged.passUnretained(state))

@@ -76,14 +76,14 @@ extension ObjectContext {
     /// Notes that an object's mark was set or cleared and not saved yet: reads go by its value.
     func noteUnsavedMark(of state: ObjectState, mapping: EntityMapping) {
         changes.unsavedMarks[mapping.index, default: []].insert(state.id.key)
-        forgetAllCachedMembers()
+        deletionPass?.forgetAllCachedMembers()
     }
 
     /// Forgets the store's marks read so far, when this context's view of the store changes (a
     /// merge, a save, a rollback), and what was counted with them.
     func forgetStoredMarks() {
         markedKeysCache = []
-        forgetAllCachedMembers()
+        deletionPass?.forgetAllCachedMembers()
     }
 
     /// The keys of an entity's rows marked in the store, read once per view of the store.

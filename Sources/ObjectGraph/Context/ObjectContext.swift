@@ -83,7 +83,7 @@ public final class ObjectContext {
     /// a test per change.
     @exclusivity(unchecked) var undo: ObjectUndoManager?
     /// While delete rules run, what the pass keeps at hand (see ``DeletionPass``); nil otherwise.
-    @exclusivity(unchecked) var deletionPassMemory: DeletionPass.Memory?
+    @exclusivity(unchecked) var deletionPass: DeletionPass?
     /// Whether delete rules are running: a `delete` made meanwhile joins the pass, and saves of
     /// other contexts wait.
     @exclusivity(unchecked) var isProcessingPendingChanges = false
@@ -104,6 +104,8 @@ public final class ObjectContext {
     @exclusivity(unchecked) var readFailures: OrderedDictionary<ObjectID, ObjectGraphError> = [:]
     /// Traps, in debug builds, when two threads use the context at once.
     let exclusiveUse = ExclusiveUse()
+    /// The host of each entity's states, by mapping index (see ``EntityHost``).
+    private(set) var hosts: [EntityHost] = []
 
     /// For the view context: has its isolation call ``processPendingChanges()`` once it is free.
     private let processSoon: (@Sendable () -> Void)?
@@ -131,6 +133,7 @@ public final class ObjectContext {
         self.processSoon = processSoon
         self.inbox = MergeInbox(wake: processSoon)
         coordinator.register(inbox)
+        hosts = store.mappings.map { EntityHost(context: self, mapping: $0) }
     }
 
     deinit {
@@ -138,7 +141,7 @@ public final class ObjectContext {
         // ones that outlive it must learn that it is gone.
         registry.forEachState { state in
             assert(state.context === self, "\(state.id) is registered in a context it does not point to")
-            state.attach(to: nil, mapping: nil)
+            state.attach(to: nil)
         }
     }
 
@@ -196,7 +199,7 @@ public final class ObjectContext {
             return
         }
         state.acceptsInitialValues = false
-        state.attach(to: self, mapping: mapping)
+        state.attach(to: host(for: mapping))
         if let slot = mapping.markedForDeletionSlot, !state.value(atPosition: slot).isNull {
             noteUnsavedMark(of: state, mapping: mapping)
         }
@@ -251,10 +254,10 @@ public final class ObjectContext {
 
     /// A new fault, not registered yet.
     private func makeFault(for id: ObjectID, mapping: EntityMapping) -> (any Entity, ObjectState) {
-        let state = ObjectState.make(entity: mapping.declaration, id: id, context: self, mapping: mapping, row: nil)
+        let state = ObjectState.make(entity: mapping.declaration, id: id, host: host(for: mapping), row: nil)
         let object = MaterializationSlot.materialize(mapping.declaration.type, with: state)
         state.object = object
-        deletionPassMemory?.keptObjects.append(object)
+        deletionPass?.memory.keptObjects.append(object)
         return (object, state)
     }
 
@@ -352,7 +355,7 @@ public final class ObjectContext {
     func markUpdated(_ state: ObjectState, property index: Int) {
         hasChangesSinceSave = true
         if undo != nil { recordValueForUndo(of: state, property: index) }
-        state.notifyChange(of: index)
+        if !registrars.isEmpty { notifyObservation(of: state, property: index) }
         changes.unposted.recordUpdate(of: state, property: index)
         scheduleProcessing()
         guard !state.isInserted, !state.isUpdated, let object = state.object else { return }
@@ -364,7 +367,7 @@ public final class ObjectContext {
     /// posted as refreshed, and told to whoever observes it.
     func recordRefresh(of state: ObjectState, _ object: any Entity, keys: Set<String>) {
         changes.unposted.refreshed[StateKey(state)] = (object, keys)
-        state.notifyChange(ofKeys: keys)
+        if !registrars.isEmpty { notifyObservation(of: state, keys: keys) }
     }
 
     /// Asks for the changes just recorded to be posted once the context's isolation is free, for a
@@ -407,7 +410,7 @@ public final class ObjectContext {
             state.isInserted = false
             state.isDeleted = true
             registry.unregister(state.id)
-            state.attach(to: nil, mapping: nil)
+            state.attach(to: nil)
         }
         for object in Array(changes.updated.values) + Array(changes.deleted.values) {
             let state = object._$state
@@ -435,7 +438,7 @@ public final class ObjectContext {
         undo?.removeAllActions()
         discardUnsavedChanges()
         for state in registry.states {
-            state.attach(to: nil, mapping: nil)
+            state.attach(to: nil)
             state.isFault = false
             state.isInaccessible = true
         }
@@ -532,4 +535,21 @@ extension ObjectContext: CustomStringConvertible, CustomReflectable {
     public var customMirror: Mirror {
         Mirror(self, children: ["name": name as Any, "isChild": parent != nil, "hasChanges": hasChanges], displayStyle: .class)
     }
+}
+
+extension ObjectContext {
+    /// Marks the start of an operation on this context; call ``ExclusiveUse/Use/end()`` when it ends.
+    @inline(__always) func beginUse() -> ExclusiveUse.Use {
+        #if DEBUG
+            exclusiveUse.enter(contextName: name)
+        #else
+            ExclusiveUse.Use()
+        #endif
+    }
+}
+
+extension ObjectContext {
+    /// The host of the states of a mapping's entity.
+    @inline(__always)
+    func host(for mapping: EntityMapping) -> EntityHost { hosts[mapping.index] }
 }

@@ -63,8 +63,6 @@ extension Entity {
     /// time-ordered (version 7) UUID. Fetches leave it out of the rows they read, so the first read on
     /// a fetched object queries it; an object whose row is gone has the all-zero UUID.
     public var objectGlobalID: UUID { _$state.loadedGlobalID }
-    /// The context the object belongs to; nil before it is inserted.
-    public var objectContext: ObjectContext? { _$state.context }
     /// Whether the object's values have not been loaded yet. Reading a property loads them.
     public var isFault: Bool { _$state.isFault }
     /// Whether the object was inserted into its context and not saved yet.
@@ -84,23 +82,6 @@ extension Entity {
     /// The saved value of a changed attribute, or nil if `key` is unchanged or not an attribute.
     public func committedValue(forKey key: String) -> StoredValue? { _$state.committedValue(forKey: key) }
 
-    /// Reads a property, throwing if the object's row is gone or cannot be read.
-    ///
-    /// The plain accessors never throw: a fault whose row another context deleted reads default
-    /// values, and one whose row cannot be read now (an I/O error, say) reads default values too
-    /// while staying a fault. This one loads what the property needs first and throws instead:
-    /// ``ObjectGraphError/inaccessibleFault(_:)`` for a row that is gone,
-    /// ``ObjectGraphError/readFailed(_:property:_:)`` for a read that failed.
-    public func checkedValue<Value>(_ property: KeyPath<Self, Value>) throws -> Value {
-        let context = _$state.context
-        context?.forgetReadFailure(of: _$state)
-        if let context { try context.loadFault(_$state) }
-        let value = self[keyPath: property]
-        if let failure = context?.readFailures[objectID] { throw failure }
-        if _$state.isInaccessible { throw ObjectGraphError.inaccessibleFault(objectID) }
-        return value
-    }
-
     /// Whether the object matches `predicate`, evaluated as a fetch evaluates it: with the answers
     /// SQL gives for the saved rows (see <doc:Fetching>).
     ///
@@ -114,22 +95,6 @@ extension Entity {
     ///   refuses too.
     public func matches(_ predicate: Predicate<Self>) throws -> Bool {
         try CheckedPredicate(predicate, entity: Self.entityName).evaluate(self)
-    }
-
-    /// How many objects a to-many relationship holds, not counting deleted ones, without making
-    /// them.
-    ///
-    /// `country.moods.count` makes an object for every mood of the country (a fault for those not
-    /// in memory) to build the set; this counts the IDs. Use it where only the number matters, such
-    /// as a rule that deletes a country once its last mood goes.
-    public func count<Destination: Entity>(of relationship: KeyPath<Self, Set<Destination>>) -> Int {
-        _$state.liveMemberCount(of: relationship)
-    }
-
-    /// How many objects an ordered to-many relationship holds, not counting deleted ones, without
-    /// making them.
-    public func count<Destination: Entity>(of relationship: KeyPath<Self, [Destination]>) -> Int {
-        _$state.liveMemberCount(of: relationship)
     }
 }
 

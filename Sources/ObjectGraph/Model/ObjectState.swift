@@ -34,26 +34,28 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
         return state
     }
 
-    /// An object of the store, as a fault (`row == nil`) or filled with a fetched row's values.
+    /// An object of the store held by `host`: a fault when `version` is nil (its values all NULL),
+    /// otherwise a row of that version whose values `initializeValues` writes into the uninitialized
+    /// packed values it is given (all of them).
+    @inline(__always)
     static func make(
-        entity: EntityDeclaration, id: ObjectID, context: ObjectContext, mapping: EntityMapping,
-        row: CurrentRow?
+        entity: EntityDeclaration, id: ObjectID, host: any ObjectHost, version: Int64?,
+        initializeValues: (PackedValues, _ count: Int) -> Void
     ) -> ObjectState {
         assert(id.entity === entity, "\(id) is not an ID of \(entity.name)")
         let count = entity.layout.initialValues.count
         let state = make(entity) {
             var header = _ObjectStateHeader(id: id, acceptsInitialValues: false, extras: nil)
-            header.context = Unmanaged.passUnretained(context)
-            header.observesReads = context.observesReads
-            header.mapping = mapping
-            header.isFault = row == nil
-            if let row { header.version = row.version }
+            header.host = host
+            header.observesReads = host.observesReads
+            header.isFault = version == nil
+            if let version { header.version = version }
             return header
         }
         state.initializeToMany(entity.layout.faultedToMany)
         let values = state.packedValues
-        if let row {
-            row.initializeValues(values, count: count)
+        if version != nil {
+            initializeValues(values, count)
         } else {
             for position in 0..<count { values.initialize(at: position, to: .null) }
         }
@@ -71,9 +73,8 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     }
 
     deinit {
-        // Through a guaranteed reference: the context outlives every state registered with it, and
-        // retaining it here would cost two atomic operations per released object.
-        fields.pointee.context?._withUnsafeGuaranteedRef { $0.forget(self) }
+        // The host outlives every state attached to it (see ``_ObjectStateHeader/host``).
+        fields.pointee.host?.forget(self)
         let values = packedValues
         for position in 0..<valueCount { values.deinitialize(at: position) }
         toManyStorage?.deinitialize(count: 1)
@@ -94,7 +95,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
 
     /// The values, packed in the state's tail.
     @inline(__always)
-    private var packedValues: PackedValues {
+    var packedValues: PackedValues {
         PackedValues(tail: tail, payloadOffset: storage.payloadOffset)
     }
 
@@ -153,10 +154,8 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
         }
         set { fields.pointee.object = newValue.map { Unmanaged.passUnretained($0 as AnyObject) } }
     }
-    /// The context, unretained (see ``_ObjectStateHeader``); change it with ``attach(to:mapping:)``.
-    var context: ObjectContext? { fields.pointee.context?.takeUnretainedValue() }
-    /// The entity's mapping in the context's store, set and cleared with ``context``.
-    var mapping: EntityMapping? { fields.pointee.mapping }
+    /// The host, unretained (see ``_ObjectStateHeader``); change it with ``attach(to:)``.
+    var host: (any ObjectHost)? { fields.pointee.host }
     var isFault: Bool {
         get { fields.pointee.isFault }
         set { fields.pointee.isFault = newValue }
@@ -177,10 +176,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
         get { fields.pointee.isDeleted }
         set {
             fields.pointee.isDeleted = newValue
-            fields.pointee.context?._withUnsafeGuaranteedRef { context in
-                context.registry.noteDeletion(of: self, isDeleted: newValue)
-                context.forgetMemberCounts()
-            }
+            fields.pointee.host?.didChangeDeletion(of: self, isDeleted: newValue)
         }
     }
     /// Whether the object is changed in its context: inserted, updated, deleted, or its members.
@@ -218,7 +214,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
         get { toManyStorage?.pointee ?? [] }
         _modify {
             if let storage = toManyStorage {
-                context?.forgetCachedMembers(of: self)
+                host?.forgetCachedMembers(of: self)
                 yield &storage.pointee
             } else {
                 var none: ContiguousArray<ToManyValue> = []
@@ -231,7 +227,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
                 assert(newValue.isEmpty, "\(entity.name) has no to-many relationship to change")
                 return
             }
-            context?.forgetCachedMembers(of: self)
+            host?.forgetCachedMembers(of: self)
             storage.pointee = newValue
         }
     }
@@ -279,15 +275,12 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
         if fields.pointee.extras?.isEmpty == true { fields.pointee.extras = nil }
     }
 
-    /// Makes the state belong to a context (at insertion), or to none (when the context is gone or
-    /// forgets it).
-    func attach(to context: ObjectContext?, mapping: EntityMapping?) {
-        if let previous = fields.pointee.context?.takeUnretainedValue(), previous !== context, !previous.registrars.isEmpty {
-            previous.registrars[ObjectIdentifier(self)] = nil
-        }
-        fields.pointee.context = context.map(Unmanaged.passUnretained)
-        fields.pointee.observesReads = context?.observesReads ?? false
-        fields.pointee.mapping = mapping
+    /// Makes the state belong to a host (a context, at insertion), or to none (when the context is
+    /// gone or forgets it).
+    func attach(to host: (any ObjectHost)?) {
+        if let previous = fields.pointee.host, previous !== host { previous.detach(self) }
+        fields.pointee.host = host
+        fields.pointee.observesReads = host?.observesReads ?? false
     }
 
     /// Whether reads of the object's properties are reported to Observation: its context's
@@ -345,13 +338,15 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
         }
     }
 
-    /// Fills the state with a row's values: they become the committed ones.
-    func load(_ row: CurrentRow) {
-        fields.pointee.version = row.version
+    /// Fills the state with a row's values, which `initializeValues` writes into the packed values
+    /// it is given, deinitialized (all of them): they become the committed ones.
+    @inline(__always)
+    func load(version: Int64, initializeValues: (PackedValues, _ count: Int) -> Void) {
+        fields.pointee.version = version
         let count = valueCount
         let values = packedValues
         for position in 0..<count { values.deinitialize(at: position) }
-        row.initializeValues(values, count: count)
+        initializeValues(values, count)
         committedValues = nil
         isFault = false
     }
@@ -369,7 +364,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     /// the next access reads the store again.
     var loadedGlobalID: UUID {
         if let globalID { return globalID }
-        guard let loaded = context?.readGlobalID(of: self) else { return GlobalIDs.placeholder }
+        guard let loaded = host?.readGlobalID(of: self) else { return GlobalIDs.placeholder }
         globalID = loaded
         return loaded
     }
@@ -391,7 +386,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     /// Loads the values of a fault.
     @inline(__always)
     func fulfillIfNeeded() {
-        if isFault { context?.fulfillFault(self) }
+        if isFault { host?.fulfillFault(self) }
     }
 
     /// The position of property `index` in its kind's numbering.
@@ -488,7 +483,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     @usableFromInline
     func noteUnstorableValue(_ error: any Error, at index: Int) {
         guard !isMaterializing else { return }
-        if let context, !context.willChange(self, property: index) { return }
+        if let host, !host.willChange(self, property: index) { return }
         extras.unstorableValues = extras.unstorableValues ?? [:]
         extras.unstorableValues?[index] = "\(error)"
     }
@@ -519,7 +514,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     /// default.
     @usableFromInline
     func unconvertedValue<Value: AttributeValue>(at index: Int) -> Value {
-        guard let context, !isFault, !isInserted, !isInaccessible else {
+        guard let host, !isFault, !isInserted, !isInaccessible else {
             return fallbackValue(at: index)
         }
         let stored = value(atPosition: slot(of: index))
@@ -528,7 +523,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
             return try Value(checkedStoredValue: stored)
         } catch {
             let name = entity.propertyNames[index]
-            context.recordReadFailure(
+            host.recordReadFailure(
                 ObjectGraphError.unreadableValue(id, property: name, reason: "\(error)"),
                 of: self, property: name)
             return fallbackValue(at: index)
@@ -559,12 +554,11 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
         let use = beginUse()
         defer { use?.end() }
         let slot = slot(of: index)
-        if let context, !context.willChange(self, property: index) { return }
+        let host = self.host
+        if let host, !host.willChange(self, property: index) { return }
         if fields.pointee.extras?.unstorableValues != nil { forgetUnstorableValue(at: index) }
         write(value, atPosition: slot)
-        if slot == mapping?.markedForDeletionSlot, let context, let mapping {
-            context.noteUnsavedMark(of: self, mapping: mapping)
-        }
+        host?.didWrite(self, slot: slot)
     }
 
     /// Marks the start of a read or write of a property, for the context's check that one thread
@@ -572,7 +566,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     @inline(__always)
     func beginUse() -> ExclusiveUse.Use? {
         #if DEBUG
-            context?.beginUse()
+            host?.beginUse()
         #else
             nil
         #endif
@@ -605,16 +599,8 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
         defer { use?.end() }
         if fields.pointee.observesReads { trackAccess(index) }
         fulfillIfNeeded()
-        guard let context else { return detachedRelatives[index]?.first }
-        let slot = slot(of: index)
-        guard let id = relatedID(at: slot) else { return nil }
-        // An object marked for deletion is hidden, as if the relationship were empty.
-        if mapping?.toOneDestinationsHideMarked[slot] == true,
-            context.isHiddenAsMarked(id, owner: self, property: entity.properties[index].name)
-        {
-            return nil
-        }
-        return context.object(with: id)
+        guard let host else { return detachedRelatives[index]?.first }
+        return host.relatedObject(of: self, slot: slot(of: index), property: index)
     }
 
     /// Sets a to-one relationship.
@@ -628,8 +614,8 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
         guard !isMaterializing else { return }
         let use = beginUse()
         defer { use?.end() }
-        if let context {
-            context.setToOne(self, slot: slot(of: index), to: value)
+        if let host {
+            host.setToOne(self, slot: slot(of: index), to: value)
         } else if let value {
             detachedRelatives[index] = [value]
         } else {
@@ -642,12 +628,6 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
         let position = entity.layout.attributeCount + slot
         guard case .integer(let key) = value(atPosition: position) else { return nil }
         return key
-    }
-
-    /// The ID of the object a to-one relationship points to, in the context's store.
-    func relatedID(at slot: Int) -> ObjectID? {
-        guard let key = relatedKey(at: slot), let context, let mapping else { return nil }
-        return ObjectID(entity: mapping.toOneDestinations[slot], key: key, store: key < 0 ? nil : context.store.identity)
     }
 
     /// Gives the to-one links that hold temporary keys the keys a save allocated for them, in the
@@ -721,12 +701,12 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     /// "was this the country's last mood?"), which would otherwise be rebuilt every time.
     @usableFromInline
     func cachedMembers(at index: Int) -> Any? {
-        context?.cachedMembers(of: self, index: index)
+        host?.cachedMembers(of: self, index: index)
     }
 
     @usableFromInline
     func cacheMembers(_ members: Any, at index: Int) {
-        context?.cacheMembers(members, of: self, index: index)
+        host?.cacheMembers(members, of: self, index: index)
     }
 
     /// Sets a to-many relationship.
@@ -743,8 +723,8 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
         guard !isMaterializing else { return }
         let use = beginUse()
         defer { use?.end() }
-        if let context {
-            context.setToMany(self, slot: slot(of: index), to: members)
+        if let host {
+            host.setToMany(self, slot: slot(of: index), to: members)
         } else {
             detachedRelatives[index] = members
         }
@@ -755,36 +735,8 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     func relatedObjects(at index: Int) -> [any Entity] {
         let use = beginUse()
         defer { use?.end() }
-        guard let context, let mapping else { return detachedRelatives[index] ?? [] }
-        let slot = slot(of: index)
-        let destination = mapping.toManyDestinations[slot]
-        return context.objects(
-            with: context.unmarked(
-                context.members(of: self, slot: slot), destination: destination,
-                owner: self, property: entity.properties[index].name),
-            of: destination)
-    }
-
-    /// The number of members of a to-many relationship that are not deleted, from their IDs.
-    func liveMemberCount(of keyPath: AnyKeyPath) -> Int {
-        guard let index = entity.propertyIndex(for: keyPath), case .toMany(let slot) = entity.layout.slots[index] else {
-            return 0
-        }
-        guard let context, let mapping else { return detachedRelatives[index]?.count { !$0.isDeleted } ?? 0 }
-        if let cached = context.cachedMemberCount(of: self, slot: slot) { return cached }
-        let destination = mapping.toManyDestinations[slot]
-        let all = context.members(of: self, slot: slot)
-        let members = context.unmarked(all, destination: destination, owner: self, property: entity.properties[index].name)
-        // Tested against the loaded set when nothing was hidden: then the members are the set's.
-        var contains: ((ObjectID) -> Bool)?
-        if members.count == all.count, case .loaded(let set) = toMany[slot] { contains = { set.contains($0) } }
-        let count = members.count - context.registry.deletedCount(among: members, of: destination, contains: contains)
-        // Kept only when read in full: a count made of what memory knew, after a failed read, is
-        // counted again at the next call.
-        if !toMany[slot].needsLoading, context.readFailures[id] == nil {
-            context.cacheMemberCount(count, of: self, slot: slot)
-        }
-        return count
+        guard let host else { return detachedRelatives[index] ?? [] }
+        return host.relatedObjects(of: self, slot: slot(of: index), property: index)
     }
 
     // MARK: Observation
@@ -793,38 +745,8 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     /// a read tests ``observesReads`` and no more).
     @usableFromInline
     func trackAccess(_ index: Int) {
-        guard let object else { return }
-        guard let context = fields.pointee.context?.takeUnretainedValue() else { return }
-        let key = ObjectIdentifier(self)
-        let registrar = context.registrars[key] ?? ObservationRegistrar()
-        if context.registrars[key] == nil { context.registrars[key] = registrar }
+        guard let object, let registrar = host?.registrar(of: self) else { return }
         entity.properties[index].observation.access(object, registrar)
-    }
-
-    /// The object's registrar for the Observation framework, made at the first read that reports to
-    /// it (see ``PropertyObservation``) and kept by its context: few objects have one, and a field
-    /// of every state would cost every object made.
-    private var registrar: ObservationRegistrar? {
-        guard let context = fields.pointee.context else { return nil }
-        return context._withUnsafeGuaranteedRef { context in
-            context.registrars.isEmpty ? nil : context.registrars[ObjectIdentifier(self)]
-        }
-    }
-
-    /// Tells Observation that property `index` changed; nothing when no read of the object was
-    /// reported (no one can be observing it).
-    func notifyChange(of index: Int) {
-        guard let registrar = registrar, let object else { return }
-        entity.properties[index].observation.change(object, registrar)
-    }
-
-    /// Tells Observation that the properties named `keys` changed: every property when `keys` is
-    /// empty (a refresh that does not say).
-    func notifyChange(ofKeys keys: Set<String>) {
-        guard registrar != nil else { return }
-        for (index, name) in entity.propertyNames.enumerated() where keys.isEmpty || keys.contains(name) {
-            notifyChange(of: index)
-        }
     }
 
     // MARK: Change information
@@ -891,13 +813,11 @@ public struct _ObjectStateHeader {
     /// declaration makes it `any Entity` (see ``ObjectState/object``), where the existential would
     /// take a second word in every header.
     var object: Unmanaged<AnyObject>?
-    /// The context, unretained (objects must not keep their context alive, as in Core Data). Not a weak
-    /// reference, which would cost a side-table update per object: a context clears this field of
-    /// every state it registered when it is deallocated, and a state is registered whenever this field
-    /// names a context.
-    var context: Unmanaged<ObjectContext>?
-    /// Unretained too: the context keeps the store, and the store its mappings, alive.
-    unowned(unsafe) var mapping: EntityMapping?
+    /// The host (the context's host for the object's entity), unretained: objects must not keep
+    /// their context alive, as in Core Data. Not a weak reference, which would cost a side-table
+    /// update per object: a context clears this field of every state it registered when it is
+    /// deallocated, and a state is registered whenever this field names a host.
+    unowned(unsafe) var host: (any ObjectHost)?
     /// The parts a fetched, unchanged object does not have (see ``ObjectStateExtras``); nil until
     /// one of them is needed.
     var extras: ObjectStateExtras?

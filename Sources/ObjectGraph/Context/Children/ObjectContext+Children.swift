@@ -194,7 +194,7 @@ extension ObjectContext {
             let state = object._$state
             if state.isDeleted, deleted.contains(state.id) {
                 registry.unregister(state.id)
-                state.attach(to: nil, mapping: nil)
+                state.attach(to: nil)
             } else if !differs(state, from: parent) {
                 state.isUpdated = false
                 state.commit()

@@ -11,38 +11,17 @@ import Algorithms
 /// when it comes back to an object already deleted.
 ///
 /// The pass reads and changes the context's objects through the context; what it owns is its
-/// ``Memory``, which the context holds while the pass runs.
-struct DeletionPass {
-    /// What a pass keeps at hand while it runs. Held by the context (faults it makes, whoever asks
-    /// for them, join `keptObjects`), and dropped when the pass ends.
-    struct Memory {
-        /// The objects made for related rows during the pass: rules and `prepareForDeletion()` of
-        /// many deleted objects often look at the same related objects, which would otherwise be
-        /// loaded again each time.
-        var keptObjects: [any Entity] = []
-        /// To-many values read, by state and property index (see ``ObjectState/cachedMembers(at:)``).
-        var toManyValues: [StateKey: [Int: Any]] = [:]
-        /// Live member counts read, by state and to-many slot (see
-        /// ``ObjectState/liveMemberCount(of:)``): a rule such as Moody's counts a country's moods
-        /// once for each of its deleted moods, and counting tests every member.
-        var memberCounts: [MemberSlot: Int] = [:]
+/// ``Memory``. The context knows the pass under way (``ObjectContext/deletionPass``), so that what
+/// its objects read during the pass is kept there.
+final class DeletionPass {
+    /// Unretained: a pass runs within a call on its context, which holds it meanwhile.
+    unowned(unsafe) let context: ObjectContext
+    /// What the pass keeps at hand while it runs (see `DeletionPass+Memory.swift`).
+    var memory = Memory()
 
-        /// Whether any to-many value or count is kept, which a change must then forget.
-        var keepsMembers: Bool { !toManyValues.isEmpty || !memberCounts.isEmpty }
+    init(context: ObjectContext) {
+        self.context = context
     }
-
-    /// One to-many relationship of one object, as a key hashed by one multiplication: kept for
-    /// every owner a pass counts, where a dictionary per owner would cost an allocation each.
-    struct MemberSlot: Hashable {
-        let state: StateKey
-        let slot: Int
-
-        func _rawHashValue(seed: Int) -> Int {
-            CheapHash.identity(state.identifier, seed: seed ^ slot)
-        }
-    }
-
-    let context: ObjectContext
 
     /// Runs the rules of every pending deletion, and of the objects they delete; objects whose rules
     /// cannot read what they need wait in ``ChangeTracker/rulesAwaitingRetry``.
@@ -52,10 +31,10 @@ struct DeletionPass {
         var retried = context.changes.rulesAwaitingRetry.map(\.object)
         guard !context.changes.pendingDeletions.isEmpty || !retried.isEmpty else { return }
         context.isProcessingPendingChanges = true
-        context.deletionPassMemory = Memory()
+        context.deletionPass = self
         defer {
             context.isProcessingPendingChanges = false
-            context.deletionPassMemory = nil
+            context.deletionPass = nil
         }
         context.changes.rulesAwaitingRetry = []
         while !context.changes.pendingDeletions.isEmpty || !retried.isEmpty {

@@ -103,7 +103,7 @@ extension SaveOperation {
                 related.changedToMany[relationship.inverseSlot] == nil
             else { continue }
             related.toMany[relationship.inverseSlot] = .fault
-            context.forgetCachedMembers(of: related)
+            context.deletionPass?.forgetCachedMembers(of: related)
         }
     }
 }

@@ -51,7 +51,7 @@ struct SaveOperation {
         commit(plan, newKeys: written.newKeys)
         for (state, slot) in written.unwritten {  // the merge policy kept the store's links: read them again
             state.toMany[slot] = .fault
-            context.forgetCachedMembers(of: state)
+            context.deletionPass?.forgetCachedMembers(of: state)
         }
         apply(written.resolutions)
         let didSave = DidSave(
@@ -107,7 +107,7 @@ struct SaveOperation {
             if !newKeys.isEmpty { state.remapTemporaryKeys(newKeys) }
             if state.isDeleted {
                 context.registry.unregister(state.id)
-                state.attach(to: nil, mapping: nil)
+                state.attach(to: nil)
                 continue
             }
             if state.isUpdated && (state.hasColumnChanges || state.changesManyToMany) { state.version += 1 }

@@ -203,10 +203,10 @@ extension ObjectContext {
             if let stale = registry.state(for: state.id) {
                 // A fault made for the deleted row since: it reads as gone, as it did.
                 registry.unregister(stale.id)
-                stale.attach(to: nil, mapping: nil)
+                stale.attach(to: nil)
                 stale.isInaccessible = true
             }
-            state.attach(to: self, mapping: mapping)
+            state.attach(to: host(for: mapping))
             registry.register(state)
             state.isDeleted = false
             state.isInserted = true

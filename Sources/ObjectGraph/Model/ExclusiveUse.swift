@@ -28,12 +28,14 @@ final class ExclusiveUse: @unchecked Sendable {
         }
     }
 
-    fileprivate func enter(_ context: ObjectContext) {
+    /// Begins a use by the current thread; `contextName` names the context if another thread is
+    /// using it.
+    func enter(contextName: @autoclosure () -> String?) -> Use {
         let thread = pthread_self()
         lock.lock()
         if depth > 0, let owner, pthread_equal(owner, thread) == 0 {
             lock.unlock()
-            let name = context.name.map { "context \"\($0)\"" } ?? "an unnamed context"
+            let name = contextName().map { "context \"\($0)\"" } ?? "an unnamed context"
             // A trap, not an error: the other thread is already modifying the context's state, and
             // nothing either thread does from here can be trusted. Debug builds only.
             fatalError(
@@ -46,6 +48,11 @@ final class ExclusiveUse: @unchecked Sendable {
         owner = thread
         depth += 1
         lock.unlock()
+        #if DEBUG
+            return Use(check: self)
+        #else
+            return Use()
+        #endif
     }
 
     fileprivate func leave() {
@@ -60,18 +67,6 @@ final class ExclusiveUse: @unchecked Sendable {
             "\(pthread_mach_thread_np(thread))"
         #else
             "\(thread)"
-        #endif
-    }
-}
-
-extension ObjectContext {
-    /// Marks the start of an operation on this context; call ``ExclusiveUse/Use/end()`` when it ends.
-    @inline(__always) func beginUse() -> ExclusiveUse.Use {
-        #if DEBUG
-            exclusiveUse.enter(self)
-            return ExclusiveUse.Use(check: exclusiveUse)
-        #else
-            return ExclusiveUse.Use()
         #endif
     }
 }
