@@ -198,9 +198,10 @@ public final class ListMonitor<Object: Entity>: Observable {
         } else {
             objects = try fetchAll().map { $0 as AnyObject }
         }
-        shown = SectionedList(sorted: objects, sortBy: request.sortBy, sectionBy: sectionBy)
         heldRelated = [:]
         holdRelatedObjects(of: objects)
+        // After the related objects are loaded, set-wise: a section key may read them.
+        shown = SectionedList(sorted: objects, sortBy: request.sortBy, sectionBy: sectionBy)
     }
 
     /// The request's objects, every one loaded.
