@@ -55,12 +55,33 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The library in three layers the compiler holds apart: what an object and a model are
+        // (with the errors they throw), the store (the only target that imports GRDB), and the
+        // object graph on top, which re-exports the model so that users import ObjectGraph alone.
+        .target(
+            name: "ObjectGraphModel",
+            dependencies: [
+                "ObjectGraphMacros",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "Algorithms", package: "swift-algorithms")
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "ObjectGraphStore",
+            dependencies: [
+                "ObjectGraphModel",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),  // SQLite's C API, for its limits
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "Algorithms", package: "swift-algorithms")
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "ObjectGraph",
             dependencies: [
-                "ObjectGraphMacros",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),  // SQLite's C API, for its limits
+                "ObjectGraphModel", "ObjectGraphStore",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "Algorithms", package: "swift-algorithms")
             ],

@@ -1,0 +1,75 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// Passes a prepared state to the `_$state` initializer of the object being materialized.
+///
+/// `@Entity` classes initialize `_$state` with a default value (the init accessors of persisted
+/// properties need it before any initializer body runs), so the state cannot arrive as an argument.
+/// A per-thread handoff carries it instead, without allocating a state that would be thrown away.
+package enum MaterializationSlot {
+    /// The handoff of one thread. Reading the thread-specific pointer is cheap; setting it is not, so
+    /// it is set once per thread and the handoff's field changes instead.
+    private final class Handoff {
+        @exclusivity(unchecked) package var state: Unmanaged<ObjectState>?
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { pointer in
+            // Glibc passes the pointer as optional, Darwin does not.
+            let pointer: UnsafeMutableRawPointer? = pointer
+            if let pointer { Unmanaged<Handoff>.fromOpaque(pointer).release() }
+        }
+        return key
+    }()
+
+    /// An object of `type` whose `_$state` is `state`.
+    package static func materialize(_ type: any Entity.Type, with state: ObjectState) -> any Entity {
+        state.isMaterializing = true
+        defer { state.isMaterializing = false }
+        handoff.state = Unmanaged.passUnretained(state)
+        let object = type.init(_$materializing: MaterializationToken())
+        assert(object._$state === state, "\(type) did not claim the state prepared for it")
+        return object
+    }
+
+    /// The state waiting to be claimed by an object of `entity`, if any; the handoff is empty
+    /// afterwards. A state prepared for another entity stays: an object made while another one is
+    /// materialized (by a `@Transient` property's initial value, say) must not take it.
+    package static func take(for entity: EntityDeclaration) -> ObjectState? {
+        guard let pointer = pthread_getspecific(key) else { return nil }
+        let handoff = Unmanaged<Handoff>.fromOpaque(pointer).takeUnretainedValue()
+        guard let state = handoff.state?.takeUnretainedValue(), state.entity === entity else { return nil }
+        handoff.state = nil
+        return state
+    }
+
+    /// This thread's handoff, made on first use.
+    private static var handoff: Handoff {
+        if let pointer = pthread_getspecific(key) {
+            return Unmanaged<Handoff>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        let handoff = Handoff()
+        pthread_setspecific(key, Unmanaged.passRetained(handoff).toOpaque())
+        return handoff
+    }
+}
+
+/// Values assigned by `init(_$materializing:)` to properties without a default and not written `T?`
+/// or `T!`; the state ignores them.
+@_documentation(visibility: internal)
+public func _placeholder<Value: AttributeValue>() -> Value { Value.defaultValue }
+/// A placeholder for a to-one relationship.
+@_documentation(visibility: internal)
+public func _placeholder<Destination: Entity>() -> Destination? { nil }
+/// A placeholder for a to-many relationship.
+@_documentation(visibility: internal)
+public func _placeholder<Destination: Entity>() -> Set<Destination> { [] }
+/// A placeholder for an ordered to-many relationship.
+@_documentation(visibility: internal)
+public func _placeholder<Destination: Entity>() -> [Destination] { [] }

@@ -1,0 +1,164 @@
+import Foundation
+
+/// The model: every entity, built from `@Entity` classes.
+///
+/// Pass the classes you use; entities they reach through relationships are included too:
+/// `try Schema(Mood.self)` holds Mood, Country and Continent.
+public struct Schema: Sendable {
+    /// The entities, sorted by name.
+    public let entities: [EntityDescription]
+    /// A hash of everything that shapes the store; it differs whenever a migration is needed.
+    public let versionHash: String
+    package let declarations: [EntityDeclaration]
+
+    /// Builds the schema of the given entity classes and of every entity they reach.
+    ///
+    /// - Throws: ``ObjectGraphError/invalidModel(_:)`` naming the entity and property at fault, for
+    ///   example a relationship without an inverse, or two entities with the same name.
+    public init(_ types: any Entity.Type...) throws {
+        try self.init(types)
+    }
+
+    /// Builds the schema of the given entity classes and of every entity they reach.
+    public init(_ types: [any Entity.Type]) throws {
+        var found: [String: EntityDeclaration] = [:]
+        var pending = types.map { $0._$entity }
+        while let declaration = pending.popLast() {
+            if let existing = found[declaration.name] {
+                guard existing === declaration else {
+                    throw ObjectGraphError.invalidModel(
+                        "two classes declare the entity '\(declaration.name)': \(existing.type) and \(declaration.type)")
+                }
+                continue
+            }
+            found[declaration.name] = declaration
+            for property in declaration.properties {
+                if case .relationship(let relationship) = property.kind {
+                    pending.append(relationship.destination())
+                }
+            }
+        }
+        declarations = found.values.sorted { $0.name < $1.name }
+        entities = try declarations.map(Schema.describe)
+        versionHash = try Schema.hash(of: entities)
+    }
+
+    /// The entity named `name`.
+    public func entity(named name: String) -> EntityDescription? {
+        entities.first { $0.name == name }
+    }
+
+    private static func describe(_ declaration: EntityDeclaration) throws -> EntityDescription {
+        var attributes: [AttributeDescription] = []
+        var relationships: [RelationshipDescription] = []
+        for property in declaration.properties {
+            let location = "\(declaration.name).\(property.name)"
+            if property.name.hasPrefix("Z_") {
+                throw ObjectGraphError.invalidModel("\(location): names starting with 'Z_' are reserved")
+            }
+            switch property.kind {
+            case .attribute(let attribute):
+                if !attribute.isInhabited, !attribute.isOptional {
+                    throw ObjectGraphError.invalidModel(
+                        "\(location): \(attribute.typeName) has no case, so no value of it can be stored")
+                }
+                if let failure = attribute.defaultValueFailure {
+                    throw ObjectGraphError.invalidModel("\(location): the default value cannot be stored: \(failure)")
+                }
+                for rule in attribute.rules {
+                    if let problem = rule.problem(for: attribute.type) {
+                        throw ObjectGraphError.invalidModel("\(location): the rule that its values be \(rule) cannot apply: \(problem)")
+                    }
+                }
+                if case .real(let value)? = attribute.defaultValue, !value.isFinite {
+                    throw ObjectGraphError.invalidModel(
+                        "\(location): the default value \(value) is not finite, and SQLite cannot store it")
+                }
+                attributes.append(
+                    AttributeDescription(
+                        name: property.name, type: attribute.type, isOptional: attribute.isOptional,
+                        defaultValue: attribute.defaultValue, isUnique: attribute.options.contains(.unique),
+                        isIndexed: attribute.options.contains(.indexed), originalName: attribute.originalName))
+            case .relationship(let relationship):
+                let inverse = try inverseName(of: property, relationship, in: declaration)
+                if let minimum = relationship.minimumCount, let maximum = relationship.maximumCount,
+                    minimum > maximum
+                {
+                    throw ObjectGraphError.invalidModel(
+                        "\(location): minimumCount \(minimum) is greater than maximumCount \(maximum)")
+                }
+                relationships.append(
+                    RelationshipDescription(
+                        name: property.name, destination: relationship.destination().name, inverse: inverse,
+                        isToMany: relationship.isToMany, isOrdered: relationship.isOrdered,
+                        deleteRule: relationship.deleteRule,
+                        minimumCount: relationship.minimumCount, maximumCount: relationship.maximumCount))
+            }
+        }
+        return EntityDescription(
+            name: declaration.name, attributes: attributes, relationships: relationships,
+            originalName: declaration.originalName)
+    }
+
+    /// Finds the inverse: declared on this side, declared on the other side, or the only candidate.
+    private static func inverseName(
+        of property: PropertyDeclaration, _ relationship: RelationshipDeclaration,
+        in declaration: EntityDeclaration
+    ) throws -> String {
+        let destination = relationship.destination()
+        let location = "\(declaration.name).\(property.name)"
+        func relationshipDeclaration(_ candidate: PropertyDeclaration) -> RelationshipDeclaration? {
+            if case .relationship(let r) = candidate.kind { return r }
+            return nil
+        }
+        if let inverse = relationship.inverse {
+            guard let index = destination.propertyIndex(for: inverse),
+                let candidate = relationshipDeclaration(destination.properties[index]),
+                candidate.destination() === declaration
+            else {
+                throw ObjectGraphError.invalidModel(
+                    "\(location): its inverse must be a relationship of \(destination.name) that points back to \(declaration.name)")
+            }
+            let name = destination.properties[index].name
+            if let declaredBack = candidate.inverse, declaredBack != property.keyPath {
+                throw ObjectGraphError.invalidModel(
+                    "\(location) names \(destination.name).\(name) as inverse, but that one names another property")
+            }
+            return name
+        }
+        let pointingBack = destination.properties.filter { candidate in
+            guard let r = relationshipDeclaration(candidate), r.destination() === declaration else { return false }
+            if let inverse = r.inverse { return inverse == property.keyPath }
+            return !(destination === declaration && candidate.name == property.name)
+        }
+        let declaredHere = pointingBack.filter { relationshipDeclaration($0)?.inverse != nil }
+        let candidates = declaredHere.isEmpty ? pointingBack : declaredHere
+        guard candidates.count == 1, let inverse = candidates.first else {
+            throw ObjectGraphError.invalidModel(
+                candidates.isEmpty
+                    ? "\(location) has no inverse: add a relationship to \(destination.name) that points back to \(declaration.name)"
+                    : "\(location) has several possible inverses (\(candidates.map(\.name).joined(separator: ", "))): name one with @Relationship(inverse:)"
+            )
+        }
+        return inverse.name
+    }
+
+    /// FNV-1a over a canonical JSON encoding: stable across runs and platforms.
+    package static func hash(of entities: [EntityDescription]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let data: Data
+        do {
+            data = try encoder.encode(entities)
+        } catch {
+            // Hashing nothing would make every model look alike, and skip a migration.
+            throw ObjectGraphError.invalidModel("the model's description cannot be encoded for its version hash: \(error)")
+        }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in data {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+}

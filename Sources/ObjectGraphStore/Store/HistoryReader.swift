@@ -1,0 +1,178 @@
+package import Foundation
+import GRDB
+import ObjectGraphModel
+
+/// A transaction of the history as stored: the store's view, in keys and entity names.
+package struct StoredTransaction {
+    package struct Change {
+        package let entity: String
+        package let key: Int64
+        package let kind: HistoryTables.Kind
+        package let globalID: UUID?
+        package let changedKeys: String?
+        package let tombstone: String?
+    }
+
+    package let sequence: Int64
+    package let author: String?
+    package let date: Date
+    package let origin: String?
+    package var changes: [Change] = []
+}
+
+/// Which stored transactions to read.
+package struct StoredHistoryFilter {
+    package init(after: Int64 = 0) { self.after = after }
+
+    package var after: Int64 = 0
+    package var authors: Set<String>?
+    package var excludedAuthors: Set<String>?
+    package var entities: Set<String>?
+    package var startDate: Date?
+    package var endDate: Date?
+    package var limit: Int?
+    /// Only transactions up to this sequence number.
+    package var through: Int64?
+    /// Leaves out the transactions of this origin (a container's own).
+    package var excludingOrigin: UUID?
+    /// Whether a purge of transactions after `after` is an error (``ObjectGraphError/Code/historyExpired``)
+    /// rather than a gap the reader does not see.
+    package var requiresContinuity = false
+}
+
+/// Reads and purges the persistent history (see ``HistoryTables``).
+extension RowReader {
+    /// The last transaction's sequence number, purged or not; 0 for none.
+    package func lastSequence() throws -> Int64 {
+        try read { db in try HistoryTables.lastSequence(db) }
+    }
+
+    /// The registered consumers of the history, the one furthest behind first.
+    package func historyConsumers() throws -> [StoredHistoryConsumer] {
+        try read { db in try HistoryConsumers.all(db) }
+    }
+
+    /// The transactions matching `filter`, oldest first, with their changes (of the filter's
+    /// entities only), read in one snapshot of the store.
+    package func transactions(_ filter: StoredHistoryFilter) throws -> [StoredTransaction] {
+        do {
+            return try store.writer.read { db in try Self.transactions(filter, db) }
+        } catch let error as DatabaseError {
+            throw StoreError(error)
+        }
+    }
+
+    private static func transactions(_ filter: StoredHistoryFilter, _ db: Database) throws -> [StoredTransaction] {
+        if filter.requiresContinuity {
+            let purged = try HistoryTables.purgedThrough(db)
+            if filter.after < purged { throw ObjectGraphError.historyExpired(after: filter.after, purgedThrough: purged) }
+        }
+        var conditions: [SQLFragment] = [SQLFragment("t.Z_SEQUENCE > ?", arguments: [filter.after.databaseValue])]
+        if let authors = filter.authors {
+            conditions.append("t.Z_AUTHOR IN " + SQL.list(authors.sorted().map(\.databaseValue)))
+        }
+        if let excluded = filter.excludedAuthors, !excluded.isEmpty {
+            conditions.append("(t.Z_AUTHOR IS NULL OR t.Z_AUTHOR NOT IN " + SQL.list(excluded.sorted().map(\.databaseValue)) + ")")
+        }
+        if let start = filter.startDate {
+            conditions.append(SQLFragment("t.Z_TIMESTAMP >= ?", arguments: [start.timeIntervalSince1970.databaseValue]))
+        }
+        if let end = filter.endDate {
+            conditions.append(SQLFragment("t.Z_TIMESTAMP < ?", arguments: [end.timeIntervalSince1970.databaseValue]))
+        }
+        if let through = filter.through {
+            conditions.append(SQLFragment("t.Z_SEQUENCE <= ?", arguments: [through.databaseValue]))
+        }
+        if let origin = filter.excludingOrigin {
+            conditions.append(SQLFragment("t.Z_ORIGIN IS NOT ?", arguments: [origin.uuidString.databaseValue]))
+        }
+        let entityCondition = filter.entities.map { "c.Z_ENTITY IN " + SQL.list($0.sorted().map(\.databaseValue)) }
+        if let entityCondition {
+            let transactionChanges = "c.rowid >= t.Z_FIRSTCHANGE AND c.rowid < t.Z_ENDCHANGE"
+            conditions.append(
+                SQLFragment(
+                    "EXISTS (SELECT 1 FROM \(HistoryTables.changes) AS c WHERE \(transactionChanges) AND ", entityCondition, ")"))
+        }
+        let whereClause = conditions.dropFirst().reduce(conditions[0]) { $0 + " AND " + $1 }
+        let query = SQLFragment(
+            "SELECT t.Z_SEQUENCE, t.Z_AUTHOR, t.Z_TIMESTAMP, t.Z_ORIGIN, t.Z_FIRSTCHANGE, t.Z_ENDCHANGE FROM \(HistoryTables.transactions) AS t WHERE ",
+            whereClause, " ORDER BY t.Z_SEQUENCE" + (filter.limit.map { " LIMIT \(max(0, $0))" } ?? ""))
+        var transactions: [StoredTransaction] = []
+        var changeRange: (first: Int64, end: Int64)?
+        try Row.fetchCursor(db, sql: query.sql, arguments: StatementArguments(query.arguments)).forEach { row in
+            transactions.append(
+                StoredTransaction(
+                    sequence: row[0], author: row[1], date: Date(timeIntervalSince1970: row[2]), origin: row[3]))
+            changeRange = (changeRange?.first ?? row[4], row[5])
+        }
+        guard let changeRange else { return [] }
+        // The changes of the transactions read: one scan of the change table's rows between theirs.
+        var position: [Int64: Int] = [:]
+        for (index, transaction) in transactions.enumerated() { position[transaction.sequence] = index }
+        var changes = SQLFragment(
+            """
+            SELECT c.Z_SEQUENCE, c.Z_ENTITY, c.Z_PK, c.Z_KIND, c.Z_UUID, c.Z_KEYS, c.Z_TOMBSTONE \
+            FROM \(HistoryTables.changes) AS c WHERE c.rowid >= ? AND c.rowid < ?
+            """, arguments: [changeRange.first.databaseValue, changeRange.end.databaseValue])
+        if let entityCondition { changes = changes + " AND " + entityCondition }
+        let statement = try db.cachedStatement(sql: changes.sql)
+        try statement.setArguments(StatementArguments(changes.arguments))
+        try Row.fetchCursor(statement).forEach { row in
+            guard let index = position[row[0]], let kind = HistoryTables.Kind(rawValue: row[3]) else { return }
+            transactions[index].changes.append(
+                StoredTransaction.Change(
+                    entity: row[1], key: row[2], kind: kind, globalID: row[4], changedKeys: row[5], tombstone: row[6]))
+        }
+        return transactions
+    }
+}
+
+extension RowWriter {
+    /// Registers or moves a consumer of the history (see ``HistoryConsumers``).
+    package func setHistoryConsumer(_ name: String, sequence: Int64) throws {
+        try HistoryConsumers.set(name, sequence: sequence, db)
+    }
+
+    package func removeHistoryConsumer(_ name: String) throws {
+        try HistoryConsumers.remove(name, db)
+    }
+
+    /// Deletes the transactions up to and including `sequence`, or committed before `date`, with
+    /// their changes; returns how many went.
+    package func purgeHistory(through sequence: Int64?, before date: Date?) throws -> Int {
+        var last: Int64
+        let oldest = try HistoryConsumers.oldest(db)
+        if let sequence {
+            // Asked for by token: passing a consumer is refused, naming it.
+            if let oldest, sequence > oldest.sequence {
+                throw ObjectGraphError.historyInUse(consumer: oldest.name, position: oldest.sequence, through: sequence)
+            }
+            last = sequence
+        } else if let date {
+            last =
+                try Int64.fetchOne(
+                    db,
+                    sql: """
+                        SELECT MAX(Z_SEQUENCE) FROM \(HistoryTables.transactions) WHERE Z_TIMESTAMP < ?
+                        """, arguments: [date.timeIntervalSince1970]) ?? 0  // NULL: no transaction is older
+        } else {
+            return 0
+        }
+        // By date: up to the consumer furthest behind at most.
+        if sequence == nil, let oldest { last = min(last, oldest.sequence) }
+        // The changes before the first transaction kept; all of them when none is kept.
+        try db.execute(
+            sql: """
+                DELETE FROM \(HistoryTables.changes) WHERE rowid < COALESCE(
+                    (SELECT Z_FIRSTCHANGE FROM \(HistoryTables.transactions) WHERE Z_SEQUENCE > ? ORDER BY Z_SEQUENCE LIMIT 1),
+                    \(HistoryTables.nextChange))
+                """, arguments: [last])
+        try db.execute(sql: "DELETE FROM \(HistoryTables.transactions) WHERE Z_SEQUENCE <= ?", arguments: [last])
+        let purged = db.changesCount
+        if try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(HistoryTables.changes))") != true {
+            // The next change row is number 1 again: the transactions kept (none has changes) say so.
+            try db.execute(sql: "UPDATE \(HistoryTables.transactions) SET Z_FIRSTCHANGE = 1, Z_ENDCHANGE = 1")
+        }
+        return purged
+    }
+}

@@ -1,0 +1,452 @@
+package import Foundation
+package import GRDB
+package import ObjectGraphModel
+
+/// Creates a new store's tables, and migrates an existing store to the model when the difference is
+/// additive: new entities, new optional (or defaulted) attributes, new relationships, new indexes.
+/// Any other difference fails with ``ObjectGraphError/schemaMismatch(_:)`` and changes nothing.
+package struct SchemaMigrator {
+    package let schema: Schema
+    package let mappings: [EntityMapping]
+    package let path: String
+
+    package static let primaryKeyTable = "Z_PRIMARYKEY"
+
+    /// What opening the store needs, found by reading only.
+    package enum Preparation: Equatable {
+        /// An empty database: every table is created.
+        case create
+        /// The store matches the model: nothing is written.
+        case upToDate(UUID)
+        /// The store differs from the model additively, or is of an older format: its format is
+        /// upgraded first (`upgrading`, the model it is at), then tables and columns are renamed as
+        /// the model's original names say, then tables, columns and indexes are added.
+        case migrate(UUID, Renames, upgrading: [EntityDescription]? = nil)
+    }
+
+    /// The hash of the model the store was last migrated to (see ``StoreMetadata/versionHash``);
+    /// nil for a database that is not an ObjectGraph store.
+    package static func storedVersionHash(_ db: Database, path: String) throws -> String? {
+        try StoreMetadata.read(db, path: path)?.versionHash
+    }
+
+    /// Finds, by reading only, what the store needs; throws for a database that is not an ObjectGraph
+    /// store or whose schema cannot migrate, before anything is written to it.
+    package func preparation(_ db: Database) throws -> Preparation {
+        guard let metadata = try StoreMetadata.read(db, path: path) else {
+            let foreign = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+                    """)
+            guard foreign.isEmpty else {
+                throw ObjectGraphError.incompatibleStore(
+                    path: path,
+                    reason: "the database was not created by ObjectGraph (it has tables \(foreign.joined(separator: ", ")))")
+            }
+            return .create
+        }
+        let uuid = metadata.uuid
+        var upgrading: [EntityDescription]?
+        if metadata.format < StoreMetadata.currentFormat {
+            let clashes = try StoreFormatUpgrade.clashes(db, entities: metadata.entities)
+            guard clashes.isEmpty else { throw ObjectGraphError.schemaMismatch(clashes) }
+            upgrading = metadata.entities
+        }
+        // Stores made before the history had its current tables get them.
+        let hasHistory = try HistoryTables.areCurrent(db)
+        guard metadata.versionHash != schema.versionHash || upgrading != nil else {
+            return hasHistory ? .upToDate(uuid) : .migrate(uuid, Renames())
+        }
+        let renames = Renames(from: metadata.entities, to: schema.entities)
+        let differences = Self.differences(from: metadata.entities, to: schema.entities)
+        guard differences.allSatisfy(\.isAdditive) else {
+            throw ObjectGraphError.schemaMismatch(differences)
+        }
+        return .migrate(uuid, renames, upgrading: upgrading)
+    }
+
+    /// Prepares the store in a write transaction and returns its UUID. The preparation is found
+    /// again inside the transaction: another process may have prepared the store meanwhile.
+    package func prepare(_ db: Database) throws -> UUID {
+        let uuid: UUID
+        switch try preparation(db) {
+        case .upToDate(let existing):
+            return existing
+        case .create:
+            uuid = try create(db)
+        case let .migrate(existing, renames, upgrading):
+            if let upgrading { try StoreFormatUpgrade.run(db, entities: upgrading) }
+            try rename(renames, db)
+            try applyAdditiveChanges(db)
+            try writeMetadata(db, uuid: existing)
+            uuid = existing
+        }
+        try HistoryTables.create(db)
+        return uuid
+    }
+
+    private func create(_ db: Database) throws -> UUID {
+        try db.execute(sql: "CREATE TABLE \(StoreMetadata.table) (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL)")
+        try db.execute(sql: "CREATE TABLE Z_PRIMARYKEY (entity TEXT PRIMARY KEY NOT NULL, max INTEGER NOT NULL)")
+        try applyAdditiveChanges(db)
+        let uuid = UUID()
+        try writeMetadata(db, uuid: uuid)
+        return uuid
+    }
+
+    /// Records that the store is at this migrator's model, in the current format.
+    package func writeMetadata(_ db: Database, uuid: UUID) throws {
+        try StoreMetadata.write(db, uuid: uuid, entities: schema.entities, versionHash: schema.versionHash)
+    }
+
+    // MARK: Target layout
+
+    package struct Column { let name: String; let definition: String; let canBeAdded: Bool }
+    package struct Index {
+        package let table: String
+        package let columns: [String]
+        package let isUnique: Bool
+        /// For a partial index, the condition of the rows it holds.
+        package var condition: String?
+
+        /// A name no two indexes share: the table's name is prefixed with its length, so that
+        /// `A_b` + `c` and `A` + `b_c` differ (joined with underscores alone, both were `A_b_c`).
+        package var name: String { "Z\(table.utf8.count)_\(table)_" + columns.joined(separator: "_") }
+    }
+
+    /// Every table the model needs, with its columns, and every index.
+    package func targetLayout() -> (tables: [(name: String, columns: [Column], withoutRowID: Bool)], indexes: [Index]) {
+        var tables: [String: [Column]] = [:]
+        var order: [String] = []
+        var joinTables: Set<String> = []
+        var indexes: [Index] = []
+        func add(_ column: Column, to table: String) {
+            if tables[table] == nil { tables[table] = []; order.append(table) }
+            if !(tables[table] ?? []).contains(where: { $0.name == column.name }) { tables[table]?.append(column) }
+        }
+        for mapping in mappings {
+            let table = mapping.name
+            add(Column(name: "Z_PK", definition: "INTEGER PRIMARY KEY", canBeAdded: false), to: table)
+            add(Column(name: "Z_UUID", definition: "BLOB NOT NULL", canBeAdded: false), to: table)
+            add(Column(name: "Z_VERSION", definition: "INTEGER NOT NULL DEFAULT 1", canBeAdded: false), to: table)
+            indexes.append(Index(table: table, columns: ["Z_UUID"], isUnique: true))
+            for attribute in mapping.description.attributes {
+                var definition = attribute.type.sqlType
+                if let value = attribute.defaultValue { definition += " DEFAULT " + SQL.literal(value.databaseValue) }
+                add(
+                    Column(
+                        name: attribute.name, definition: definition,
+                        canBeAdded: attribute.isOptional || attribute.defaultValue != nil), to: table)
+                if attribute.isUnique {
+                    indexes.append(
+                        Index(
+                            table: table,
+                            columns: [attribute.name], isUnique: true))
+                } else if attribute.isIndexed {
+                    indexes.append(
+                        Index(
+                            table: table,
+                            columns: [attribute.name], isUnique: false))
+                }
+            }
+            if let slot = mapping.markedForDeletionSlot, !mapping.description.attributes[slot].isIndexed,
+                !mapping.description.attributes[slot].isUnique
+            {
+                // Batch deletions find marked rows by date, and relationship reads list them. Only
+                // marked rows are in it: inserting or deleting an unmarked row does not touch it.
+                let column = mapping.description.attributes[slot].name
+                indexes.append(
+                    Index(
+                        table: table, columns: [column], isUnique: false,
+                        condition: "\(SQL.quote(column)) IS NOT NULL"))
+            }
+            for relationship in mapping.toOneRelationships + mapping.toManyRelationships {
+                switch relationship.storage {
+                case .foreignKey(let column):
+                    add(Column(name: column, definition: "INTEGER", canBeAdded: true), to: table)
+                    indexes.append(Index(table: table, columns: [column], isUnique: false))
+                case .inverseForeignKey(let other, _, let orderColumn?):
+                    add(Column(name: orderColumn, definition: "INTEGER", canBeAdded: true), to: other)
+                case .inverseForeignKey:
+                    break
+                case let .joinTable(joinTable, _, _, _):
+                    joinTables.insert(joinTable)
+                    for name in ["Z_SOURCE", "Z_TARGET"] {
+                        add(Column(name: name, definition: "INTEGER NOT NULL", canBeAdded: false), to: joinTable)
+                    }
+                    for name in ["Z_SOURCE_ORDER", "Z_TARGET_ORDER"] {
+                        add(Column(name: name, definition: "INTEGER", canBeAdded: true), to: joinTable)
+                    }
+                    indexes.append(
+                        Index(
+                            table: joinTable,
+                            columns: ["Z_TARGET"], isUnique: false))
+                }
+            }
+        }
+        return (order.map { ($0, tables[$0] ?? [], joinTables.contains($0)) }, indexes)
+    }
+
+    /// Creates what is missing: tables, columns, indexes. Never drops or rewrites anything. A
+    /// required column is added only for a migration stage, whose code fills it.
+    package func applyAdditiveChanges(_ db: Database, addingRequiredColumns: Bool = false) throws {
+        let layout = targetLayout()
+        for table in layout.tables {
+            if try db.tableExists(table.name) {
+                let existing = Set(try db.columns(in: table.name).map(\.name))
+                for column in table.columns where !existing.contains(column.name) {
+                    guard column.canBeAdded || addingRequiredColumns else {
+                        throw ObjectGraphError.schemaMismatch([
+                            SchemaDifference(
+                                location: "\(table.name).\(column.name)",
+                                change: "a required column cannot be added to existing rows", isAdditive: false)
+                        ])
+                    }
+                    try db.execute(sql: "ALTER TABLE \(SQL.quote(table.name)) ADD COLUMN \(SQL.quote(column.name)) \(column.definition)")
+                }
+            } else {
+                var definitions = table.columns.map { "\(SQL.quote($0.name)) \($0.definition)" }
+                if table.withoutRowID { definitions.append("PRIMARY KEY (Z_SOURCE, Z_TARGET)") }
+                try db.execute(
+                    sql: "CREATE TABLE \(SQL.quote(table.name)) (\(definitions.joined(separator: ", ")))"
+                        + (table.withoutRowID ? " WITHOUT ROWID" : ""))
+            }
+        }
+        for index in layout.indexes {
+            // Stores made before the current naming have the same index under another name (and a full
+            // index serves where a partial one is planned).
+            let existing = try db.indexes(on: index.table)
+            if existing.contains(where: { $0.columns == index.columns && $0.isUnique == index.isUnique }) { continue }
+            do {
+                try db.execute(
+                    sql: """
+                        CREATE \(index.isUnique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(SQL.quote(index.name)) \
+                        ON \(SQL.quote(index.table)) (\(index.columns.map(SQL.quote).joined(separator: ", ")))\
+                        \(index.condition.map { " WHERE \($0)" } ?? "")
+                        """)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                throw ObjectGraphError.schemaMismatch([
+                    SchemaDifference(
+                        location: "\(index.table).\(index.columns.joined(separator: ","))",
+                        change: "cannot become unique: existing rows share a value", isAdditive: false)
+                ])
+            }
+        }
+    }
+
+    // MARK: Differences
+
+    /// Compares the stored model with the current one, entity by entity and property by property;
+    /// an entity or attribute renamed with its original name declared is compared under its new name.
+    package static func differences(from old: [EntityDescription], to new: [EntityDescription]) -> [SchemaDifference] {
+        let renames = Renames(from: old, to: new)
+        let old = renames.applied(to: old)
+        var result = renames.differences
+        let oldByName = Dictionary(uniqueKeysWithValues: old.map { ($0.name, $0) })
+        let newNames = Set(new.map(\.name))
+        for entity in old where !newNames.contains(entity.name) {
+            result.append(
+                SchemaDifference(location: entity.name, change: "entity removed", isAdditive: false, isMigratedByAStage: true))
+        }
+        for entity in new {
+            guard let previous = oldByName[entity.name] else {
+                result.append(SchemaDifference(location: entity.name, change: "entity added", isAdditive: true))
+                continue
+            }
+            result += attributeDifferences(previous, entity) + relationshipDifferences(previous, entity)
+        }
+        return result
+    }
+
+    private static func attributeDifferences(_ old: EntityDescription, _ new: EntityDescription) -> [SchemaDifference] {
+        var result: [SchemaDifference] = []
+        for attribute in old.attributes where new.attribute(named: attribute.name) == nil {
+            result.append(
+                SchemaDifference(
+                    location: "\(new.name).\(attribute.name)",
+                    change: "attribute removed", isAdditive: false, isMigratedByAStage: true))
+        }
+        for attribute in new.attributes {
+            let location = "\(new.name).\(attribute.name)"
+            guard let previous = old.attribute(named: attribute.name) else {
+                let additive = attribute.isOptional || attribute.defaultValue != nil
+                result.append(
+                    SchemaDifference(
+                        location: location,
+                        change: additive ? "attribute added" : "required attribute added without a default value",
+                        isAdditive: additive, isMigratedByAStage: true))
+                continue
+            }
+            if previous.type != attribute.type {
+                result.append(
+                    SchemaDifference(
+                        location: location, change: "type changed from \(previous.type.rawValue) to \(attribute.type.rawValue)",
+                        isAdditive: false))
+            }
+            if previous.isOptional && !attribute.isOptional {
+                result.append(
+                    SchemaDifference(location: location, change: "became required", isAdditive: false, isMigratedByAStage: true))
+            } else if previous.isOptional != attribute.isOptional {
+                result.append(SchemaDifference(location: location, change: "became optional", isAdditive: true))
+            }
+            if previous.isUnique != attribute.isUnique || previous.isIndexed != attribute.isIndexed {
+                let added = (attribute.isUnique && !previous.isUnique) || (attribute.isIndexed && !previous.isIndexed)
+                result.append(
+                    SchemaDifference(
+                        location: location, change: added ? "index added" : "index removed", isAdditive: added,
+                        isMigratedByAStage: true))
+            }
+            if previous.defaultValue != attribute.defaultValue {
+                result.append(SchemaDifference(location: location, change: "default value changed", isAdditive: true))
+            }
+        }
+        return result
+    }
+
+    private static func relationshipDifferences(_ old: EntityDescription, _ new: EntityDescription) -> [SchemaDifference] {
+        var result: [SchemaDifference] = []
+        for relationship in old.relationships where new.relationship(named: relationship.name) == nil {
+            result.append(
+                SchemaDifference(
+                    location: "\(new.name).\(relationship.name)",
+                    change: "relationship removed", isAdditive: false, isMigratedByAStage: true))
+        }
+        for relationship in new.relationships {
+            let location = "\(new.name).\(relationship.name)"
+            guard let previous = old.relationship(named: relationship.name) else {
+                result.append(SchemaDifference(location: location, change: "relationship added", isAdditive: true))
+                continue
+            }
+            if previous.destination != relationship.destination || previous.inverse != relationship.inverse
+                || previous.isToMany != relationship.isToMany || previous.isOrdered != relationship.isOrdered
+            {
+                result.append(
+                    SchemaDifference(
+                        location: location, change: "relationship changed its destination, inverse or kind",
+                        isAdditive: false))
+            } else if previous != relationship {
+                // Delete rules and counts shape behaviour, not storage.
+                result.append(SchemaDifference(location: location, change: "rules changed", isAdditive: true))
+            }
+        }
+        return result
+    }
+
+}
+
+// MARK: - Renames
+
+extension SchemaMigrator {
+    /// The entities and attributes the model renamed (declaring their original names) that the
+    /// store still has under their old names.
+    package struct Renames: Equatable {
+        /// Old entity name → new name.
+        package var entities: [String: String] = [:]
+        /// New entity name → (old attribute name → new name).
+        package var attributes: [String: [String: String]] = [:]
+
+        package init() {}
+
+        package init(from old: [EntityDescription], to new: [EntityDescription]) {
+            let oldNames = Set(old.map(\.name))
+            let newNames = Set(new.map(\.name))
+            for entity in new {
+                guard let original = entity.originalName, !oldNames.contains(entity.name),
+                    oldNames.contains(original), !newNames.contains(original)
+                else { continue }
+                entities[original] = entity.name
+            }
+            let oldByNewName = Dictionary(old.map { (entities[$0.name] ?? $0.name, $0) }, uniquingKeysWith: { first, _ in first })
+            for entity in new {
+                guard let previous = oldByNewName[entity.name] else { continue }
+                let oldAttributes = Set(previous.attributes.map(\.name))
+                let newAttributes = Set(entity.attributes.map(\.name))
+                for attribute in entity.attributes {
+                    guard let original = attribute.originalName, !oldAttributes.contains(attribute.name),
+                        oldAttributes.contains(original), !newAttributes.contains(original)
+                    else { continue }
+                    attributes[entity.name, default: [:]][original] = attribute.name
+                }
+            }
+        }
+
+        /// The stored model under the new names.
+        package func applied(to old: [EntityDescription]) -> [EntityDescription] {
+            old.map { entity in
+                var entity = entity
+                entity.name = entities[entity.name] ?? entity.name
+                let renamed = attributes[entity.name] ?? [:]
+                entity.attributes = entity.attributes.map { attribute in
+                    var attribute = attribute
+                    attribute.name = renamed[attribute.name] ?? attribute.name
+                    return attribute
+                }
+                entity.relationships = entity.relationships.map { relationship in
+                    var relationship = relationship
+                    relationship.destination = entities[relationship.destination] ?? relationship.destination
+                    return relationship
+                }
+                return entity
+            }
+        }
+
+        /// The entity's name in the store.
+        package func originalName(of entity: String) -> String {
+            entities.first { $0.value == entity }?.key ?? entity
+        }
+
+        package var differences: [SchemaDifference] {
+            entities.sorted { $0.key < $1.key }.map {
+                SchemaDifference(location: $0.value, change: "renamed from \($0.key)", isAdditive: true)
+            }
+                + attributes.sorted { $0.key < $1.key }.flatMap { entity, renamed in
+                    renamed.sorted { $0.key < $1.key }.map {
+                        SchemaDifference(location: "\(entity).\($0.value)", change: "renamed from \($0.key)", isAdditive: true)
+                    }
+                }
+        }
+
+        package var isEmpty: Bool { entities.isEmpty && attributes.isEmpty }
+    }
+
+    /// Renames tables and columns, before anything is added: entity tables (and their rows in the
+    /// key table), attribute columns, and the join tables whose names come from a renamed entity.
+    /// A join table belongs to the side whose name sorts first, so renaming an entity can hand it
+    /// to the other side: its source and target columns then trade names.
+    package func rename(_ renames: Renames, _ db: Database) throws {
+        guard !renames.isEmpty else { return }
+        for (old, new) in renames.entities.sorted(by: { $0.key < $1.key }) {
+            try db.execute(sql: "ALTER TABLE \(SQL.quote(old)) RENAME TO \(SQL.quote(new))")
+            try db.execute(sql: "UPDATE \(Self.primaryKeyTable) SET entity = ? WHERE entity = ?", arguments: [new, old])
+        }
+        for (entity, columns) in renames.attributes.sorted(by: { $0.key < $1.key }) {
+            for (old, new) in columns.sorted(by: { $0.key < $1.key }) {
+                try db.execute(sql: "ALTER TABLE \(SQL.quote(entity)) RENAME COLUMN \(SQL.quote(old)) TO \(SQL.quote(new))")
+            }
+        }
+        for mapping in mappings {
+            for relationship in mapping.toManyRelationships {
+                guard case .joinTable(let table, "Z_SOURCE", _, _) = relationship.storage else { continue }
+                let destination = relationship.description.destination
+                let (oldTable, ownedBySameSide) = SQLiteStore.joinTable(
+                    "\(renames.originalName(of: mapping.name)).\(relationship.name)",
+                    "\(renames.originalName(of: destination)).\(relationship.description.inverse)")
+                guard oldTable != table || !ownedBySameSide, try db.tableExists(oldTable) else { continue }
+                if oldTable != table {
+                    try db.execute(sql: "ALTER TABLE \(SQL.quote(oldTable)) RENAME TO \(SQL.quote(table))")
+                }
+                if !ownedBySameSide {
+                    for (first, second) in [("Z_SOURCE", "Z_TARGET"), ("Z_SOURCE_ORDER", "Z_TARGET_ORDER")] {
+                        try db.execute(
+                            sql: """
+                                ALTER TABLE \(SQL.quote(table)) RENAME COLUMN \(first) TO Z_SWAP;
+                                ALTER TABLE \(SQL.quote(table)) RENAME COLUMN \(second) TO \(first);
+                                ALTER TABLE \(SQL.quote(table)) RENAME COLUMN Z_SWAP TO \(second)
+                                """)
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,316 @@
+import Algorithms
+package import Foundation
+package import GRDB
+import GRDBSQLite
+package import ObjectGraphModel
+
+/// Writes rows inside one write transaction: key allocation, inserts, versioned updates, set-wise
+/// deletes, join-table links and the transaction's record in the history.
+///
+/// Made by ``SQLiteStore/write(_:)`` for the length of a transaction; every statement a save needs
+/// is built here, and prepared statements are cached per connection. New rows get their primary keys
+/// from ``allocateKeys(_:for:)``; keys written afterwards (foreign keys, links) may be temporary keys,
+/// which the writer replaces with the allocated ones (see ``permanentKey(_:)``).
+package struct RowWriter {
+    package let db: Database
+    /// The primary keys allocated in this transaction, by temporary key (temporary keys are unique in
+    /// the process, and integers hash fast).
+    package private(set) var newKeys: [Int64: Int64] = [:]
+    /// The transaction's sequence in the history, once recorded (see ``recordTransaction(author:date:origin:)``).
+    package private(set) var sequence: Int64 = 0
+    /// The insert and update statements of this transaction.
+    private let statements: WriteStatements
+
+    package init(db: Database) {
+        self.db = db
+        self.statements = WriteStatements(db: db)
+    }
+
+    /// A key as written: a temporary key becomes the key allocated for it.
+    package func permanentKey(_ key: Int64?) -> Int64? {
+        guard let key else { return nil }
+        return key < 0 ? newKeys[key] : key
+    }
+
+    /// A key as bound to a statement: the permanent key, NULL for none.
+    private func resolve(_ key: Int64?) -> DatabaseValue {
+        permanentKey(key)?.databaseValue ?? .null
+    }
+
+    // MARK: Keys
+
+    /// Gives the next primary keys of an entity's table to new rows, known by their temporary keys.
+    package mutating func allocateKeys(_ temporaryKeys: [Int64], for mapping: EntityMapping) throws {
+        guard !temporaryKeys.isEmpty else { return }
+        newKeys.reserveCapacity(newKeys.count + temporaryKeys.count)
+        var next =
+            try Int64.fetchOne(db, sql: "SELECT max FROM Z_PRIMARYKEY WHERE entity = ?", arguments: [mapping.name])
+            ?? Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(Z_PK), 0) FROM \(mapping.table)") ?? 0
+        for key in temporaryKeys {
+            next += 1
+            newKeys[key] = next
+        }
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO Z_PRIMARYKEY (entity, max) VALUES (?, ?)",
+            arguments: [mapping.name, next])
+    }
+
+    // MARK: Rows
+
+    /// Inserts a new row, with version 1.
+    package func insert(_ row: some RowValues, id: ObjectID, globalID: UUID, mapping: EntityMapping) throws {
+        let statement = try statements.statement(.insert, of: mapping)
+        try statement.resetForBinding()
+        try statement.bind(key: permanentKey(id.key), at: 1)
+        try statement.bind(globalID, at: 2)
+        try statement.bind(.integer(1), at: 3)
+        var index: CInt = 4
+        for position in 0..<mapping.attributeColumns.count {
+            try statement.bind(row.value(atPosition: position), at: index)
+            index += 1
+        }
+        for foreignKey in mapping.foreignKeys {
+            try statement.bind(key: permanentKey(row.relatedKey(at: foreignKey.slot)), at: index)
+            index += 1
+        }
+        try execute(statement, row: row, id: id, mapping: mapping, globalID: globalID)
+    }
+
+    /// Writes a row's values at some positions and increments its version; with `version`, only if
+    /// the row still has it. Returns whether the row was written (true when there is nothing to
+    /// write). With `bumpingVersion`, the version is incremented even when no column is written (a
+    /// change of join-table rows, which have no version of their own).
+    package func update(
+        _ row: some RowValues, id: ObjectID, positions: [Int], ifVersion version: Int64?,
+        bumpingVersion: Bool, mapping: EntityMapping
+    ) throws -> Bool {
+        let columns = positions.filter(mapping.hasColumn(atPosition:))
+        guard !columns.isEmpty || bumpingVersion else { return true }
+        let statement = try statements.statement(.update(positions: columns, versioned: version != nil), of: mapping)
+        try statement.resetForBinding()
+        var index: CInt = 1
+        let attributeCount = mapping.attributeColumns.count
+        for position in columns {
+            if position < attributeCount {
+                try statement.bind(row.value(atPosition: position), at: index)
+            } else {
+                try statement.bind(key: permanentKey(row.relatedKey(at: position - attributeCount)), at: index)
+            }
+            index += 1
+        }
+        try statement.bind(key: id.key, at: index)
+        if let version { try statement.bind(key: version, at: index + 1) }
+        try execute(statement, row: row, id: id, mapping: mapping)
+        // SQLite's count directly: GRDB's `changesCount` first checks the dispatch queue it runs
+        // on, which cost more than the rest of this function's Swift work per updated row.
+        return sqlite3_changes(db.sqliteConnection) > 0
+    }
+
+    /// Sets attributes of a row to NULL without touching its version, if the row has `version`.
+    package func clear(_ slots: [Int], ofRow key: Int64, ifVersion version: Int64, mapping: EntityMapping) throws {
+        let assignments = slots.map { "\(mapping.quotedAttributeColumns[$0]) = NULL" }.joined(separator: ", ")
+        try db.cachedStatement(sql: "UPDATE \(mapping.table) SET \(assignments) WHERE Z_PK = ? AND Z_VERSION = ?")
+            .execute(arguments: [key, version])
+    }
+
+    /// Sets attributes of rows, the same value in every row, and increments their versions.
+    package func update(keys: KeySelection, setting values: [(slot: Int, value: StoredValue)], mapping: EntityMapping) throws {
+        let assignments = values.map { "\(mapping.quotedAttributeColumns[$0.slot]) = ?" } + ["Z_VERSION = Z_VERSION + 1"]
+        for condition in keys.conditions(on: "Z_PK") {
+            do {
+                try execute(
+                    "UPDATE \(mapping.table) SET \(assignments.joined(separator: ", ")) WHERE \(condition.sql)",
+                    values.map { $0.value.databaseValue } + condition.arguments)
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                let column = error.message?.components(separatedBy: ".").last ?? ""
+                throw ObjectGraphError.invalidBatchOperation(
+                    entity: mapping.name, property: column,
+                    reason: "the attribute is unique, and the update would give several rows one value")
+            }
+        }
+    }
+
+    /// The version of a row; nil if the row does not exist.
+    package func version(ofRow key: Int64, mapping: EntityMapping) throws -> Int64? {
+        try Int64.fetchOne(db, sql: "SELECT Z_VERSION FROM \(mapping.table) WHERE Z_PK = ?", arguments: [key])
+    }
+
+    /// Reads a row as this transaction sees it and passes it to `body`; nil if it does not exist.
+    package func row<Result>(key: Int64, mapping: EntityMapping, _ body: (CurrentRow) -> Result) throws -> Result? {
+        try RowReader.row(key: key, mapping: mapping, db, body)
+    }
+
+    /// Runs a statement that writes one row; a uniqueness violation names the object and the value
+    /// (a global ID given twice, by a context's `insert(_:globalID:)`, as `objectGlobalID`).
+    private func execute(
+        _ statement: Statement, row: some RowValues, id: ObjectID, mapping: EntityMapping,
+        globalID: UUID? = nil
+    ) throws {
+        do {
+            try statement.runDirectly(in: db)
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+            let column = error.message?.components(separatedBy: ".").last ?? ""
+            if column == "Z_UUID", let globalID {
+                throw ObjectGraphError.validationFailed([
+                    ValidationFailure(
+                        entity: mapping.name, objectID: id, property: "objectGlobalID", reason: .notUnique(globalID.storedValue))
+                ])
+            }
+            let slot = mapping.attributeColumns.firstIndex(of: column)
+            throw ObjectGraphError.validationFailed([
+                ValidationFailure(
+                    entity: mapping.name, objectID: id, property: slot.map { mapping.attributeColumns[$0] },
+                    reason: .notUnique(slot.map { row.value(atPosition: $0) } ?? .null))
+            ])
+        }
+    }
+
+    /// Deletes rows set-wise, with their join-table links, after recording each deletion (and the
+    /// values the entity preserves) in the history.
+    ///
+    /// - Parameter rows: Conditions on the table aliased `t0` that select the same rows, when cheaper
+    ///   than the keys (a batch deletion's own condition); the keys' by default.
+    package func delete(keys: KeySelection, mapping: EntityMapping, rows: [SQLFragment]? = nil) throws {
+        let rows = rows ?? keys.conditions(on: "t0.Z_PK")
+        try recordChanges(.delete, rows: rows, mapping: mapping)
+        for condition in rows {
+            try execute("DELETE FROM \(mapping.table) AS t0 WHERE \(condition.sql)", condition.arguments)
+        }
+        // The rows are gone: their links go by key.
+        for relationship in mapping.toManyRelationships {
+            guard case let .joinTable(table, source, _, _) = relationship.storage else { continue }
+            for condition in keys.conditions(on: source) {
+                try execute("DELETE FROM \(SQL.quote(table)) WHERE \(condition.sql)", condition.arguments)
+            }
+        }
+    }
+
+    /// Runs a statement (cached: the statements of a batch repeat) with its arguments, bound
+    /// without GRDB's generic `StatementArguments` (see ``GRDB/Statement/bind(_:)``).
+    package func execute(_ sql: String, _ arguments: [DatabaseValue]) throws {
+        let statement = try db.cachedStatement(sql: sql)
+        try statement.bind(arguments)
+        try statement.execute()
+    }
+
+    // MARK: Links
+
+    /// Writes the position of each member of an ordered one-to-many relationship in its order column.
+    package func setPositions(of members: some Sequence<Int64>, table: String, orderColumn: String) throws {
+        let statement = try db.cachedStatement(
+            sql: "UPDATE \(SQL.quote(table)) SET \(SQL.quote(orderColumn)) = ? WHERE Z_PK = ?")
+        for (position, member) in members.enumerated() {
+            try statement.execute(arguments: [position.databaseValue, resolve(member)])
+        }
+    }
+
+    /// The keys an owner is linked to in a join table, its own keys being in `ownerColumn`.
+    package func linkedKeys(table: String, ownerColumn: String, owner: Int64?) throws -> [Int64?] {
+        let column = ownerColumn == "Z_SOURCE" ? "Z_TARGET" : "Z_SOURCE"
+        return try Int64?.fetchAll(
+            db, sql: "SELECT \(column) FROM \(SQL.quote(table)) WHERE \(ownerColumn) = ?", arguments: [owner])
+    }
+
+    /// Adds a join-table row (nothing if it exists) or removes one.
+    package func writeLink(_ link: JoinTableLink, exists: Bool) throws {
+        let sql =
+            exists
+            ? "INSERT INTO \(SQL.quote(link.table)) (Z_SOURCE, Z_TARGET) VALUES (?, ?) ON CONFLICT (Z_SOURCE, Z_TARGET) DO NOTHING"
+            : "DELETE FROM \(SQL.quote(link.table)) WHERE Z_SOURCE = ? AND Z_TARGET = ?"
+        try db.cachedStatement(sql: sql).execute(arguments: [link.source, link.target])
+    }
+
+    /// Writes a join-table row's position in an ordered many-to-many relationship, if the row exists.
+    package func setPosition(_ position: Int, of link: JoinTableLink, orderColumn: String) throws {
+        try db.cachedStatement(sql: "UPDATE \(SQL.quote(link.table)) SET \(orderColumn) = ? WHERE Z_SOURCE = ? AND Z_TARGET = ?")
+            .execute(arguments: [position.databaseValue, link.source, link.target])
+    }
+
+    // MARK: History
+
+    /// Records the transaction in the history; every change recorded afterwards belongs to it. Call
+    /// it first: the sequence is the transaction's place in the store's commit order.
+    package mutating func recordTransaction(author: String?, date: Date, origin: UUID) throws -> Int64 {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO \(HistoryTables.transactions) (Z_AUTHOR, Z_TIMESTAMP, Z_ORIGIN, Z_FIRSTCHANGE, Z_ENDCHANGE) \
+                VALUES (?, ?, ?, \(HistoryTables.nextChange), 0)
+                """
+        ).execute(arguments: [author, date.timeIntervalSince1970, origin.uuidString])
+        sequence = db.lastInsertedRowID
+        return sequence
+    }
+
+    /// Closes the range of the recorded transaction's changes; called once its writes are done.
+    fileprivate func finishTransaction() throws {
+        guard sequence > 0 else { return }
+        try db.cachedStatement(
+            sql: """
+                UPDATE \(HistoryTables.transactions) SET Z_ENDCHANGE = \(HistoryTables.nextChange) WHERE Z_SEQUENCE = ?
+                """
+        ).execute(arguments: [sequence])
+    }
+
+    /// Records that rows of an entity were inserted, updated (the properties named in
+    /// `changedKeys`, comma-separated) or deleted, with their global IDs, set-wise. A deletion must be
+    /// recorded before the rows go: its record keeps their global IDs and preserved values.
+    package func recordChanges(
+        _ kind: HistoryTables.Kind, keys: KeySelection, changedKeys: String? = nil,
+        mapping: EntityMapping
+    ) throws {
+        try recordChanges(kind, rows: keys.conditions(on: "t0.Z_PK"), changedKeys: changedKeys, mapping: mapping)
+    }
+
+    /// Records a change of the rows that `rows`, conditions on the table aliased `t0`, select.
+    package func recordChanges(
+        _ kind: HistoryTables.Kind, rows: [SQLFragment], changedKeys: String? = nil,
+        mapping: EntityMapping
+    ) throws {
+        guard sequence > 0 else { return }
+        let tombstone = kind == .delete ? mapping.tombstoneSQL : "NULL"
+        for condition in rows {
+            try execute(
+                """
+                INSERT INTO \(HistoryTables.changes) (Z_SEQUENCE, Z_ENTITY, Z_PK, Z_KIND, Z_UUID, Z_KEYS, Z_TOMBSTONE) \
+                SELECT ?, ?, Z_PK, ?, Z_UUID, ?, \(tombstone) FROM \(mapping.table) AS t0 WHERE \(condition.sql)
+                """,
+                [
+                    sequence.databaseValue, mapping.name.databaseValue, kind.rawValue.databaseValue,
+                    changedKeys.databaseValue
+                ] + condition.arguments)
+        }
+    }
+}
+
+/// One row of a join table, by the keys of its `Z_SOURCE` and `Z_TARGET` objects.
+package struct JoinTableLink: Hashable {
+    package init(table: String, source: Int64?, target: Int64?) {
+        self.table = table
+        self.source = source
+        self.target = target
+    }
+
+    package let table: String
+    package let source: Int64?
+    package let target: Int64?
+}
+
+extension SQLiteStore {
+    /// Runs `body` in a write transaction, committed when it returns; an SQLite error becomes a
+    /// ``StoreError``, and nothing is written when anything throws.
+    package func write<Result>(_ body: (inout RowWriter) throws -> Result) throws -> Result {
+        do {
+            return try writer.write { db in
+                var rowWriter = RowWriter(db: db)
+                let result = try body(&rowWriter)
+                try rowWriter.finishTransaction()
+                return result
+            }
+        } catch let error as DatabaseError {
+            throw StoreError(error)
+        }
+    }
+
+    /// The reader of this store's rows.
+    package var reader: RowReader { RowReader(store: self) }
+}
