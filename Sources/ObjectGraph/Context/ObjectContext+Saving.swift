@@ -30,6 +30,3 @@ extension ObjectContext {
         try SaveOperation(context: self).run()
     }
 }
-
-/// The writer reads an object's row straight from its state.
-extension ObjectState: RowValues {}

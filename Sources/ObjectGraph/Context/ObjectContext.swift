@@ -141,7 +141,7 @@ public final class ObjectContext {
         // ones that outlive it must learn that it is gone.
         registry.forEachState { state in
             assert(state.context === self, "\(state.id) is registered in a context it does not point to")
-            state.attach(to: nil)
+            state.detachFromDeallocatingHost()
         }
     }
 

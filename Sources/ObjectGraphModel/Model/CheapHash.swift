@@ -2,32 +2,32 @@
 /// multiplication by an odd constant, which keeps consecutive keys in distinct buckets, folded so the
 /// high bits count too. Mixing in the table's per-instance seed keeps tables of different sizes from
 /// clustering when one is filled from another.
-package enum CheapHash {
-    package static func mix(_ bits: UInt64, seed: Int) -> Int {
+@usableFromInline package enum CheapHash {
+    @inlinable package static func mix(_ bits: UInt64, seed: Int) -> Int {
         let mixed = (bits ^ UInt64(UInt(bitPattern: seed))) &* 0x9E37_79B9_7F4A_7C15
         return Int(truncatingIfNeeded: mixed ^ (mixed >> 32))
     }
 
     /// An object identity's hash: its address, mixed.
-    package static func identity(_ identifier: ObjectIdentifier, seed: Int) -> Int {
+    @inlinable package static func identity(_ identifier: ObjectIdentifier, seed: Int) -> Int {
         mix(UInt64(UInt(bitPattern: identifier)), seed: seed)
     }
 }
 
 /// Any object's identity as a dictionary key, hashed by one multiplication (the context keys its
 /// states the same way, with `StateKey`).
-package struct IdentityKey: Hashable {
-    package let identifier: ObjectIdentifier
+@usableFromInline package struct IdentityKey: Hashable, Sendable {
+    @usableFromInline package let identifier: ObjectIdentifier
 
     package init(_ object: AnyObject) { identifier = ObjectIdentifier(object) }
 
     package init(_ identifier: ObjectIdentifier) { self.identifier = identifier }
 
-    package func hash(into hasher: inout Hasher) {
+    @usableFromInline package func hash(into hasher: inout Hasher) {
         hasher.combine(identifier)
     }
 
-    package func _rawHashValue(seed: Int) -> Int {
+    @inlinable package func _rawHashValue(seed: Int) -> Int {
         CheapHash.identity(identifier, seed: seed)
     }
 }

@@ -8,13 +8,13 @@ public final class EntityDeclaration: Sendable {
     /// The class.
     package let type: any Entity.Type
     /// The entity name, the class name unless `@Entity("Name")` says otherwise.
-    package let name: String
+    @usableFromInline package let name: String
     /// The entity's name before it was renamed, from `@Entity(originalName:)`.
     package let originalName: String?
     package let properties: [PropertyDeclaration]
     /// Property index → name.
     package let propertyNames: [String]
-    package let layout: EntityLayout
+    @usableFromInline package let layout: EntityLayout
     /// Attribute property index → position in the values (``EntityLayout/slotIndex``), where the
     /// accessors inlined in the entity's module read it: a buffer of the declaration's own, never
     /// freed (declarations are immortal), read with two loads and no reference counting. Written
@@ -23,7 +23,7 @@ public final class EntityDeclaration: Sendable {
     /// An object of this entity as `any Entity`, from the plain reference an object's state keeps
     /// (one word rather than the existential's two). Unchecked in release builds: a state only ever
     /// refers to an object of its own entity (the object that claimed it); debug builds check.
-    package let existential: any EntityCasting
+    @usableFromInline package let existential: any EntityCasting
     /// Where a state's values start after its header (``StateStorageLayout/payloadOffset``), for the
     /// accessors inlined in the entity's module.
     @usableFromInline package let payloadOffset: Int
@@ -223,7 +223,7 @@ extension PropertyDeclaration {
 /// Makes `any Entity` of an object whose class is known only as its declaration's. A protocol
 /// rather than a closure: a generic closure keeps its type in a context, retained and released at
 /// every call.
-package protocol EntityCasting: Sendable {
+@usableFromInline package protocol EntityCasting: Sendable {
     func entity(_ object: AnyObject) -> any Entity
 }
 
@@ -242,7 +242,7 @@ package struct EntityCast<Object: Entity>: EntityCasting {
 /// Attributes and to-one relationships share one array of stored values laid out like the entity's
 /// row: the attributes, then each to-one relationship's destination key. To-many relationships have
 /// their own array. Each kind numbers its properties from zero (its slots).
-package struct EntityLayout: Sendable {
+@usableFromInline package struct EntityLayout: Sendable {
     package enum Slot: Sendable, Equatable {
         case attribute(Int)
         case toOne(Int)
@@ -252,11 +252,11 @@ package struct EntityLayout: Sendable {
     /// Property index → slot.
     package let slots: [Slot]
     /// Property index → position in its kind's numbering.
-    package let slotIndex: [Int]
+    @usableFromInline package let slotIndex: [Int]
     /// The number of attributes; to-one slot `n` is at position `attributeCount + n` of the values.
-    package let attributeCount: Int
+    @usableFromInline package let attributeCount: Int
     /// The values of a new object: declared defaults, else NULL, and no related objects.
-    package let initialValues: ContiguousArray<StoredValue>
+    @usableFromInline package let initialValues: ContiguousArray<StoredValue>
     /// Position in the values → property index.
     package let valueProperties: [Int]
     /// Attribute slot → property index.
@@ -268,9 +268,9 @@ package struct EntityLayout: Sendable {
     /// The to-many relationships of a new object (loaded, empty) and of a fault (not loaded), shared
     /// by every state until one changes.
     package let newToMany: ContiguousArray<ToManyValue>
-    package let faultedToMany: ContiguousArray<ToManyValue>
+    @usableFromInline package let faultedToMany: ContiguousArray<ToManyValue>
     /// How a state keeps these values and relationships after its header.
-    package let storage: StateStorageLayout
+    @usableFromInline package let storage: StateStorageLayout
 
     package init(properties: [PropertyDeclaration]) {
         var slots: [Slot] = []

@@ -9,7 +9,7 @@ import Foundation
 /// thread is between the two traps, naming the context and both threads. Nested uses by one thread
 /// (a property read inside a fetch, a hook inside a save) are counted. In release builds both calls
 /// are empty and inlined away.
-package final class ExclusiveUse: @unchecked Sendable {
+@usableFromInline package final class ExclusiveUse: @unchecked Sendable {
     package init() {}
 
     // Safety: `owner` and `depth` are only touched while `lock` is held.
@@ -18,7 +18,7 @@ package final class ExclusiveUse: @unchecked Sendable {
     private var depth = 0
 
     /// A use in progress; ``end()`` closes it.
-    package struct Use {
+    @usableFromInline package struct Use {
         #if DEBUG
             fileprivate let check: ExclusiveUse
         #else

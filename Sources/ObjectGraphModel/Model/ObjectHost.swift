@@ -1,5 +1,5 @@
-package import Foundation
-package import Observation
+public import Foundation
+public import Observation
 
 /// What an object's state may ask of the context holding it: the one way up from Model/.
 ///
@@ -11,7 +11,7 @@ package import Observation
 /// reference in the state's header serves both.
 ///
 /// Every requirement is called with the context's isolation, from a state the host holds.
-package protocol ObjectHost: AnyObject {
+@usableFromInline package protocol ObjectHost: AnyObject {
     /// Whether reads of the objects' properties are reported to Observation (copied into each
     /// state when it is attached, so that a read tests one flag).
     var observesReads: Bool { get }

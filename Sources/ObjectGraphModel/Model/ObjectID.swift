@@ -21,20 +21,20 @@ public struct ObjectID: Hashable, Sendable {
     /// cheap to copy, hash and store by the million.
     @usableFromInline package unowned(unsafe) let entity: EntityDeclaration
     /// The row's primary key when positive; a temporary key when negative.
-    package let key: Int64
+    @usableFromInline package let key: Int64
     /// The store's number in this process (see ``StoreIdentity``); 0 for temporary IDs. A number
     /// rather than the store's UUID: with it an ID takes 20 bytes rather than 33 (a stride of 24
     /// rather than 40), in every object's header and every set and dictionary of IDs.
-    private let storeNumber: UInt32
+    @usableFromInline package let storeNumber: UInt32
 
-    package init(entity: EntityDeclaration, key: Int64, store: StoreIdentity?) {
+    @inlinable package init(entity: EntityDeclaration, key: Int64, store: StoreIdentity?) {
         self.entity = entity
         self.key = key
         self.storeNumber = store?.number ?? 0
     }
 
     /// The store the row lives in; nil for temporary IDs.
-    package var store: StoreIdentity? { StoreIdentity(number: storeNumber) }
+    @inlinable package var store: StoreIdentity? { StoreIdentity(number: storeNumber) }
 
     /// The name of the object's entity.
     public var entityName: String { entity.name }
@@ -77,14 +77,14 @@ public struct ObjectID: Hashable, Sendable {
         ObjectID(entity: entity, key: -TemporaryKeys.next(), store: nil)
     }
 
-    public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
+    @inlinable public static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
         lhs.key == rhs.key && lhs.entity === rhs.entity && lhs.storeNumber == rhs.storeNumber
     }
 
     // One combined word: a hasher fed once costs much less than one fed twice. The store is left
     // out: IDs of one entity in different stores are rare in one table, and equality still tells
     // them apart.
-    public func hash(into hasher: inout Hasher) {
+    @inlinable public func hash(into hasher: inout Hasher) {
         hasher.combine(combinedBits)
     }
 
@@ -92,11 +92,11 @@ public struct ObjectID: Hashable, Sendable {
     /// in the uniquing table (see `RowKey`). Large to-many relationships are ordered sets of IDs, and
     /// loading one hashes every member.
     @_documentation(visibility: internal)
-    public func _rawHashValue(seed: Int) -> Int {
+    @inlinable public func _rawHashValue(seed: Int) -> Int {
         CheapHash.mix(combinedBits, seed: seed)
     }
 
-    private var combinedBits: UInt64 {
+    @usableFromInline package var combinedBits: UInt64 {
         let entityBits = UInt64(UInt(bitPattern: Unmanaged.passUnretained(entity).toOpaque()))
         return UInt64(bitPattern: key) ^ (entityBits << 40 | entityBits >> 24)
     }
@@ -167,16 +167,16 @@ package enum OpenedStores {
 /// Held as the number the process gave that UUID the first time it saw it (see ``StoreNumbers``):
 /// every object ID carries its store, and four bytes are cheaper to copy, compare and keep than
 /// sixteen.
-package struct StoreIdentity: Hashable, Sendable {
+@usableFromInline package struct StoreIdentity: Hashable, Sendable {
     /// Never 0, which object IDs use for "no store".
-    package let number: UInt32
+    @usableFromInline package let number: UInt32
 
     package init(uuid: UUID) {
         number = StoreNumbers.number(for: uuid)
     }
 
     /// The identity with this number; nil for 0.
-    fileprivate init?(number: UInt32) {
+    @usableFromInline package init?(number: UInt32) {
         guard number != 0 else { return nil }
         self.number = number
     }

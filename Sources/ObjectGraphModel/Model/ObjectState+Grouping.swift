@@ -4,7 +4,7 @@ extension Sequence<ObjectState> {
     /// thousands of states of a few entities: a linear search among the groups costs a comparison
     /// or two per state, where `Dictionary(grouping:)` hashed each one with SipHash (and ordered the
     /// groups differently in every process).
-    package func groupedByEntity() -> [[ObjectState]] {
+    @inlinable package func groupedByEntity() -> [[ObjectState]] {
         var entities: [EntityDeclaration] = []
         var groups: [[ObjectState]] = []
         for state in self {

@@ -1,6 +1,6 @@
 package import Foundation
 import Observation
-package import OrderedCollections
+public import OrderedCollections
 
 /// The storage of one object's persistent values, and its place in a context.
 ///
@@ -38,7 +38,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     /// otherwise a row of that version whose values `initializeValues` writes into the uninitialized
     /// packed values it is given (all of them).
     @inline(__always)
-    package static func make(
+    @inlinable package static func make(
         entity: EntityDeclaration, id: ObjectID, host: any ObjectHost, version: Int64?,
         initializeValues: (PackedValues, _ count: Int) -> Void
     ) -> ObjectState {
@@ -66,7 +66,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     /// made in place (building it outside and passing it in costs a copy and a destruction of
     /// every field).
     @inline(__always)
-    private static func make(_ entity: EntityDeclaration, header: () -> _ObjectStateHeader) -> ObjectState {
+    @inlinable package static func make(_ entity: EntityDeclaration, header: () -> _ObjectStateHeader) -> ObjectState {
         let buffer = create(minimumCapacity: entity.layout.storage.words) { _ in header() }
         // `create` allocates an instance of the class it is called on.
         return unsafeDowncast(buffer, to: ObjectState.self)
@@ -83,30 +83,30 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     /// How the state's tail is laid out. Read through a guaranteed reference: the declaration is
     /// immortal, and an ordinary read would retain and release it.
     @inline(__always)
-    private var storage: StateStorageLayout {
+    @inlinable package var storage: StateStorageLayout {
         Unmanaged.passUnretained(entity)._withUnsafeGuaranteedRef { $0.layout.storage }
     }
 
     /// The start of the state's tail (see ``StateStorageLayout``).
     @inline(__always)
-    private var tail: UnsafeMutablePointer<UInt64> {
+    @inlinable package var tail: UnsafeMutablePointer<UInt64> {
         withUnsafeMutablePointerToElements { $0 }
     }
 
     /// The values, packed in the state's tail.
     @inline(__always)
-    package var packedValues: PackedValues {
+    @inlinable package var packedValues: PackedValues {
         PackedValues(tail: tail, payloadOffset: storage.payloadOffset)
     }
 
     /// The to-many relationships' array in the state's tail; nil when the entity has none.
     @inline(__always)
-    private var toManyStorage: UnsafeMutablePointer<ContiguousArray<ToManyValue>>? {
+    @inlinable package var toManyStorage: UnsafeMutablePointer<ContiguousArray<ToManyValue>>? {
         guard let offset = storage.toManyOffset else { return nil }
         return (UnsafeMutableRawPointer(tail) + offset).assumingMemoryBound(to: ContiguousArray<ToManyValue>.self)
     }
 
-    private func initializeToMany(_ toMany: ContiguousArray<ToManyValue>) {
+    @inlinable package func initializeToMany(_ toMany: ContiguousArray<ToManyValue>) {
         guard let offset = storage.toManyOffset else { return }
         (UnsafeMutableRawPointer(tail) + offset).bindMemory(to: ContiguousArray<ToManyValue>.self, capacity: 1)
             .initialize(to: toMany)
@@ -121,13 +121,13 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     // MARK: Header fields
 
     @inline(__always)
-    private var fields: UnsafeMutablePointer<_ObjectStateHeader> {
+    @inlinable package var fields: UnsafeMutablePointer<_ObjectStateHeader> {
         withUnsafeMutablePointerToHeader { $0 }
     }
 
     /// The entity's declaration.
-    package var entity: EntityDeclaration { fields.pointee.id.entity }
-    package var id: ObjectID {
+    @inlinable package var entity: EntityDeclaration { fields.pointee.id.entity }
+    @inlinable package var id: ObjectID {
         get { fields.pointee.id }
         set { fields.pointee.id = newValue }
     }
@@ -139,12 +139,12 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
             extras.globalID = newValue
         }
     }
-    package var version: Int64 {
+    @inlinable package var version: Int64 {
         get { fields.pointee.version }
         set { fields.pointee.version = newValue }
     }
     /// The object this state belongs to. The object owns the state, so this never dangles.
-    package var object: (any Entity)? {
+    @inlinable package var object: (any Entity)? {
         get {
             // Both through guaranteed references: the cast's result is the one retain.
             guard let object = fields.pointee.object else { return nil }
@@ -155,24 +155,24 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
         set { fields.pointee.object = newValue.map { Unmanaged.passUnretained($0 as AnyObject) } }
     }
     /// The host, unretained (see ``_ObjectStateHeader``); change it with ``attach(to:)``.
-    package var host: (any ObjectHost)? { fields.pointee.host }
-    package var isFault: Bool {
+    @inlinable package var host: (any ObjectHost)? { fields.pointee.host }
+    @inlinable package var isFault: Bool {
         get { fields.pointee.isFault }
         set { fields.pointee.isFault = newValue }
     }
-    package var isInserted: Bool {
+    @inlinable package var isInserted: Bool {
         get { fields.pointee.isInserted }
         set { fields.pointee.isInserted = newValue }
     }
-    package var insertionIsPosted: Bool {
+    @inlinable package var insertionIsPosted: Bool {
         get { fields.pointee.insertionIsPosted }
         set { fields.pointee.insertionIsPosted = newValue }
     }
-    package var isUpdated: Bool {
+    @inlinable package var isUpdated: Bool {
         get { fields.pointee.isUpdated }
         set { fields.pointee.isUpdated = newValue }
     }
-    package var isDeleted: Bool {
+    @inlinable package var isDeleted: Bool {
         get { fields.pointee.isDeleted }
         set {
             fields.pointee.isDeleted = newValue
@@ -180,11 +180,11 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
         }
     }
     /// Whether the object is changed in its context: inserted, updated, deleted, or its members.
-    package var isChangedHere: Bool {
+    @inlinable package var isChangedHere: Bool {
         isInserted || isUpdated || isDeleted || !changedToMany.isEmpty
     }
     /// Whether the row could not be found when a fault was fulfilled.
-    package var isInaccessible: Bool {
+    @inlinable package var isInaccessible: Bool {
         get { fields.pointee.isInaccessible }
         set { fields.pointee.isInaccessible = newValue }
     }
@@ -195,13 +195,13 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     }
     /// True while the object's materializing initializer runs: its placeholder assignments must not
     /// change anything.
-    package var isMaterializing: Bool {
+    @inlinable package var isMaterializing: Bool {
         get { fields.pointee.isMaterializing }
         set { fields.pointee.isMaterializing = newValue }
     }
     /// True from the object's `willSave()` until the save's hooks are done: each changed object gets
     /// one call, however many rounds the hooks take.
-    package var hasRunWillSave: Bool {
+    @inlinable package var hasRunWillSave: Bool {
         get { fields.pointee.hasRunWillSave }
         set { fields.pointee.hasRunWillSave = newValue }
     }
@@ -210,7 +210,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     ///
     /// An entity without to-many relationships keeps no array (see ``StateStorageLayout``): it reads
     /// as empty, and nothing writes it, as no slot exists to write.
-    package var toMany: ContiguousArray<ToManyValue> {
+    @inlinable package var toMany: ContiguousArray<ToManyValue> {
         get { toManyStorage?.pointee ?? [] }
         _modify {
             if let storage = toManyStorage {
@@ -233,7 +233,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     }
     /// To-many slots changed since the last save, with the members each gained and lost: what a save
     /// writes (never the whole set as loaded, which would undo other contexts' changes).
-    package var changedToMany: [Int: MemberChanges] {
+    @inlinable package var changedToMany: [Int: MemberChanges] {
         get { fields.pointee.extras?.changedToMany ?? [:] }
         _modify { yield &extras.changedToMany }
         set {
@@ -253,7 +253,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     }
 
     /// In a child context, what the object was when it came from the parent; nil otherwise.
-    package var parentBaseline: ParentBaseline? {
+    @inlinable package var parentBaseline: ParentBaseline? {
         get { fields.pointee.extras?.parentBaseline }
         set {
             if newValue == nil, fields.pointee.extras == nil { return }
@@ -262,7 +262,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     }
 
     /// The parts few objects need, made at the first write of one of them.
-    private var extras: ObjectStateExtras {
+    @inlinable package var extras: ObjectStateExtras {
         if let extras = fields.pointee.extras { return extras }
         let extras = ObjectStateExtras()
         fields.pointee.extras = extras
@@ -271,7 +271,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
 
     /// Drops the extras once every part of them is empty (after a save, say): the memory of an
     /// object saved and kept is that of a fetched one.
-    private func dropEmptyExtras() {
+    @inlinable package func dropEmptyExtras() {
         if fields.pointee.extras?.isEmpty == true { fields.pointee.extras = nil }
     }
 
@@ -281,6 +281,13 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
         if let previous = fields.pointee.host, previous !== host { previous.detach(self) }
         fields.pointee.host = host
         fields.pointee.observesReads = host?.observesReads ?? false
+    }
+
+    /// Forgets the host without telling it: for a context being deallocated, whose registrars go
+    /// with it (telling it would cost a call per state it held).
+    package func detachFromDeallocatingHost() {
+        fields.pointee.host = nil
+        fields.pointee.observesReads = false
     }
 
     /// Whether reads of the object's properties are reported to Observation: its context's
@@ -294,17 +301,17 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     // MARK: Values
 
     /// The number of values: attributes, then to-one relationships.
-    package var valueCount: Int { storage.valueCount }
+    @inlinable package var valueCount: Int { storage.valueCount }
 
     /// The value at a position of the row layout.
     @inline(__always)
-    package func value(atPosition position: Int) -> StoredValue {
+    @inlinable package func value(atPosition position: Int) -> StoredValue {
         packedValues[position]
     }
 
     /// Changes the value at a position, first setting the committed values aside if this is the
     /// first change since they were read or saved.
-    package func write(_ value: StoredValue, atPosition position: Int) {
+    @inlinable package func write(_ value: StoredValue, atPosition position: Int) {
         if fields.pointee.extras?.committed == nil, !isFault, !isInserted, !acceptsInitialValues {
             extras.committed = values
         }
@@ -312,7 +319,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     }
 
     /// Every value, copied.
-    package var values: ContiguousArray<StoredValue> {
+    @inlinable package var values: ContiguousArray<StoredValue> {
         let values = packedValues
         let count = valueCount
         // Appended: `ContiguousArray(unsafeUninitializedCapacity:)` is not specialized here, and
@@ -330,7 +337,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     }
 
     /// The values as last read or saved, when some changed since.
-    package var committedValues: ContiguousArray<StoredValue>? {
+    @inlinable package var committedValues: ContiguousArray<StoredValue>? {
         get { fields.pointee.extras?.committed }
         set {
             if newValue == nil, fields.pointee.extras == nil { return }
@@ -376,7 +383,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     }
 
     /// Marks the current values as saved.
-    package func commit() {
+    @inlinable package func commit() {
         committedValues = nil
         changedToMany = [:]
         parentBaseline = nil
@@ -385,7 +392,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
 
     /// Loads the values of a fault.
     @inline(__always)
-    package func fulfillIfNeeded() {
+    @inlinable package func fulfillIfNeeded() {
         if isFault { host?.fulfillFault(self) }
     }
 
@@ -394,7 +401,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     /// Read through a guaranteed reference: the declaration is immortal, and reading its table as
     /// an ordinary array would retain and release it on every property access.
     @inline(__always)
-    private func slot(of index: Int) -> Int {
+    @inlinable package func slot(of index: Int) -> Int {
         Unmanaged.passUnretained(entity)._withUnsafeGuaranteedRef { $0.layout.slotIndex[index] }
     }
 
@@ -624,7 +631,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     }
 
     /// The key of the object a to-one relationship points to; temporary keys are negative.
-    package func relatedKey(at slot: Int) -> Int64? {
+    @inlinable package func relatedKey(at slot: Int) -> Int64? {
         let position = entity.layout.attributeCount + slot
         guard case .integer(let key) = value(atPosition: position) else { return nil }
         return key
@@ -808,21 +815,21 @@ public struct _ObjectStateHeader {
     /// The flags below, a bit each: nine `Bool` fields would take two words once padded. Declared
     /// right after `id`, in the padding that follows it.
     @usableFromInline package var flags: UInt16 = 0
-    package var version: Int64 = 0
+    @usableFromInline package var version: Int64 = 0
     /// The object, unretained (the object owns the state), as a plain reference: the entity's
     /// declaration makes it `any Entity` (see ``ObjectState/object``), where the existential would
     /// take a second word in every header.
-    package var object: Unmanaged<AnyObject>?
+    @usableFromInline package var object: Unmanaged<AnyObject>?
     /// The host (the context's host for the object's entity), unretained: objects must not keep
     /// their context alive, as in Core Data. Not a weak reference, which would cost a side-table
     /// update per object: a context clears this field of every state it registered when it is
     /// deallocated, and a state is registered whenever this field names a host.
-    package unowned(unsafe) var host: (any ObjectHost)?
+    @usableFromInline package unowned(unsafe) var host: (any ObjectHost)?
     /// The parts a fetched, unchanged object does not have (see ``ObjectStateExtras``); nil until
     /// one of them is needed.
-    package var extras: ObjectStateExtras?
+    @usableFromInline package var extras: ObjectStateExtras?
 
-    package init(
+    @usableFromInline package init(
         id: ObjectID, acceptsInitialValues: Bool, extras: ObjectStateExtras?
     ) {
         self.id = id
@@ -859,28 +866,28 @@ public struct _ObjectStateHeader {
         flags = isOn ? flags | flag : flags & ~flag
     }
 
-    package var isFault: Bool {
+    @inlinable package var isFault: Bool {
         get { has(Self.isFaultFlag) }
         set { set(Self.isFaultFlag, newValue) }
     }
-    package var isInserted: Bool {
+    @inlinable package var isInserted: Bool {
         get { has(Self.isInsertedFlag) }
         set { set(Self.isInsertedFlag, newValue) }
     }
     /// Whether an ``ObjectsDidChange`` reported the insertion: later changes are reported as updates.
-    package var insertionIsPosted: Bool {
+    @inlinable package var insertionIsPosted: Bool {
         get { has(Self.insertionIsPostedFlag) }
         set { set(Self.insertionIsPostedFlag, newValue) }
     }
-    package var isUpdated: Bool {
+    @inlinable package var isUpdated: Bool {
         get { has(Self.isUpdatedFlag) }
         set { set(Self.isUpdatedFlag, newValue) }
     }
-    package var isDeleted: Bool {
+    @inlinable package var isDeleted: Bool {
         get { has(Self.isDeletedFlag) }
         set { set(Self.isDeletedFlag, newValue) }
     }
-    package var isInaccessible: Bool {
+    @inlinable package var isInaccessible: Bool {
         get { has(Self.isInaccessibleFlag) }
         set { set(Self.isInaccessibleFlag, newValue) }
     }
@@ -888,15 +895,15 @@ public struct _ObjectStateHeader {
         get { has(Self.acceptsInitialValuesFlag) }
         set { set(Self.acceptsInitialValuesFlag, newValue) }
     }
-    package var isMaterializing: Bool {
+    @inlinable package var isMaterializing: Bool {
         get { has(Self.isMaterializingFlag) }
         set { set(Self.isMaterializingFlag, newValue) }
     }
-    package var observesReads: Bool {
+    @inlinable package var observesReads: Bool {
         get { has(Self.observesReadsFlag) }
         set { set(Self.observesReadsFlag, newValue) }
     }
-    package var hasRunWillSave: Bool {
+    @inlinable package var hasRunWillSave: Bool {
         get { has(Self.hasRunWillSaveFlag) }
         set { set(Self.hasRunWillSaveFlag, newValue) }
     }
@@ -904,7 +911,7 @@ public struct _ObjectStateHeader {
 
 /// The members a to-many relationship gained and lost since the last save. A member removed and added
 /// again (or the reverse) is no change; an entry with neither is a change of order.
-package struct MemberChanges: Sendable {
+@usableFromInline package struct MemberChanges: Sendable {
     package init(added: OrderedSet<ObjectID> = [], removed: Set<ObjectID> = [], savedOrder: OrderedSet<ObjectID>? = nil) {
         self.added = added
         self.removed = removed
@@ -927,7 +934,7 @@ package struct MemberChanges: Sendable {
 }
 
 /// The members of a to-many relationship in memory.
-package enum ToManyValue: Sendable {
+@usableFromInline package enum ToManyValue: Sendable {
     /// Not loaded yet; changes made through inverse relationships wait in `added` / `removed`.
     case fault
     case pending(added: OrderedSet<ObjectID>, removed: Set<ObjectID>)

@@ -1,4 +1,4 @@
-package import Foundation
+public import Foundation
 
 /// The parts of an ``ObjectState`` that an object fetched and only read never has: its global ID
 /// until asked for, its committed values until a first change, its to-many changes, the
@@ -12,24 +12,24 @@ package import Foundation
 /// ``ObjectState``): the extras are reached only through their state, from its context's isolation
 /// (checked in debug builds by ``ExclusiveUse``), and no access to one field starts while another
 /// is being modified. The checks cost more than an insertion's own bookkeeping.
-package final class ObjectStateExtras {
+@usableFromInline package final class ObjectStateExtras {
     @exclusivity(unchecked) package var globalID: UUID?
     /// The values as last read or saved; nil until one of them changes.
-    @exclusivity(unchecked) package var committed: ContiguousArray<StoredValue>?
-    @exclusivity(unchecked) package var changedToMany: [Int: MemberChanges] = [:]
+    @exclusivity(unchecked) @usableFromInline package var committed: ContiguousArray<StoredValue>?
+    @exclusivity(unchecked) @usableFromInline package var changedToMany: [Int: MemberChanges] = [:]
     @exclusivity(unchecked) package var detachedRelatives = DetachedRelatives()
     /// Attributes whose last assigned value could not be encoded, by property index, with the
     /// encoder's error (see ``ObjectState/unstorableValues``).
     @exclusivity(unchecked) package var unstorableValues: [Int: String]?
     /// In a child context, what the object was when it came from the parent (see ``ParentBaseline``).
-    @exclusivity(unchecked) package var parentBaseline: ParentBaseline?
+    @exclusivity(unchecked) @usableFromInline package var parentBaseline: ParentBaseline?
 
-    package init(globalID: UUID? = nil) {
+    @usableFromInline package init(globalID: UUID? = nil) {
         self.globalID = globalID
     }
 
     /// Whether every part is empty: the state may drop it.
-    package var isEmpty: Bool {
+    @usableFromInline package var isEmpty: Bool {
         globalID == nil && committed == nil && changedToMany.isEmpty && detachedRelatives.isEmpty
             && unstorableValues == nil && parentBaseline == nil
     }
@@ -39,7 +39,7 @@ package final class ObjectStateExtras {
 /// when a refresh read it from the parent again, or at the child's last save): the base the
 /// child's own changes are measured from, so that its save gives the parent those changes only,
 /// property by property and member by member, and leaves what the parent changed meanwhile.
-package struct ParentBaseline {
+@usableFromInline package struct ParentBaseline {
     /// The values; nil when the object was a fault.
     package var values: ContiguousArray<StoredValue>?
     /// The to-many changes since the store.

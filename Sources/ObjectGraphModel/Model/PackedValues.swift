@@ -54,7 +54,7 @@ package struct PackedValues {
 
     /// Stores a value at a position that holds none (fresh memory, or after ``deinitialize(at:)``).
     @inline(__always)
-    package func initialize(at position: Int, to value: StoredValue) {
+    @inlinable package func initialize(at position: Int, to value: StoredValue) {
         let payload = payloads + position &* 16
         switch value {
         case .null:
@@ -77,7 +77,7 @@ package struct PackedValues {
     /// Ends the value at a position: a text or blob is released; the position then holds nothing
     /// until ``initialize(at:to:)``.
     @inline(__always)
-    package func deinitialize(at position: Int) {
+    @inlinable package func deinitialize(at position: Int) {
         let payload = payloads + position &* 16
         switch kind(at: position) {
         case Self.text: payload.assumingMemoryBound(to: String.self).deinitialize(count: 1)
@@ -88,13 +88,13 @@ package struct PackedValues {
 
     /// Replaces the value at a position.
     @inline(__always)
-    package func assign(_ value: StoredValue, at position: Int) {
+    @inlinable package func assign(_ value: StoredValue, at position: Int) {
         deinitialize(at: position)
         initialize(at: position, to: value)
     }
 
     @inline(__always)
-    private func setKind(_ kind: UInt8, at position: Int) {
+    @usableFromInline package func setKind(_ kind: UInt8, at position: Int) {
         base.storeBytes(of: kind, toByteOffset: position, as: UInt8.self)
     }
 }
@@ -103,16 +103,16 @@ package struct PackedValues {
 /// (rounded up to whole words), then the to-many relationships' array when the entity has any,
 /// then 16 bytes per value (see ``PackedValues``). An entity without to-many relationships keeps no
 /// word for them.
-package struct StateStorageLayout: Sendable {
+@usableFromInline package struct StateStorageLayout: Sendable {
     /// Attributes, then to-one relationships.
-    package let valueCount: Int
+    @usableFromInline package let valueCount: Int
     /// Where the to-many relationships' array is, in bytes from the tail's start; nil when the
     /// entity has none.
-    package let toManyOffset: Int?
+    @usableFromInline package let toManyOffset: Int?
     /// Where the values' payloads start, in bytes from the tail's start.
-    package let payloadOffset: Int
+    @usableFromInline package let payloadOffset: Int
     /// The tail's size in words.
-    package let words: Int
+    @usableFromInline package let words: Int
 
     package init(valueCount: Int, hasToMany: Bool) {
         self.valueCount = valueCount

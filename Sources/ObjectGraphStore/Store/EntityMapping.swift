@@ -306,7 +306,7 @@ package final class RuleChecks: @unchecked Sendable {
     }
 
     /// Whether `value` follows the rule of check `index`.
-    package func isFollowed(check index: Int, by value: StoredValue) -> Bool {
+    @inlinable package func isFollowed(check index: Int, by value: StoredValue) -> Bool {
         isFollowed(checks[index].kind, by: value)
     }
 
@@ -318,7 +318,7 @@ package final class RuleChecks: @unchecked Sendable {
         checks.first { $0.slot == slot && !isFollowed($0.kind, by: value) }.map { rules[$0.rule] }
     }
 
-    private func isFollowed(_ kind: Check.Kind, by value: StoredValue) -> Bool {
+    @inlinable package func isFollowed(_ kind: Check.Kind, by value: StoredValue) -> Bool {
         if case .null = value { return true }
         switch kind {
         case let .integerRange(minimum, maximum):
