@@ -13,24 +13,6 @@ extension DelayedDeletable {
         if Self.propagatesDeleteRulesWhenMarked { objectContext?.propagateMark(of: self, date: date) }
     }
 
-    /// Whether the object is marked for deletion.
-    public var isMarkedForDeletion: Bool { markedForDeletionDate != nil }
-
-    /// Whether this save marks the object: true in `willSave()` when the mark is among its unsaved
-    /// changes and the saved object had none. An entity propagates its own deletion by hand with it:
-    ///
-    /// ```swift
-    /// func willSave() {
-    ///     if changedForDelayedDeletion { continent = nil }   // a marked country leaves its continent
-    /// }
-    /// ```
-    public var changedForDelayedDeletion: Bool {
-        // A fault holds no unsaved value, so its mark is the saved one: no need to load it.
-        guard !_$state.isFault, markedForDeletionDate != nil else { return false }
-        // The saved value differs from the current one only while the change is unsaved.
-        return _$state.isInserted || committedValue(forKey: DelayedDeletableKey.markedForDeletionDate) == .null
-    }
-
     /// Matches the objects that are not marked: what fetches of the entity already apply unless
     /// ``FetchDescriptor/includesMarkedForDeletion`` is set, for predicates built by hand.
     public static var notMarkedForLocalDeletionPredicate: Predicate<Self> {

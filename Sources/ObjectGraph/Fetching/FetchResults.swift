@@ -55,16 +55,17 @@ public struct FetchResults<T: Entity>: RandomAccessCollection {
 final class BatchedObjects {
     @usableFromInline let keys: [Int64]
     private let batchSize: Int
+    /// The fetched entity's host in the context, which it keeps alive (as the context did).
+    private let host: EntityHost
     private let context: ObjectContext
-    private let mapping: EntityMapping
     private var window: [AnyObject] = []
     private var windowStart = -1
 
-    init(keys: [Int64], batchSize: Int, context: ObjectContext, mapping: EntityMapping) {
+    init(keys: [Int64], batchSize: Int, host: EntityHost) {
         self.keys = keys
         self.batchSize = batchSize
-        self.context = context
-        self.mapping = mapping
+        self.host = host
+        self.context = host.context
     }
 
     @usableFromInline
@@ -74,7 +75,7 @@ final class BatchedObjects {
             // Released first: the objects nobody else holds go before the next batch is made, so
             // their memory is reused and they are no longer in the context's uniquing table.
             window = []
-            window = context.loadBatch(keys[start..<min(start + batchSize, keys.count)], mapping: mapping)
+            window = context.loadBatch(keys[start..<min(start + batchSize, keys.count)], mapping: host.mapping)
             windowStart = start
         }
         return window[position - start]

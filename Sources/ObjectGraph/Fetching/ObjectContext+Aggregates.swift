@@ -114,19 +114,10 @@ extension ObjectContext {
         defer { use.end() }
         mergeIncomingChanges()
         let request = FetchDescriptor<T>(predicate: predicate, includesMarkedForDeletion: includesMarkedForDeletion)
-        let fetchQuery = try FetchQuery(request: request, context: self)
-        let query = try AggregateQuery(
-            fetchQuery.select, function: aggregate.function, keyPath: aggregate.keyPath, groupedBy: groups.map(\.keyPath), store: store)
-        let pending = try pendingObjects(of: fetchQuery.mapping.declaration, reading: query.reads)
-        let entity = fetchQuery.mapping.name
+        let (rows, pending) = try FetchQuery(request: request, context: self)
+            .aggregate(aggregate.function, of: aggregate.keyPath, groupedBy: groups.map(\.keyPath))
+        let entity = T.entityName
         var totals: [[StoredValue]: AggregateTotals] = [:]
-        let rows: [[StoredValue]]
-        do {
-            let excluded = pending.lazy.map(\._$state.id).filter { !$0.isTemporary }.map(\.key)
-            rows = try store.reader.values(query.sql(excludingKeys: Array(excluded)), columns: query.columnCount)
-        } catch let error as StoreError {
-            throw ObjectGraphError.query(error, entity: entity)
-        }
         for row in rows {
             guard case .integer(let count) = row[0] else { continue }
             let key = Array(row[4...])

@@ -21,8 +21,7 @@ extension ObjectContext {
         if request.fetchBatchSize > 0, pending.isEmpty {
             let keys = try query.keys(limit: request.fetchLimit, offset: request.fetchOffset)
             return FetchResults(
-                batches: BatchedObjects(
-                    keys: keys, batchSize: request.fetchBatchSize, context: self, mapping: query.mapping))
+                batches: BatchedObjects(keys: keys, batchSize: request.fetchBatchSize, host: query.host))
         }
         guard !pending.isEmpty else {
             return FetchResults(objects: try query.objects(limit: request.fetchLimit, offset: request.fetchOffset))
@@ -35,11 +34,6 @@ extension ObjectContext {
         merged.sort { request.sortBy.orders($0, before: $1) }
         let end = request.fetchLimit.map { min(merged.count, request.fetchOffset + $0) } ?? merged.count
         return FetchResults(objects: request.fetchOffset < end ? merged[request.fetchOffset..<end].map { $0 } : [])
-    }
-
-    /// What a request's predicate and sort read, entity by entity (see ``PropertyReads``).
-    func propertyReads<T: Entity>(of request: FetchDescriptor<T>) throws -> PropertyReads {
-        try SelectQuery(request, store: store).reads
     }
 
     /// The IDs of the objects matching a request, without making the objects: what to hand to another
@@ -56,8 +50,7 @@ extension ObjectContext {
         if request.includesPendingChanges, try !pendingObjects(of: query).isEmpty {
             return try fetch(request).map(\.objectID)
         }
-        return try query.keys(limit: request.fetchLimit, offset: request.fetchOffset)
-            .map { ObjectID(entity: query.mapping.declaration, key: $0, store: store.identity) }
+        return try query.ids(limit: request.fetchLimit, offset: request.fetchOffset)
     }
 
     /// The number of objects matching a request, counted by the store (and adjusted for this context's
@@ -78,86 +71,5 @@ extension ObjectContext {
             return try query.count(excluding: pending.map(\._$state.id)) + matching(pending, request).count
         }
         return try fetch(request).count
-    }
-
-    /// The unsaved objects that match a request's predicate, evaluated in memory with the answers
-    /// SQL gives (see ``CheckedPredicate``).
-    func matching<T: Entity>(_ pending: [any Entity], _ request: FetchDescriptor<T>) throws -> [T] {
-        let markedSlot = request.includesMarkedForDeletion ? nil : store.mapping(for: T._$entity)?.markedForDeletionSlot
-        let predicate = try request.predicate.map { try CheckedPredicate($0, entity: T._$entity.name) }
-        return try pending.compactMap { $0 as? T }.filter { object in
-            let state = object._$state
-            if state.isDeleted { return false }
-            // A pending object is loaded (or is a fault only changed through an inverse, whose mark
-            // is what the store says): the SQL side's `IS NULL` condition, in memory.
-            if let markedSlot {
-                state.fulfillIfNeeded()
-                if !state.value(atPosition: markedSlot).isNull { return false }
-            }
-            return try predicate?.evaluate(object) ?? true
-        }
-    }
-
-    /// The objects a query must evaluate in memory: those of its entity with unsaved changes
-    /// (inserted, updated or deleted), and those whose related objects changed what the query reads
-    /// of them (the store has the related rows' saved values).
-    func pendingObjects<T>(of query: FetchQuery<T>) throws -> [any Entity] {
-        try pendingObjects(of: query.mapping.declaration, reading: query.select.reads)
-    }
-
-    /// The objects of `entity` to evaluate in memory for a query that reads `reads`.
-    func pendingObjects(of entity: EntityDeclaration, reading reads: PropertyReads) throws -> [any Entity] {
-        guard changes.hasChanges else { return [] }
-        var pending = changes.changedObjects
-            .filter { $0._$state.entity === entity }
-        guard reads.followsRelationships else { return pending }
-        let changed = (Array(changes.inserted.values) + Array(changes.updated.values)).map { ($0, $0._$state.changedKeys()) }
-        let known = Set(pending.map { ObjectIdentifier($0) })
-        let reached = try objects(readingChangesOf: changed, reads: reads, root: entity)
-            .compactMap { $0 as? any Entity }.filter { !known.contains(ObjectIdentifier($0)) }
-        loadFaults(reached.map(\._$state))
-        pending += reached
-        return pending
-    }
-}
-
-/// One fetch descriptor's query, run for a context.
-struct FetchQuery<T: Entity> {
-    let select: SelectQuery
-    let context: ObjectContext
-    var mapping: EntityMapping { select.mapping }
-
-    init(request: FetchDescriptor<T>, context: ObjectContext) throws {
-        self.select = try SelectQuery(request, store: context.store)
-        self.context = context
-    }
-
-    /// The query's SQL; unsaved objects have no row, so only saved ones are excluded.
-    private func sql(_ selection: SelectQuery.Selection, limit: Int?, offset: Int, excluding: [ObjectID]) -> SQLFragment {
-        select.sql(selection, limit: limit, offset: offset, excludingKeys: excluding.lazy.filter { !$0.isTemporary }.map(\.key))
-    }
-
-    func objects(limit: Int?, offset: Int, excluding: [ObjectID] = []) throws -> [AnyObject] {
-        try run { try context.objects(from: sql(.rows, limit: limit, offset: offset, excluding: excluding), mapping: mapping) }
-    }
-
-    func keys(limit: Int?, offset: Int) throws -> [Int64] {
-        try run { try context.store.reader.keys(sql(.keys, limit: limit, offset: offset, excluding: [])) }
-    }
-
-    func queryPlan(limit: Int?, offset: Int) throws -> [String] {
-        try run { try context.store.reader.queryPlan(sql(.rows, limit: limit, offset: offset, excluding: [])) }
-    }
-
-    func count(excluding: [ObjectID]) throws -> Int {
-        try run { try context.store.reader.count(sql(.count, limit: nil, offset: 0, excluding: excluding)) }
-    }
-
-    private func run<Result>(_ body: () throws -> Result) throws -> Result {
-        do {
-            return try body()
-        } catch let error as StoreError {
-            throw ObjectGraphError.query(error, entity: mapping.name)
-        }
     }
 }

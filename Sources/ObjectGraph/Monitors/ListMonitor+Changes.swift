@@ -107,11 +107,11 @@ extension ListMonitor {
             (Object._$entity, objects.map { unsafeDowncast($0, to: Object.self)._$state })
         ]
         while let (entity, states) = frontier.popLast() {
-            for followed in reads.followed where followed.owner === entity && !followed.relationship.isToMany {
-                guard case .toOne(let slot) = entity.layout.slots[followed.relationship.propertyIndex] else { continue }
+            for followed in reads.followedToOne(from: entity) {
+                guard case .toOne(let slot) = entity.layout.slots[followed.propertyIndex] else { continue }
                 var ids = Set<ObjectID>()
                 for state in states where !state.isFault { if let id = state.relatedID(at: slot) { ids.insert(id) } }
-                let destination = followed.relationship.destinationDeclaration
+                let destination = followed.destination
                 var reached: [ObjectState] = []
                 for related in context.objects(with: Array(ids), of: destination)
                 where heldRelated.updateValue(related, forKey: ObjectIdentifier(related)) == nil {

@@ -34,7 +34,7 @@ public final class ListMonitor<Object: Entity>: Observable {
     private(set) var request: FetchDescriptor<Object>
     private var sectionBy: SectionBy<Object>?
     /// What the request reads, to find the objects a change of related objects concerns.
-    private(set) var reads = PropertyReads()
+    private(set) var reads = RequestReads()
     /// The request's predicate, for the objects evaluated in memory as they change.
     private(set) var predicate: CheckedPredicate<Object>?
     /// The related objects the request reads (the countries of a list sorted by country name), kept
@@ -189,7 +189,7 @@ public final class ListMonitor<Object: Entity>: Observable {
 
     private func load() throws {
         try Self.validate(request, sectionBy)
-        reads = try context.propertyReads(of: request)
+        reads = try context.requestReads(of: request)
         predicate = try request.predicate.map { try CheckedPredicate($0, entity: Object._$entity.name) }
         let objects: [AnyObject]
         if request.fetchBatchSize > 0, sectionBy == nil {

@@ -37,3 +37,24 @@ public protocol DelayedDeletable: Entity {
 package enum DelayedDeletableKey {
     package static let markedForDeletionDate = "markedForDeletionDate"
 }
+
+/// What an object of a ``DelayedDeletable`` entity says of its mark, from its own state.
+extension DelayedDeletable {
+    /// Whether the object is marked for deletion.
+    public var isMarkedForDeletion: Bool { markedForDeletionDate != nil }
+
+    /// Whether this save marks the object: true in `willSave()` when the mark is among its unsaved
+    /// changes and the saved object had none. An entity propagates its own deletion by hand with it:
+    ///
+    /// ```swift
+    /// func willSave() {
+    ///     if changedForDelayedDeletion { continent = nil }   // a marked country leaves its continent
+    /// }
+    /// ```
+    public var changedForDelayedDeletion: Bool {
+        // A fault holds no unsaved value, so its mark is the saved one: no need to load it.
+        guard !_$state.isFault, markedForDeletionDate != nil else { return false }
+        // The saved value differs from the current one only while the change is unsaved.
+        return _$state.isInserted || committedValue(forKey: DelayedDeletableKey.markedForDeletionDate) == .null
+    }
+}

@@ -60,7 +60,7 @@ package struct RowWriter {
     /// Inserts a new row, with version 1.
     // Specialized for object states here, where the store knows them: the context's saves call it
     // from another module, which could otherwise only call the generic form.
-    @_specialize(exported: true, where Values == ObjectState)
+    @_specialize(exported:true,where Values == ObjectState)
     package func insert<Values: RowValues>(_ row: Values, id: ObjectID, globalID: UUID, mapping: EntityMapping) throws {
         let statement = try statements.statement(.insert, of: mapping)
         try statement.resetForBinding()
@@ -83,7 +83,7 @@ package struct RowWriter {
     /// the row still has it. Returns whether the row was written (true when there is nothing to
     /// write). With `bumpingVersion`, the version is incremented even when no column is written (a
     /// change of join-table rows, which have no version of their own).
-    @_specialize(exported: true, where Values == ObjectState)
+    @_specialize(exported:true,where Values == ObjectState)
     package func update<Values: RowValues>(
         _ row: Values, id: ObjectID, positions: [Int], ifVersion version: Int64?,
         bumpingVersion: Bool, mapping: EntityMapping
