@@ -1,4 +1,5 @@
-package import ObjectGraphModel
+public import Foundation
+public import ObjectGraphModel
 
 /// How an entity's objects are laid out in the store: its table, columns and relationship storage.
 ///
@@ -237,20 +238,20 @@ package enum SQL {
 
 /// An entity's attribute rules, made into checks that cost a comparison or two per value: a save
 /// checks every rule of every inserted or changed object.
-package final class RuleChecks: @unchecked Sendable {
+@usableFromInline package final class RuleChecks: @unchecked Sendable {
     // Safety: every property is a constant, and the compiled patterns are only read: matching takes
     // a `Regex` by value and leaves it as it was. `Regex<AnyRegexOutput>` is not `Sendable` only
     // because its output type is not. A class, so that a save's check of each object retains one
     // reference, not three arrays.
 
     /// One rule of one attribute, as plain values.
-    package struct Check {
+    @usableFromInline package struct Check {
         package let slot: Int
         /// The rule's place in ``RuleChecks/rules``, for the failure's message.
         package let rule: Int
-        package let kind: Kind
+        @usableFromInline package let kind: Kind
 
-        package enum Kind {
+        @usableFromInline package enum Kind {
             case integerRange(Int64, Int64)
             case realRange(Double, Double)
             case length(Int, Int)
@@ -259,9 +260,9 @@ package final class RuleChecks: @unchecked Sendable {
         }
     }
 
-    package let checks: [Check]
+    @usableFromInline package let checks: [Check]
     package let rules: [AttributeRule]
-    package let patterns: [Regex<AnyRegexOutput>]
+    @usableFromInline package let patterns: [Regex<AnyRegexOutput>]
 
     package var isEmpty: Bool { checks.isEmpty }
 
@@ -338,7 +339,7 @@ package final class RuleChecks: @unchecked Sendable {
 
     /// Characters are counted only as far as needed: a string has at least as many bytes as
     /// characters, and `.length(1...)` only asks whether it is empty.
-    private static func length(of text: String, isAtLeast minimum: Int, atMost maximum: Int) -> Bool {
+    @usableFromInline package static func length(of text: String, isAtLeast minimum: Int, atMost maximum: Int) -> Bool {
         switch minimum {
         case ...0: break
         case 1: if text.isEmpty { return false }

@@ -165,6 +165,9 @@ package struct RowReader {
     /// The members of a to-many relationship for each of these owners (at most
     /// ``SQL/inlineListLimit`` of them, none temporary), in the relationship's order when it has one;
     /// `member` makes each from its key.
+    // Specialized for IDs here, what the context reads members as: a call from another module
+    // could otherwise only reach the generic form.
+    @_specialize(exported:true,where Member == ObjectID)
     package func members<Member>(
         of relationship: RelationshipMapping, owners: [Int64],
         _ member: (Int64) -> Member
