@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Runs schemathesis, every check, against objectgraph-sync-server on a temporary SQLite file, and
 # fails on any failure. Usage: scripts/schemathesis.sh [SECONDS] (the time budget of the generated
-# cases, 120 by default). Needs `pip install schemathesis` and a built server (swift build).
+# cases, 120 by default). Needs `pip install schemathesis` and a built server (swift build
+# --package-path Server --scratch-path .build, from the repository's root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 budget=${1:-120}
-server=${OBJECTGRAPH_SYNC_SERVER:-.build/debug/objectgraph-sync-server}
-[ -x "$server" ] || { echo "No server at $server: run swift build --package-path Server first." >&2; exit 1; }
+# The server as the README's commands build it: in the repository's build folder, which both
+# packages share.
+server=${OBJECTGRAPH_SYNC_SERVER:-../.build/debug/objectgraph-sync-server}
+[ -x "$server" ] || { echo "No server at $server: run swift build --package-path Server --scratch-path .build first." >&2; exit 1; }
 command -v st >/dev/null || { echo "schemathesis is not installed: pip install schemathesis" >&2; exit 1; }
 
 work=$(mktemp -d)

@@ -13,8 +13,8 @@ if [ "${DATABASE_URL:-}" = "" ]; then
     exec Server/scripts/with-postgres.sh "$0" "$@"
 fi
 
-swift build -c release --package-path Server --product objectgraph-sync-server
-server="$(swift build -c release --package-path Server --show-bin-path)/objectgraph-sync-server"
+swift build -c release --package-path Server --scratch-path .build --product objectgraph-sync-server
+server="$(swift build -c release --package-path Server --scratch-path .build --show-bin-path)/objectgraph-sync-server"
 token="$("$server" user add demo --database "$DATABASE_URL")"
 
 "$server" --database "$DATABASE_URL" --port 8081 &

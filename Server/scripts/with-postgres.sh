@@ -4,7 +4,7 @@
 # the server and deletes its directory. With no command, it prints the URL and waits for Ctrl-C.
 #
 #   Server/scripts/with-postgres.sh        # prints the URL, then waits
-#   Server/scripts/with-postgres.sh sh -c 'swift run -c release --package-path Server objectgraph-sync-bench --postgres "$DATABASE_URL"'
+#   Server/scripts/with-postgres.sh sh -c 'swift run -c release --package-path Server --scratch-path .build objectgraph-sync-bench --postgres "$DATABASE_URL"'
 #
 # PORT (default 54329) chooses the port. PostgreSQL refuses to run as root; as root the server
 # runs as the `postgres` user the package created.

@@ -19,7 +19,7 @@ struct Sync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Sync the store with a sync server (objectgraph-sync-server).",
         discussion: """
-            Start a server (swift run --package-path Server objectgraph-sync-server), give a user a \
+            Start a server (swift run --package-path Server --scratch-path .build objectgraph-sync-server), give a user a \
             token (objectgraph-sync-server user add alice), then sync each store with --server and \
             --token (or OBJECTGRAPH_SYNC_TOKEN). Stopping with Ctrl-C at any moment loses nothing: \
             what was not acknowledged is sent again, exactly once.
