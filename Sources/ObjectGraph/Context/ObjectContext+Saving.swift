@@ -1,6 +1,6 @@
 import Foundation
 
-/// Saving, the public call; the work is a ``SaveOperation``'s.
+/// Saving, the public call; the steps are in `Saving/`.
 extension ObjectContext {
 
     /// Writes every change since the last save, atomically.
@@ -27,6 +27,6 @@ extension ObjectContext {
         // Nothing is written over what could not be read: the caller learns of it here.
         try throwReadFailures()
         guard hasChanges else { return }
-        try SaveOperation(context: self).run()
+        try runSave()
     }
 }

@@ -15,7 +15,7 @@ import OrderedCollections
 ///
 /// Each copy keeps what it was when it came from the parent (``ParentBaseline``): saving the child
 /// gives the parent's objects the child's own changes only, measured from it (see
-/// `SaveOperation+Parent`); the parent records them as its own unsaved changes, for its monitors,
+/// `ObjectContext+SaveIntoParent`); the parent records them as its own unsaved changes, for its monitors,
 /// its undo manager and its next save.
 extension ObjectContext {
     /// A new child context: a scratchpad for an edit sheet, say. It sees this context's objects as

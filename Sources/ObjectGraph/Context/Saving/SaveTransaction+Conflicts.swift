@@ -1,5 +1,5 @@
 /// Resolving save conflicts with the context's ``MergePolicy``, inside the save's transaction.
-extension SaveOperation {
+extension SaveTransaction {
     /// What a conflict resolved to: applied to the object once the transaction commits.
     struct ConflictResolution {
         let state: ObjectState
@@ -63,47 +63,5 @@ extension SaveOperation {
             resolution.version += 1
         }
         return resolution
-    }
-
-    /// Gives resolved objects what the store decided, once the save committed, and records them for
-    /// the next ``ObjectsDidChange``: refreshed with the properties that took the store's value, or
-    /// deleted.
-    func apply(_ resolutions: [ConflictResolution]) {
-        for resolution in resolutions {
-            let state = resolution.state
-            guard let object = state.object else { continue }
-            if resolution.isDeletedInStore {
-                context.markDeletedElsewhere(state, object)
-                continue
-            }
-            guard !resolution.storeValues.isEmpty else {
-                state.version = resolution.version  // its values were written as they are
-                continue
-            }
-            var values = state.values
-            for (position, value) in resolution.storeValues { values[position] = value }
-            let relinked = resolution.storeValues.map(\.position).filter { $0 >= state.entity.layout.attributeCount }
-            forgetInverseMembers(of: state, at: relinked)
-            state.load(values, version: resolution.version)
-            forgetInverseMembers(of: state, at: relinked)
-            context.recordRefresh(of: state, object, keys: resolution.keysFromStore)
-        }
-    }
-
-    /// Turns back into faults the to-many relationships that list (or should list) an object through
-    /// the to-one relationships at these positions, unless changed here: the store's link replaced
-    /// this context's one, and the members are read again when next used.
-    private func forgetInverseMembers(of state: ObjectState, at positions: [Int]) {
-        guard let mapping = state.mapping else { return }
-        let attributeCount = state.entity.layout.attributeCount
-        for position in positions {
-            let relationship = mapping.toOneRelationships[position - attributeCount]
-            guard relationship.inverseIsToMany, let id = state.relatedID(at: position - attributeCount),
-                let related = context.registry.state(for: id),
-                related.changedToMany[relationship.inverseSlot] == nil
-            else { continue }
-            related.toMany[relationship.inverseSlot] = .fault
-            context.deletionPass?.forgetCachedMembers(of: related)
-        }
     }
 }

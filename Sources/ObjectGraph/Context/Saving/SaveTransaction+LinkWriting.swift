@@ -7,7 +7,7 @@ import OrderedCollections
 /// which carries no version: a save writes the links its context added and removed, never the whole
 /// set as it was loaded (that would bring back links another context removed since), and each link
 /// once, though both of its objects recorded it.
-extension SaveOperation {
+extension SaveTransaction {
     /// What the merge policy decided for the relationships of the objects it resolved.
     struct RelationshipResolutions {
         /// Objects whose changes are discarded (``MergePolicy/rollback``).

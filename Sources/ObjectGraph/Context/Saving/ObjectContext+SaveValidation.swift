@@ -1,11 +1,11 @@
 /// A save's validation: every failure found, before anything is written.
-extension SaveOperation {
+extension ObjectContext {
     /// Checks required values, unstorable values, links to deleted objects, relationship counts,
     /// deny rules (of deleted objects, and of objects being marked for deletion) and the objects'
     /// own `validateFor…` hooks; throws every failure found, causes first.
-    func validate() throws {
+    func validateForSave() throws {
         var failures: [ValidationFailure] = []
-        for object in context.changes.changedObjects {
+        for object in changes.changedObjects {
             let state = object._$state
             guard let mapping = state.mapping else { continue }
             func fail(_ property: String?, _ reason: ValidationFailure.Reason) {
@@ -15,12 +15,12 @@ extension SaveOperation {
                 guard !state.isInserted else { continue }
                 for (slot, relationship) in mapping.toManyRelationships.enumerated()
                 where relationship.description.deleteRule == .deny {
-                    let remaining = try context.loadedMembers(of: state, slot: slot).filter { !context.isDeletedHere($0) }.count
+                    let remaining = try loadedMembers(of: state, slot: slot).filter { !isDeletedHere($0) }.count
                     if remaining > 0 { fail(relationship.name, .deleteDenied(count: remaining)) }
                 }
                 for (slot, relationship) in mapping.toOneRelationships.enumerated()
                 where relationship.description.deleteRule == .deny {
-                    if let id = state.relatedID(at: slot), !context.isDeletedHere(id) { fail(relationship.name, .deleteDenied(count: 1)) }
+                    if let id = state.relatedID(at: slot), !isDeletedHere(id) { fail(relationship.name, .deleteDenied(count: 1)) }
                 }
                 do { try object.validateForDelete() } catch { fail(nil, .custom("\(error)")) }
                 continue
@@ -31,15 +31,15 @@ extension SaveOperation {
             {
                 // The deny rules of an object being marked, as its deletion would meet them later.
                 for (slot, relationship) in mapping.toManyRelationships.enumerated() where relationship.description.deleteRule == .deny {
-                    let members = context.unmarked(
-                        try context.loadedMembers(of: state, slot: slot), destination: mapping.toManyDestinations[slot],
+                    let members = unmarked(
+                        try loadedMembers(of: state, slot: slot), destination: mapping.toManyDestinations[slot],
                         owner: state, property: relationship.name)
-                    let remaining = members.count { !context.isDeletedHere($0) }
+                    let remaining = members.count { !isDeletedHere($0) }
                     if remaining > 0 { fail(relationship.name, .deleteDenied(count: remaining)) }
                 }
                 for (slot, relationship) in mapping.toOneRelationships.enumerated() where relationship.description.deleteRule == .deny {
-                    if let id = state.relatedID(at: slot), !context.isDeletedHere(id),
-                        !context.isHiddenAsMarked(id, owner: state, property: relationship.name)
+                    if let id = state.relatedID(at: slot), !isDeletedHere(id),
+                        !isHiddenAsMarked(id, owner: state, property: relationship.name)
                     {
                         fail(relationship.name, .deleteDenied(count: 1))
                     }
@@ -72,14 +72,14 @@ extension SaveOperation {
             // a relationship only where it is checked: enumerating them retained and released each
             // relationship of every object saved.
             for slot in mapping.toOneRelationships.indices {
-                if let id = state.relatedID(at: slot), context.isDeletedHere(id) {
+                if let id = state.relatedID(at: slot), isDeletedHere(id) {
                     fail(mapping.toOneRelationships[slot].name, .relatedObjectDeleted(id))
                 }
             }
             for slot in mapping.toManyRelationships.indices where state.isInserted || state.changedToMany[slot] != nil {
                 let description = mapping.toManyRelationships[slot].description
                 guard description.minimumCount != nil || description.maximumCount != nil else { continue }
-                let count = try context.loadedMembers(of: state, slot: slot).filter { !context.isDeletedHere($0) }.count
+                let count = try loadedMembers(of: state, slot: slot).filter { !isDeletedHere($0) }.count
                 if let minimum = description.minimumCount, count < minimum {
                     fail(description.name, .tooFewObjects(count: count, minimum: minimum))
                 }
@@ -99,12 +99,12 @@ extension SaveOperation {
 
     /// The refusals of the container's save rules, which see the save as proposed.
     private func checkSaveRules() -> [ValidationFailure] {
-        guard let rules = context.saveRules, rules.isObserved else { return [] }
+        guard let rules = saveRules, rules.isObserved else { return [] }
         let proposal = ProposedSave(
-            context: context,
-            insertedObjects: context.changes.inserted.values.filter { !$0._$state.isDeleted },
-            updatedObjects: Array(context.updatedObjects),
-            deletedObjects: context.changes.deleted.values.filter { !$0._$state.isInserted })
+            context: self,
+            insertedObjects: changes.inserted.values.filter { !$0._$state.isDeleted },
+            updatedObjects: Array(updatedObjects),
+            deletedObjects: changes.deleted.values.filter { !$0._$state.isInserted })
         rules.post(proposal)
         return proposal.refusals
     }

@@ -1,7 +1,22 @@
 import Foundation
 
 /// A save's transaction: rows, links and the history record, all or nothing.
-extension SaveOperation {
+///
+/// It holds what the transaction needs and nothing of the context: the store, who saves (the
+/// history's author and origin) and the merge policy. The context hands it a ``SavePlan`` with the
+/// keys each update changes, and gets back a ``WrittenPlan``, which it applies to its objects once
+/// the transaction committed.
+struct SaveTransaction {
+    let store: SQLiteStore
+    /// The history record's author: the context's name.
+    let author: String?
+    /// The history record's origin: the container's (see ``StoreCoordinator/origin``).
+    let origin: UUID
+    /// What a conflict keeps, read as the save began.
+    let mergePolicy: MergePolicy
+}
+
+extension SaveTransaction {
     /// What a plan's transaction wrote.
     struct WrittenPlan {
         /// The primary keys given to inserted objects, by temporary key.
@@ -22,7 +37,7 @@ extension SaveOperation {
         do {
             return try store.write { writer in
                 let date = Date()
-                let sequence = try writer.recordTransaction(author: context.name, date: date, origin: context.coordinator.origin)
+                let sequence = try writer.recordTransaction(author: author, date: date, origin: origin)
                 let inserts = byEntity(plan.inserts)
                 for (mapping, group) in inserts {
                     // An object brought back by undo after its deletion was saved keeps its key.

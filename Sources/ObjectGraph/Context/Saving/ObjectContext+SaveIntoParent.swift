@@ -1,7 +1,7 @@
 import OrderedCollections
 
 /// A child context's save: its changes go into its parent's objects, not the store.
-extension SaveOperation {
+extension ObjectContext {
     /// Gives each object the child changed the child's own changes (``OwnChanges``: the properties,
     /// members and existence it changed since it got the object from the parent), through the
     /// parent's own change tracking: the parent records them as unsaved changes, posts them, and
@@ -14,7 +14,7 @@ extension SaveOperation {
     /// copied next find them; the deleted ones leave last.
     func pushChanges(into parent: ObjectContext) throws {
         var seen = Set<StateKey>()
-        let changed = context.changes.changedObjects.filter { seen.insert(StateKey($0._$state)).inserted }.map(\._$state)
+        let changed = changes.changedObjects.filter { seen.insert(StateKey($0._$state)).inserted }.map(\._$state)
         let own = changed.map { OwnChanges(of: $0) }
         let copied = zip(changed, own).filter { !$0.0.isDeleted && !$0.1.isEmpty }
         let read = try parent.readWhatACopyNeeds(copied)
@@ -33,7 +33,7 @@ extension SaveOperation {
         parent.postObjectsDidChange()
         // What the parent now has of each object: the base of the child's next changes.
         for state in changed { state.parentBaseline = ParentBaseline(state) }
-        context.hasChangesSinceSave = false
+        hasChangesSinceSave = false
     }
 }
 
