@@ -95,7 +95,7 @@ import Testing
         DeletionPass(context: context).run()
         #expect(france.isDeleted && mood.isDeleted)
         #expect(context.changes.pendingDeletions.isEmpty && context.changes.rulesAwaitingRetry.isEmpty)
-        #expect(context.deletionPass == nil && !context.isProcessingPendingChanges)
+        #expect(context.deletionPass == nil && !context.processing.isRunning)
 
         // With nothing pending, a pass does nothing and keeps nothing.
         DeletionPass(context: context).run()

@@ -28,6 +28,10 @@ struct ChangeTracker {
     /// Changes not posted yet in ``ObjectsDidChange``. They outlive the unit of work: a save's
     /// resolved conflicts, or what a rollback did, are posted after it ends.
     var unposted = PendingObjectsChange()
+    /// Whether anything changed since the last save: what tells a child context's changes from
+    /// those it holds as its parent does (see ``ObjectContext/newChildContext()``). Kept by the
+    /// context's saves, not by ``clear()``.
+    var hasChangesSinceSave = false
 
     /// Whether anything is left to save: changed objects, or deletions whose rules are to run.
     var hasChanges: Bool {

@@ -15,14 +15,14 @@ final class EntityHost: ObjectHost {
         self.mapping = mapping
     }
 
-    var observesReads: Bool { context.observesReads }
+    var observesReads: Bool { context.observation.observesReads }
 
     @inline(__always) func beginUse() -> ExclusiveUse.Use { context.beginUse() }
 
     func forget(_ state: ObjectState) { context.forget(state) }
 
     func detach(_ state: ObjectState) {
-        if !context.registrars.isEmpty { context.registrars[ObjectIdentifier(state)] = nil }
+        context.observation.forget(state)
     }
 
     // MARK: Fault me in
@@ -91,11 +91,7 @@ final class EntityHost: ObjectHost {
     // MARK: Observation
 
     func registrar(of state: ObjectState) -> ObservationRegistrar {
-        let key = ObjectIdentifier(state)
-        if let registrar = context.registrars[key] { return registrar }
-        let registrar = ObservationRegistrar()
-        context.registrars[key] = registrar
-        return registrar
+        context.observation.registrar(for: state)
     }
 }
 

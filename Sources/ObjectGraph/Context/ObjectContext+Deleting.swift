@@ -23,10 +23,10 @@ extension ObjectContext {
     public func delete<Objects: Sequence>(_ objects: Objects) where Objects.Element: Entity {
         let use = beginUse()
         defer { use.end() }
-        let wasProcessing = isProcessingPendingChanges
-        isProcessingPendingChanges = true
+        let wasProcessing = processing.isRunning
+        processing.isRunning = true
         for object in objects { deleteObject(object) }
-        isProcessingPendingChanges = wasProcessing
+        processing.isRunning = wasProcessing
         processLocalChanges()
     }
 
@@ -41,7 +41,7 @@ extension ObjectContext {
         }
         guard !state.isDeleted else { return }
         if undo != nil { recordExistenceForUndo(of: object, wasLive: true) }
-        hasChangesSinceSave = true
+        changes.hasChangesSinceSave = true
         state.isDeleted = true
         changes.recordDeletion(of: object, key: StateKey(state))
         processLocalChanges()
@@ -53,7 +53,7 @@ extension ObjectContext {
         let state = object._$state
         guard isLive(state) else { return }
         if undo != nil { recordExistenceForUndo(of: object, wasLive: true) }
-        hasChangesSinceSave = true
+        changes.hasChangesSinceSave = true
         let key = StateKey(state)
         state.isDeleted = true
         if state.isInserted {

@@ -92,23 +92,21 @@ extension ObjectContext {
     @discardableResult
     func recordReadFailure(_ error: any Error, of state: ObjectState, property: String?) -> ObjectGraphError {
         let failure = (error as? ObjectGraphError) ?? .readFailed(state.id, property: property, StoreError(error))
-        readFailures[state.id] = failure
+        readFailures.record(failure, for: state.id)
         return failure
     }
 
     /// Forgets an object's failed read, once a read of it succeeded.
     @inline(__always)
     func forgetReadFailure(of state: ObjectState) {
-        if !readFailures.isEmpty { readFailures[state.id] = nil }
+        readFailures.forget(state.id)
     }
 
     /// Throws the first read that failed since the last save, and forgets them: what a save does
     /// before writing anything.
     func throwReadFailures() throws {
         if let stuck = changes.rulesAwaitingRetry.first { throw stuck.failure }
-        guard let failure = readFailures.values.first else { return }
-        readFailures = [:]
-        throw failure
+        if let failure = readFailures.takeFirst() { throw failure }
     }
 
     /// Loads the rows of the faults among `states`, a chunk of keys per query.

@@ -82,18 +82,35 @@ extension ObjectContext {
     /// Forgets the store's marks read so far, when this context's view of the store changes (a
     /// merge, a save, a rollback), and what was counted with them.
     func forgetStoredMarks() {
-        markedKeysCache = []
+        storedMarks.forget()
         deletionPass?.forgetAllCachedMembers()
     }
 
     /// The keys of an entity's rows marked in the store, read once per view of the store.
     private func markedKeys(of mapping: EntityMapping) throws -> MarkedKeySet {
-        if mapping.index < markedKeysCache.count, let cached = markedKeysCache[mapping.index] { return cached }
+        if let cached = storedMarks[mapping.index] { return cached }
         let keys = MarkedKeySet(try store.reader.markedKeys(of: mapping))
-        if markedKeysCache.count < store.mappings.count {
-            markedKeysCache.append(contentsOf: repeatElement(nil, count: store.mappings.count - markedKeysCache.count))
-        }
-        markedKeysCache[mapping.index] = keys
+        storedMarks.keep(keys, at: mapping.index, of: store.mappings.count)
         return keys
     }
+}
+
+/// The keys of rows marked for deletion in the store, by mapping index, read when a relationship
+/// read needs them and forgotten when the context's view of the store changes. An array, not a
+/// dictionary: every to-one read of a ``DelayedDeletable`` looks it up.
+struct StoredMarks {
+    private var byMapping: [MarkedKeySet?] = []
+
+    /// The marked keys of a mapping's rows, if read since the view of the store last changed.
+    subscript(index: Int) -> MarkedKeySet? {
+        index < byMapping.count ? byMapping[index] : nil
+    }
+
+    /// Keeps the marked keys of mapping `index`, of `count` mappings.
+    mutating func keep(_ keys: MarkedKeySet, at index: Int, of count: Int) {
+        if byMapping.count < count { byMapping.append(contentsOf: repeatElement(nil, count: count - byMapping.count)) }
+        byMapping[index] = keys
+    }
+
+    mutating func forget() { byMapping = [] }
 }

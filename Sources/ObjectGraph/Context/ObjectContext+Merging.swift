@@ -29,7 +29,7 @@ extension ObjectContext {
     func mergeIncomingChanges() {
         // Not in the middle of a deletion pass (a `prepareForDeletion()` that fetches, say): objects
         // the pass is working on must not change under it. The saves wait for the next use.
-        guard !isProcessingPendingChanges else { return }
+        guard !processing.isRunning else { return }
         catchUpWithAncestors()
         let saves = inbox.takeAll()
         guard !saves.isEmpty else { return }

@@ -22,7 +22,7 @@ extension ObjectContext {
 
     /// ``processPendingChanges()`` as a step of a longer call (a save), whose end ends the event.
     func processPendingChangesWithinEvent() {
-        isProcessingScheduled = false
+        processing.isScheduled = false
         mergeIncomingChanges()
         processLocalChanges()
     }
@@ -30,7 +30,7 @@ extension ObjectContext {
     /// Propagates this context's own deletions and posts its changes, without merging other
     /// contexts' saves: what `delete` and the steps of a save need.
     func processLocalChanges() {
-        guard !isProcessingPendingChanges else { return }
+        guard !processing.isRunning else { return }
         DeletionPass(context: self).run()
         postObjectsDidChange()
     }
@@ -47,4 +47,14 @@ extension ObjectContext {
         if toMonitors { listMonitorObservers.post(notification) }
         if toObservers && notification.namesObjects { objectsDidChangeObservers.post(notification) }
     }
+}
+
+/// Where the processing of a context's pending changes stands.
+struct PendingChangesProcessing {
+    /// Whether delete rules are running: a `delete` made meanwhile joins the pass, and saves of
+    /// other contexts wait.
+    var isRunning = false
+    /// Whether the view context asked its isolation to process pending changes once free, and that
+    /// has not happened yet.
+    var isScheduled = false
 }

@@ -51,18 +51,17 @@ public final class ObjectContext {
     /// ``ObjectContainer/viewContext``, off for background contexts, whose bulk reads need not pay
     /// for a registrar per object; switch it on for a background context that a view observes.
     public var isObservable: Bool {
-        get { observesReads }
+        get { observation.observesReads }
         set {
-            guard newValue != observesReads else { return }
-            observesReads = newValue
+            guard newValue != observation.observesReads else { return }
+            observation.observesReads = newValue
             registry.forEachState { $0.observesReads = newValue }
         }
     }
-    /// ``isObservable``, read for every object made: without the dynamic exclusivity check of a
-    /// class's stored property (the context is used from one isolation).
-    @exclusivity(unchecked) var observesReads = false
-    /// The Observation registrars of the objects whose reads were reported, by state.
-    @exclusivity(unchecked) var registrars: [ObjectIdentifier: ObservationRegistrar] = [:]
+    /// What the context tells Observation (see ``ObservationRegistrars``). Its parts' state is
+    /// read without the dynamic exclusivity checks of a class's stored properties: the context is
+    /// used from one isolation at a time (checked in debug builds, see ``ExclusiveUse``).
+    @exclusivity(unchecked) var observation = ObservationRegistrars()
     /// Other contexts' saves waiting to be merged.
     let inbox: MergeInbox
     /// What delivers this context's commits to the container's other contexts, and theirs to it.
@@ -76,21 +75,15 @@ public final class ObjectContext {
     @exclusivity(unchecked) var registry: ObjectRegistry
     /// The unit of work: what changed since the last save, and what is still to be told of it.
     @exclusivity(unchecked) var changes = ChangeTracker()
-    /// Whether anything changed since the last save: what tells a child context's changes from
-    /// those it holds as its parent does (see ``newChildContext()``).
-    @exclusivity(unchecked) var hasChangesSinceSave = false
     /// The undo manager recording changes (see ``undoManager``); nil records nothing, at the cost of
     /// a test per change.
     @exclusivity(unchecked) var undo: ObjectUndoManager?
     /// While delete rules run, what the pass keeps at hand (see ``DeletionPass``); nil otherwise.
     @exclusivity(unchecked) var deletionPass: DeletionPass?
-    /// Whether delete rules are running: a `delete` made meanwhile joins the pass, and saves of
-    /// other contexts wait.
-    @exclusivity(unchecked) var isProcessingPendingChanges = false
-    /// The keys of rows marked for deletion in the store, by mapping index (nil: not read yet), read
-    /// when a relationship read needs them; forgotten when this context's view of the store changes.
-    /// An array, not a dictionary: every to-one read of a ``DelayedDeletable`` looks it up.
-    @exclusivity(unchecked) var markedKeysCache: [MarkedKeySet?] = []
+    /// Where the processing of pending changes stands (see ``PendingChangesProcessing``).
+    @exclusivity(unchecked) var processing = PendingChangesProcessing()
+    /// The store's marks read so far (see ``StoredMarks``).
+    @exclusivity(unchecked) var storedMarks = StoredMarks()
     let objectsDidChangeObservers = Observers<ObjectsDidChange>()
     /// List monitors: they hear every ``ObjectsDidChange``, those naming only rows nobody holds
     /// (``ObjectsDidChange/unheldUpdates``) too, before anyone else, so that a handler that reads a
@@ -98,10 +91,8 @@ public final class ObjectContext {
     let listMonitorObservers = Observers<ObjectsDidChange>()
     let willSaveObservers = Observers<WillSave>()
     let didSaveObservers = Observers<DidSave>()
-    /// Reads that failed in an accessor that cannot throw, by object: each object stays as it was
-    /// and is read again when next used. ``Entity/checkedValue(_:)`` throws the failure of the read it
-    /// made; the next save throws the first one (and forgets them all).
-    @exclusivity(unchecked) var readFailures: OrderedDictionary<ObjectID, ObjectGraphError> = [:]
+    /// Reads that failed in an accessor that cannot throw (see ``ReadFailures``).
+    @exclusivity(unchecked) var readFailures = ReadFailures()
     /// Traps, in debug builds, when two threads use the context at once.
     let exclusiveUse = ExclusiveUse()
     /// The host of each entity's states, by mapping index (see ``EntityHost``).
@@ -112,9 +103,6 @@ public final class ObjectContext {
     /// The container's save rules (see ``ObjectContainer/addSaveRule(named:_:)``), held here so
     /// that a save does not load the container's weak reference to ask them.
     let saveRules: Observers<ProposedSave>?
-
-    /// Whether `processSoon` was called and ``processPendingChanges()`` has not run since.
-    @exclusivity(unchecked) var isProcessingScheduled = false
 
     convenience init(container: ObjectContainer, processSoon: (@Sendable () -> Void)? = nil) {
         self.init(container: container, coordinator: container.coordinator, parent: nil, processSoon: processSoon)
@@ -150,7 +138,7 @@ public final class ObjectContext {
     /// Whether the context has unsaved changes. For a child context: changes not saved into its
     /// parent yet.
     public var hasChanges: Bool {
-        changes.hasChanges && (parent == nil || hasChangesSinceSave)
+        changes.hasChanges && (parent == nil || changes.hasChangesSinceSave)
     }
 
     /// Objects inserted since the last save.
@@ -208,7 +196,7 @@ public final class ObjectContext {
         state.insertionIsPosted = false
         registry.register(state)
         changes.recordInsertion(of: object, key: StateKey(state))
-        hasChangesSinceSave = true
+        changes.hasChangesSinceSave = true
         if undo != nil { recordExistenceForUndo(of: object, wasLive: false) }
         scheduleProcessing()
 
@@ -328,7 +316,7 @@ public final class ObjectContext {
 
     /// Called by a state being deallocated.
     func forget(_ state: ObjectState) {
-        if !registrars.isEmpty { registrars[ObjectIdentifier(state)] = nil }
+        observation.forget(state)
         let wasRegistered = registry.forget(state)
         // States point to their context without a reference count: one that does must be registered,
         // or the context could not clear the pointer when it goes (see `deinit`).
@@ -353,9 +341,9 @@ public final class ObjectContext {
 
     /// Keeps an object whose property `index` changed until saved, without loading it.
     func markUpdated(_ state: ObjectState, property index: Int) {
-        hasChangesSinceSave = true
+        changes.hasChangesSinceSave = true
         if undo != nil { recordValueForUndo(of: state, property: index) }
-        if !registrars.isEmpty { notifyObservation(of: state, property: index) }
+        observation.notifyChange(of: state, property: index)
         changes.unposted.recordUpdate(of: state, property: index)
         scheduleProcessing()
         guard !state.isInserted, !state.isUpdated, let object = state.object else { return }
@@ -367,7 +355,7 @@ public final class ObjectContext {
     /// posted as refreshed, and told to whoever observes it.
     func recordRefresh(of state: ObjectState, _ object: any Entity, keys: Set<String>) {
         changes.unposted.refreshed[StateKey(state)] = (object, keys)
-        if !registrars.isEmpty { notifyObservation(of: state, keys: keys) }
+        observation.notifyChange(of: state, keys: keys)
     }
 
     /// Asks for the changes just recorded to be posted once the context's isolation is free, for a
@@ -375,8 +363,8 @@ public final class ObjectContext {
     /// pending changes.
     @inline(__always)
     private func scheduleProcessing() {
-        guard let processSoon, !isProcessingScheduled else { return }
-        isProcessingScheduled = true
+        guard let processSoon, !processing.isScheduled else { return }
+        processing.isScheduled = true
         processSoon()
     }
 
@@ -392,7 +380,7 @@ public final class ObjectContext {
         discardUnsavedChanges()
         if let parent {
             inheritChanges(of: parent)
-            hasChangesSinceSave = false
+            changes.hasChangesSinceSave = false
         }
         postObjectsDidChange()
     }
@@ -443,7 +431,7 @@ public final class ObjectContext {
             state.isInaccessible = true
         }
         registry.removeAll()
-        readFailures = [:]
+        readFailures = ReadFailures()
         changes.unposted = PendingObjectsChange()
         changes.unposted.invalidatedAll = true
         postObjectsDidChange()

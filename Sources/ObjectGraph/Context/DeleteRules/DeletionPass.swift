@@ -30,10 +30,10 @@ final class DeletionPass {
         // prepared for deletion a second time.
         var retried = context.changes.rulesAwaitingRetry.map(\.object)
         guard !context.changes.pendingDeletions.isEmpty || !retried.isEmpty else { return }
-        context.isProcessingPendingChanges = true
+        context.processing.isRunning = true
         context.deletionPass = self
         defer {
-            context.isProcessingPendingChanges = false
+            context.processing.isRunning = false
             context.deletionPass = nil
         }
         context.changes.rulesAwaitingRetry = []

@@ -33,7 +33,7 @@ extension ObjectContext {
         parent.postObjectsDidChange()
         // What the parent now has of each object: the base of the child's next changes.
         for state in changed { state.parentBaseline = ParentBaseline(state) }
-        hasChangesSinceSave = false
+        changes.hasChangesSinceSave = false
     }
 }
 

@@ -114,7 +114,7 @@ extension ObjectContext {
             changes.pendingDeletions.isEmpty && changes.rulesAwaitingRetry.isEmpty
                 && changes.deferredErrors.isEmpty, "a save committed with work of its unit left undone")
         changes.clear()
-        hasChangesSinceSave = false
+        changes.hasChangesSinceSave = false
         forgetStoredMarks()
         if !children.isEmpty {
             let deleted = Set(plan.deletes.map(\.id))
