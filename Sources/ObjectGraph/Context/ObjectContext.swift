@@ -95,8 +95,10 @@ public final class ObjectContext {
     @exclusivity(unchecked) var readFailures = ReadFailures()
     /// Traps, in debug builds, when two threads use the context at once.
     let exclusiveUse = ExclusiveUse()
-    /// The host of each entity's states, by mapping index (see ``EntityHost``).
-    private(set) var hosts: [EntityHost] = []
+    /// The host of each entity's states, by mapping index (see ``EntityHost``). Set once, as the
+    /// context is made (the hosts need the context), then only read: a fault or a fetched object
+    /// reads it, without a dynamic exclusivity check.
+    @exclusivity(unchecked) private(set) var hosts: [EntityHost] = []
 
     /// For the view context: has its isolation call ``processPendingChanges()`` once it is free.
     private let processSoon: (@Sendable () -> Void)?

@@ -32,12 +32,6 @@ struct FetchQuery<T: Entity> {
         return try keys(limit: limit, offset: offset).map { ObjectID(entity: mapping.declaration, key: $0, store: store) }
     }
 
-    /// The objects to evaluate in memory for this query (see
-    /// ``ObjectContext/pendingObjects(of:reading:)``).
-    func pendingObjects() throws -> [any Entity] {
-        try context.pendingObjects(of: mapping.declaration, reading: select.reads)
-    }
-
     /// The rows of an aggregate over the query's saved rows, `pending` objects left out (they are
     /// counted from memory), and the objects to count from memory: each row holds the count, sum,
     /// minimum and maximum, then the group's values.
