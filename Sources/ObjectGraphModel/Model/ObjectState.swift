@@ -5,7 +5,9 @@ public import OrderedCollections
 /// The storage of one object's persistent values, and its place in a context.
 ///
 /// Generated accessors call `value(at:)`, `setValue(_:at:)` and `initialize(_:at:)`; everything else is
-/// internal. Attributes and to-one relationships are stored in the state itself, after its header,
+/// the package's (the context reaches it from another module: the accessors on its hot paths are
+/// `@inlinable`, so that crossing costs no call), and the state reaches its context only through its
+/// ``ObjectHost``. Attributes and to-one relationships are stored in the state itself, after its header,
 /// laid out like the object's row (see `EntityLayout`), packed (see `PackedValues`), with the
 /// to-many relationships' array when the entity has any (see `StateStorageLayout`): a fetched row
 /// is decoded straight into the object that represents it, and a changed value is a changed
