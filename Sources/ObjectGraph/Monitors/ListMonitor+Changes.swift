@@ -67,7 +67,7 @@ extension ListMonitor {
         var leaving: [Object] = []
         var entering: [Object] = []
         for object in candidates {
-            let isIn = shown.position(of: object) != nil
+            let isIn = shown.contains(object)
             let belongs =
                 !invalidated.contains(ObjectIdentifier(object)) && matches(object)
                 && window?.contains(ObjectIdentifier(object)) != false

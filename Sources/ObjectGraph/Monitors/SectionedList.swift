@@ -48,6 +48,10 @@ struct SectionedList<Object: Entity> {
         unsafeDowncast(objects.object(at: position), to: Object.self)
     }
 
+    /// Whether `object` is in the list: a hash lookup, where its position also counts the objects
+    /// before it.
+    func contains(_ object: Object) -> Bool { objects.contains(object) }
+
     /// The position of `object` in the whole list; nil when it is not in it.
     func position(of object: Object) -> Int? { objects.position(of: object) }
 
