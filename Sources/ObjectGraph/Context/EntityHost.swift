@@ -13,6 +13,8 @@ final class EntityHost: ObjectHost {
     init(context: ObjectContext, mapping: EntityMapping) {
         self.context = context
         self.mapping = mapping
+        // A state tests its layout's mark slot before telling its host; the store finds the same.
+        assert(mapping.markedForDeletionSlot == mapping.declaration.layout.markedForDeletionSlot, "\(mapping.name)'s mark")
     }
 
     var observesReads: Bool { context.observation.observesReads }
@@ -41,8 +43,8 @@ final class EntityHost: ObjectHost {
         context.willChange(state, property: index)
     }
 
-    func didWrite(_ state: ObjectState, slot: Int) {
-        if slot == mapping.markedForDeletionSlot { context.noteUnsavedMark(of: state, mapping: mapping) }
+    func didWriteMark(of state: ObjectState) {
+        context.noteUnsavedMark(of: state, mapping: mapping)
     }
 
     func didChangeDeletion(of state: ObjectState, isDeleted: Bool) {

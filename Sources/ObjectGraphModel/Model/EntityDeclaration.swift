@@ -38,7 +38,7 @@ public final class EntityDeclaration: Sendable {
         self.originalName = originalName
         self.properties = properties
         self.propertyNames = properties.map(\.name)
-        self.layout = EntityLayout(properties: properties)
+        self.layout = EntityLayout(properties: properties, isDelayedDeletable: type is any DelayedDeletable.Type)
         self.attributePositions = .allocate(capacity: max(layout.slotIndex.count, 1))
         attributePositions.initialize(from: layout.slotIndex, count: layout.slotIndex.count)
         self.payloadOffset = layout.storage.payloadOffset
@@ -272,7 +272,12 @@ package struct EntityCast<Object: Entity>: EntityCasting {
     /// How a state keeps these values and relationships after its header.
     @usableFromInline package let storage: StateStorageLayout
 
-    package init(properties: [PropertyDeclaration]) {
+    /// The attribute slot of a ``DelayedDeletable`` entity's mark, `markedForDeletionDate`; nil for
+    /// other entities. A write there is news for the context (an object marked or unmarked), tested
+    /// here so that other writes need not ask it.
+    package let markedForDeletionSlot: Int?
+
+    package init(properties: [PropertyDeclaration], isDelayedDeletable: Bool) {
         var slots: [Slot] = []
         var attributes: [Int] = [], toOne: [Int] = [], toMany: [Int] = []
         var initial = ContiguousArray<StoredValue>()
@@ -297,6 +302,9 @@ package struct EntityCast<Object: Entity>: EntityCasting {
             }
         }
         self.attributeCount = attributes.count
+        self.markedForDeletionSlot =
+            isDelayedDeletable
+            ? attributes.firstIndex { properties[$0].name == DelayedDeletableKey.markedForDeletionDate } : nil
         self.initialValues = initial + ContiguousArray(repeating: .null, count: toOne.count)
         self.valueProperties = attributes + toOne
         self.attributeProperties = attributes

@@ -38,8 +38,9 @@ public import Observation
     /// Property `index` of the state is about to change; false when the change must not be made
     /// (the object cannot change here, which the host records).
     func willChange(_ state: ObjectState, property index: Int) -> Bool
-    /// The value at `slot` of the state was written, after ``willChange(_:property:)`` allowed it.
-    func didWrite(_ state: ObjectState, slot: Int)
+    /// The state's mark for deletion (``EntityLayout/markedForDeletionSlot``) was written, after
+    /// ``willChange(_:property:)`` allowed it.
+    func didWriteMark(of state: ObjectState)
     /// The state's deletion flag changed.
     func didChangeDeletion(of state: ObjectState, isDeleted: Bool)
     /// The state's to-many relationships are about to change: what the host keeps of them is stale.

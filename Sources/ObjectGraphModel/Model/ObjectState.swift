@@ -567,7 +567,9 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
         if let host, !host.willChange(self, property: index) { return }
         if fields.pointee.extras?.unstorableValues != nil { forgetUnstorableValue(at: index) }
         write(value, atPosition: slot)
-        host?.didWrite(self, slot: slot)
+        if let host, slot == Unmanaged.passUnretained(entity)._withUnsafeGuaranteedRef({ $0.layout.markedForDeletionSlot }) {
+            host.didWriteMark(of: self)
+        }
     }
 
     /// Marks the start of a read or write of a property, for the context's check that one thread
