@@ -79,13 +79,31 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
-            name: "ObjectGraph",
+            name: "ObjectGraphContext",
             dependencies: [
                 "ObjectGraphModel", "ObjectGraphStore",
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "Algorithms", package: "swift-algorithms")
             ],
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings + [.enableUpcomingFeature("MemberImportVisibility")]
+        ),
+        .target(
+            name: "ObjectGraphFeatures",
+            dependencies: [
+                "ObjectGraphModel", "ObjectGraphContext",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "Algorithms", package: "swift-algorithms")
+            ],
+            swiftSettings: strictSettings + [.enableUpcomingFeature("MemberImportVisibility")]
+        ),
+        .target(
+            name: "ObjectGraph",
+            dependencies: [
+                "ObjectGraphModel", "ObjectGraphStore", "ObjectGraphContext", "ObjectGraphFeatures",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "Algorithms", package: "swift-algorithms")
+            ],
+            swiftSettings: strictSettings + [.enableUpcomingFeature("MemberImportVisibility")]
         ),
         .target(
             name: "ObjectGraphSyncProtocol",
@@ -158,7 +176,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ObjectGraphTests",
-            dependencies: ["ObjectGraph", "MoodyModel", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["ObjectGraph", "ObjectGraphContext", "ObjectGraphFeatures", "MoodyModel", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strictSettings
         )
     ]

@@ -3,6 +3,7 @@ import MoodyModel
 import Testing
 
 @testable import ObjectGraph
+@testable import ObjectGraphContext
 
 /// The parts a context is made of, each on its own: its unit of work, the plan of a save, a
 /// deletion pass and the batch operations.

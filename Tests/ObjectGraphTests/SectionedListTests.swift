@@ -1,8 +1,9 @@
 import Foundation
 import MoodyModel
+import ObjectGraph
 import Testing
 
-@testable import ObjectGraph
+@testable import ObjectGraphFeatures
 
 /// The reducer of a list monitor, on its own: a sorted, sectioned list of objects that no context
 /// holds, fed objects leaving and entering, producing the changesets a screen applies.

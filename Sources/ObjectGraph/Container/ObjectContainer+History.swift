@@ -136,13 +136,14 @@ extension Tombstone {
     ///
     /// - Throws: When the text is not a JSON object of such values, or a blob is not hexadecimal.
     init(json: String?, mapping: EntityMapping, objectID: ObjectID) throws {
-        self.objectID = objectID
         guard let json else {
             // The entity preserves nothing, or every preserved value was nil.
-            values = Dictionary(
-                uniqueKeysWithValues: mapping.preservedAttributes.map {
-                    (mapping.description.attributes[$0].name, StoredValue.null)
-                })
+            self.init(
+                objectID: objectID,
+                values: Dictionary(
+                    uniqueKeysWithValues: mapping.preservedAttributes.map {
+                        (mapping.description.attributes[$0].name, StoredValue.null)
+                    }))
             return
         }
         let object = try JSONDecoder().decode([String: PreservedValue].self, from: Data(json.utf8))
@@ -151,7 +152,7 @@ extension Tombstone {
             guard let value = object[attribute.name] else { continue }
             values[attribute.name] = try value.storedValue(as: StorageClass(attribute.type), attribute: attribute.name)
         }
-        self.values = values
+        self.init(objectID: objectID, values: values)
     }
 }
 

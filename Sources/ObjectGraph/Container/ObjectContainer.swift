@@ -71,7 +71,7 @@ public final class ObjectContainer: Sendable {
     /// A new context for work off the main actor. It belongs to whoever receives it: keep it in one
     /// actor or task.
     public func newBackgroundContext() -> ObjectContext {
-        ObjectContext(container: self)
+        ObjectContext(owner: self, coordinator: coordinator, saveRules: saveRules)
     }
 
     /// Runs `body` with a new background context on a background executor.
@@ -83,7 +83,7 @@ public final class ObjectContainer: Sendable {
         _ body: @escaping @Sendable (ObjectContext) throws -> Result
     ) async throws -> Result {
         try await Task.detached { [self] in
-            try body(ObjectContext(container: self))
+            try body(ObjectContext(owner: self, coordinator: coordinator, saveRules: saveRules))
         }.value
     }
 
@@ -113,7 +113,7 @@ private final class ViewContextHolder: @unchecked Sendable {
         // soon as it is free (as Core Data does at the end of an event), so that the user interface
         // learns of them without calling `processPendingChanges()`.
         let context = ObjectContext(
-            container: container,
+            owner: container, coordinator: container.coordinator, saveRules: container.saveRules,
             processSoon: { [weak self] in
                 Task { @MainActor in self?.storage?.processPendingChanges() }
             })

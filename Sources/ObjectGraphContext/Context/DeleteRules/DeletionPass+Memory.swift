@@ -1,0 +1,81 @@
+import ObjectGraphModel
+
+extension DeletionPass {
+    /// What a pass keeps at hand while it runs, dropped with the pass. The faults its context makes
+    /// meanwhile, whoever asks for them, join `keptObjects`.
+    struct Memory {
+        /// The objects made for related rows during the pass: rules and `prepareForDeletion()` of
+        /// many deleted objects often look at the same related objects, which would otherwise be
+        /// loaded again each time.
+        var keptObjects: [any Entity] = []
+        /// To-many values read, by state and property index (see ``ObjectState/cachedMembers(at:)``).
+        var toManyValues: [StateKey: [Int: Any]] = [:]
+        /// Live member counts read, by state and to-many slot (see
+        /// ``ObjectState/liveMemberCount(of:)``): a rule such as Moody's counts a country's moods
+        /// once for each of its deleted moods, and counting tests every member.
+        var memberCounts: [MemberSlot: Int] = [:]
+
+        /// Whether any to-many value or count is kept, which a change must then forget.
+        var keepsMembers: Bool { !toManyValues.isEmpty || !memberCounts.isEmpty }
+    }
+
+    /// One to-many relationship of one object, as a key hashed by one multiplication: kept for
+    /// every owner a pass counts, where a dictionary per owner would cost an allocation each.
+    struct MemberSlot: Hashable {
+        let state: StateKey
+        let slot: Int
+
+        func _rawHashValue(seed: Int) -> Int {
+            CheapHash.identity(state.identifier, seed: seed ^ slot)
+        }
+    }
+}
+
+/// The pass keeps what its rules read of to-many relationships, and forgets it when they change.
+extension DeletionPass {
+    /// The to-many value a deletion pass under way read for this object's property `index`.
+    func cachedMembers(of state: ObjectState, index: Int) -> Any? {
+        memory.toManyValues[StateKey(state)]?[index]
+    }
+
+    /// Keeps a to-many value read, while a deletion pass runs.
+    func cacheMembers(_ members: Any, of state: ObjectState, index: Int) {
+        memory.toManyValues[StateKey(state), default: [:]][index] = members
+    }
+
+    /// The live member count of this object's to-many `slot` a deletion pass under way read.
+    func cachedMemberCount(of state: ObjectState, slot: Int) -> Int? {
+        memory.memberCounts[MemberSlot(state: StateKey(state), slot: slot)]
+    }
+
+    /// Keeps a live member count read, while a deletion pass runs.
+    func cacheMemberCount(_ count: Int, of state: ObjectState, slot: Int) {
+        memory.memberCounts[MemberSlot(state: StateKey(state), slot: slot)] = count
+    }
+
+    /// Forgets the to-many values and counts kept for an object whose relationships changed.
+    func forgetCachedMembers(of state: ObjectState) {
+        guard memory.keepsMembers else { return }
+        let key = StateKey(state)
+        memory.toManyValues[key] = nil
+        guard !memory.memberCounts.isEmpty else { return }
+        for slot in state.entity.layout.toManyProperties.indices {
+            memory.memberCounts[MemberSlot(state: key, slot: slot)] = nil
+        }
+    }
+
+    /// Forgets every member count kept: an object was deleted or undeleted, which any relationship
+    /// holding it counts.
+    func forgetMemberCounts() {
+        guard !memory.memberCounts.isEmpty else { return }
+        memory.memberCounts = [:]
+    }
+
+    /// Forgets every to-many value and count kept: an object's mark changed, or the store's marks
+    /// are to be read again, and relationships hide marked objects.
+    func forgetAllCachedMembers() {
+        guard memory.keepsMembers else { return }
+        memory.toManyValues = [:]
+        memory.memberCounts = [:]
+    }
+}

@@ -1,0 +1,98 @@
+import ObjectGraphModel
+
+/// Entries keyed by object state, in the order their keys were first added: the context's
+/// bookkeeping of changed objects (the unit of work's lists, the changes still to post).
+///
+/// It behaves as `OrderedDictionary<StateKey, Value>` does for the operations the context uses:
+/// setting a new key appends, setting an existing one replaces in place, removing keeps the order
+/// of the rest. Every object a save inserts, updates or deletes is added to two of these, and
+/// OrderedCollections' hash table cost about 840 instructions an addition (its growth, its
+/// probing, the exclusivity checks of its storage); a native dictionary of positions beside two
+/// arrays costs a third of that. Removing an entry is linear, as it is in an ordered dictionary.
+struct StateMap<Value> {
+    /// The keys, in order.
+    private(set) var keys: [StateKey] = []
+    /// The values, in the order of their keys.
+    private(set) var values: [Value] = []
+    /// Where each key is in `keys`.
+    private var positions: [StateKey: Int] = [:]
+
+    var count: Int { keys.count }
+    var isEmpty: Bool { keys.isEmpty }
+
+    /// The value for a key; setting nil removes the entry.
+    subscript(key: StateKey) -> Value? {
+        get { positions[key].map { values[$0] } }
+        set {
+            if let newValue {
+                if let position = positions[key] {
+                    values[position] = newValue
+                } else {
+                    append(key, newValue)
+                }
+            } else {
+                removeValue(forKey: key)
+            }
+        }
+    }
+
+    /// The value for a key, added with `defaultValue` (at the end) when the key is new.
+    subscript(key: StateKey, default defaultValue: @autoclosure () -> Value) -> Value {
+        get { self[key] ?? defaultValue() }
+        _modify {
+            let position: Int
+            if let existing = positions[key] {
+                position = existing
+            } else {
+                position = keys.count
+                append(key, defaultValue())
+            }
+            yield &values[position]
+        }
+    }
+
+    /// Makes room for `capacity` entries in all.
+    mutating func reserveCapacity(_ capacity: Int) {
+        keys.reserveCapacity(capacity)
+        values.reserveCapacity(capacity)
+        positions.reserveCapacity(capacity)
+    }
+
+    /// Removes a key's entry; returns its value, nil if there was none.
+    @discardableResult
+    mutating func removeValue(forKey key: StateKey) -> Value? {
+        guard let position = positions.removeValue(forKey: key) else { return nil }
+        keys.remove(at: position)
+        let value = values.remove(at: position)
+        for index in position..<keys.count { positions[keys[index]] = index }
+        return value
+    }
+
+    /// Removes the entries that match, keeping the order of the others.
+    mutating func removeAll(where shouldBeRemoved: ((key: StateKey, value: Value)) throws -> Bool) rethrows {
+        var kept = StateMap()
+        for element in self where !(try shouldBeRemoved(element)) { kept.append(element.key, element.value) }
+        self = kept
+    }
+
+    private mutating func append(_ key: StateKey, _ value: Value) {
+        positions[key] = keys.count
+        keys.append(key)
+        values.append(value)
+    }
+}
+
+extension StateMap: Sequence {
+    /// The entries, in order, as `(key, value)` pairs.
+    func makeIterator() -> some IteratorProtocol<(key: StateKey, value: Value)> {
+        zip(keys, values).lazy.map { (key: $0, value: $1) }.makeIterator()
+    }
+
+    var underestimatedCount: Int { keys.count }
+}
+
+extension StateMap: ExpressibleByDictionaryLiteral {
+    init(dictionaryLiteral elements: (StateKey, Value)...) {
+        for (key, value) in elements { self[key] = value }
+    }
+}
