@@ -8,6 +8,10 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault")
 ]
 
+/// The targets above the store: a member is visible only in a file that imports its module, so that
+/// a layer that does not import the store cannot call what the store declares (SE-0444).
+let layeredSettings = strictSettings + [.enableUpcomingFeature("MemberImportVisibility")]
+
 let package = Package(
     name: "ObjectGraph",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11)],
@@ -55,9 +59,12 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
-        // The library in three layers the compiler holds apart: what an object and a model are
-        // (with the errors they throw), the store (the only target that imports GRDB), and the
-        // object graph on top, which re-exports the model so that users import ObjectGraph alone.
+        // The library in five layers the compiler holds apart: what an object and a model are
+        // (with the errors they throw), the store (the only target that imports GRDB), the context
+        // and its coordinator, what is built on a context (fetching, monitors, history, delayed
+        // deletion; it reaches the store only through the context, and MemberImportVisibility keeps
+        // the store's members out of it), and the container on top, which re-exports the four so
+        // that users import ObjectGraph alone.
         .target(
             name: "ObjectGraphModel",
             dependencies: [
@@ -85,7 +92,7 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "Algorithms", package: "swift-algorithms")
             ],
-            swiftSettings: strictSettings + [.enableUpcomingFeature("MemberImportVisibility")]
+            swiftSettings: layeredSettings
         ),
         .target(
             name: "ObjectGraphFeatures",
@@ -94,7 +101,7 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "Algorithms", package: "swift-algorithms")
             ],
-            swiftSettings: strictSettings + [.enableUpcomingFeature("MemberImportVisibility")]
+            swiftSettings: layeredSettings
         ),
         .target(
             name: "ObjectGraph",
@@ -103,7 +110,7 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "Algorithms", package: "swift-algorithms")
             ],
-            swiftSettings: strictSettings + [.enableUpcomingFeature("MemberImportVisibility")]
+            swiftSettings: layeredSettings
         ),
         .target(
             name: "ObjectGraphSyncProtocol",
