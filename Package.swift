@@ -183,7 +183,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ObjectGraphTests",
-            dependencies: ["ObjectGraph", "ObjectGraphContext", "ObjectGraphFeatures", "MoodyModel", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "ObjectGraph", "ObjectGraphContext", "ObjectGraphFeatures", "MoodyModel",
+                .product(name: "GRDB", package: "GRDB.swift")
+            ],
             swiftSettings: strictSettings
         )
     ]
