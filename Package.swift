@@ -181,6 +181,16 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The macros' own checks, expanded in process (diagnostics a build cannot show as results).
+        .testTarget(
+            name: "ObjectGraphMacrosTests",
+            dependencies: [
+                "ObjectGraphMacros",
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax")
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "ObjectGraphTests",
             dependencies: [

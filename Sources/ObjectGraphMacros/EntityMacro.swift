@@ -58,6 +58,13 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         // the state ignores (it holds the row's values already). An optional one starts as nil
         // through its init accessor, as a stored optional does: a placeholder would then be an
         // assignment, a setter call per property and object made.
+        // `#Unique` and `#Index` groups, copied as written: the key paths are checked here, against
+        // the class (see `PropertyGroupsMacro`).
+        var groupArguments = ""
+        let uniqueness = PropertyGroupsMacro.groups(named: "Unique", in: declaration)
+        let indexes = PropertyGroupsMacro.groups(named: "Index", in: declaration)
+        if !uniqueness.isEmpty { groupArguments += ", uniqueness: [\(uniqueness.joined(separator: ", "))]" }
+        if !indexes.isEmpty { groupArguments += ", indexes: [\(indexes.joined(separator: ", "))]" }
         let placeholders = properties.filter { !$0.hasInitializer && !$0.isOptional }
             .map { "self.\($0.name) = ObjectGraph._placeholder()" }
             .joined(separator: "\n")
@@ -80,7 +87,7 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             @_documentation(visibility: internal)
             public static let _$entity = ObjectGraph.EntityDeclaration(\(raw: typeName).self, name: \(raw: entityName), originalName: \(raw: originalName ?? "nil"), properties: [
             \(raw: declarations)
-            ])
+            ]\(raw: groupArguments))
             """
         ]
     }

@@ -7,6 +7,7 @@ struct ObjectGraphMacrosPlugin: CompilerPlugin {
         EntityMacro.self,
         PersistedPropertyMacro.self,
         MarkerMacro.self,
+        PropertyGroupsMacro.self,
         ObjectActorMacro.self
     ]
 }

@@ -44,6 +44,7 @@ struct Benchmark: ParsableCommand {
             + DeletionWorkloads.make(dataset: dataset, files: files)
             + MergeWorkloads.make(dataset: dataset, files: files)
             + BatchWorkloads.make(dataset: dataset, files: files)
+            + GroupWorkloads.make(dataset: dataset, files: files)
         let monitorStores = MonitorStores(dataset: Dataset(moodCount: moodCount, countryCount: 10, marksMoods: false), files: files)
         let allWorkloads = workloads + MonitorWorkloads.make(stores: monitorStores)
         var results: [WorkloadResult] = []

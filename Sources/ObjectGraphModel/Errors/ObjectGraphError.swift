@@ -365,6 +365,11 @@ public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
         case missingValue
         /// The value of a unique attribute is already used by another object.
         case notUnique(StoredValue)
+        /// The values of a `#Unique` group are already used together by another object: `properties`
+        /// names the group's properties in order, `values` gives this object's (a to-one
+        /// relationship's as the related object's row number, the one its ``ObjectID/uriRepresentation``
+        /// ends with).
+        case notUniqueTogether(properties: [String], values: [StoredValue])
         /// A to-many relationship has fewer members than its minimum.
         case tooFewObjects(count: Int, minimum: Int)
         /// A to-many relationship has more members than its maximum.
@@ -411,6 +416,10 @@ public struct ValidationFailure: Sendable, Equatable, CustomStringConvertible {
         switch reason {
         case .missingValue: return "\(subject) is required but has no value"
         case .notUnique(let value): return "\(subject) must be unique, and \(value) is already used"
+        case let .notUniqueTogether(properties, values):
+            return
+                "\(entity) (\(properties.joined(separator: ", "))) of \(objectID) must be unique together, and "
+                + "(\(values.map(\.description).joined(separator: ", "))) is already used"
         case let .tooFewObjects(count, minimum):
             return "\(subject) holds \(count) objects, fewer than its minimum of \(minimum)"
         case let .tooManyObjects(count, maximum):

@@ -27,11 +27,26 @@ public final class EntityDeclaration: Sendable {
     /// Where a state's values start after its header (``StateStorageLayout/payloadOffset``), for the
     /// accessors inlined in the entity's module.
     @usableFromInline package let payloadOffset: Int
+    /// The groups of properties no two objects may share (`#Unique`), as property indexes; nil for a
+    /// key path that names no persisted property, which the schema refuses.
+    package let uniquenessGroups: [[Int?]]
+    /// The groups of properties indexed together (`#Index`), as ``uniquenessGroups``.
+    package let indexGroups: [[Int?]]
 
     /// Made by the code `@Entity` generates, once per class.
+    ///
+    /// - Parameters:
+    ///   - uniqueness: The groups of `#Unique`.
+    ///   - indexes: The groups of `#Index`.
     public init<Object: Entity>(
-        _ type: Object.Type, name: String, originalName: String? = nil, properties: [PropertyDeclaration]
+        _ type: Object.Type, name: String, originalName: String? = nil, properties: [PropertyDeclaration],
+        uniqueness: [[PartialKeyPath<Object>]] = [], indexes: [[PartialKeyPath<Object>]] = []
     ) {
+        func resolved(_ groups: [[PartialKeyPath<Object>]]) -> [[Int?]] {
+            groups.map { group in group.map { keyPath in properties.firstIndex { ($0.keyPath as AnyKeyPath) == (keyPath as AnyKeyPath) } } }
+        }
+        self.uniquenessGroups = resolved(uniqueness)
+        self.indexGroups = resolved(indexes)
         self.type = type
         self.existential = EntityCast<Object>()
         self.name = name

@@ -102,6 +102,50 @@ public macro Relationship(
     maximumCount: Int? = nil
 ) = #externalMacro(module: "ObjectGraphMacros", type: "MarkerMacro")
 
+/// Declares groups of properties whose values no two objects of the entity may share, as SwiftData's
+/// `#Unique` does: written in the body of an `@Entity` class, one array per group.
+///
+/// ```swift
+/// @Entity final class Person {
+///     #Unique<Person>([\.firstName, \.lastName], [\.email])
+///     var firstName: String
+///     var lastName: String
+///     var email: String?
+///     ...
+/// }
+/// ```
+///
+/// Two people may share a first name, or a last name, but not both; and no two may share an email.
+/// A group holds attributes and to-one relationships (whose key is compared: one mood per country
+/// and day is `#Unique<Mood>([\.country, \.day])`); a group of one attribute is that attribute's
+/// `@Attribute(.unique)`. As for a unique attribute, a group with a nil value clashes with nothing.
+/// Each group is kept by a unique index of the store, so a save, a batch insert or a batch update
+/// that would make two rows share a group's values fails with
+/// ``ValidationFailure/Reason/notUniqueTogether(properties:values:)`` (or, for a batch update,
+/// ``ObjectGraphError/Code/invalidBatchOperation``), naming every property of the group; opening a
+/// store whose rows already break a new group fails and names them, changing nothing.
+@freestanding(declaration)
+public macro Unique<Root>(_ groups: [PartialKeyPath<Root>]...) =
+    #externalMacro(module: "ObjectGraphMacros", type: "PropertyGroupsMacro")
+
+/// Declares groups of properties indexed together, as SwiftData's `#Index` does: written in the
+/// body of an `@Entity` class, one array per index, the properties in the index's order.
+///
+/// ```swift
+/// @Entity final class Mood {
+///     #Index<Mood>([\.country, \.date])
+///     ...
+/// }
+/// ```
+///
+/// A fetch that tests the first properties of an index, or sorts by them, reads the index instead
+/// of the table (``ObjectContext/queryPlan(for:)`` shows it). A group holds attributes and to-one
+/// relationships; a group of one attribute is that attribute's `@Attribute(.indexed)`. Opening a
+/// store builds the indexes a new version adds.
+@freestanding(declaration)
+public macro Index<Root>(_ groups: [PartialKeyPath<Root>]...) =
+    #externalMacro(module: "ObjectGraphMacros", type: "PropertyGroupsMacro")
+
 /// Leaves a stored property out of the store: it lives only in memory and is not change-tracked.
 @attached(peer)
 public macro Transient() = #externalMacro(module: "ObjectGraphMacros", type: "MarkerMacro")

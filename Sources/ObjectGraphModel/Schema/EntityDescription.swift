@@ -50,6 +50,19 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     /// The name the entity had before it was renamed (`@Entity("New", originalName: "Old")`): a
     /// store that still has a table of that name has it renamed, rows kept.
     public var originalName: String? = nil
+    /// Groups of properties (attributes and to-one relationships, by name) whose values no two
+    /// objects may share, declared with `#Unique`. A group of one attribute is not here: it is the
+    /// attribute's ``AttributeDescription/isUnique``.
+    public var uniquenessConstraints: [[String]] = []
+    /// Groups of properties indexed together, declared with `#Index`, in each index's order. A group
+    /// of one attribute is not here: it is the attribute's ``AttributeDescription/isIndexed``.
+    public var indexes: [[String]] = []
+
+    /// Every group whose values no two objects may share: each unique attribute on its own, then
+    /// the ``uniquenessConstraints``.
+    public var allUniquenessConstraints: [[String]] {
+        attributes.filter(\.isUnique).map { [$0.name] } + uniquenessConstraints
+    }
 
     /// The attribute named `name`.
     public func attribute(named name: String) -> AttributeDescription? {
@@ -59,6 +72,35 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     /// The relationship named `name`.
     public func relationship(named name: String) -> RelationshipDescription? {
         relationships.first { $0.name == name }
+    }
+}
+
+extension EntityDescription {
+    private enum CodingKeys: String, CodingKey {
+        case name, attributes, relationships, originalName, uniquenessConstraints, indexes
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        attributes = try container.decode([AttributeDescription].self, forKey: .attributes)
+        relationships = try container.decode([RelationshipDescription].self, forKey: .relationships)
+        originalName = try container.decodeIfPresent(String.self, forKey: .originalName)
+        // Stores written before groups existed have none.
+        uniquenessConstraints = try container.decodeIfPresent([[String]].self, forKey: .uniquenessConstraints) ?? []
+        indexes = try container.decodeIfPresent([[String]].self, forKey: .indexes) ?? []
+    }
+
+    /// Leaves out what is empty or nil, so that a model that declares no groups encodes (and
+    /// hashes, see ``Schema/versionHash``) as it did before groups existed.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(attributes, forKey: .attributes)
+        try container.encode(relationships, forKey: .relationships)
+        try container.encodeIfPresent(originalName, forKey: .originalName)
+        if !uniquenessConstraints.isEmpty { try container.encode(uniquenessConstraints, forKey: .uniquenessConstraints) }
+        if !indexes.isEmpty { try container.encode(indexes, forKey: .indexes) }
     }
 }
 

@@ -95,9 +95,47 @@ public struct Schema: Sendable {
                         minimumCount: relationship.minimumCount, maximumCount: relationship.maximumCount))
             }
         }
-        return EntityDescription(
+        var description = EntityDescription(
             name: declaration.name, attributes: attributes, relationships: relationships,
             originalName: declaration.originalName)
+        try describeGroups(of: declaration, into: &description)
+        return description
+    }
+
+    /// Adds `#Unique` and `#Index` groups to `description`, by property name. A group of one
+    /// attribute becomes the attribute's `isUnique` or `isIndexed`, so that it has one form only.
+    private static func describeGroups(of declaration: EntityDeclaration, into description: inout EntityDescription) throws {
+        for (macro, groups) in [("#Unique", declaration.uniquenessGroups), ("#Index", declaration.indexGroups)] {
+            for group in groups {
+                var names: [String] = []
+                for index in group {
+                    guard let index else {
+                        throw ObjectGraphError.invalidModel(
+                            "\(declaration.name): a key path of \(macro) names no persisted property (a computed or "
+                                + "@Transient property cannot be in a group)")
+                    }
+                    let property = declaration.properties[index]
+                    let location = "\(declaration.name).\(property.name)"
+                    if case .relationship(let relationship) = property.kind, relationship.isToMany {
+                        throw ObjectGraphError.invalidModel(
+                            "\(location): a to-many relationship cannot be in a \(macro) group (its members are rows of "
+                                + "another table); use the to-one relationship on the other side")
+                    }
+                    guard !names.contains(property.name) else {
+                        throw ObjectGraphError.invalidModel("\(location) is named twice in one \(macro) group")
+                    }
+                    names.append(property.name)
+                }
+                let isUnique = macro == "#Unique"
+                if names.count == 1, let slot = description.attributes.firstIndex(where: { $0.name == names[0] }) {
+                    if isUnique { description.attributes[slot].isUnique = true } else { description.attributes[slot].isIndexed = true }
+                } else if isUnique, !description.uniquenessConstraints.contains(names) {
+                    description.uniquenessConstraints.append(names)
+                } else if !isUnique, !description.indexes.contains(names) {
+                    description.indexes.append(names)
+                }
+            }
+        }
     }
 
     /// Finds the inverse: declared on this side, declared on the other side, or the only candidate.

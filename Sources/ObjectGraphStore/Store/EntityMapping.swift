@@ -47,8 +47,13 @@ package final class EntityMapping: Sendable {
     package let tombstoneSQL: String
     /// For a ``DelayedDeletable`` entity, the attribute slot of `markedForDeletionDate`.
     package let markedForDeletionSlot: Int?
-    /// The attribute slots with a unique index.
+    /// The attribute slots in a group with a unique index (a unique attribute's, a `#Unique` group's):
+    /// a save releases their changed values before it writes any row.
     package let uniqueAttributeSlots: [Int]
+    /// Every group of columns no two rows may share: each unique attribute's, then `#Unique`'s.
+    package let uniqueGroups: [ColumnGroup]
+    /// The `#Index` groups of more than one attribute.
+    package let indexGroups: [ColumnGroup]
     /// The rules of the attributes (`@Attribute(.range(1...5))`), as checks; empty for most
     /// entities, so that a save checks nothing for them.
     package let ruleChecks: RuleChecks
@@ -80,7 +85,14 @@ package final class EntityMapping: Sendable {
         self.toManyDeleteRules = toMany.map(\.description.deleteRule)
         self.toManyIsOrdered = toMany.map(\.description.isOrdered)
         self.quotedAttributeColumns = attributeColumns.map(SQL.quote)
-        self.uniqueAttributeSlots = description.attributes.indices.filter { description.attributes[$0].isUnique }
+        // Groups the store refused to map were refused with the model (`SQLiteStore.makeMappings`).
+        self.uniqueGroups = description.allUniquenessConstraints.compactMap {
+            ColumnGroup($0, description: description, toOne: toOne)
+        }
+        self.indexGroups = description.indexes.compactMap { ColumnGroup($0, description: description, toOne: toOne) }
+        self.uniqueAttributeSlots = Array(
+            Set(uniqueGroups.flatMap { $0.positions.filter { $0 < description.attributes.count } })
+        ).sorted()
         self.valueStorageClasses =
             description.attributes.map { StorageClass($0.type) }
             + Array(repeating: .integer, count: toOne.count)

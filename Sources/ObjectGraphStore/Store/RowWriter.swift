@@ -126,9 +126,14 @@ package struct RowWriter {
                     "UPDATE \(mapping.table) SET \(assignments.joined(separator: ", ")) WHERE \(condition.sql)",
                     values.map { $0.value.databaseValue } + condition.arguments)
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-                let column = error.message?.components(separatedBy: ".").last ?? ""
+                let columns = Self.uniqueColumns(of: error)
+                if columns.count > 1, let group = mapping.uniqueGroups.first(where: { $0.columns == columns }) {
+                    throw ObjectGraphError.invalidBatchOperation(
+                        entity: mapping.name, property: group.properties.joined(separator: ", "),
+                        reason: "the properties \(group.name) are unique together, and the update would give two rows the same values")
+                }
                 throw ObjectGraphError.invalidBatchOperation(
-                    entity: mapping.name, property: column,
+                    entity: mapping.name, property: columns.first ?? "",
                     reason: "the attribute is unique, and the update would give several rows one value")
             }
         }
@@ -160,12 +165,35 @@ package struct RowWriter {
                         entity: mapping.name, objectID: id, property: "objectGlobalID", reason: .notUnique(globalID.storedValue))
                 ])
             }
+            let columns = Self.uniqueColumns(of: error)
+            if columns.count > 1, let group = mapping.uniqueGroups.first(where: { $0.columns == columns }) {
+                let attributeCount = mapping.attributeColumns.count
+                let values = group.positions.map { position in
+                    position < attributeCount
+                        ? row.value(atPosition: position)
+                        : permanentKey(row.relatedKey(at: position - attributeCount)).map(StoredValue.integer) ?? .null
+                }
+                throw ObjectGraphError.validationFailed([
+                    ValidationFailure(
+                        entity: mapping.name, objectID: id, property: nil,
+                        reason: .notUniqueTogether(properties: group.properties, values: values))
+                ])
+            }
             let slot = mapping.attributeColumns.firstIndex(of: column)
             throw ObjectGraphError.validationFailed([
                 ValidationFailure(
                     entity: mapping.name, objectID: id, property: slot.map { mapping.attributeColumns[$0] },
                     reason: .notUnique(slot.map { row.value(atPosition: $0) } ?? .null))
             ])
+        }
+    }
+
+    /// The columns of the unique index a statement broke, from SQLite's message
+    /// (`UNIQUE constraint failed: Person.firstName, Person.lastName`).
+    static func uniqueColumns(of error: DatabaseError) -> [String] {
+        guard let message = error.message, let colon = message.range(of: ": ") else { return [] }
+        return message[colon.upperBound...].components(separatedBy: ", ").map { qualified in
+            qualified.split(separator: ".", maxSplits: 1).last.map(String.init) ?? qualified
         }
     }
 

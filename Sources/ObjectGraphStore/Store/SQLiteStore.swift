@@ -205,6 +205,11 @@ package final class SQLiteStore: Sendable {
                     inverseIsToMany: inverse.isToMany)
                 if relationship.isToMany { toMany.append(mapping) } else { toOne.append(mapping) }
             }
+            for group in description.uniquenessConstraints + description.indexes {
+                if let problem = ColumnGroup.problem(with: group, description: description, toOne: toOne) {
+                    throw ObjectGraphError.invalidModel(problem)
+                }
+            }
             let mapping = EntityMapping(
                 declaration: declaration, description: description, index: index,
                 toOne: toOne, toMany: toMany)

@@ -69,9 +69,11 @@ struct RecordShape: Sendable {
     let configuration: SyncConfiguration
     let fields: [Field]
     let memberships: [Membership]
-    /// The synced attributes that are unique: two records with one value merge (see
-    /// ``SyncCoordinator``'s unique attributes).
-    let uniqueFields: [Field]
+    /// The groups of synced fields no two objects may share: each unique attribute's, then each
+    /// `#Unique` group's (attributes and references). Two records with one group's values merge
+    /// (see ``SyncCoordinator``'s unique attributes). A group with a property the sync leaves out
+    /// is not here: the store alone keeps it.
+    let uniqueGroups: [[Field]]
     /// Every to-many relationship, with its inverse: a merged object's members move to the survivor.
     let toManyRelationships: [(name: String, inverse: String)]
     /// The synced references to the object this one belongs to: those whose inverse is a to-many
@@ -169,8 +171,11 @@ struct RecordShape: Sendable {
         self.configuration = configuration
         self.fields = fields
         self.memberships = memberships
-        let unique = Set(description.attributes.filter(\.isUnique).map(\.name))
-        self.uniqueFields = fields.filter { unique.contains($0.property) }
+        let byProperty = Dictionary(uniqueKeysWithValues: fields.map { ($0.property, $0) })
+        self.uniqueGroups = description.allUniquenessConstraints.compactMap { group in
+            let members = group.compactMap { byProperty[$0] }
+            return members.count == group.count ? members : nil
+        }
         self.toManyRelationships = description.relationships.filter(\.isToMany).map { ($0.name, $0.inverse) }
         self.parentReferences = fields.filter { field in
             guard case .reference(let parent) = field.kind,

@@ -13,6 +13,34 @@ import Testing
     static var syncConfiguration: SyncConfiguration { SyncConfiguration(uniqueClashPolicy: .keepBoth) }
 }
 
+/// A bookcase, and its slots: one slot per shelf of a bookcase and position (a `#Unique` group with
+/// a reference).
+@Entity final class Bookcase: Syncable {
+    @Attribute(.unique) var name: String
+    var slots: Set<Slot> = []
+    init(name: String) { self.name = name }
+}
+
+@Entity final class Slot: Syncable {
+    #Unique<Slot>([\.shelf, \.position])
+    var position: Int
+    var note: String = ""
+    @Relationship(inverse: \Bookcase.slots) var shelf: Bookcase?
+    init(position: Int) { self.position = position }
+}
+
+/// A sticker: one per text and color, kept both when two devices make the same one.
+@Entity final class Sticker: Syncable {
+    #Unique<Sticker>([\.text, \.color])
+    var text: String
+    var color: Int
+    init(text: String, color: Int) {
+        self.text = text
+        self.color = color
+    }
+    static var syncConfiguration: SyncConfiguration { SyncConfiguration(uniqueClashPolicy: .keepBoth) }
+}
+
 @Suite("Sync client: unique attributes under sync; a value made on two devices converges on one object")
 struct SyncUniqueTests {
     /// A country named `name` under `id`, with a mood, saved on `device`.
@@ -106,6 +134,88 @@ struct SyncUniqueTests {
             let feed = try await server.allChanges("default")
             let latest = Dictionary(feed.map { ($0.record.id, $0.record) }, uniquingKeysWith: { $1 })
             #expect(latest[high]?.fields["name"] == .string("urgent (FFFFFFFF)"), "the device that made it sent the new name")
+        }
+    }
+
+    /// Devices syncing `types` alone with `server` as alice.
+    static func devices(_ count: Int, syncing types: [any Syncable.Type], server: InMemorySyncServer) throws -> [(
+        ObjectContainer, SyncCoordinator
+    )] {
+        try (0..<count).map { _ in
+            let container = try ObjectContainer(
+                schema: Schema(types + SyncCoordinator.entities), configuration: .file(SyncDevice.newStorePath()))
+            return (container, try SyncCoordinator(container: container, remote: server.remote(user: "alice"), syncing: types))
+        }
+    }
+
+    @Test(
+        "Two devices that make objects with the same values of a #Unique group that holds a reference converge on one object, the smallest ID",
+        arguments: [true, false])
+    func groupClashConverges(survivorSyncsFirst: Bool) async throws {
+        let server = InMemorySyncServer()
+        do {
+            let devices = try Self.devices(3, syncing: [Bookcase.self, Slot.self], server: server)
+            let bookcaseID = UUID()
+            do {
+                let context = devices[0].0.newBackgroundContext()
+                try context.insert(Bookcase(name: "Top"), globalID: bookcaseID)
+                try context.save()
+            }
+            for index in [0, 1] { try await devices[index].1.syncNow() }
+            let low = try #require(UUID(uuidString: "00000000-0000-4000-8000-000000000003"))
+            let high = try #require(UUID(uuidString: "FFFFFFFF-0000-4000-8000-000000000003"))
+            // Offline, each device fills position 1 of the shelf, and position 2 only on one.
+            for (index, id) in zip(0..., survivorSyncsFirst ? [low, high] : [high, low]) {
+                let context = devices[index].0.newBackgroundContext()
+                let shelf = try #require(try context.object(withGlobalID: bookcaseID, as: Bookcase.self))
+                let slot = Slot(position: 1)
+                slot.note = "device \(index)"
+                try context.insert(slot, globalID: id)
+                slot.shelf = shelf
+                if index == 0 {
+                    let other = Slot(position: 2)
+                    context.insert(other)
+                    other.shelf = shelf
+                }
+                try context.save()
+            }
+            for index in [0, 1, 0, 1, 2] { try await devices[index].1.syncNow() }
+            for (container, sync) in devices {
+                let context = container.newBackgroundContext()
+                let slots = try context.fetch(FetchDescriptor<Slot>(sortBy: [SortDescriptor(\.position)]))
+                #expect(slots.map(\.position) == [1, 2], "\(slots.map(\.position))")
+                #expect(slots.first?.objectGlobalID == low)
+                #expect(slots.allSatisfy { $0.shelf?.objectGlobalID == bookcaseID })
+                #expect(sync.status.current.setAsideRecords == 0)
+            }
+        }
+    }
+
+    @Test(
+        "With the keep-both policy, two devices that make the same values of a #Unique group keep both, the larger ID's text renamed alike everywhere"
+    )
+    func groupClashKeepsBoth() async throws {
+        let server = InMemorySyncServer()
+        do {
+            let devices = try Self.devices(3, syncing: [Sticker.self], server: server)
+            let low = try #require(UUID(uuidString: "00000000-0000-4000-8000-000000000004"))
+            let high = try #require(UUID(uuidString: "FFFFFFFF-0000-4000-8000-000000000004"))
+            for (index, id) in zip(0..., [high, low]) {
+                let context = devices[index].0.newBackgroundContext()
+                try context.insert(Sticker(text: "urgent", color: 1), globalID: id)
+                // Same text, another color: no clash.
+                context.insert(Sticker(text: "urgent", color: 2 + index))
+                try context.save()
+            }
+            for index in [0, 1, 0, 1, 2] { try await devices[index].1.syncNow() }
+            for (container, sync) in devices {
+                let context = container.newBackgroundContext()
+                let stickers = try context.fetch(FetchDescriptor<Sticker>(predicate: #Predicate { $0.color == 1 }))
+                let byID = Dictionary(uniqueKeysWithValues: stickers.map { ($0.objectGlobalID, $0.text) })
+                #expect(byID == [low: "urgent", high: "urgent (FFFFFFFF)"], "\(byID)")
+                #expect(try context.fetchCount(FetchDescriptor<Sticker>()) == 4)
+                #expect(sync.status.current.setAsideRecords == 0)
+            }
         }
     }
 }

@@ -184,7 +184,20 @@ package struct SchemaMigrator {
                             columns: ["Z_TARGET"], isUnique: false))
                 }
             }
+            // `#Unique` and `#Index` groups (one attribute's are the attribute's, above).
+            for names in mapping.description.uniquenessConstraints {
+                if let group = ColumnGroup(names, description: mapping.description, toOne: mapping.toOneRelationships) {
+                    indexes.append(Index(table: table, columns: group.columns, isUnique: true))
+                }
+            }
+            for group in mapping.indexGroups {
+                indexes.append(Index(table: table, columns: group.columns, isUnique: false))
+            }
         }
+        // A unique index serves what a plain one on the same columns would (a foreign key that is
+        // unique, an `#Index` group that is also `#Unique`); both would have one name.
+        let unique = Set(indexes.filter(\.isUnique).map { [$0.table] + $0.columns })
+        indexes.removeAll { !$0.isUnique && unique.contains([$0.table] + $0.columns) }
         return (order.map { ($0, tables[$0] ?? [], joinTables.contains($0)) }, indexes)
     }
 
@@ -229,10 +242,38 @@ package struct SchemaMigrator {
                 throw ObjectGraphError.schemaMismatch([
                     SchemaDifference(
                         location: "\(index.table).\(index.columns.joined(separator: ","))",
-                        change: "cannot become unique: existing rows share a value", isAdditive: false)
+                        change: "cannot become unique: " + (try Self.sharedValues(of: index, db)), isAdditive: false)
                 ])
             }
         }
+    }
+
+    /// The rows that keep `index` from being unique, named: their keys and the values they share,
+    /// the first few sets of them.
+    private static func sharedValues(of index: Index, _ db: Database) throws -> String {
+        let columns = index.columns.map(SQL.quote).joined(separator: ", ")
+        let present = index.columns.map { "\(SQL.quote($0)) IS NOT NULL" }.joined(separator: " AND ")
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT group_concat(Z_PK, ', ') AS keys, \(columns) FROM \(SQL.quote(index.table)) WHERE \(present) \
+                GROUP BY \(columns) HAVING count(*) > 1 ORDER BY min(Z_PK) LIMIT 3
+                """)
+        let sets = rows.map { row in
+            let values = index.columns.indices.map { column -> String in
+                let value: StoredValue =
+                    switch (row[column + 1] as DatabaseValue).storage {
+                    case .null: .null
+                    case .int64(let value): .integer(value)
+                    case .double(let value): .real(value)
+                    case .string(let value): .text(value)
+                    case .blob(let value): .blob(value)
+                    }
+                return value.description
+            }.joined(separator: ", ")
+            return "rows \(row["keys"] as String? ?? "?") share (\(values))"
+        }
+        return sets.isEmpty ? "existing rows share values" : sets.joined(separator: "; ")
     }
 
     // MARK: Differences
@@ -254,7 +295,9 @@ package struct SchemaMigrator {
                 result.append(SchemaDifference(location: entity.name, change: "entity added", isAdditive: true))
                 continue
             }
-            result += attributeDifferences(previous, entity) + relationshipDifferences(previous, entity)
+            result +=
+                attributeDifferences(previous, entity) + relationshipDifferences(previous, entity)
+                + groupDifferences(previous, entity)
         }
         return result
     }
@@ -299,6 +342,29 @@ package struct SchemaMigrator {
             }
             if previous.defaultValue != attribute.defaultValue {
                 result.append(SchemaDifference(location: location, change: "default value changed", isAdditive: true))
+            }
+        }
+        return result
+    }
+
+    /// `#Unique` and `#Index` groups added or removed: like an attribute's index, an added one is
+    /// built on open, a removed one goes with a migration stage.
+    private static func groupDifferences(_ old: EntityDescription, _ new: EntityDescription) -> [SchemaDifference] {
+        var result: [SchemaDifference] = []
+        for (kind, before, after) in [
+            ("uniqueness", old.uniquenessConstraints, new.uniquenessConstraints), ("index", old.indexes, new.indexes)
+        ] {
+            for group in after where !before.contains(group) {
+                result.append(
+                    SchemaDifference(
+                        location: "\(new.name).(\(group.joined(separator: ", ")))", change: "\(kind) added", isAdditive: true,
+                        isMigratedByAStage: true))
+            }
+            for group in before where !after.contains(group) {
+                result.append(
+                    SchemaDifference(
+                        location: "\(new.name).(\(group.joined(separator: ", ")))", change: "\(kind) removed", isAdditive: false,
+                        isMigratedByAStage: true))
             }
         }
         return result

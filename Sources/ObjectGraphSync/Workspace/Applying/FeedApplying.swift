@@ -114,7 +114,7 @@ extension SyncWorkspace {
                 continue
             }
             var losers: [any Entity] = [], yieldsTo: (any Entity)?
-            if !shape.uniqueFields.isEmpty {
+            if !shape.uniqueGroups.isEmpty {
                 switch try uniqueClash(of: record, shape: shape) {
                 case .recordYields(let survivor)?:
                     if case .merge = shape.configuration.uniqueClashPolicy {
@@ -162,7 +162,7 @@ extension SyncWorkspace {
             recordState.feedVersion = record.version
             if !recordState.isPending { recordState.baseVersion = record.version }
             try resolvePendingLinks(to: record.id, object: object)
-            if !shape.uniqueFields.isEmpty {
+            if !shape.uniqueGroups.isEmpty {
                 for loser in losers where try !rename(loser, shape: shape, clashingWith: object) {
                     try merge(loser, shape: shape, into: object)
                 }

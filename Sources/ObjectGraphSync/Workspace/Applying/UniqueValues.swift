@@ -13,34 +13,40 @@ import ObjectGraphSyncProtocol
 /// merged object sends its deletion and the moved references, as changes of its own; the survivor
 /// keeps its own fields.
 extension SyncWorkspace {
-    /// A unique value of an entity's attribute.
+    /// The values of one unique group of an entity (a unique attribute's: one value).
     struct UniqueKey: Hashable {
         var entity: String
-        var property: String
-        var value: StoredValue
+        var properties: [String]
+        var values: [StoredValue]
     }
 
     /// What a record's unique values meet here.
     enum UniqueClash {
         /// The record survives; these objects holding its values give way once it is applied.
         case recordSurvives([any Entity])
-        /// The record gives way to this object, which holds one of its values and survives.
+        /// The record gives way to this object, which holds one of its groups' values and survives.
         case recordYields(to: any Entity)
-        /// An object of another zone holds one of the record's values: zones do not merge objects
-        /// (a merge would delete one user's object for another's), so the record is set aside.
+        /// An object of another zone holds one of the record's groups' values: zones do not merge
+        /// objects (a merge would delete one user's object for another's), so the record is set
+        /// aside. `field` names the group's fields.
         case heldInAnotherZone(field: String, holder: any Entity)
     }
 
     /// Reads set-wise the objects that hold the unique values of `changes`' records: one query per
-    /// unique attribute of an entity the page brings (none for entities without one).
+    /// unique group of an entity the page brings (none for entities without one), by the group's
+    /// first attribute (its index, or its compound index's first column, serves it). A group of
+    /// references alone is not looked up: the save refuses a record that breaks it, which is set
+    /// aside.
     func loadUniqueHolders(of changes: [FeedChange]) throws {
         unsaved.uniqueHolders = [:]
         var wanted: [String: (shape: RecordShape, field: RecordShape.Field, values: [StoredValue])] = [:]
         for change in changes where !change.record.deleted {
-            guard let shape = model.shape(forRecordType: change.record.entity), !shape.uniqueFields.isEmpty else { continue }
-            for field in shape.uniqueFields {
-                guard let value = Self.uniqueValue(of: change.record, field) else { continue }
-                wanted["\(shape.entityName).\(field.property)", default: (shape, field, [])].values.append(value)
+            guard let shape = model.shape(forRecordType: change.record.entity), !shape.uniqueGroups.isEmpty else { continue }
+            for group in shape.uniqueGroups {
+                guard let values = Self.uniqueValues(of: change.record, group),
+                    let index = group.firstIndex(where: { if case .attribute = $0.kind { true } else { false } })
+                else { continue }
+                wanted["\(shape.entityName).\(group[index].property)", default: (shape, group[index], [])].values.append(values[index])
             }
         }
         for (shape, field, values) in wanted.values {
@@ -54,34 +60,64 @@ extension SyncWorkspace {
     }
 
     /// Notes the unique values `object` holds now: a record applied later in the page that brings
-    /// one meets it.
+    /// them meets it.
     func noteUniqueValues(of object: any Entity, shape: RecordShape) throws {
-        for field in shape.uniqueFields {
-            let value = try storeCall { try object.storedValue(forKey: field.property) }
-            guard value != .null else { continue }
-            unsaved.uniqueHolders[UniqueKey(entity: shape.entityName, property: field.property, value: value), default: []].append(object)
+        for group in shape.uniqueGroups {
+            guard let values = try uniqueValues(of: object, group) else { continue }
+            unsaved.uniqueHolders[UniqueKey(entity: shape.entityName, properties: group.map(\.property), values: values), default: []]
+                .append(object)
         }
     }
 
-    /// The unique value a record brings for `field`; nil for none (or one of the wrong form,
-    /// which the write refuses).
-    private static func uniqueValue(of record: SyncedRecord, _ field: RecordShape.Field) -> StoredValue? {
-        guard case .attribute(let type, let isOptional) = field.kind, let json = record.fields[field.name],
-            let value = try? FieldCoding.storedValue(json, type: type, isOptional: isOptional), value != .null
-        else { return nil }
-        return value
+    /// The values a record brings for a unique group; nil when one is missing or nil (a group with
+    /// a nil value clashes with nothing), or of the wrong form, which the write refuses. A
+    /// reference's value is the referenced record's ID, as text.
+    private static func uniqueValues(of record: SyncedRecord, _ group: [RecordShape.Field]) -> [StoredValue]? {
+        var values: [StoredValue] = []
+        for field in group {
+            guard let json = record.fields[field.name] else { return nil }
+            switch field.kind {
+            case .attribute(let type, let isOptional):
+                guard let value = try? FieldCoding.storedValue(json, type: type, isOptional: isOptional), value != .null
+                else { return nil }
+                values.append(value)
+            case .reference:
+                guard case .string(let text) = json, let id = UUID(uuidString: text) else { return nil }
+                values.append(.text(id.uuidString))
+            }
+        }
+        return values
+    }
+
+    /// The values `object` holds now for a unique group, as ``uniqueValues(of:_:)`` gives a
+    /// record's; nil when one is nil.
+    private func uniqueValues(of object: any Entity, _ group: [RecordShape.Field]) throws -> [StoredValue]? {
+        var values: [StoredValue] = []
+        for field in group {
+            let value: StoredValue? = try storeCall {
+                switch field.kind {
+                case .attribute: try object.storedValue(forKey: field.property)
+                case .reference: try object.relatedObjects(forKey: field.property).first.map { .text($0.objectGlobalID.uuidString) }
+                }
+            }
+            guard let value, value != .null else { return nil }
+            values.append(value)
+        }
+        return values
     }
 
     /// Whether `record`'s unique values are held here by other objects, and which survives.
     func uniqueClash(of record: SyncedRecord, shape: RecordShape) throws -> UniqueClash? {
         var holders: [UUID: any Entity] = [:]
-        for field in shape.uniqueFields {
-            guard let value = Self.uniqueValue(of: record, field) else { continue }
-            let key = UniqueKey(entity: shape.entityName, property: field.property, value: value)
+        var clashing: [UUID: [RecordShape.Field]] = [:]
+        for group in shape.uniqueGroups {
+            guard let values = Self.uniqueValues(of: record, group) else { continue }
+            let key = UniqueKey(entity: shape.entityName, properties: group.map(\.property), values: values)
             for holder in unsaved.uniqueHolders[key] ?? [] where holder.objectGlobalID != record.id && !holder.isDeleted {
-                // Its value as it is now: it may have changed since it was noted.
-                guard try storeCall({ try holder.storedValue(forKey: field.property) }) == value else { continue }
+                // Its values as they are now: they may have changed since they were noted.
+                guard try uniqueValues(of: holder, group) == values else { continue }
                 holders[holder.objectGlobalID] = holder
+                if clashing[holder.objectGlobalID] == nil { clashing[holder.objectGlobalID] = group }
             }
         }
         guard !holders.isEmpty else { return nil }
@@ -90,10 +126,8 @@ extension SyncWorkspace {
             for (id, holder) in holders.sorted(by: { $0.key.uuidString < $1.key.uuidString }) {
                 let holderZone = try states[id]?.zone ?? zoneKey(of: holder, shape: shape)
                 guard holderZone != key else { continue }
-                let field = try shape.uniqueFields.first { field in
-                    try storeCall { try holder.storedValue(forKey: field.property) } == Self.uniqueValue(of: record, field)
-                }
-                return .heldInAnotherZone(field: field?.name ?? "", holder: holder)
+                let fields = clashing[id].map { $0.map(\.name).joined(separator: ", ") } ?? ""
+                return .heldInAnotherZone(field: fields, holder: holder)
             }
         }
         let smallest = holders.min { $0.key.uuidString < $1.key.uuidString }
@@ -103,15 +137,24 @@ extension SyncWorkspace {
 
     /// Gives the unique values `survivor` holds a new value in `loser`, as the entity's
     /// ``UniqueClashPolicy/keepBoth(renaming:)`` makes it: a change of this device, sent like the
-    /// app's own. Returns false when an attribute that clashes is not text (the loser merges then).
+    /// app's own: in each group that clashes, its first text attribute. Returns false when a group
+    /// that clashes has no text attribute (the loser merges then).
     func rename(_ loser: any Entity, shape: RecordShape, clashingWith survivor: any Entity) throws -> Bool {
         guard case .keepBoth(let renaming) = shape.configuration.uniqueClashPolicy else { return false }
         var renamed: [(String, StoredValue)] = []
-        for field in shape.uniqueFields {
-            let value = try storeCall { try loser.storedValue(forKey: field.property) }
-            guard value != .null, try storeCall({ try survivor.storedValue(forKey: field.property) }) == value else { continue }
-            guard case .text(let text) = value else { return false }
-            renamed.append((field.property, .text(renaming(text, loser.objectGlobalID))))
+        for group in shape.uniqueGroups {
+            guard let values = try uniqueValues(of: loser, group), try uniqueValues(of: survivor, group) == values else { continue }
+            // One text attribute renamed frees the group; the first one is.
+            guard
+                let index = group.indices.first(where: { index in
+                    guard case .attribute = group[index].kind, case .text = values[index] else { return false }
+                    return true
+                }),
+                case .text(let text) = values[index]
+            else { return false }
+            if !renamed.contains(where: { $0.0 == group[index].property }) {
+                renamed.append((group[index].property, .text(renaming(text, loser.objectGlobalID))))
+            }
         }
         for (property, value) in renamed {
             try storeCall { try loser.setStoredValue(value, forKey: property) }
