@@ -45,6 +45,7 @@ struct Benchmark: ParsableCommand {
             + MergeWorkloads.make(dataset: dataset, files: files)
             + BatchWorkloads.make(dataset: dataset, files: files)
             + GroupWorkloads.make(dataset: dataset, files: files)
+            + PrefetchWorkloads.make(core.stores)
         let monitorStores = MonitorStores(dataset: Dataset(moodCount: moodCount, countryCount: 10, marksMoods: false), files: files)
         let allWorkloads = workloads + MonitorWorkloads.make(stores: monitorStores)
         var results: [WorkloadResult] = []
@@ -55,6 +56,9 @@ struct Benchmark: ParsableCommand {
         }
         if results.contains(where: { $0.workload.hasPrefix("monitor:") }) {
             print(try MonitorWorkloads.memoryReport(monitorStores))
+        }
+        if results.contains(where: { $0.workload.contains("prefetched") }) {
+            print(try PrefetchWorkloads.queryReport(core.stores))
         }
         if results.contains(where: { $0.workload.hasPrefix("fetch all moods") }) {
             print(try CoreWorkloads.memoryReport(core.stores))

@@ -251,6 +251,9 @@ final class SharedStores {
 
     func graph() throws -> ObjectContainer { try stores().graph }
 
+    /// ObjectGraph's file, for a container of another configuration.
+    var graphPath: String { files.path("\(name)-graph.sqlite") }
+
     func plain() throws -> DatabasePool { try stores().plain }
 
     /// The plain store's file, opened through SQLite's C API (a connection of its own).
@@ -264,7 +267,7 @@ final class SharedStores {
 
     private func stores() throws -> (graph: ObjectContainer, plain: DatabasePool) {
         if let filled { return filled }
-        let graph = try ObjectGraphSide.openContainer(at: files.path("\(name)-graph.sqlite"))
+        let graph = try ObjectGraphSide.openContainer(at: graphPath)
         // In chunks, so that setting up a large store does not hold it all in memory.
         for start in stride(from: 0, to: dataset.moodCount, by: 100_000) {
             try ObjectGraphSide.insert(start..<min(dataset.moodCount, start + 100_000), of: dataset, into: graph)

@@ -11,15 +11,21 @@ public struct FetchResults<T: Entity>: RandomAccessCollection {
     // loads them is not generic: unspecialized generic code pays a metadata lookup per object.
     @usableFromInline let objects: [AnyObject]
     @usableFromInline let batches: BatchedObjects?
+    /// The objects the fetch prefetched (see ``FetchDescriptor/relationshipKeyPathsForPrefetching``),
+    /// held as long as the results: a context keeps no object nobody holds, and the results'
+    /// relationships hold IDs, so without this their rows would be read again when touched.
+    let prefetched: [any Entity]
 
-    init(objects: [AnyObject]) {
+    init(objects: [AnyObject], prefetched: [any Entity] = []) {
         self.objects = objects
         self.batches = nil
+        self.prefetched = prefetched
     }
 
     init(batches: BatchedObjects) {
         self.objects = []
         self.batches = batches
+        self.prefetched = []
     }
 
     /// Always 0.
@@ -61,14 +67,19 @@ final class BatchedObjects {
     /// The fetched entity's host in the context, which it keeps alive (as the context did).
     private let host: EntityHost
     private let context: ObjectContext
+    /// The relationships each batch prefetches (see ``FetchDescriptor/relationshipKeyPathsForPrefetching``).
+    private let prefetching: [[Int]]
     private var window: [AnyObject] = []
+    /// What the current batch prefetched, released with it.
+    private var windowPrefetched: [any Entity] = []
     private var windowStart = -1
 
-    init(keys: [Int64], batchSize: Int, host: EntityHost) {
+    init(keys: [Int64], batchSize: Int, host: EntityHost, prefetching: [[Int]] = []) {
         self.keys = keys
         self.batchSize = batchSize
         self.host = host
         self.context = host.context
+        self.prefetching = prefetching
     }
 
     @usableFromInline
@@ -78,8 +89,15 @@ final class BatchedObjects {
             // Released first: the objects nobody else holds go before the next batch is made, so
             // their memory is reused and they are no longer in the context's uniquing table.
             window = []
+            windowPrefetched = []
             window = context.loadBatch(keys[start..<min(start + batchSize, keys.count)], mapping: host.mapping)
             windowStart = start
+            if !prefetching.isEmpty {
+                // A member read that fails here is read again, and reported, when the relationship
+                // is used: a subscript cannot throw.
+                windowPrefetched =
+                    (try? context.prefetch(prefetching, from: window.compactMap { ($0 as? any Entity)?._$state })) ?? []
+            }
         }
         return window[position - start]
     }

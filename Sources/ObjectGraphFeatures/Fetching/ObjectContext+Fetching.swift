@@ -19,14 +19,18 @@ extension ObjectContext {
         defer { use.end() }
         mergeIncomingChanges()
         let query = try FetchQuery(request: request, context: self)
+        let prefetching = try Self.prefetchPaths(of: request)
         let pending = request.includesPendingChanges ? try pendingObjects(of: query) : []
         if request.fetchBatchSize > 0, pending.isEmpty {
             let keys = try query.keys(limit: request.fetchLimit, offset: request.fetchOffset)
             return FetchResults(
-                batches: BatchedObjects(keys: keys, batchSize: request.fetchBatchSize, host: query.host))
+                batches: BatchedObjects(keys: keys, batchSize: request.fetchBatchSize, host: query.host, prefetching: prefetching))
         }
         guard !pending.isEmpty else {
-            return FetchResults(objects: try query.objects(limit: request.fetchLimit, offset: request.fetchOffset))
+            let objects = try query.objects(limit: request.fetchLimit, offset: request.fetchOffset)
+            guard !prefetching.isEmpty else { return FetchResults(objects: objects) }
+            let prefetched = try prefetch(prefetching, from: objects.map { unsafeDowncast($0, to: T.self)._$state })
+            return FetchResults(objects: objects, prefetched: prefetched)
         }
         // Rows changed here are read from memory, not from the store; the window applies after merging.
         let window = request.fetchLimit.map { $0 + request.fetchOffset }
@@ -35,7 +39,24 @@ extension ObjectContext {
         // Without sort descriptors too: the order is then the store's, as SQL gives it.
         merged.sort { request.sortBy.orders($0, before: $1) }
         let end = request.fetchLimit.map { min(merged.count, request.fetchOffset + $0) } ?? merged.count
-        return FetchResults(objects: request.fetchOffset < end ? merged[request.fetchOffset..<end].map { $0 } : [])
+        let results = request.fetchOffset < end ? Array(merged[request.fetchOffset..<end]) : []
+        let prefetched = prefetching.isEmpty ? [] : try prefetch(prefetching, from: results.map(\._$state))
+        return FetchResults(objects: results.map { $0 }, prefetched: prefetched)
+    }
+
+    /// The relationship chains a request prefetches, by property index.
+    ///
+    /// - Throws: ``ObjectGraphError/invalidPropertyAccess(entity:property:reason:)`` for a key path
+    ///   that is neither a relationship of the entity nor a chain of to-one relationships.
+    static func prefetchPaths<T: Entity>(of request: FetchDescriptor<T>) throws -> [[Int]] {
+        try request.relationshipKeyPathsForPrefetching.map { keyPath in
+            guard let path = T._$entity.relationshipPath(at: keyPath) else {
+                throw ObjectGraphError.invalidPropertyAccess(
+                    entity: T._$entity.name, property: "\(keyPath)",
+                    reason: "prefetching follows a relationship, or a chain of to-one relationships, and this key path is neither")
+            }
+            return path
+        }
     }
 
     /// The IDs of the objects matching a request, without making the objects: what to hand to another

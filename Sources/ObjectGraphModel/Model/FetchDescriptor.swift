@@ -28,6 +28,13 @@ public struct FetchDescriptor<T: Entity>: Sendable {
     /// Whether objects marked for deletion (``DelayedDeletable``) are fetched too. False by default:
     /// a marked object is hidden from every fetch of its entity, as if it were gone.
     public var includesMarkedForDeletion: Bool
+    /// Relationships whose objects are loaded with the results, as SwiftData's descriptor names
+    /// them: a relationship of `T` (`\.country`, `\.moods`), or a chain of to-one relationships
+    /// (`\.country?.continent`). Each level is read set-wise, a query per chunk of keys (every
+    /// object of the level at once, not one per object as touching each would), so that reading
+    /// `mood.country?.name` across the results reads nothing more. Objects already loaded are kept
+    /// as they are. With a batch size, each batch prefetches as it is loaded.
+    public var relationshipKeyPathsForPrefetching: [any PartialKeyPath<T> & Sendable] = []
 
     /// A descriptor; every part has a default, so `FetchDescriptor<Mood>()` fetches every mood.
     ///

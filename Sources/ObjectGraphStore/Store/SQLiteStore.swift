@@ -38,6 +38,13 @@ package final class SQLiteStore: Sendable {
             SQLFunction.register(in: db)
             checkpointer.install(on: db)
         }
+        if let trace = configuration.traceStatements {
+            grdbConfiguration.prepareDatabase { db in
+                db.trace(options: .statement) { event in
+                    if case .statement(let statement) = event { trace(statement.sql) }
+                }
+            }
+        }
         if let limit = configuration.variableLimit {
             grdbConfiguration.prepareDatabase { db in
                 sqlite3_limit(db.sqliteConnection, SQLITE_LIMIT_VARIABLE_NUMBER, limit)

@@ -26,6 +26,16 @@ public struct StoreConfiguration: Sendable {
     /// default; ignored for in-memory stores, which nobody else can write.
     public var historyPollingInterval: Duration? = .milliseconds(20)
 
+    /// Called with the SQL of each statement the store's connections run, with its arguments left
+    /// out (as `?`), from the thread that runs it: to see what a fetch, a prefetch or a save asks
+    /// of SQLite, as Core Data's SQL debug output shows it. Nil by default: nothing is traced.
+    ///
+    /// ```swift
+    /// var configuration = StoreConfiguration.file(path)
+    /// configuration.traceStatements = { sql in print(sql) }
+    /// ```
+    public var traceStatements: (@Sendable (String) -> Void)?
+
     /// The most variables a statement may bind on this store's connections; nil keeps SQLite's
     /// own limit. Lowered by tests, to meet a standard build's limit without its number of objects.
     package var variableLimit: Int32?
