@@ -21,7 +21,15 @@ final class StatementLog: Sendable {
         statements.withLock { $0.filter { $0.hasPrefix("SELECT \"") && $0.contains("FROM \"\(table)\" WHERE") }.count }
     }
 
+    /// The statements so far that select from `table`, whatever they read.
+    func statements(from table: String) -> [String] {
+        statements.withLock { $0.filter { $0.hasPrefix("SELECT t0.") && $0.contains("FROM \"\(table)\"") } }
+    }
+
     func clear() { statements.withLock { $0.removeAll() } }
+
+    /// Every statement so far.
+    var all: [String] { statements.withLock { $0 } }
 
 }
 

@@ -37,6 +37,27 @@ extension ObjectContext {
         return objects
     }
 
+    /// The objects for the rows of a search (see `SearchQuery`), each with the rank and snippet
+    /// read after its select list.
+    func searchResults(of query: SQLFragment, mapping: EntityMapping) throws -> [(object: AnyObject, rank: Double, snippet: String)] {
+        var results: [(object: AnyObject, rank: Double, snippet: String)] = []
+        var unregistered: [Unmanaged<ObjectState>] = []
+        defer { registry.register(unregistered, of: mapping.declaration) }
+        try store.reader.forEachRow(query, mapping: mapping) { row in
+            let object = object(for: row, mapping: mapping, unregistered: &unregistered)
+            guard case .real(let rank) = row.value(atColumn: row.selectListCount) else {
+                throw StoreError(resultCode: .mismatch, message: "a search's rank is not a number")
+            }
+            // NULL when no searchable column holds text in the row.
+            guard case .text(let snippet) = row.value(atColumn: row.selectListCount + 1) else {
+                results.append((object, rank, ""))
+                return
+            }
+            results.append((object, rank, snippet))
+        }
+        return results
+    }
+
     /// Reads one object's row and passes it to `body`; nil if the row does not exist.
     func readRow<Result>(of state: ObjectState, _ body: (CurrentRow) -> Result) throws -> Result? {
         guard let mapping = state.mapping, !state.id.isTemporary else { return nil }

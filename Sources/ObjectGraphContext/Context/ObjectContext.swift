@@ -476,7 +476,9 @@ public final class ObjectContext {
     func reload(_ state: ObjectState, keepingChanges: Bool) {
         if state.isFault && !state.isUpdated {
             // Nothing read, nothing changed: what a merge meets for most objects a context holds.
+            // What a partial fetch read of it may be stale now.
             state.toMany = state.entity.layout.faultedToMany
+            state.forgetPartialValues()
             return
         }
         if !keepingChanges || !state.isUpdated {

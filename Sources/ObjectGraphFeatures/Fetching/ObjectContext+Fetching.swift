@@ -26,15 +26,20 @@ extension ObjectContext {
             return FetchResults(
                 batches: BatchedObjects(keys: keys, batchSize: request.fetchBatchSize, host: query.host, prefetching: prefetching))
         }
+        let partial = parent == nil ? try Self.partialPositions(of: request, prefetching: prefetching) : nil
+        func rows(limit: Int?, offset: Int, excluding: [ObjectID] = []) throws -> [AnyObject] {
+            if let partial { return try query.partialObjects(positions: partial, limit: limit, offset: offset, excluding: excluding) }
+            return try query.objects(limit: limit, offset: offset, excluding: excluding)
+        }
         guard !pending.isEmpty else {
-            let objects = try query.objects(limit: request.fetchLimit, offset: request.fetchOffset)
+            let objects = try rows(limit: request.fetchLimit, offset: request.fetchOffset)
             guard !prefetching.isEmpty else { return FetchResults(objects: objects) }
             let prefetched = try prefetch(prefetching, from: objects.map { unsafeDowncast($0, to: T.self)._$state })
             return FetchResults(objects: objects, prefetched: prefetched)
         }
         // Rows changed here are read from memory, not from the store; the window applies after merging.
         let window = request.fetchLimit.map { $0 + request.fetchOffset }
-        let stored = try query.objects(limit: window, offset: 0, excluding: pending.map(\._$state.id))
+        let stored = try rows(limit: window, offset: 0, excluding: pending.map(\._$state.id))
         var merged = stored.map { unsafeDowncast($0, to: T.self) } + (try matching(pending, request))
         // Without sort descriptors too: the order is then the store's, as SQL gives it.
         merged.sort { request.sortBy.orders($0, before: $1) }
@@ -42,6 +47,37 @@ extension ObjectContext {
         let results = request.fetchOffset < end ? Array(merged[request.fetchOffset..<end]) : []
         let prefetched = prefetching.isEmpty ? [] : try prefetch(prefetching, from: results.map(\._$state))
         return FetchResults(objects: results.map { $0 }, prefetched: prefetched)
+    }
+
+    /// The value positions a partial fetch reads (see ``FetchDescriptor/propertiesToFetch``), in
+    /// order; nil to read whole rows.
+    ///
+    /// - Throws: ``ObjectGraphError/invalidPropertyAccess(entity:property:reason:)`` for a key path
+    ///   that is not an attribute or a to-one relationship of the entity.
+    static func partialPositions<T: Entity>(of request: FetchDescriptor<T>, prefetching: [[Int]]) throws -> [Int]? {
+        guard !request.propertiesToFetch.isEmpty else { return nil }
+        let entity = T._$entity
+        func position(ofProperty index: Int) -> Int? {
+            switch entity.layout.slots[index] {
+            case .attribute(let slot): slot
+            case .toOne(let slot): entity.layout.attributeCount + slot
+            case .toMany: nil
+            }
+        }
+        var positions: [Int] = []
+        for keyPath in request.propertiesToFetch {
+            guard let index = entity.propertyIndex(for: keyPath), let position = position(ofProperty: index) else {
+                throw ObjectGraphError.invalidPropertyAccess(
+                    entity: entity.name, property: "\(keyPath)",
+                    reason: "a partial fetch reads attributes and to-one relationships, and this key path is neither")
+            }
+            positions.append(position)
+        }
+        // What the sort compares in memory, and the keys prefetching follows, are read too.
+        positions += request.sortBy.compactMap { $0.keyPath.flatMap(entity.propertyIndex(for:)).flatMap(position(ofProperty:)) }
+        positions += prefetching.compactMap { $0.first.flatMap(position(ofProperty:)) }
+        var seen = Set<Int>()
+        return positions.filter { seen.insert($0).inserted }
     }
 
     /// The relationship chains a request prefetches, by property index.

@@ -35,6 +35,13 @@ public struct FetchDescriptor<T: Entity>: Sendable {
     /// `mood.country?.name` across the results reads nothing more. Objects already loaded are kept
     /// as they are. With a batch size, each batch prefetches as it is loaded.
     public var relationshipKeyPathsForPrefetching: [any PartialKeyPath<T> & Sendable] = []
+    /// The properties the results are read with, as SwiftData's descriptor names them: attributes,
+    /// and to-one relationships (their keys); empty reads every property. A result read this way
+    /// is a fault whose listed values are answered without a query; the first read of another
+    /// property loads its row whole. The attributes the sort reads, and the to-one relationships
+    /// prefetching starts from, are read too. Objects the context already holds keep their values;
+    /// a child context, and a fetch with a batch size, read whole rows.
+    public var propertiesToFetch: [any PartialKeyPath<T> & Sendable] = []
 
     /// A descriptor; every part has a default, so `FetchDescriptor<Mood>()` fetches every mood.
     ///

@@ -28,7 +28,7 @@ public macro Entity(_ name: String? = nil, originalName: String? = nil) = #exter
 /// A struct rather than an enum, so that options can be added without breaking code that uses them.
 public struct AttributeOption: Sendable, Hashable {
     package enum Kind: Hashable {
-        case unique, indexed, preserveValueOnDeletion
+        case unique, indexed, preserveValueOnDeletion, searchable
         case rule(AttributeRule)
     }
     package let kind: Kind
@@ -37,6 +37,10 @@ public struct AttributeOption: Sendable, Hashable {
     public static let unique = AttributeOption(kind: .unique)
     /// The column gets an index, for fast predicates and sorts.
     public static let indexed = AttributeOption(kind: .indexed)
+    /// The text is kept in the entity's full-text index (SQLite FTS5), in the transaction that
+    /// writes it, for ``ObjectContext/search(_:matching:where:sortBy:limit:)``. For `String`
+    /// attributes (optional or not).
+    public static let searchable = AttributeOption(kind: .searchable)
     /// When an object is deleted, its value is kept in the persistent history's record of the
     /// deletion (its tombstone, see ``HistoryChange/tombstone``), for whoever reads the history later:
     /// a sync layer that must tell a server which record went, say.

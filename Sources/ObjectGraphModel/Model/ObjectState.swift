@@ -351,6 +351,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     /// it is given, deinitialized (all of them): they become the committed ones.
     @inline(__always)
     package func load(version: Int64, initializeValues: (PackedValues, _ count: Int) -> Void) {
+        forgetPartialValues()
         fields.pointee.version = version
         let count = valueCount
         let values = packedValues
@@ -362,6 +363,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
 
     /// Fills the state with given values, committed, and a version.
     package func load(_ values: ContiguousArray<StoredValue>, version: Int64) {
+        forgetPartialValues()
         replaceValues(with: values)
         self.version = version
         committedValues = nil
@@ -544,9 +546,39 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
         let use = beginUse()
         defer { use?.end() }
         if fields.pointee.observesReads { trackAccess(index) }
-        fulfillIfNeeded()
         let slot = slot(of: index)
+        if isFault, !needsRow(forPosition: slot) { return value(atPosition: slot) }
+        fulfillIfNeeded()
         return value(atPosition: slot)
+    }
+
+    /// Gives a fault the values a partial fetch read, by position: reads of them are answered
+    /// without loading the row, the first read of any other value loads it whole. Does nothing to
+    /// an object that is no fault (its values are the context's view of it), nor to a fault that
+    /// changed (through an inverse relationship): its values are its own.
+    package func loadPartially(_ values: some Sequence<(position: Int, value: StoredValue)>) {
+        guard isFault, !isUpdated else { return }
+        var positions = extras.partiallyLoaded ?? []
+        for (position, value) in values {
+            packedValues.assign(value, at: position)
+            positions.insert(position)
+        }
+        extras.partiallyLoaded = positions
+    }
+
+    /// Forgets the values a partial fetch read (see ``loadPartially(_:)``): the row was loaded
+    /// whole, or changed in the store since.
+    package func forgetPartialValues() {
+        guard let extras = fields.pointee.extras, extras.partiallyLoaded != nil else { return }
+        extras.partiallyLoaded = nil
+        dropEmptyExtras()
+    }
+
+    /// Whether a read of value `position` of this fault needs its row: false when a partial fetch
+    /// read it (a change through an inverse relationship since is written over it, as over any
+    /// fault's value).
+    package func needsRow(forPosition position: Int) -> Bool {
+        isFault && fields.pointee.extras?.partiallyLoaded?.contains(position) != true
     }
 
     /// The value read when the stored one is missing or does not fit the type: the declared default,
@@ -609,9 +641,10 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
         let use = beginUse()
         defer { use?.end() }
         if fields.pointee.observesReads { trackAccess(index) }
-        fulfillIfNeeded()
+        let slot = slot(of: index)
+        if isFault, needsRow(forPosition: entity.layout.attributeCount + slot) { fulfillIfNeeded() }
         guard let host else { return detachedRelatives[index]?.first }
-        return host.relatedObject(of: self, slot: slot(of: index), property: index)
+        return host.relatedObject(of: self, slot: slot, property: index)
     }
 
     /// Sets a to-one relationship.

@@ -23,6 +23,9 @@ public import Foundation
     @exclusivity(unchecked) package var unstorableValues: [Int: String]?
     /// In a child context, what the object was when it came from the parent (see ``ParentBaseline``).
     @exclusivity(unchecked) @usableFromInline package var parentBaseline: ParentBaseline?
+    /// For a fault, the value positions a partial fetch read (see
+    /// `FetchDescriptor.propertiesToFetch`): reads of them are answered without loading the row.
+    @exclusivity(unchecked) package var partiallyLoaded: Set<Int>?
 
     @usableFromInline package init(globalID: UUID? = nil) {
         self.globalID = globalID
@@ -31,7 +34,7 @@ public import Foundation
     /// Whether every part is empty: the state may drop it.
     @usableFromInline package var isEmpty: Bool {
         globalID == nil && committed == nil && changedToMany.isEmpty && detachedRelatives.isEmpty
-            && unstorableValues == nil && parentBaseline == nil
+            && unstorableValues == nil && parentBaseline == nil && partiallyLoaded == nil
     }
 }
 

@@ -17,6 +17,41 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
     /// The name the attribute had before it was renamed (`@Attribute(originalName:)`): a store that
     /// still has a column of that name has it renamed, values kept.
     public var originalName: String? = nil
+    /// Whether the text is kept in the entity's full-text index (`@Attribute(.searchable)`).
+    public var isSearchable: Bool = false
+}
+
+extension AttributeDescription {
+    private enum CodingKeys: String, CodingKey {
+        case name, type, isOptional, defaultValue, isUnique, isIndexed, originalName, isSearchable
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        type = try container.decode(AttributeType.self, forKey: .type)
+        isOptional = try container.decode(Bool.self, forKey: .isOptional)
+        defaultValue = try container.decodeIfPresent(StoredValue.self, forKey: .defaultValue)
+        isUnique = try container.decode(Bool.self, forKey: .isUnique)
+        isIndexed = try container.decode(Bool.self, forKey: .isIndexed)
+        originalName = try container.decodeIfPresent(String.self, forKey: .originalName)
+        // Stores written before full-text search have no searchable attribute.
+        isSearchable = try container.decodeIfPresent(Bool.self, forKey: .isSearchable) ?? false
+    }
+
+    /// Leaves out what is nil, and `isSearchable` when false, so that a model without searchable
+    /// attributes encodes (and hashes, see ``Schema/versionHash``) as it did before.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(type, forKey: .type)
+        try container.encode(isOptional, forKey: .isOptional)
+        try container.encodeIfPresent(defaultValue, forKey: .defaultValue)
+        try container.encode(isUnique, forKey: .isUnique)
+        try container.encode(isIndexed, forKey: .isIndexed)
+        try container.encodeIfPresent(originalName, forKey: .originalName)
+        if isSearchable { try container.encode(isSearchable, forKey: .isSearchable) }
+    }
 }
 
 /// A relationship of an entity, as the schema describes it.
@@ -63,6 +98,9 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     public var allUniquenessConstraints: [[String]] {
         attributes.filter(\.isUnique).map { [$0.name] } + uniquenessConstraints
     }
+
+    /// The attributes kept in the full-text index (`@Attribute(.searchable)`), by name, in order.
+    public var searchableAttributes: [String] { attributes.filter(\.isSearchable).map(\.name) }
 
     /// The attribute named `name`.
     public func attribute(named name: String) -> AttributeDescription? {

@@ -70,6 +70,10 @@ public struct Schema: Sendable {
                         throw ObjectGraphError.invalidModel("\(location): the rule that its values be \(rule) cannot apply: \(problem)")
                     }
                 }
+                if attribute.options.contains(.searchable), attribute.type != .string {
+                    throw ObjectGraphError.invalidModel(
+                        "\(location): only text can be searchable, and \(attribute.typeName) is not text")
+                }
                 if case .real(let value)? = attribute.defaultValue, !value.isFinite {
                     throw ObjectGraphError.invalidModel(
                         "\(location): the default value \(value) is not finite, and SQLite cannot store it")
@@ -78,7 +82,8 @@ public struct Schema: Sendable {
                     AttributeDescription(
                         name: property.name, type: attribute.type, isOptional: attribute.isOptional,
                         defaultValue: attribute.defaultValue, isUnique: attribute.options.contains(.unique),
-                        isIndexed: attribute.options.contains(.indexed), originalName: attribute.originalName))
+                        isIndexed: attribute.options.contains(.indexed), originalName: attribute.originalName,
+                        isSearchable: attribute.options.contains(.searchable)))
             case .relationship(let relationship):
                 let inverse = try inverseName(of: property, relationship, in: declaration)
                 if let minimum = relationship.minimumCount, let maximum = relationship.maximumCount,

@@ -39,6 +39,9 @@ package final class EntityMapping: Sendable {
     /// not hold the foreign key). The global ID is left out: reading a 16-byte blob for every row cost
     /// a tenth of a fetch, and it is read when asked for (see ``ObjectState/loadedGlobalID``).
     package let selectList: String
+    /// The value columns of ``selectList`` (its entries after `Z_PK` and `Z_VERSION`), by value
+    /// position: what a partial fetch selects of them.
+    package let valueColumns: [String]
     /// The attributes whose values a deletion keeps in the history (`@Attribute(.preserveValueOnDeletion)`),
     /// by attribute slot.
     package let preservedAttributes: [Int]
@@ -113,10 +116,8 @@ package final class EntityMapping: Sendable {
                 return "NULL"  // a to-one is never stored in a join table
             }
         }
-        let columns =
-            ["t0.Z_PK", "t0.Z_VERSION"] + attributeColumns.map { "t0." + SQL.quote($0) }
-            + toOneColumns
-        self.selectList = columns.joined(separator: ", ")
+        self.valueColumns = attributeColumns.map { "t0." + SQL.quote($0) } + toOneColumns
+        self.selectList = (["t0.Z_PK", "t0.Z_VERSION"] + valueColumns).joined(separator: ", ")
         let attributeOptions = declaration.properties.compactMap { property -> Set<AttributeOption>? in
             if case .attribute(let attribute) = property.kind { return attribute.options }
             return nil

@@ -32,6 +32,14 @@ package struct CurrentRow {
         return values
     }
 
+    /// The value of a column beyond the select list (a search's rank and snippet), as SQLite holds it.
+    package func value(atColumn index: CInt) -> StoredValue {
+        StoredValue(sqliteStatement: statement, column: index)
+    }
+
+    /// The number of columns of the select list: the first column beyond it.
+    package var selectListCount: CInt { CInt(2 + mapping.valueColumns.count) }
+
     /// A global ID read from a column beyond the select list; nil unless it holds one.
     package func globalID(atColumn index: CInt) -> UUID? {
         UUID(storedValue: StoredValue(sqliteStatement: statement, column: index))

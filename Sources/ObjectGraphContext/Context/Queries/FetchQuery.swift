@@ -24,6 +24,65 @@ package struct FetchQuery<T: Entity> {
         try run { try context.objects(from: sql(.rows, limit: limit, offset: offset, excluding: excluding), mapping: mapping) }
     }
 
+    /// The objects of the rows, each loaded with the values at `positions` only, when it is a
+    /// fault (see ``ObjectState/loadPartially(_:)``): what `FetchDescriptor.propertiesToFetch`
+    /// asks for. An object this context holds keeps its values.
+    package func partialObjects(positions: [Int], limit: Int?, offset: Int, excluding: [ObjectID] = []) throws -> [AnyObject] {
+        let rows = try run {
+            try context.store.reader.values(
+                sql(.keysAndValues(positions), limit: limit, offset: offset, excluding: excluding), columns: 1 + positions.count)
+        }
+        let store = context.store.identity
+        let ids = try rows.map { row in
+            guard case .integer(let key)? = row.first else {
+                throw ObjectGraphError.query(StoreError(resultCode: .mismatch, message: "a row without a key"), entity: mapping.name)
+            }
+            return ObjectID(entity: mapping.declaration, key: key, store: store)
+        }
+        let objects = context.objects(with: ids, of: mapping.declaration)
+        for (object, row) in zip(objects, rows) {
+            object._$state.loadPartially(zip(positions, row.dropFirst()).lazy.map { (position: $0, value: $1) })
+        }
+        return objects.map { $0 as AnyObject }
+    }
+
+    /// The saved objects whose searchable text holds every word of `text` (see
+    /// `SearchIndex.pattern(matching:)`), with their rank and snippet; by rank unless `sorted`.
+    package func search(
+        _ text: String, sorted: Bool, limit: Int?, excluding: [ObjectID]
+    ) throws -> [(object: AnyObject, rank: Double, snippet: String)] {
+        let query = try SearchQuery(select)
+        guard let pattern = SearchIndex.pattern(matching: text) else { return [] }
+        let sql = query.sql(
+            pattern: pattern, sorted: sorted, limit: limit, excludingKeys: excluding.lazy.filter { !$0.isTemporary }.map(\.key))
+        return try run { try context.searchResults(of: sql, mapping: mapping) }
+    }
+
+    /// What a search's snippets hold around each match (see ``search(_:sorted:limit:excluding:)``).
+    package static var snippetMarks: (start: Unicode.Scalar, end: Unicode.Scalar) {
+        (SearchSnippetMarks.startScalar, SearchSnippetMarks.endScalar)
+    }
+
+    /// Which of `objects` (unsaved: their rows are not what they hold) hold every word of `text`,
+    /// as the store's index would match their text, with their rank among them and their snippet.
+    package func searchUnsaved(
+        _ objects: [any Entity], matching text: String
+    ) throws -> [(object: any Entity, rank: Double, snippet: String)] {
+        let index = try SearchQuery(select).index
+        guard let pattern = SearchIndex.pattern(matching: text), !objects.isEmpty else { return [] }
+        let slots = index.columns.compactMap { mapping.attributeColumns.firstIndex(of: $0) }
+        let documents = objects.map { object in
+            // A fault changed only through an inverse reads its row first.
+            object._$state.fulfillIfNeeded()
+            return slots.map { slot -> String? in
+                if case .text(let text) = object._$state.value(atPosition: slot) { return text }
+                return nil
+            }
+        }
+        let matches = try run { try PendingSearch.matches(documents, columns: slots.count, pattern: pattern) }
+        return matches.map { (objects[$0.document], $0.rank, $0.snippet) }
+    }
+
     package func keys(limit: Int?, offset: Int) throws -> [Int64] {
         try run { try context.store.reader.keys(sql(.keys, limit: limit, offset: offset, excluding: [])) }
     }

@@ -3,9 +3,9 @@ import ObjectGraphStore
 
 extension ObjectContext {
     /// Loads, set-wise, the objects each of `paths` reaches from `roots`, level by level: the
-    /// level's faults (a query per chunk of keys), then the objects of the next level, by the
-    /// foreign keys in the rows for a to-one relationship, by a query per chunk of owners for a
-    /// to-many one. A path is a chain of relationships by property index, each in the entity the
+    /// objects of the next level, by the foreign keys in the level's rows for a to-one
+    /// relationship (its faults' rows read first, a query per chunk of keys), by a query per chunk
+    /// of owners for a to-many one; then the last level's rows. A path is a chain of relationships by property index, each in the entity the
     /// one before leads to (see `EntityDeclaration.relationshipPath(at:)`).
     ///
     /// - Throws: The store's error, as a fetch reports it, when the members of a to-many relationship
@@ -20,7 +20,6 @@ extension ObjectContext {
         for path in paths {
             var level = roots
             for index in path {
-                loadFaults(level)
                 let objects = try objects(reachedBy: index, from: level)
                 reached += objects
                 level = objects.map(\._$state)
@@ -39,6 +38,10 @@ extension ObjectContext {
         switch mapping.declaration.layout.slots[index] {
         case .toOne(let slot):
             destination = mapping.toOneDestinations[slot]
+            // The keys are in the rows: the faults' rows first (not those a partial fetch read
+            // the key of, nor the results, which the fetch loaded).
+            let position = mapping.attributeColumns.count + slot
+            loadFaults(states.filter { $0.needsRow(forPosition: position) })
             ids = states.compactMap { $0.relatedID(at: slot) }
         case .toMany(let slot):
             destination = mapping.toManyDestinations[slot]

@@ -201,9 +201,16 @@ package struct SchemaMigrator {
         return (order.map { ($0, tables[$0] ?? [], joinTables.contains($0)) }, indexes)
     }
 
-    /// Creates what is missing: tables, columns, indexes. Never drops or rewrites anything. A
-    /// required column is added only for a migration stage, whose code fills it.
+    /// Creates what is missing: tables, columns, indexes, full-text indexes. Never drops or
+    /// rewrites a row or a column (a full-text index made for another model is made again from the
+    /// rows, see ``SearchIndex/synchronize(_:entities:)``). A required column is added only for a
+    /// migration stage, whose code fills it.
     package func applyAdditiveChanges(_ db: Database, addingRequiredColumns: Bool = false) throws {
+        try applyTablesAndIndexes(db, addingRequiredColumns: addingRequiredColumns)
+        try SearchIndex.synchronize(db, entities: schema.entities)
+    }
+
+    private func applyTablesAndIndexes(_ db: Database, addingRequiredColumns: Bool) throws {
         let layout = targetLayout()
         for table in layout.tables {
             if try db.tableExists(table.name) {
@@ -339,6 +346,13 @@ package struct SchemaMigrator {
                     SchemaDifference(
                         location: location, change: added ? "index added" : "index removed", isAdditive: added,
                         isMigratedByAStage: true))
+            }
+            if previous.isSearchable != attribute.isSearchable {
+                // The full-text index is made again from the rows on open: nothing is lost.
+                result.append(
+                    SchemaDifference(
+                        location: location, change: attribute.isSearchable ? "search index added" : "search index removed",
+                        isAdditive: true))
             }
             if previous.defaultValue != attribute.defaultValue {
                 result.append(SchemaDifference(location: location, change: "default value changed", isAdditive: true))

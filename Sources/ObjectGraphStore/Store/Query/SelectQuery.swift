@@ -64,12 +64,15 @@ package struct SelectQuery {
         case keys
         /// The number of rows.
         case count
+        /// The rows' keys, then the values at these positions (``EntityMapping/valueColumns``).
+        case keysAndValues([Int])
 
         package func columns(of mapping: EntityMapping) -> String {
             switch self {
             case .rows: mapping.selectList
             case .keys: "t0.Z_PK"
             case .count: "COUNT(*)"
+            case .keysAndValues(let positions): (["t0.Z_PK"] + positions.map { mapping.valueColumns[$0] }).joined(separator: ", ")
             }
         }
     }
