@@ -46,6 +46,7 @@ struct Benchmark: ParsableCommand {
             + BatchWorkloads.make(dataset: dataset, files: files)
             + GroupWorkloads.make(dataset: dataset, files: files)
             + PrefetchWorkloads.make(core.stores)
+            + SearchWorkloads.make(dataset: dataset, files: files)
         let monitorStores = MonitorStores(dataset: Dataset(moodCount: moodCount, countryCount: 10, marksMoods: false), files: files)
         let allWorkloads = workloads + MonitorWorkloads.make(stores: monitorStores)
         var results: [WorkloadResult] = []

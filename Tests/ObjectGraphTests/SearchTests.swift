@@ -31,6 +31,19 @@ import Testing
     }
 }
 
+/// The entity renamed, and one of its searchable attributes too.
+@Entity("Journal", originalName: "Entry") final class Journal {
+    @Attribute(.searchable, originalName: "title") var heading: String
+    @Attribute(.searchable) var body: String?
+    var stars: Int
+    var day: Int
+    init(_ heading: String) {
+        self.heading = heading
+        self.stars = 3
+        self.day = 0
+    }
+}
+
 /// A searchable attribute that is not text.
 @Entity final class Gauge {
     @Attribute(.searchable) var reading: Int = 0
@@ -205,6 +218,25 @@ struct SearchTests {
         #expect(tables.isEmpty, "\(tables)")
         let context = try Self.container(path: path).newBackgroundContext()
         #expect(try context.search(Entry.self, matching: "index").map(\.object.title) == ["No index now"], "built again")
+    }
+
+    @Test("A renamed entity and attribute keep their text searchable")
+    func renames() throws {
+        let path = temporaryStorePath()
+        do {
+            let context = try Self.container(path: path).newBackgroundContext()
+            try Self.filled(context)
+        }
+        let context = try ObjectContainer(for: Journal.self, configuration: .file(path)).newBackgroundContext()
+        #expect(Set(try context.search(Journal.self, matching: "paris").map(\.object.heading)) == ["Sunny day in Paris", "Paris again"])
+        context.insert(Journal("Paris once more"))
+        try context.save()
+        #expect(try context.search(Journal.self, matching: "paris").count == 3)
+        let tables = try DatabaseQueue(path: path).read { db in
+            try String.fetchAll(
+                db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'Z_FTS%' AND sql LIKE 'CREATE VIRTUAL%'")
+        }
+        #expect(tables == ["Z_FTS_Journal"])
     }
 
     @Test("Searching an entity without searchable text, or declaring other than text searchable, is refused naming the entity")
