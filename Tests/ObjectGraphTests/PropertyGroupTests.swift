@@ -134,6 +134,24 @@ struct PropertyGroupTests {
         #expect(failures.map(\.property) == ["email"], "a group of one attribute is that attribute's uniqueness")
     }
 
+    @Test(
+        "Text that Swift takes for equal clashes in a group: composed and decomposed accents, and NUL and emoji are values like any other")
+    func textThatSwiftTakesForEqualClashes() throws {
+        let context = try Self.container().newBackgroundContext()
+        context.insert(ClubMember("Ren\u{E9}e", "O\u{0}Neil 🎉"))
+        try context.save()
+        context.insert(ClubMember("Rene\u{301}e", "O\u{0}Neil 🎉"))
+        let failures = try #require(Self.uniquenessFailures { try context.save() })
+        #expect(
+            failures.map(\.reason) == [
+                .notUniqueTogether(properties: ["firstName", "lastName"], values: [.text("Ren\u{E9}e"), .text("O\u{0}Neil 🎉")])
+            ])
+        context.rollback()
+        context.insert(ClubMember("Renee", "O\u{0}Neil 🎉"))
+        context.insert(ClubMember("Ren\u{E9}e", "O Neil 🎉"))
+        try context.save()
+    }
+
     @Test("Two objects of one save exchange the values of their group")
     func objectsExchangeTheirGroupsValues() throws {
         let container = try Self.container()
