@@ -44,6 +44,17 @@ import Testing
     }
 }
 
+/// Two searchable entities whose full-text tables would collide with FTS5's own.
+@Entity final class Log {
+    @Attribute(.searchable) var text: String = ""
+    init() {}
+}
+
+@Entity("Log_data") final class LogData {
+    @Attribute(.searchable) var text: String = ""
+    init() {}
+}
+
 /// A searchable attribute that is not text.
 @Entity final class Gauge {
     @Attribute(.searchable) var reading: Int = 0
@@ -246,5 +257,7 @@ struct SearchTests {
         #expect(error?.code == .invalidPropertyAccess && error?.entity == "Entry")
         let model = invalidModelMessage { _ = try Schema(Gauge.self) }
         #expect(model?.contains("Gauge.reading") == true)
+        let clash = invalidModelMessage { _ = try ObjectContainer(for: Log.self, LogData.self, configuration: .inMemory) }
+        #expect(clash?.contains("Z_FTS_Log_data") == true, "\(clash ?? "")")
     }
 }

@@ -172,6 +172,18 @@ package final class SQLiteStore: Sendable {
         for mapping in mappings {
             owners[mapping.name] = "entity \(mapping.name)"
         }
+        // A full-text index is a table and FTS5's own tables beside it (`_data`, `_idx`, …).
+        for mapping in mappings {
+            guard let index = SearchIndex(mapping.description) else { continue }
+            for table in [index.table] + SearchIndex.shadowSuffixes.map({ index.table + $0 }) {
+                let owner = "the full-text index of \(mapping.name)"
+                if let other = owners[table], other != owner {
+                    throw ObjectGraphError.invalidModel(
+                        "\(owner) and \(other) would both be stored in table \(table): rename one of the entities")
+                }
+                owners[table] = owner
+            }
+        }
         for mapping in mappings {
             for relationship in mapping.toManyRelationships {
                 guard case .joinTable(let table, "Z_SOURCE", _, _) = relationship.storage else { continue }

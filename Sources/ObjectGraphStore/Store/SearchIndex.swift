@@ -21,6 +21,8 @@ package struct SearchIndex: Sendable, Equatable {
     package static let tokenizer = "unicode61 remove_diacritics 2"
     /// Every full-text table's name starts with this.
     static let prefix = "Z_FTS_"
+    /// The tables FTS5 makes beside a full-text table, named with these suffixes.
+    static let shadowSuffixes = ["_data", "_idx", "_content", "_docsize", "_config"]
 
     /// The index of `description`'s searchable attributes; nil when it has none.
     package init?(_ description: EntityDescription) {
