@@ -41,6 +41,12 @@ import Testing
     static var syncConfiguration: SyncConfiguration { SyncConfiguration(uniqueClashPolicy: .keepBoth) }
 }
 
+/// A postcard whose text is searchable.
+@Entity final class Postcard: Syncable {
+    @Attribute(.searchable) var text: String
+    init(text: String) { self.text = text }
+}
+
 @Suite("Sync client: unique attributes under sync; a value made on two devices converges on one object")
 struct SyncUniqueTests {
     /// A country named `name` under `id`, with a mood, saved on `device`.
@@ -188,6 +194,30 @@ struct SyncUniqueTests {
                 #expect(slots.allSatisfy { $0.shelf?.objectGlobalID == bookcaseID })
                 #expect(sync.status.current.setAsideRecords == 0)
             }
+        }
+    }
+
+    @Test("Text that arrives through the sync is searchable at once, and so is an edit of it, on every device")
+    func syncedTextIsSearchable() async throws {
+        let server = InMemorySyncServer()
+        do {
+            let devices = try Self.devices(2, syncing: [Postcard.self], server: server)
+            do {
+                let context = devices[0].0.newBackgroundContext()
+                context.insert(Postcard(text: "Greetings from sunny Lisbon"))
+                try context.save()
+            }
+            for index in [0, 1] { try await devices[index].1.syncNow() }
+            let reader = devices[1].0.newBackgroundContext()
+            let found = try reader.search(Postcard.self, matching: "lisbon")
+            #expect(found.map(\.object.text) == ["Greetings from sunny Lisbon"])
+            let card = try #require(found.first?.object)
+            card.text = "Greetings from rainy Porto"
+            try reader.save()
+            for index in [1, 0] { try await devices[index].1.syncNow() }
+            let first = devices[0].0.newBackgroundContext()
+            #expect(try first.search(Postcard.self, matching: "porto").count == 1)
+            #expect(try first.search(Postcard.self, matching: "lisbon").isEmpty)
         }
     }
 
