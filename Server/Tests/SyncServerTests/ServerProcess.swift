@@ -11,30 +11,28 @@ final class ServerProcess {
     /// The executable `swift test` built next to the test bundle.
     static let executable = BuiltExecutable.url(named: "objectgraph-sync-server")
 
-    private let process: Process
-    private let output: OutputLog
+    /// Started with `posix_spawn` (see ``SpawnedProcess``): Foundation's `Process.run()` crashed a
+    /// CI run here, as it lists the parent's open files.
+    private let process: SpawnedProcess
     /// The port the server listens on.
     let port: Int
 
     /// Starts `serve` on `port` (any free port for 0), with `arguments` more and `environment`
     /// added to this process's, and returns once it listens.
     init(database: String, port: Int = 0, arguments: [String] = [], environment: [String: String] = [:]) async throws {
-        let output = OutputLog()
-        process = try Self.launch(
-            ["serve", "--database", database, "--port", String(port)] + arguments, environment: environment, output: output)
-        self.output = output
+        process = try Self.launch(["serve", "--database", database, "--port", String(port)] + arguments, environment: environment)
         let deadline = ContinuousClock.now + .seconds(30)
         while true {
             // Hummingbird says "Server started and listening on 127.0.0.1:PORT".
-            if let line = output.text.split(separator: "\n").first(where: { $0.contains("listening on") }),
+            if let line = process.log.text.split(separator: "\n").first(where: { $0.contains("listening on") }),
                 let port = line.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) })
             {
                 self.port = port
                 return
             }
             guard process.isRunning, ContinuousClock.now < deadline else {
-                process.terminate()
-                throw TestFailure("objectgraph-sync-server did not start:\n\(output.text)")
+                process.kill()
+                throw TestFailure("objectgraph-sync-server did not start:\n\(process.log.text)")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -42,82 +40,67 @@ final class ServerProcess {
 
     /// Runs a subcommand to its end and returns what it printed.
     static func run(_ arguments: [String]) async throws -> String {
-        let output = OutputLog()
-        let process = try launch(arguments, output: output)
-        while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
-        // The process may end before the handler was given its last output: read the rest here.
-        if let pipe = process.standardOutput as? Pipe {
-            pipe.fileHandleForReading.readabilityHandler = nil
-            output.append(pipe.fileHandleForReading.readDataToEndOfFile())
+        let process = try launch(arguments)
+        guard let exit = await process.exit(within: .seconds(120)) else {
+            process.kill()
+            throw TestFailure("objectgraph-sync-server \(arguments.joined(separator: " ")) did not end:\n\(process.log.text)")
         }
-        guard process.terminationStatus == 0 else {
-            throw TestFailure("objectgraph-sync-server \(arguments.joined(separator: " ")) failed:\n\(output.text)")
+        guard !exit.signaled, exit.code == 0 else {
+            throw TestFailure("objectgraph-sync-server \(arguments.joined(separator: " ")) failed:\n\(exit.output)")
         }
-        return output.text
+        return exit.output
     }
 
     /// `kill -9`: no chance to finish anything.
     func kill() async throws {
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        try await waitForExit()
+        process.kill()
+        _ = try await waitForExit()
     }
 
-    /// SIGTERM: the server finishes what is in flight and stops; returns its exit status.
+    /// SIGTERM: the server finishes what is in flight and stops; returns its exit status (a
+    /// signal's number, when one ended it).
     func terminate() async throws -> Int32 {
-        process.terminate()
-        try await waitForExit()
-        return process.terminationStatus
+        process.send(SIGTERM)
+        return try await waitForExit()
     }
 
-    var log: String { output.text }
+    var log: String { process.log.text }
 
-    private func waitForExit() async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while process.isRunning {
-            guard ContinuousClock.now < deadline else { throw TestFailure("the server did not stop:\n\(output.text)") }
-            try await Task.sleep(for: .milliseconds(10))
+    private func waitForExit() async throws -> Int32 {
+        guard let exit = await process.exit(within: .seconds(30)) else {
+            throw TestFailure("the server did not stop:\n\(process.log.text)")
         }
-    }
-
-    deinit {
-        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
+        return exit.code
     }
 
     /// The process's command line as the system shows it to every user (`ps`).
     var commandLine: String {
-        let data = FileManager.default.contents(atPath: "/proc/\(process.processIdentifier)/cmdline") ?? Data()
+        let data = FileManager.default.contents(atPath: "/proc/\(process.pid)/cmdline") ?? Data()
         return String(decoding: data.map { $0 == 0 ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
     }
 
-    private static func launch(_ arguments: [String], environment: [String: String] = [:], output: OutputLog) throws -> Process {
+    private static func launch(_ arguments: [String], environment: [String: String] = [:]) throws -> SpawnedProcess {
         guard let executable else {
             throw TestFailure("objectgraph-sync-server was not built next to the tests (swift build builds it)")
         }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            output.append(handle.availableData)
-        }
-        try process.run()
-        return process
+        return try SpawnedProcess(executable, arguments, environment: environment)
     }
 }
 
 /// What a server process printed so far.
 final class OutputLog: Sendable {
     private let data = Mutex(Data())
+    private let finished = Mutex(false)
 
     func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
 
     var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }
+
+    /// Notes that the process closed its output: nothing more will come.
+    func finish() { finished.withLock { $0 = true } }
+
+    /// Whether the process closed its output.
+    var isFinished: Bool { finished.withLock { $0 } }
 }
 
 extension HTTPClient {

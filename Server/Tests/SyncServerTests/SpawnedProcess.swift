@@ -10,12 +10,17 @@ import Synchronization
 /// that listing; the child inherits the parent's descriptors, which it never uses.
 final class SpawnedProcess: Sendable {
     let pid: pid_t
-    private let output: Task<Data, Never>
+    /// What it printed so far.
+    let log = OutputLog()
+    /// The reading end of its output, kept for as long as this handle lives: its readability
+    /// handler goes with it.
+    private let outputHandle: FileHandle
     /// The wait status, once the process was reaped.
     private let status = Mutex<Int32?>(nil)
 
-    /// Starts `executable` with `arguments`.
-    init(_ executable: URL, _ arguments: [String]) throws {
+    /// Starts `executable` with `arguments`, and this process's environment with `environment`'s
+    /// variables added or replaced.
+    init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws {
         var pipe: [Int32] = [0, 0]
         guard Glibc.pipe(&pipe) == 0 else { throw TestFailure("pipe: errno \(errno)") }
         var actions = posix_spawn_file_actions_t()
@@ -26,23 +31,50 @@ final class SpawnedProcess: Sendable {
         posix_spawn_file_actions_addclose(&actions, pipe[0])
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
+        let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for variable in envp { free(variable) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable.path, &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, executable.path, &actions, nil, argv, envp)
         close(pipe[1])
         guard spawned == 0 else {
             close(pipe[0])
             throw TestFailure("posix_spawn \(executable.path): \(spawned)")
         }
         self.pid = pid
-        let reading = FileHandle(fileDescriptor: pipe[0], closeOnDealloc: true)
-        // Read as it comes, so that a talkative child never blocks on a full pipe.
-        output = Task.detached { reading.readDataToEndOfFile() }
+        let handle = FileHandle(fileDescriptor: pipe[0], closeOnDealloc: true)
+        outputHandle = handle
+        // Read as it comes, so that a talkative child never blocks on a full pipe, and what it
+        // printed can be read while it runs; by the file handle's own dispatch source, not a task
+        // blocked in a read (tests that run many processes would take every thread of the pool).
+        let log = self.log
+        handle.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            if chunk.isEmpty {
+                handle.readabilityHandler = nil
+                log.finish()
+            } else {
+                log.append(chunk)
+            }
+        }
+    }
+
+    /// Sends `signal` to the process, unless it was reaped already (its ID may be another's now).
+    func send(_ signal: Int32) {
+        status.withLock { status in
+            if status == nil { _ = Glibc.kill(pid, signal) }
+        }
     }
 
     /// Kills the process with SIGKILL, unless it was reaped already (its ID may be another's now).
-    func kill() {
-        status.withLock { status in
-            if status == nil { _ = Glibc.kill(pid, SIGKILL) }
+    func kill() { send(SIGKILL) }
+
+    /// A process does not outlive its handle, nor stays a zombie after it.
+    deinit {
+        if reap() == nil {
+            _ = Glibc.kill(pid, SIGKILL)
+            var value: Int32 = 0
+            _ = waitpid(pid, &value, 0)
         }
     }
 
@@ -65,7 +97,11 @@ final class SpawnedProcess: Sendable {
         let deadline = ContinuousClock.now + limit
         while true {
             if let status = reap() {
-                let text = String(decoding: await output.value, as: UTF8.self)
+                // What it printed last may still be on its way to the handler.
+                while !log.isFinished, ContinuousClock.now < deadline {
+                    try? await Task.sleep(for: .milliseconds(2))
+                }
+                let text = log.text
                 let signal = status & 0x7F
                 return signal != 0 ? (true, signal, text) : (false, (status >> 8) & 0xFF, text)
             }
