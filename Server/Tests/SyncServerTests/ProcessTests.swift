@@ -139,10 +139,14 @@ struct ProcessTests {
     func severalInstances() async throws {
         let database = try await PostgresTestServer.newDatabaseURL()
         let token = try await Self.addUser("alice", database)
-        var servers: [ServerProcess] = []
-        for _ in 0..<3 { servers.append(try await ServerProcess(database: database)) }
-        let ports = servers.map(\.port)
         let pushers = 12, batches = 10, size = 5
+        var servers: [ServerProcess] = []
+        // Every pusher may reach one instance at once: this is about ordering across instances,
+        // not about the limit on one user's concurrent pushes (8 by default: 429s otherwise).
+        for _ in 0..<3 {
+            servers.append(try await ServerProcess(database: database, arguments: ["--concurrent-pushes-per-user", String(pushers)]))
+        }
+        let ports = servers.map(\.port)
         let total = pushers * batches * size
 
         let live = try await LiveListener(port: ports[0], zone: "moods", token: token)

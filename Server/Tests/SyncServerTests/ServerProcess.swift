@@ -99,6 +99,24 @@ final class OutputLog: Sendable {
     /// Notes that the process closed its output: nothing more will come.
     func finish() { finished.withLock { $0 = true } }
 
+    /// Appends what a non-blocking descriptor holds now, under the log's lock (so that two readers
+    /// never interleave), and notes the end of the output when it is reached.
+    func readAvailable(from descriptor: Int32) {
+        data.withLock { data in
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = read(descriptor, &buffer, buffer.count)
+                if count > 0 {
+                    data.append(contentsOf: buffer[0..<count])
+                } else {
+                    // 0: the end; -1: nothing more now (EAGAIN), or the descriptor is closed.
+                    if count == 0 { finished.withLock { $0 = true } }
+                    return
+                }
+            }
+        }
+    }
+
     /// Whether the process closed its output.
     var isFinished: Bool { finished.withLock { $0 } }
 }

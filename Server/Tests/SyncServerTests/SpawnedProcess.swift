@@ -23,6 +23,11 @@ final class SpawnedProcess: Sendable {
     init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws {
         var pipe: [Int32] = [0, 0]
         guard Glibc.pipe(&pipe) == 0 else { throw TestFailure("pipe: errno \(errno)") }
+        // Closed on exec: a process another test spawns meanwhile must not inherit this pipe's
+        // write end, or the output would not end before that process does (the dup2 below makes
+        // the child's own copies, which stay open). `pipe2` would set it at once; Glibc's module
+        // does not offer it.
+        for end in pipe { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -48,14 +53,11 @@ final class SpawnedProcess: Sendable {
         // printed can be read while it runs; by the file handle's own dispatch source, not a task
         // blocked in a read (tests that run many processes would take every thread of the pool).
         let log = self.log
+        let descriptor = pipe[0]
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
         handle.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-                log.finish()
-            } else {
-                log.append(chunk)
-            }
+            log.readAvailable(from: descriptor)
+            if log.isFinished { handle.readabilityHandler = nil }
         }
     }
 
@@ -97,10 +99,9 @@ final class SpawnedProcess: Sendable {
         let deadline = ContinuousClock.now + limit
         while true {
             if let status = reap() {
-                // What it printed last may still be on its way to the handler.
-                while !log.isFinished, ContinuousClock.now < deadline {
-                    try? await Task.sleep(for: .milliseconds(2))
-                }
+                // It exited: all it printed is in the pipe, read now rather than left to the
+                // handler (whose end of output another process may delay, by holding the pipe).
+                log.readAvailable(from: outputHandle.fileDescriptor)
                 let text = log.text
                 let signal = status & 0x7F
                 return signal != 0 ? (true, signal, text) : (false, (status >> 8) & 0xFF, text)
