@@ -39,8 +39,21 @@ final class SpawnedProcess: Sendable {
         let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for variable in envp { free(variable) } }
+        // The child starts with no signal blocked and every signal at its default, as Foundation's
+        // `Process` starts it: a thread of this process may block some (a server that inherited a
+        // blocked SIGTERM would not stop when told to).
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        var allSignals = sigset_t()
+        sigfillset(&allSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &allSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable.path, &actions, nil, argv, envp)
+        let spawned = posix_spawn(&pid, executable.path, &actions, &attributes, argv, envp)
         close(pipe[1])
         guard spawned == 0 else {
             close(pipe[0])
