@@ -18,6 +18,9 @@
 //     objectgraph-test-process crash-in-migration-stage PATH
 //         opens the store of the first version of "Person" with a plan whose stage to the second
 //         writes every row, then kills the process with SIGKILL before the stage ends.
+//     objectgraph-test-process save-snapshots-until-killed PATH SEED
+//         saves snapshots with large images, in files, until a thread kills the process with
+//         SIGKILL at a moment SEED chooses (see SnapshotsUntilKilled.swift).
 
 import Foundation
 import MoodyModel
@@ -159,6 +162,9 @@ do {
         try handContextBetweenThreads()
     case ("crash-in-migration-stage", 2):
         try crashInMigrationStage(path: arguments[1])
+    case ("save-snapshots-until-killed", 3):
+        guard let seed = UInt64(arguments[2]) else { fallthrough }
+        try saveSnapshotsUntilKilled(path: arguments[1], seed: seed)
     default:
         FileHandle.standardError.write(Data("usage: see Tests/ObjectGraphTestProcess/main.swift\n".utf8))
         exit(2)

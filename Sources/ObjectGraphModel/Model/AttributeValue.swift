@@ -88,16 +88,20 @@ extension AttributeValue {
 
 /// A stored value that does not convert to the type asked for.
 package struct StoredValueMismatch: Error, CustomStringConvertible {
-    package init(stored: StoredValue, typeName: String) {
+    package init(stored: StoredValue, typeName: String, explanation: String? = nil) {
         self.stored = stored
         self.typeName = typeName
+        self.explanation = explanation
     }
 
     package let stored: StoredValue
     package let typeName: String
+    /// Why, when more can be said than that the value is not of the type.
+    package let explanation: String?
 
     package var description: String {
-        stored.isNull ? "NULL is stored, and \(typeName) has no nil" : "\(stored) is not a \(typeName)"
+        if let explanation { return explanation }
+        return stored.isNull ? "NULL is stored, and \(typeName) has no nil" : "\(stored) is not a \(typeName)"
     }
 }
 
@@ -248,6 +252,19 @@ extension Data: AttributeValue {
     public static var defaultValue: Data { Data() }
     public init?(storedValue: StoredValue) {
         guard case .blob(let value) = storedValue else { return nil }
+        self = value
+    }
+    /// Text where bytes belong is, for an attribute stored outside the rows
+    /// (`@Attribute(.externalStorage)`), the name of a file the store could not read.
+    public init(checkedStoredValue: StoredValue) throws {
+        if case .text(let name) = checkedStoredValue {
+            throw StoredValueMismatch(
+                stored: checkedStoredValue, typeName: "Data",
+                explanation: "the value is stored outside the row, in file \(name) beside the store, which cannot be read")
+        }
+        guard case .blob(let value) = checkedStoredValue else {
+            throw StoredValueMismatch(stored: checkedStoredValue, typeName: "Data")
+        }
         self = value
     }
     public var storedValue: StoredValue { .blob(self) }

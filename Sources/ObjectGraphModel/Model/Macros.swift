@@ -28,7 +28,7 @@ public macro Entity(_ name: String? = nil, originalName: String? = nil) = #exter
 /// A struct rather than an enum, so that options can be added without breaking code that uses them.
 public struct AttributeOption: Sendable, Hashable {
     package enum Kind: Hashable {
-        case unique, indexed, preserveValueOnDeletion, searchable
+        case unique, indexed, preserveValueOnDeletion, searchable, externalStorage
         case rule(AttributeRule)
     }
     package let kind: Kind
@@ -41,6 +41,14 @@ public struct AttributeOption: Sendable, Hashable {
     /// writes it, for ``ObjectContext/search(_:matching:where:sortBy:limit:)``. For `String`
     /// attributes (optional or not).
     public static let searchable = AttributeOption(kind: .searchable)
+    /// A value larger than the store's threshold (``StoreConfiguration/externalStorageThreshold``,
+    /// 100 KiB by default) is kept in a file beside the store rather than in its row: a row stays
+    /// small, so reading and scanning the table stays fast, and the value is read only when it is
+    /// used (the file is mapped into memory). Files are written and removed with the transaction
+    /// that writes the row. For `Data` attributes (optional or not); SwiftData's
+    /// `.externalStorage`, Core Data's "Allows External Storage". An in-memory store keeps every
+    /// value in its row.
+    public static let externalStorage = AttributeOption(kind: .externalStorage)
     /// When an object is deleted, its value is kept in the persistent history's record of the
     /// deletion (its tombstone, see ``HistoryChange/tombstone``), for whoever reads the history later:
     /// a sync layer that must tell a server which record went, say.

@@ -19,11 +19,13 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
     public var originalName: String? = nil
     /// Whether the text is kept in the entity's full-text index (`@Attribute(.searchable)`).
     public var isSearchable: Bool = false
+    /// Whether a large value is kept in a file beside the store (`@Attribute(.externalStorage)`).
+    public var allowsExternalStorage: Bool = false
 }
 
 extension AttributeDescription {
     private enum CodingKeys: String, CodingKey {
-        case name, type, isOptional, defaultValue, isUnique, isIndexed, originalName, isSearchable
+        case name, type, isOptional, defaultValue, isUnique, isIndexed, originalName, isSearchable, allowsExternalStorage
     }
 
     public init(from decoder: any Decoder) throws {
@@ -37,10 +39,11 @@ extension AttributeDescription {
         originalName = try container.decodeIfPresent(String.self, forKey: .originalName)
         // Stores written before full-text search have no searchable attribute.
         isSearchable = try container.decodeIfPresent(Bool.self, forKey: .isSearchable) ?? false
+        allowsExternalStorage = try container.decodeIfPresent(Bool.self, forKey: .allowsExternalStorage) ?? false
     }
 
-    /// Leaves out what is nil, and `isSearchable` when false, so that a model without searchable
-    /// attributes encodes (and hashes, see ``Schema/versionHash``) as it did before.
+    /// Leaves out what is nil, and `isSearchable` and `allowsExternalStorage` when false, so that a
+    /// model using neither encodes (and hashes, see ``Schema/versionHash``) as it did before.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)
@@ -51,6 +54,7 @@ extension AttributeDescription {
         try container.encode(isIndexed, forKey: .isIndexed)
         try container.encodeIfPresent(originalName, forKey: .originalName)
         if isSearchable { try container.encode(isSearchable, forKey: .isSearchable) }
+        if allowsExternalStorage { try container.encode(allowsExternalStorage, forKey: .allowsExternalStorage) }
     }
 }
 
@@ -101,6 +105,9 @@ public struct EntityDescription: Sendable, Hashable, Codable {
 
     /// The attributes kept in the full-text index (`@Attribute(.searchable)`), by name, in order.
     public var searchableAttributes: [String] { attributes.filter(\.isSearchable).map(\.name) }
+    /// The attributes whose large values are kept in files (`@Attribute(.externalStorage)`), by name,
+    /// in order.
+    public var externallyStoredAttributes: [String] { attributes.filter(\.allowsExternalStorage).map(\.name) }
 
     /// The attribute named `name`.
     public func attribute(named name: String) -> AttributeDescription? {

@@ -74,6 +74,19 @@ public struct Schema: Sendable {
                     throw ObjectGraphError.invalidModel(
                         "\(location): only text can be searchable, and \(attribute.typeName) is not text")
                 }
+                if attribute.options.contains(.externalStorage) {
+                    if attribute.type != .data {
+                        throw ObjectGraphError.invalidModel(
+                            "\(location): only data can be stored outside the rows, and \(attribute.typeName) is not data")
+                    }
+                    let clashing: [(AttributeOption, String)] = [
+                        (.unique, "unique"), (.indexed, "indexed"), (.preserveValueOnDeletion, "preserved on deletion")
+                    ]
+                    if let (_, name) = clashing.first(where: { attribute.options.contains($0.0) }) {
+                        throw ObjectGraphError.invalidModel(
+                            "\(location): a value stored outside the rows cannot be \(name) (the row holds only the file's name)")
+                    }
+                }
                 if case .real(let value)? = attribute.defaultValue, !value.isFinite {
                     throw ObjectGraphError.invalidModel(
                         "\(location): the default value \(value) is not finite, and SQLite cannot store it")
@@ -83,7 +96,8 @@ public struct Schema: Sendable {
                         name: property.name, type: attribute.type, isOptional: attribute.isOptional,
                         defaultValue: attribute.defaultValue, isUnique: attribute.options.contains(.unique),
                         isIndexed: attribute.options.contains(.indexed), originalName: attribute.originalName,
-                        isSearchable: attribute.options.contains(.searchable)))
+                        isSearchable: attribute.options.contains(.searchable),
+                        allowsExternalStorage: attribute.options.contains(.externalStorage)))
             case .relationship(let relationship):
                 let inverse = try inverseName(of: property, relationship, in: declaration)
                 if let minimum = relationship.minimumCount, let maximum = relationship.maximumCount,
@@ -125,6 +139,11 @@ public struct Schema: Sendable {
                         throw ObjectGraphError.invalidModel(
                             "\(location): a to-many relationship cannot be in a \(macro) group (its members are rows of "
                                 + "another table); use the to-one relationship on the other side")
+                    }
+                    if case .attribute(let attribute) = property.kind, attribute.options.contains(.externalStorage) {
+                        throw ObjectGraphError.invalidModel(
+                            "\(location): a value stored outside the rows cannot be in a \(macro) group (the row holds "
+                                + "only the file's name)")
                     }
                     guard !names.contains(property.name) else {
                         throw ObjectGraphError.invalidModel("\(location) is named twice in one \(macro) group")

@@ -60,6 +60,24 @@ package final class EntityMapping: Sendable {
     /// The rules of the attributes (`@Attribute(.range(1...5))`), as checks; empty for most
     /// entities, so that a save checks nothing for them.
     package let ruleChecks: RuleChecks
+    /// The attribute slots whose large values are kept in files (`@Attribute(.externalStorage)`);
+    /// empty for most entities.
+    package let externalSlots: [Int]
+    /// Where those files are, for reading a row's values; nil when the entity keeps no value in
+    /// files, or the store is in memory.
+    package let externalFiles: ExternalFiles?
+    /// Whether the values of attribute `slot` may be in files, whose names its column holds.
+    package func readsFiles(atSlot slot: Int) -> Bool {
+        externalFiles != nil && externalSlots.contains(slot)
+    }
+
+    /// The SQL of an attribute's value, given its column's (`t0."photo"`): the column, or for an
+    /// attribute whose values may be in files, the values themselves (``ExternalValueFunction``),
+    /// so that SQL compares, measures and sorts the bytes Swift does, not a file's name.
+    package func valueSQL(ofSlot slot: Int, column: String) -> String {
+        readsFiles(atSlot: slot) ? "\(ExternalValueFunction.name)(\(column))" : column
+    }
+
     /// The quoted column of the mark, for SQL that hides marked rows as Swift does.
     package var quotedMarkColumn: String? { markedForDeletionSlot.map { quotedAttributeColumns[$0] } }
     /// To-one slot → whether the destination is ``DelayedDeletable`` (its marked objects are hidden).
@@ -73,9 +91,11 @@ package final class EntityMapping: Sendable {
 
     package init(
         declaration: EntityDeclaration, description: EntityDescription, index: Int,
-        toOne: [RelationshipMapping], toMany: [RelationshipMapping]
+        toOne: [RelationshipMapping], toMany: [RelationshipMapping], externalFiles: ExternalFiles? = nil
     ) {
         self.declaration = declaration
+        self.externalSlots = description.attributes.indices.filter { description.attributes[$0].allowsExternalStorage }
+        self.externalFiles = externalSlots.isEmpty ? nil : externalFiles
         self.description = description
         self.index = index
         self.table = SQL.quote(description.name)

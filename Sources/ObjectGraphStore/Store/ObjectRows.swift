@@ -19,6 +19,19 @@ package struct CurrentRow {
         for position in 0..<count {
             values.initialize(at: position, to: Self.storedValue(statement, CInt(2 + position), storageClasses[position]))
         }
+        if let files = mapping.externalFiles {
+            for slot in mapping.externalSlots where slot < count {
+                if let value = Self.fileValue(values[slot], files: files) { values.assign(value, at: slot) }
+            }
+        }
+    }
+
+    /// The value of a file whose name a column holds (see ``ExternalFiles``), mapped into memory;
+    /// nil for a value kept in its row, and for a file that cannot be read: its name then stays,
+    /// which the attribute's typed read refuses, naming the file (`Data(checkedStoredValue:)`).
+    private static func fileValue(_ value: StoredValue, files: ExternalFiles) -> StoredValue? {
+        guard case .text(let name) = value, let data = try? files.read(name) else { return nil }
+        return .blob(data)
     }
 
     /// The row's values, copied out.
@@ -28,6 +41,11 @@ package struct CurrentRow {
         values.reserveCapacity(storageClasses.count)
         for position in storageClasses.indices {
             values.append(Self.storedValue(statement, CInt(2 + position), storageClasses[position]))
+        }
+        if let files = mapping.externalFiles {
+            for slot in mapping.externalSlots {
+                if let value = Self.fileValue(values[slot], files: files) { values[slot] = value }
+            }
         }
         return values
     }

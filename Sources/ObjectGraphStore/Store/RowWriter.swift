@@ -20,10 +20,14 @@ package struct RowWriter {
     package private(set) var sequence: Int64 = 0
     /// The insert and update statements of this transaction.
     private let statements: WriteStatements
+    /// The files this transaction writes for values stored outside the rows; nil when the model
+    /// has no such value, or the store is in memory.
+    let externalWrites: ExternalWrites?
 
-    package init(db: Database) {
+    init(db: Database, externalWrites: ExternalWrites?) {
         self.db = db
         self.statements = WriteStatements(db: db)
+        self.externalWrites = externalWrites
     }
 
     /// A key as written: a temporary key becomes the key allocated for it.
@@ -76,6 +80,9 @@ package struct RowWriter {
             try statement.bind(key: permanentKey(row.relatedKey(at: foreignKey.slot)), at: index)
             index += 1
         }
+        if let externalWrites, mapping.externalFiles != nil {
+            try externalWrites.rebind(statement, row: row, id: id, mapping: mapping) { CInt(4 + $0) }
+        }
         try execute(statement, row: row, id: id, mapping: mapping, globalID: globalID)
     }
 
@@ -102,6 +109,11 @@ package struct RowWriter {
             }
             index += 1
         }
+        if let externalWrites, mapping.externalFiles != nil {
+            try externalWrites.rebind(statement, row: row, id: id, mapping: mapping) { slot in
+                columns.firstIndex(of: slot).map { CInt(1 + $0) }
+            }
+        }
         try statement.bind(key: id.key, at: index)
         if let version { try statement.bind(key: version, at: index + 1) }
         try execute(statement, row: row, id: id, mapping: mapping)
@@ -117,7 +129,9 @@ package struct RowWriter {
             .execute(arguments: [key, version])
     }
 
-    /// Sets attributes of rows, the same value in every row, and increments their versions.
+    /// Sets attributes of rows, the same value in every row, and increments their versions. A value
+    /// of an attribute stored outside the rows stays in the rows: one file per row would be as
+    /// many copies, and rows sharing one file could not each remove it.
     package func update(keys: KeySelection, setting values: [(slot: Int, value: StoredValue)], mapping: EntityMapping) throws {
         let assignments = values.map { "\(mapping.quotedAttributeColumns[$0.slot]) = ?" } + ["Z_VERSION = Z_VERSION + 1"]
         for condition in keys.conditions(on: "Z_PK") {
@@ -330,16 +344,32 @@ package struct JoinTableLink: Hashable {
 extension SQLiteStore {
     /// Runs `body` in a write transaction, committed when it returns; an SQLite error becomes a
     /// ``StoreError``, and nothing is written when anything throws.
+    ///
+    /// When the model keeps values in files, the transaction first takes the names of the files no
+    /// row needs any more, and removes them once it commits; the files it writes itself are moved
+    /// into place then, or removed if it fails (see ``ExternalFiles``).
     package func write<Result>(_ body: (inout RowWriter) throws -> Result) throws -> Result {
+        let externalWrites = externalStorage.map { ExternalWrites(files: $0.files, threshold: $0.threshold) }
+        var garbage: [String] = []
         do {
-            return try writer.write { db in
-                var rowWriter = RowWriter(db: db)
+            let result = try writer.write { db in
+                if externalWrites != nil { garbage = try ExternalStorage.takeGarbage(db) }
+                var rowWriter = RowWriter(db: db, externalWrites: externalWrites)
                 let result = try body(&rowWriter)
                 try rowWriter.finishTransaction()
                 return result
             }
+            if let externalWrites {
+                externalWrites.settle()
+                externalWrites.files.remove(garbage)
+            }
+            return result
         } catch let error as DatabaseError {
+            externalWrites?.discard()
             throw StoreError(error)
+        } catch {
+            externalWrites?.discard()
+            throw error
         }
     }
 

@@ -18,11 +18,18 @@ package final class SQLiteStore: Sendable {
     private let mappingIndex: [IdentityKey: Int]
     package let path: String
     private let checkpointer: LogCheckpointer
+    /// Where values stored outside the rows go, and above which size; nil when the model keeps no
+    /// value in files, or the store is in memory (see ``ExternalFiles``).
+    let externalStorage: (files: ExternalFiles, threshold: Int)?
 
     package init(configuration: StoreConfiguration, schema: Schema, migrationPlan: MigrationPlan? = nil) throws {
         try migrationPlan?.check(endingAt: schema)
         self.schema = schema
-        self.mappings = try Self.makeMappings(schema)
+        let externalFiles = ExternalFiles(storePath: configuration.path)
+        self.mappings = try Self.makeMappings(schema, externalFiles: externalFiles)
+        let externalColumns = ExternalStorage.columns(of: schema.entities)
+        self.externalStorage =
+            externalColumns.isEmpty ? nil : externalFiles.map { ($0, max(0, configuration.externalStorageThreshold)) }
         var index: [IdentityKey: Int] = [:]
         for mapping in mappings { index[IdentityKey(mapping.declaration)] = mapping.index }
         self.mappingIndex = index
@@ -37,6 +44,7 @@ package final class SQLiteStore: Sendable {
         grdbConfiguration.prepareDatabase { db in
             SQLFunction.register(in: db)
             checkpointer.install(on: db)
+            if let externalFiles { ExternalValueFunction.register(in: db, files: externalFiles) }
         }
         if let trace = configuration.traceStatements {
             grdbConfiguration.prepareDatabase { db in
@@ -78,14 +86,35 @@ package final class SQLiteStore: Sendable {
                 writer = pool
                 if case .upToDate(let uuid) = preparation {
                     identity = StoreIdentity(uuid: uuid)
-                    return  // no write transaction: another process may be writing
+                } else {
+                    identity = StoreIdentity(uuid: try writer.write { try migrator.prepare($0) })
                 }
             case .inMemory:
                 writer = try DatabaseQueue(configuration: grdbConfiguration)
+                identity = StoreIdentity(uuid: try writer.write { try migrator.prepare($0) })
             }
-            identity = StoreIdentity(uuid: try writer.write { try migrator.prepare($0) })
+            if let externalFiles { try recoverFiles(externalFiles, columns: externalColumns) }
         } catch let error as DatabaseError {
             throw Self.openingError(error, path: path)
+        }
+    }
+
+    /// Settles what a crash left of the files of values stored outside the rows (see
+    /// ``ExternalStorage/recover(_:columns:files:)``), removes the files named for removal by a
+    /// transaction that no other followed, and drops the garbage table of a model that no longer
+    /// keeps values in files. Takes the write lock only when there is something to do: an
+    /// up-to-date store is otherwise opened without writing.
+    private func recoverFiles(_ files: ExternalFiles, columns: [ExternalStorage.Column]) throws {
+        guard try writer.read(ExternalStorage.hasGarbageTable) else { return }
+        if !columns.isEmpty, try !files.incomingNames().isEmpty || writer.read(ExternalStorage.hasGarbage) {
+            // The transaction takes the garbage's names, and removes the files once it commits.
+            _ = try write { try ExternalStorage.recover($0.db, columns: columns, files: files) }
+        }
+        if columns.isEmpty {
+            let names = try writer.write { db in
+                try ExternalStorage.hasGarbageTable(db) ? ExternalStorage.dropGarbageTable(db) : []
+            }
+            files.remove(names)
         }
     }
 
@@ -158,8 +187,9 @@ package final class SQLiteStore: Sendable {
 
     // MARK: Mappings
 
-    package static func makeMappings(_ schema: Schema) throws -> [EntityMapping] {
-        let mappings = try makeMappings(schema.declarations, schema: schema)
+    /// The store's mappings; `externalFiles` are where they read values kept in files.
+    package static func makeMappings(_ schema: Schema, externalFiles: ExternalFiles? = nil) throws -> [EntityMapping] {
+        let mappings = try makeMappings(schema.declarations, schema: schema, externalFiles: externalFiles)
         try checkTableNames(mappings)
         return mappings
     }
@@ -197,7 +227,9 @@ package final class SQLiteStore: Sendable {
         }
     }
 
-    private static func makeMappings(_ declarations: [EntityDeclaration], schema: Schema) throws -> [EntityMapping] {
+    private static func makeMappings(
+        _ declarations: [EntityDeclaration], schema: Schema, externalFiles: ExternalFiles?
+    ) throws -> [EntityMapping] {
         let position = Dictionary(uniqueKeysWithValues: declarations.enumerated().map { ($1.name, $0) })
         return try declarations.enumerated().map { index, declaration in
             guard let description = schema.entity(named: declaration.name) else {
@@ -231,7 +263,7 @@ package final class SQLiteStore: Sendable {
             }
             let mapping = EntityMapping(
                 declaration: declaration, description: description, index: index,
-                toOne: toOne, toMany: toMany)
+                toOne: toOne, toMany: toMany, externalFiles: externalFiles)
             if declaration.type is any DelayedDeletable.Type {
                 let attribute = mapping.markedForDeletionSlot.map { description.attributes[$0] }
                 guard let attribute, attribute.type == .date, attribute.isOptional else {

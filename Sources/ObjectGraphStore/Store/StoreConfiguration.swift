@@ -36,6 +36,13 @@ public struct StoreConfiguration: Sendable {
     /// ```
     public var traceStatements: (@Sendable (String) -> Void)?
 
+    /// The size, in bytes, above which a value of an `@Attribute(.externalStorage)` attribute is
+    /// kept in a file beside the store (in `<store>-external/`) rather than in its row; a value of
+    /// this size or less stays in the row. 100 KiB by default: SQLite's own measurements
+    /// ("Internal Versus External BLOBs") find rows faster to read below about that size, files
+    /// above it. Changing it moves no value already written. Ignored for in-memory stores.
+    public var externalStorageThreshold: Int = 100 * 1024
+
     /// The most variables a statement may bind on this store's connections; nil keeps SQLite's
     /// own limit. Lowered by tests, to meet a standard build's limit without its number of objects.
     package var variableLimit: Int32?

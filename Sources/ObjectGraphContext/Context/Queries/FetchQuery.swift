@@ -27,7 +27,9 @@ package struct FetchQuery<T: Entity> {
     /// The objects of the rows, each loaded with the values at `positions` only, when it is a
     /// fault (see ``ObjectState/loadPartially(_:)``): what `FetchDescriptor.propertiesToFetch`
     /// asks for. An object this context holds keeps its values.
+    /// A value kept in a file is left out: it is read with the whole row, when first asked for.
     package func partialObjects(positions: [Int], limit: Int?, offset: Int, excluding: [ObjectID] = []) throws -> [AnyObject] {
+        let positions = positions.filter { !mapping.readsFiles(atSlot: $0) }
         let rows = try run {
             try context.store.reader.values(
                 sql(.keysAndValues(positions), limit: limit, offset: offset, excluding: excluding), columns: 1 + positions.count)

@@ -76,9 +76,10 @@ package struct SchemaMigrator {
         case .create:
             uuid = try create(db)
         case let .migrate(existing, renames, upgrading):
+            let stored = try StoreMetadata.read(db, path: path)?.entities
             if let upgrading { try StoreFormatUpgrade.run(db, entities: upgrading) }
             try rename(renames, db)
-            try applyAdditiveChanges(db)
+            try applyAdditiveChanges(db, stored: stored.map(renames.applied(to:)))
             try writeMetadata(db, uuid: existing)
             uuid = existing
         }
@@ -205,9 +206,16 @@ package struct SchemaMigrator {
     /// rewrites a row or a column (a full-text index made for another model is made again from the
     /// rows, see ``SearchIndex/synchronize(_:entities:)``). A required column is added only for a
     /// migration stage, whose code fills it.
-    package func applyAdditiveChanges(_ db: Database, addingRequiredColumns: Bool = false) throws {
+    ///
+    /// `stored` is the model the store was at, under the current names (nil for a new store): an
+    /// attribute that no longer keeps values in files gets them back in its rows (see
+    /// ``ExternalStorage/synchronize(_:stored:entities:files:)``).
+    package func applyAdditiveChanges(
+        _ db: Database, addingRequiredColumns: Bool = false, stored: [EntityDescription]? = nil
+    ) throws {
         try applyTablesAndIndexes(db, addingRequiredColumns: addingRequiredColumns)
         try SearchIndex.synchronize(db, entities: schema.entities)
+        try ExternalStorage.synchronize(db, stored: stored, entities: schema.entities, files: ExternalFiles(storePath: path))
     }
 
     private func applyTablesAndIndexes(_ db: Database, addingRequiredColumns: Bool) throws {
@@ -346,6 +354,14 @@ package struct SchemaMigrator {
                     SchemaDifference(
                         location: location, change: added ? "index added" : "index removed", isAdditive: added,
                         isMigratedByAStage: true))
+            }
+            if previous.allowsExternalStorage != attribute.allowsExternalStorage {
+                // Values already in rows stay there; values in files are written back into rows.
+                result.append(
+                    SchemaDifference(
+                        location: location,
+                        change: attribute.allowsExternalStorage ? "large values stored in files" : "values stored in the rows",
+                        isAdditive: true))
             }
             if previous.isSearchable != attribute.isSearchable {
                 // The full-text index is made again from the rows on open: nothing is lost.

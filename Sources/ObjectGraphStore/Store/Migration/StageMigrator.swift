@@ -48,7 +48,7 @@ package struct StageMigrator {
         var written = db.totalChangesCount - before
         let renames = SchemaMigrator.Renames(from: stage.from.entities, to: stage.to.entities)
         try new.rename(renames, db)
-        try new.applyAdditiveChanges(db, addingRequiredColumns: true)
+        try new.applyAdditiveChanges(db, addingRequiredColumns: true, stored: renames.applied(to: stage.from.entities))
         let beforeDidMigrate = db.totalChangesCount
         try runCode(stage.didMigrate, of: stage, db)
         written += db.totalChangesCount - beforeDidMigrate

@@ -194,7 +194,8 @@ private func extremeMember(_ elements: Any, greatest: Bool, _ translator: inout 
     let key =
         SQLFragment("(SELECT \(alias).Z_PK ", translator.membersFrom(members), "")
         + SQLFragment(
-            " ORDER BY \(alias).\(destination.quotedAttributeColumns[slot])\(collation)\(direction), \(alias).Z_PK\(direction) LIMIT 1)")
+            " ORDER BY \(destination.valueSQL(ofSlot: slot, column: "\(alias).\(destination.quotedAttributeColumns[slot])"))"
+                + "\(collation)\(direction), \(alias).Z_PK\(direction) LIMIT 1)")
     return .row(PredicateTranslator.Row(mapping: destination, access: .key(key), traits: .lenient(members.traits)))
 }
 

@@ -239,7 +239,9 @@ package struct PredicateTranslator {
             switch mapping.declaration.layout.slots[index] {
             case .attribute(let slot):
                 reads.read(index, of: mapping)
-                return .scalar(Scalar(sql: column(mapping.quotedAttributeColumns[slot], of: mapping, at: row.access), traits: row.traits))
+                var value = column(mapping.quotedAttributeColumns[slot], of: mapping, at: row.access)
+                if mapping.readsFiles(atSlot: slot) { value = SQLFragment("\(ExternalValueFunction.name)(") + value + ")" }
+                return .scalar(Scalar(sql: value, traits: row.traits))
             case .toOne(let slot):
                 let relationship = mapping.toOneRelationships[slot]
                 let destination = store.mappings[relationship.destination]

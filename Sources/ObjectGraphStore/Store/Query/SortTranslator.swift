@@ -72,6 +72,6 @@ package enum SortTranslator {
     /// An attribute's column. A decimal's text is ordered by ``SQLCollation/decimal``, which a sort
     /// names: its `Double` would round it, and SQLite's text order is no number's.
     private static func column(_ slot: Int, of mapping: EntityMapping, table: String) -> String {
-        "\(table).\(mapping.quotedAttributeColumns[slot])"
+        mapping.valueSQL(ofSlot: slot, column: "\(table).\(mapping.quotedAttributeColumns[slot])")
     }
 }
