@@ -151,6 +151,8 @@ enum SyncStatusText {
         if let error = status.lastError { lines.append("  last error: \(error)") }
         if let retry = status.nextRetry { lines.append("  next attempt: \(retry.formatted(date: .omitted, time: .standard))") }
         lines.append("  changes waiting to be sent: \(status.pendingChanges)")
+        if status.heldBackRecords > 0 { lines.append("  held back, too large for the server: \(status.heldBackRecords)") }
+        if status.setAsideRecords > 0 { lines.append("  set aside, refused by this device's rules: \(status.setAsideRecords)") }
         if let unread = status.hasUnreadServerChanges {
             lines.append("  server changes not read yet: \(unread ? "yes" : "none")")
         }

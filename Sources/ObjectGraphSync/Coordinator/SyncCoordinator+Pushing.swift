@@ -18,6 +18,14 @@ extension SyncCoordinator {
         try await push(selecting: nil)
     }
 
+    /// The local records the server refused as too large, by ID (see ``HeldBackRecord``): not
+    /// sent until they change again.
+    ///
+    /// - Throws: ``SyncError`` (``SyncError/Code/store``) when the store cannot be read.
+    public func heldBackRecords() throws -> [HeldBackRecord] {
+        try workspace.heldBackRecords()
+    }
+
     /// Sends the pending local changes of `objects` only (a processor that uploads some objects and
     /// not others calls it); the other pending changes wait.
     public func upload(_ objects: [any Entity]) async throws {
@@ -57,13 +65,39 @@ extension SyncCoordinator {
             passes += 1
             for (zone, role) in zoneRoles.sorted(by: { $0.key < $1.key }) where role.canWrite {
                 try await inZone(zone) { sync in
-                    if let batch = try sync.workspace.pendingBatch() { try await sync.send(batch) }
-                    while let batch = try sync.workspace.makeBatch(selecting: recordIDs) {
-                        try await sync.send(batch)
+                    // A batch the server refuses as too large is made again with half its records,
+                    // down to the one record it cannot take, which is held back.
+                    var limit: Int?
+                    if let batch = try sync.workspace.pendingBatch() { limit = try await sync.sendOrSplit(batch) }
+                    while let batch = try sync.workspace.makeBatch(selecting: recordIDs, limit: limit) {
+                        limit = try await sync.sendOrSplit(batch) ?? limit
                     }
                 }
             }
         } while try passes < 2 && recordIDs == nil && workspace.hasReadyMoves()
+    }
+
+    /// Sends a batch; when the server refuses it as too large (`tooLarge`: a record above its
+    /// `maxRecordBytes`, a body above its `maxBodyBytes`), drops it, and returns the size of the
+    /// batches to make instead: half as many records, or, for a batch of one record, holds that
+    /// record back (see ``HeldBackRecord``) and returns nil. Nothing of a refused push was applied,
+    /// so its changes, still pending, go in the batches made next (with new mutation numbers).
+    private func sendOrSplit(_ batch: OutboxBatch) async throws -> Int? {
+        do {
+            try await send(batch)
+            return nil
+        } catch let error as SyncError where error.serverCode == .tooLarge {
+            let (_, entries) = try workspace.contents(of: batch)
+            try workspace.drop(batch)
+            guard entries.count == 1, let entry = entries.first, entry.forwardsTo == nil else {
+                guard entries.count > 1 else { throw error }
+                return max(1, entries.count / 2)
+            }
+            try workspace.holdBack(entry.recordID, revision: entry.revision, reason: error.reason ?? "\(error)")
+            let heldBack = try workspace.heldBackCount()
+            status.update { $0.heldBackRecords = heldBack }
+            return nil
+        }
     }
 
     /// Sends a batch and records what the server did with it.

@@ -16,9 +16,11 @@ extension SyncCoordinator {
         let cursor: FeedCursor?
         do {
             let stored = try workspace.storedProgress()
+            let heldBack = try workspace.heldBackCount()
             cursor = stored.cursor
             status.update { status in
                 status.pendingChanges = stored.pending
+                status.heldBackRecords = heldBack
                 status.lastSuccessfulSync = stored.lastSuccessfulSync ?? status.lastSuccessfulSync
             }
         } catch {

@@ -249,11 +249,13 @@ public actor SyncCoordinator {
         }
         let date = Date()
         let pending = try workspace.endCycle(at: date)
+        let heldBack = try workspace.heldBackCount()
         status.update { status in
             status.activity = .idle
             status.lastError = nil
             status.nextRetry = nil
             status.pendingChanges = pending
+            status.heldBackRecords = heldBack
             if pending == 0 { status.lastSuccessfulSync = date }
         }
     }

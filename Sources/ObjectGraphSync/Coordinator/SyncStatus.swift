@@ -45,6 +45,9 @@ public struct SyncStatus: Sendable, Equatable {
     public var setAsideRecords = 0
     /// Why the latest record was set aside, naming its entity, property and value; nil when none is.
     public var lastSetAsideReason: String?
+    /// How many local records the server refused as too large (see ``HeldBackRecord``): the rest
+    /// of the zone is sent without them. Not counted in ``pendingChanges``.
+    public var heldBackRecords = 0
 }
 
 /// A ``SyncStatus`` that changes: `Observable` (a SwiftUI view that reads ``current`` redraws

@@ -46,6 +46,12 @@ public import ObjectGraph
     /// has it (JSON, position field to ``FractionalIndex`` key).
     var positions: Data?
 
+    /// The local revision the server refused as too large (see ``HeldBackRecord``): the record
+    /// is not sent again until a new local change gives it another revision. Zero when none was.
+    var heldBackRevision: Int64 = 0
+    /// The server's refusal of that revision.
+    var heldBackReason: String?
+
     /// The zone the record lives in: empty for the coordinator's own zone, else the zone's
     /// ``ZoneID`` text (see ``SyncWorkspace/zoneKey(_:)``). A record lives in one zone.
     var zone = ""

@@ -22,18 +22,21 @@ extension SyncWorkspace {
     }
     /// The next batch of the zone's pending changes, saved in the outbox with the numbers it uses;
     /// nil when nothing is pending (among `recordIDs`, when given).
-    func makeBatch(selecting recordIDs: Set<UUID>?) throws -> OutboxBatch? {
+    func makeBatch(selecting recordIDs: Set<UUID>?, limit: Int? = nil) throws -> OutboxBatch? {
         let key = zoneKey(zone)
+        let batchSize = min(limit ?? self.batchSize, self.batchSize)
         while true {
             let states: [SyncRecordState]
             if let recordIDs {
                 // Found by their global IDs, which are the records'.
                 states = Array(
-                    try recordStates(for: recordIDs).values.filter { $0.isPending && $0.zone == key }
+                    try recordStates(for: recordIDs).values
+                        .filter { $0.isPending && $0.zone == key && $0.heldBackRevision != $0.localRevision }
                         .sorted { $0.localRevision < $1.localRevision }.prefix(batchSize))
             } else {
                 var request = FetchDescriptor<SyncRecordState>(
-                    predicate: #Predicate { $0.isPending && $0.zone == key }, sortBy: [SortDescriptor(\.localRevision)])
+                    predicate: #Predicate { $0.isPending && $0.zone == key && $0.heldBackRevision != $0.localRevision },
+                    sortBy: [SortDescriptor(\.localRevision)])
                 request.fetchLimit = batchSize
                 do {
                     states = Array(try context.fetch(request))

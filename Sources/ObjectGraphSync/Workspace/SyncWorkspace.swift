@@ -186,9 +186,13 @@ final class SyncWorkspace {
         return pending
     }
 
-    /// How many records have changes the server has not acknowledged.
+    /// How many records have changes the server has not acknowledged, but those it refused as too
+    /// large (see ``heldBackCount()``).
     func pendingCount() throws -> Int {
-        try storeCall { try context.fetchCount(FetchDescriptor<SyncRecordState>(predicate: #Predicate { $0.isPending })) }
+        try storeCall {
+            try context.fetchCount(
+                FetchDescriptor<SyncRecordState>(predicate: #Predicate { $0.isPending && $0.heldBackRevision != $0.localRevision }))
+        }
     }
 
     /// What the store records of the sync's progress, read without changing anything (a client
@@ -201,7 +205,8 @@ final class SyncWorkspace {
             let pending =
                 client == nil
                 ? try model.shapes.reduce(0) { $0 + (try $1.type.objectCount(in: context)) }
-                : try context.fetchCount(FetchDescriptor<SyncRecordState>(predicate: #Predicate { $0.isPending }))
+                : try context.fetchCount(
+                    FetchDescriptor<SyncRecordState>(predicate: #Predicate { $0.isPending && $0.heldBackRevision != $0.localRevision }))
             return (pending, client?.cursor, client?.lastSuccessfulSync)
         }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import ObjectGraph
 import ObjectGraphSync
 
@@ -43,4 +44,16 @@ import ObjectGraphSync
     var name: String
     var trip: Trip?
     init(name: String) { self.name = name }
+}
+
+// A value kept in a file, for the sync of large values.
+
+/// A photo whose image is kept in a file beside the store when it is large.
+@Entity final class Photo: Syncable {
+    var caption: String
+    @Attribute(.externalStorage) var image: Data?
+    init(caption: String, image: Data? = nil) {
+        self.caption = caption
+        self.image = image
+    }
 }

@@ -51,6 +51,39 @@ struct SyncClientTests {
     }
 
     @Test(
+        "An image kept in a file reaches another device through the server as a field; one larger than the server's record limit is held back with the server's reason, and the rest goes on",
+        arguments: Backend.available)
+    func largeValues(_ backend: Backend) async throws {
+        let server = try await SyncTestServer(backend)
+        let token = try await server.addUser("alice")
+        try await server.run { client in
+            let phone = try SyncDevice(port: client.port, token: token, types: [Photo.self])
+            let laptop = try SyncDevice(port: client.port, token: token, types: [Photo.self])
+            let image = Data((0..<150_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+            let huge = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+            let context = phone.container.newBackgroundContext()
+            context.insert(Photo(caption: "beach", image: image))
+            let panorama = Photo(caption: "panorama", image: huge)
+            context.insert(panorama)
+            try context.save()
+            try await phone.sync.syncNow()
+            try await laptop.sync.syncNow()
+
+            let reader = laptop.container.newBackgroundContext()
+            let photos = try reader.fetch(FetchDescriptor<Photo>())
+            #expect(photos.map(\.caption) == ["beach"])
+            #expect(photos.first?.image == image)
+            let files = try FileManager.default.contentsOfDirectory(atPath: laptop.path + "-external").filter { $0 != "incoming" }
+            #expect(files.count == 1)
+            let heldBack = try await phone.sync.heldBackRecords()
+            #expect(heldBack.map(\.id) == [panorama.objectGlobalID])
+            #expect(heldBack.first?.reason.contains("limit") == true, "\(heldBack)")
+            #expect(phone.sync.status.current.heldBackRecords == 1)
+            #expect(phone.sync.status.current.lastError == nil)
+        }
+    }
+
+    @Test(
         "Started coordinators follow the app's saves and the live route: another device's list shows the new mood, and its detail screen closes when the mood is deleted there"
     )
     func liveDevices() async throws {
