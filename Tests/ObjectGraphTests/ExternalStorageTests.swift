@@ -38,6 +38,20 @@ import Testing
     init(_ name: String) { self.name = name }
 }
 
+/// The photo after a stage moved its image to a new attribute.
+@Entity("Snapshot") final class SnapshotWithPicture {
+    @Attribute(.unique) var label: String
+    @Attribute(.externalStorage) var picture: Data?
+    var album: PhotoAlbumForPicture?
+    init(_ label: String) { self.label = label }
+}
+
+@Entity("PhotoAlbum") final class PhotoAlbumForPicture {
+    var name: String
+    @Relationship(deleteRule: .cascade, inverse: \SnapshotWithPicture.album) var snapshots: [SnapshotWithPicture] = []
+    init(_ name: String) { self.name = name }
+}
+
 /// External storage on something that is not data, and with options that need the bytes in the row.
 @Entity final class ExternalText {
     @Attribute(.externalStorage) var text: String = ""
@@ -438,6 +452,34 @@ struct ExternalStorageTests {
         let byLabel = Dictionary(uniqueKeysWithValues: try context.fetch(FetchDescriptor<SnapshotInRows>()).map { ($0.label, $0.image) })
         #expect(byLabel["in file"] == imageBytes("file", size: Self.large))
         #expect(byLabel["in row"] == imageBytes("row", size: Self.large))
+    }
+
+    @Test func aMigrationStageReadsTheBytesOfAValueInAFileAndTheRemovedAttributesFilesGo() throws {
+        let path = temporaryStorePath()
+        do {
+            let context = try Self.container(path).newBackgroundContext()
+            context.insert(Snapshot("moved", image: imageBytes("moved", size: Self.large)))
+            try context.save()
+        }
+        #expect(Self.files(path).settled.count == 1)
+        let plan = MigrationPlan(stages: [
+            MigrationStage(
+                from: try Schema(Snapshot.self, PhotoAlbum.self),
+                to: try Schema(SnapshotWithPicture.self, PhotoAlbumForPicture.self),
+                name: "image becomes picture",
+                didMigrate: { migration in
+                    for var row in try migration.rows(of: "Snapshot") {
+                        if case .blob(let bytes)? = row["image"] { try row.setValue(bytes, for: "picture") }
+                        try migration.update(row)
+                    }
+                })
+        ])
+        let container = try ObjectContainer(
+            schema: try Schema(SnapshotWithPicture.self, PhotoAlbumForPicture.self), migrationPlan: plan, configuration: .file(path))
+        let snapshot = try #require(try container.newBackgroundContext().fetch(FetchDescriptor<SnapshotWithPicture>()).first)
+        #expect(try snapshot.checkedValue(\.picture) == imageBytes("moved", size: Self.large))
+        // The removed attribute's file went; the copy is in the row, named by no file.
+        #expect(Self.files(path).settled.isEmpty)
     }
 
     // MARK: Crashes

@@ -9,12 +9,20 @@ public import ObjectGraphModel
 /// foreign keys of to-one relationships (the related row's key). Nothing here keeps links in
 /// step: a stage that deletes a row rewrites the links that pointed at it first.
 ///
+/// A value kept in a file (`@Attribute(.externalStorage)`) is read as its bytes, and a value
+/// written goes into the row: two rows never name one file.
+///
 /// A migration context is only valid inside the stage's code.
 public final class MigrationContext {
     private let db: Database
+    /// The files of values stored outside the rows, and the columns that may name them.
+    private let externalFiles: ExternalFiles?
+    private let externalColumns: Set<ExternalStorage.Column>
 
-    package init(db: Database) {
+    package init(db: Database, externalFiles: ExternalFiles? = nil, externalColumns: Set<ExternalStorage.Column> = []) {
         self.db = db
+        self.externalFiles = externalFiles
+        self.externalColumns = externalColumns
     }
 
     /// Every row of an entity's table, in key order.
@@ -32,10 +40,12 @@ public final class MigrationContext {
             var rows: [MigrationRow] = []
             while let row = try cursor.next() {
                 var values: [String: StoredValue] = [:]
+                let key: Int64 = row[0]
                 for (index, column) in columns.enumerated() {
-                    values[column] = StoredValue(sqliteStatement: statement.sqliteStatement, column: CInt(index + 1))
+                    let value = StoredValue(sqliteStatement: statement.sqliteStatement, column: CInt(index + 1))
+                    values[column] = try fileValue(value, entity: entity, column: column, key: key)
                 }
-                rows.append(MigrationRow(entity: entity, key: row[0], values: values))
+                rows.append(MigrationRow(entity: entity, key: key, values: values))
             }
             return rows
         }
@@ -58,6 +68,19 @@ public final class MigrationContext {
     public func delete(_ row: MigrationRow) throws {
         try run {
             try db.execute(sql: "DELETE FROM \(SQL.quote(row.entity)) WHERE Z_PK = ?", arguments: [row.key])
+        }
+    }
+
+    /// The bytes of a value kept in a file, for a column that may name one; the value otherwise.
+    private func fileValue(_ value: StoredValue, entity: String, column: String, key: Int64) throws -> StoredValue {
+        guard case .text(let name) = value, let externalFiles,
+            externalColumns.contains(ExternalStorage.Column(table: entity, column: column))
+        else { return value }
+        do {
+            return .blob(try externalFiles.read(name))
+        } catch {
+            throw ObjectGraphError.migrationFailed(
+                stage: nil, entity: entity, property: column, reason: "the value of row \(key) is in a file that cannot be read: \(error)")
         }
     }
 

@@ -62,7 +62,11 @@ package struct StageMigrator {
     private func runCode(_ body: MigrationStage.Body?, of stage: MigrationStage, _ db: Database) throws {
         guard let body else { return }
         do {
-            try body(MigrationContext(db: db))
+            // Under their old names before the tables change, their new ones after.
+            let renames = SchemaMigrator.Renames(from: stage.from.entities, to: stage.to.entities)
+            let externalColumns = Set(
+                [stage.from.entities, renames.applied(to: stage.from.entities), stage.to.entities].flatMap(ExternalStorage.columns(of:)))
+            try body(MigrationContext(db: db, externalFiles: ExternalFiles(storePath: path), externalColumns: externalColumns))
         } catch let error as ObjectGraphError where error.code == .migrationFailed {
             throw ObjectGraphError.migrationFailed(
                 stage: stage.name, entity: error.entity, property: error.property, reason: error.reason ?? "\(error)")
