@@ -47,6 +47,7 @@ struct Benchmark: ParsableCommand {
             + GroupWorkloads.make(dataset: dataset, files: files)
             + PrefetchWorkloads.make(core.stores)
             + SearchWorkloads.make(dataset: dataset, files: files)
+            + LargeValueWorkloads.make(files: files)
         let monitorStores = MonitorStores(dataset: Dataset(moodCount: moodCount, countryCount: 10, marksMoods: false), files: files)
         let allWorkloads = workloads + MonitorWorkloads.make(stores: monitorStores)
         var results: [WorkloadResult] = []

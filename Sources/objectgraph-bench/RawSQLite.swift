@@ -91,6 +91,15 @@ final class RawStatement {
         try database.check(sqlite3_bind_text(handle, index, value, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self)))
     }
 
+    func bind(_ value: Data, at index: Int32) throws {
+        // SQLITE_TRANSIENT: SQLite copies the bytes.
+        try value.withUnsafeBytes { bytes in
+            try database.check(
+                sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+            )
+        }
+    }
+
     func bind(_ value: String?, at index: Int32) throws {
         if let value { try bind(value, at: index) } else { try bindNull(at: index) }
     }
@@ -127,6 +136,18 @@ final class RawStatement {
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
     func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    /// A blob column's bytes, copied out (an empty blob has no pointer).
+    func blob(_ column: Int32) -> Data {
+        guard let bytes = sqlite3_column_blob(handle, column) else { return Data() }
+        return Data(bytes: bytes, count: Int(sqlite3_column_bytes(handle, column)))
+    }
+
+    /// Calls `body` with a blob column's bytes, in SQLite's buffer (valid until the next step).
+    func withBlob<Result>(_ column: Int32, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        let bytes = sqlite3_column_blob(handle, column)
+        return body(UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))))
+    }
 
     func text(_ column: Int32) -> String? {
         guard let bytes = sqlite3_column_text(handle, column) else { return nil }

@@ -14,10 +14,11 @@ struct ScratchFiles {
         directory.appendingPathComponent(name).path
     }
 
-    /// The path of a database file that does not exist yet: any earlier one (and its WAL) is removed.
+    /// The path of a database file that does not exist yet: any earlier one (and its WAL, and its
+    /// directory of values kept in files) is removed.
     func fresh(_ name: String) -> String {
         let path = path(name)
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        for suffix in ["", "-wal", "-shm", "-external"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         return path
     }
 

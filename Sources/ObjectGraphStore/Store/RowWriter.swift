@@ -72,16 +72,19 @@ package struct RowWriter {
         try statement.bind(globalID, at: 2)
         try statement.bind(.integer(1), at: 3)
         var index: CInt = 4
+        let externalWrites = mapping.externalFiles == nil ? nil : self.externalWrites
         for position in 0..<mapping.attributeColumns.count {
-            try statement.bind(row.value(atPosition: position), at: index)
+            if let externalWrites, mapping.externalSlots.contains(position) {
+                try statement.bind(
+                    externalWrites.columnValue(for: row.value(atPosition: position), id: id, slot: position, mapping: mapping), at: index)
+            } else {
+                try statement.bind(row.value(atPosition: position), at: index)
+            }
             index += 1
         }
         for foreignKey in mapping.foreignKeys {
             try statement.bind(key: permanentKey(row.relatedKey(at: foreignKey.slot)), at: index)
             index += 1
-        }
-        if let externalWrites, mapping.externalFiles != nil {
-            try externalWrites.rebind(statement, row: row, id: id, mapping: mapping) { CInt(4 + $0) }
         }
         try execute(statement, row: row, id: id, mapping: mapping, globalID: globalID)
     }
@@ -101,18 +104,17 @@ package struct RowWriter {
         try statement.resetForBinding()
         var index: CInt = 1
         let attributeCount = mapping.attributeColumns.count
+        let externalWrites = mapping.externalFiles == nil ? nil : self.externalWrites
         for position in columns {
-            if position < attributeCount {
+            if let externalWrites, mapping.externalSlots.contains(position) {
+                try statement.bind(
+                    externalWrites.columnValue(for: row.value(atPosition: position), id: id, slot: position, mapping: mapping), at: index)
+            } else if position < attributeCount {
                 try statement.bind(row.value(atPosition: position), at: index)
             } else {
                 try statement.bind(key: permanentKey(row.relatedKey(at: position - attributeCount)), at: index)
             }
             index += 1
-        }
-        if let externalWrites, mapping.externalFiles != nil {
-            try externalWrites.rebind(statement, row: row, id: id, mapping: mapping) { slot in
-                columns.firstIndex(of: slot).map { CInt(1 + $0) }
-            }
         }
         try statement.bind(key: id.key, at: index)
         if let version { try statement.bind(key: version, at: index + 1) }
@@ -357,6 +359,7 @@ extension SQLiteStore {
                 var rowWriter = RowWriter(db: db, externalWrites: externalWrites)
                 let result = try body(&rowWriter)
                 try rowWriter.finishTransaction()
+                try externalWrites?.flush()
                 return result
             }
             if let externalWrites {

@@ -46,7 +46,9 @@ package final class ExternalFiles: Sendable {
         text.utf8.count == 36 && UUID(uuidString: text) != nil
     }
 
-    /// Writes `data` to a new file of `incoming/`, flushed to disk, and returns its name.
+    /// Writes `data` to a new file of `incoming/`, flushed to disk, and returns its name. The new
+    /// name is durable once ``flushIncoming()`` returns: a transaction calls it once, before it
+    /// commits, for all the files it wrote.
     package func write(_ data: Data) throws -> String {
         let name = UUID().uuidString.lowercased()
         let url = incoming.appendingPathComponent(name)
@@ -54,12 +56,17 @@ package final class ExternalFiles: Sendable {
             try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
             try data.write(to: url)
             try Self.flush(url.path, isDirectory: false)
-            try Self.flush(incoming.path, isDirectory: true)
         } catch {
             try? FileManager.default.removeItem(at: url)
             throw ExternalFileError(name: name, reason: "\(url.path) cannot be written: \(error)")
         }
         return name
+    }
+
+    /// Flushes `incoming/` itself, so that the names of the files written in it survive a power
+    /// loss.
+    package func flushIncoming() throws {
+        try Self.flush(incoming.path, isDirectory: true)
     }
 
     /// The value file `name` holds, mapped into memory.
@@ -68,17 +75,38 @@ package final class ExternalFiles: Sendable {
             throw ExternalFileError(name: name, reason: "it is not the name of a file of the store")
         }
         // A committed file may still be in `incoming/`, moving meanwhile: looked for once more.
-        let places = [directory, incoming, directory].map { $0.appendingPathComponent(name) }
-        var lastError: (any Error)?
-        for url in places {
-            do {
-                return try Data(contentsOf: url, options: .alwaysMapped)
-            } catch {
-                lastError = error
+        var code: Int32 = 0
+        for place in [directory, incoming, directory] {
+            let path = place.appendingPathComponent(name).path
+            let (data, error) = Self.map(path)
+            if let data { return data }
+            guard error == ENOENT else {
+                throw ExternalFileError(name: name, reason: "\(path) cannot be read: \(String(cString: strerror(error)))")
             }
+            code = error
         }
         throw ExternalFileError(
-            name: name, reason: "no file \(name) in \(directory.path) (\(lastError.map { "\($0)" } ?? "not found"))")
+            name: name, reason: "no file \(name) in \(directory.path): \(String(cString: strerror(code)))")
+    }
+
+    /// A file's bytes, mapped into memory (read from the disk when they are used), or the `errno`
+    /// of the failure. Through POSIX rather than `Data(contentsOf:options:)`, which costs a third
+    /// more per file: a fetch maps the files of every row it reads.
+    private static func map(_ path: String) -> (data: Data?, error: Int32) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return (nil, errno) }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else { return (nil, errno) }
+        let size = Int(status.st_size)
+        guard size > 0 else { return (Data(), 0) }
+        // MAP_FAILED is (void *)-1, spelled out: not every platform's module imports the macro.
+        guard let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0),
+            address != UnsafeMutableRawPointer(bitPattern: -1)
+        else {
+            return (nil, errno)
+        }
+        return (Data(bytesNoCopy: address, count: size, deallocator: .custom { address, size in munmap(address, size) }), 0)
     }
 
     /// Moves the files of a committed transaction into place; a file already moved (by a container

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import ObjectGraphModel
 
 /// The files one write transaction writes (see ``ExternalFiles``): a value of an
@@ -20,7 +19,7 @@ final class ExternalWrites {
 
     /// What a column of an attribute stored outside the rows holds for `value`: the name of a new
     /// file for a large value, the value itself otherwise.
-    private func columnValue(
+    func columnValue(
         for value: StoredValue, id: ObjectID, slot: Int, mapping: EntityMapping
     ) throws -> StoredValue {
         guard case .blob(let data) = value, data.count > threshold else { return value }
@@ -37,18 +36,15 @@ final class ExternalWrites {
         }
     }
 
-    /// Binds the values of `row` that go to files, in place of those bound already:
-    /// `parameters` gives each attribute slot's parameter index, or nil when the statement does
-    /// not write it.
-    func rebind(
-        _ statement: Statement, row: some RowValues, id: ObjectID, mapping: EntityMapping,
-        parameter: (Int) -> CInt?
-    ) throws {
-        for slot in mapping.externalSlots {
-            guard let index = parameter(slot) else { continue }
-            let value = row.value(atPosition: slot)
-            guard case .blob(let data) = value, data.count > threshold else { continue }
-            try statement.bind(columnValue(for: value, id: id, slot: slot, mapping: mapping), at: index)
+    /// Makes the names of the files written durable: called before the transaction commits, so
+    /// that no committed row names a file a power loss could take away.
+    func flush() throws {
+        guard !names.isEmpty else { return }
+        do {
+            try files.flushIncoming()
+        } catch {
+            throw ObjectGraphError.store(
+                StoreError(resultCode: .ioError, message: "\(files.incoming.path) cannot be flushed to disk: \(error)"))
         }
     }
 
