@@ -38,9 +38,8 @@ enum LargeValueWorkloads {
     static let createTable = "CREATE TABLE photo (id INTEGER PRIMARY KEY, caption TEXT NOT NULL, image BLOB NOT NULL)"
 
     static func make(files: ScratchFiles) -> [Workload] {
-        let images = (0..<count).map(image)
-        let stores = PhotoStores(images: images, files: files)
-        return [insert(images, files: files), captionsAndSizes(stores), readImages(stores)]
+        let stores = PhotoStores(files: files)
+        return [insert(stores, files: files), captionsAndSizes(stores), readImages(stores)]
     }
 
     static func openDatabase(at path: String) throws -> DatabasePool {
@@ -50,7 +49,8 @@ enum LargeValueWorkloads {
     }
 
     /// Insert 100 photos of 500 KB and save, each run on a fresh file.
-    static func insert(_ images: [Data], files: ScratchFiles) -> Workload {
+    static func insert(_ stores: PhotoStores, files: ScratchFiles) -> Workload {
+        var images: [Data] { stores.images }
         var graph: ObjectContainer?
         var plain: DatabasePool?
         var records: DatabasePool?
@@ -197,12 +197,12 @@ enum LargeValueWorkloads {
 /// The photos in ObjectGraph (images in files) and in a plain table (images in rows), filled on
 /// first use.
 final class PhotoStores {
-    let images: [Data]
+    /// Made when first asked for: a run of other workloads makes none.
+    private(set) lazy var images = (0..<LargeValueWorkloads.count).map(LargeValueWorkloads.image)
     private let files: ScratchFiles
     private var filled: (graph: ObjectContainer, plain: DatabasePool, raw: RawDatabase)?
 
-    init(images: [Data], files: ScratchFiles) {
-        self.images = images
+    init(files: ScratchFiles) {
         self.files = files
     }
 
