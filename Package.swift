@@ -159,7 +159,7 @@ let package = Package(
         .executableTarget(
             name: "objectgraph-bench",
             dependencies: [
-                "MoodyModel", "ObjectGraph",
+                "ObjectGraph",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser")
             ],

@@ -3,8 +3,8 @@ public import ObjectGraph
 
 /// A mood a user recorded: the running example of the documentation and the demo.
 @Entity public final class Mood: DelayedDeletable {
-    /// What the user wrote; never empty.
-    @Attribute(.length(1...)) public var text: String
+    /// What the user wrote; never empty. Kept in the full-text index: `moody search sunny` finds it.
+    @Attribute(.length(1...), .searchable) public var text: String
     /// From one to five stars.
     @Attribute(.range(1...5)) public var rating: Int = 3
     public var date: Date

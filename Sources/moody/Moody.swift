@@ -8,7 +8,8 @@ struct Moody: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Moods, countries and continents on an ObjectGraph store.",
         subcommands: [
-            Demo.self, Add.self, List.self, Watch.self, Delete.self, CleanUp.self, Sync.self, Share.self, Invitations.self, Members.self
+            Demo.self, Add.self, List.self, Search.self, Watch.self, Delete.self, CleanUp.self, Sync.self, Share.self, Invitations.self,
+            Members.self
         ],
         defaultSubcommand: Demo.self)
 }
@@ -86,6 +87,16 @@ struct Demo: AsyncParsableCommand {
                 sortBy: [SortDescriptor(\.text)]))
         print("Fetched by \(ids.count) IDs decoded from JSON: \(picked.map(\.text))")
 
+        // Mood texts are `.searchable`: the full-text index finds words by their beginning, accents
+        // and case aside, ranked, with the matching words marked, unsaved moods included.
+        reader.insert(
+            Mood(text: "Sunset over the Seine", rating: 5, country: try reader.existingObject(with: france.objectID, as: Country.self)))
+        print("Searched the moods for \"sun\" (one unsaved), best first:")
+        for result in try reader.search(Mood.self, matching: "sun") {
+            print("  \(result.snippet) (\(result.object.isInserted ? "unsaved" : "saved"))")
+        }
+        try reader.save()
+
         let rainy = try reader.fetch(FetchDescriptor<Mood>(predicate: #Predicate { $0.text.starts(with: "Rainy") }))[0]
         rainy.rating = 3
         print("Changed '\(rainy.text)': changed keys \(rainy.changedPersistentKeys.sorted())")
@@ -150,6 +161,24 @@ struct List: ParsableCommand {
             print("\(mood.objectID.uriRepresentation)  \(mood.rating)★  \(mood.text)  \(mood.country?.name ?? "")")
         }
         if moods.isEmpty { print("No moods yet: moody add \"Happy\" --rating 5") }
+    }
+}
+
+struct Search: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Find moods by the words of their text (each word as the beginning of a word), best first.")
+    @OptionGroup var options: StoreOption
+    @Argument(help: "The words to look for.") var words: [String]
+    @Option(help: "Only moods with at least this rating.") var rating = 1
+
+    func run() throws {
+        let context = try options.open().newBackgroundContext()
+        let results = try context.search(
+            Mood.self, matching: words.joined(separator: " "), where: #Predicate { $0.rating >= rating }, limit: 20)
+        for result in results {
+            print("\(result.object.objectID.uriRepresentation)  \(result.object.rating)★  \(result.snippet)")
+        }
+        if results.isEmpty { print("No mood matches \(words.joined(separator: " ").debugDescription).") }
     }
 }
 

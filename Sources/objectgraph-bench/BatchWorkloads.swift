@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import MoodyModel
 import ObjectGraph
 
 /// Issue 12's workloads: a batch deletion merged into live contexts, reading the history, and the

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import MoodyModel
 import ObjectGraph
 
 /// The object graph core's workloads: insert, fetch, predicate fetch, update, batched iteration.

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import MoodyModel
 import ObjectGraph
 
 /// Issue 3's workloads: a cascade through a whole continent, and moods deleted with nullify. Each run

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import MoodyModel
 import ObjectGraph
 
 /// Issue 4's workloads: a save reaching five other contexts, and a merge that concerns a context not

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import MoodyModel
 import ObjectGraph
 
 /// Issue 13's workloads: one change to a monitored list of every mood in ten sections, until the

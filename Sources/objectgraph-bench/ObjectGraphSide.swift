@@ -1,5 +1,4 @@
 import Foundation
-import MoodyModel
 import ObjectGraph
 
 /// The dataset through ObjectGraph, the way an app would write and read it.

@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import MoodyModel
 import ObjectGraph
 import Synchronization
 
