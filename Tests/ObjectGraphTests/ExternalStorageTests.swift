@@ -533,15 +533,15 @@ struct ExternalStorageTests {
         #expect(Self.files(path).settled.count == 1)
     }
 
-    @Test(arguments: 1...4)
+    @Test(arguments: 1...8)
     func aProcessKilledWhileSavingLeavesEveryRowWithItsFileAndNoOtherFile(seed: Int) throws {
         let path = temporaryStorePath()
         let result = try runTestProcess(["save-snapshots-until-killed", path, "\(seed)"])
         #expect(result.reason == .uncaughtSignal, "\(result.errors)")
 
         let context = try Self.container(path).newBackgroundContext()
+        // The process may have deleted every snapshot it made: what is left is checked.
         let snapshots = try context.fetch(FetchDescriptor<Snapshot>())
-        #expect(!snapshots.isEmpty)
         for snapshot in snapshots {
             // Each label says which bytes its image holds: "<label> <size>".
             let image = try snapshot.checkedValue(\.image)

@@ -348,24 +348,22 @@ extension SQLiteStore {
     /// ``StoreError``, and nothing is written when anything throws.
     ///
     /// When the model keeps values in files, the transaction first takes the names of the files no
-    /// row needs any more, and removes them once it commits; the files it writes itself are moved
-    /// into place then, or removed if it fails (see ``ExternalFiles``).
+    /// row needs any more and removes the files, before it commits: a crash after the commit would
+    /// otherwise leave files nobody names (if it rolls back instead, the names are back, and a file
+    /// already gone is no error). The files it writes itself are moved into place once it commits,
+    /// or removed if it fails (see ``ExternalFiles``).
     package func write<Result>(_ body: (inout RowWriter) throws -> Result) throws -> Result {
         let externalWrites = externalStorage.map { ExternalWrites(files: $0.files, threshold: $0.threshold) }
-        var garbage: [String] = []
         do {
             let result = try writer.write { db in
-                if externalWrites != nil { garbage = try ExternalStorage.takeGarbage(db) }
+                if let externalWrites { externalWrites.files.remove(try ExternalStorage.takeGarbage(db)) }
                 var rowWriter = RowWriter(db: db, externalWrites: externalWrites)
                 let result = try body(&rowWriter)
                 try rowWriter.finishTransaction()
                 try externalWrites?.flush()
                 return result
             }
-            if let externalWrites {
-                externalWrites.settle()
-                externalWrites.files.remove(garbage)
-            }
+            externalWrites?.settle()
             return result
         } catch let error as DatabaseError {
             externalWrites?.discard()

@@ -26,7 +26,8 @@ import ObjectGraphModel
 ///   writing files meanwhile);
 /// - a file whose row was deleted, or whose value was replaced, is named in `Z_EXTERNAL_GARBAGE`
 ///   by a trigger, in the transaction that does it; the next write transaction takes the names and
-///   removes the files once it commits. A crash in between leaves the names, taken again later.
+///   removes the files before it commits. A crash in between leaves the names (their files maybe
+///   gone already), taken again later: a name outlives its file, never the reverse.
 package final class ExternalFiles: Sendable {
     /// The directory of the files.
     package let directory: URL

@@ -123,9 +123,9 @@ package enum ExternalStorage {
             sql: "INSERT INTO \(garbageTable) (Z_NAME) SELECT \(quoted) FROM \(table) WHERE typeof(\(quoted)) = 'text'")
     }
 
-    /// Takes the names of the files no row needs any more, at the start of a write transaction:
-    /// they are removed once it commits (see ``ExternalFiles/remove(_:)``); if it fails, the names
-    /// are back for the next one.
+    /// Takes the names of the files no row needs any more, at the start of a write transaction,
+    /// which removes the files before it commits (see ``SQLiteStore/write(_:)``); if it fails, the
+    /// names are back for the next one.
     package static func takeGarbage(_ db: Database) throws -> [String] {
         try String.fetchAll(db, sql: "DELETE FROM \(garbageTable) RETURNING Z_NAME")
     }
