@@ -4,7 +4,8 @@ public import SwiftSyntax
 import SwiftSyntaxBuilder
 public import SwiftSyntaxMacros
 
-/// `@Entity`: turns a final class into an ObjectGraph entity.
+/// `@Entity`: turns a class into an ObjectGraph entity; a subclass of an `@Entity` class is a
+/// subentity (see `EntityMembers`).
 ///
 /// It marks every stored `var` (but `@Transient` ones) as persisted, adds the object's state storage,
 /// the initializer ObjectGraph uses to materialize fetched objects, and the static declaration from which
@@ -25,7 +26,8 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         else { return [] }
         let persisted = PersistedProperty.all(in: declaration)
         guard let index = persisted.firstIndex(where: { $0.name == property.name }) else { return [] }
-        return ["@_PersistedProperty(index: \(raw: index))"]
+        guard let owner = declaration.as(ClassDeclSyntax.self)?.name.trimmedDescription else { return [] }
+        return ["@_PersistedProperty(index: \(raw: index), owner: \(literal: owner))"]
     }
 
     // MARK: MemberMacro
@@ -40,24 +42,25 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
             context.diagnose(Diagnostic(node: node, message: EntityDiagnostic.notAClass))
             return []
         }
-        guard classDecl.modifiers.contains(where: { $0.name.tokenKind == .keyword(.final) }) else {
-            context.diagnose(Diagnostic(node: classDecl.name, message: EntityDiagnostic.notFinal))
+        let typeName = classDecl.name.trimmedDescription
+        let isFinal = classDecl.modifiers.contains { $0.name.tokenKind == .keyword(.final) }
+        // The compiler lists the conformances the class does not have yet: a class without
+        // `Entity` among them inherits it from an `@Entity` superclass, its first inherited type.
+        let superclass: String?
+        if protocols.contains(where: { $0.trimmedDescription.hasSuffix("Entity") }) {
+            superclass = nil
+        } else if let first = classDecl.inheritanceClause?.inheritedTypes.first?.type.trimmedDescription {
+            superclass = first.split(separator: ".").last.map(String.init) ?? first
+        } else {
+            context.diagnose(Diagnostic(node: classDecl.name, message: EntityDiagnostic.notAClass))
             return []
         }
-        let typeName = classDecl.name.trimmedDescription
         let (nameArgument, originalName) = entityArguments(of: node)
         let entityName = nameArgument ?? "\"\(typeName)\""
         let properties = PersistedProperty.all(in: declaration)
         for invalid in PersistedProperty.letProperties(in: declaration) {
             context.diagnose(Diagnostic(node: invalid, message: EntityDiagnostic.letProperty))
         }
-
-        let declarations = properties.map { $0.declarationExpression(root: typeName) }
-            .joined(separator: ",\n")
-        // The materializing initializer gives each property without a default a placeholder, which
-        // the state ignores (it holds the row's values already). An optional one starts as nil
-        // through its init accessor, as a stored optional does: a placeholder would then be an
-        // assignment, a setter call per property and object made.
         // `#Unique` and `#Index` groups, copied as written: the key paths are checked here, against
         // the class (see `PropertyGroupsMacro`).
         var groupArguments = ""
@@ -65,31 +68,18 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let indexes = PropertyGroupsMacro.groups(named: "Index", in: declaration)
         if !uniqueness.isEmpty { groupArguments += ", uniqueness: [\(uniqueness.joined(separator: ", "))]" }
         if !indexes.isEmpty { groupArguments += ", indexes: [\(indexes.joined(separator: ", "))]" }
+        // The materializing initializer gives each property without a default a placeholder, which
+        // the state ignores (it holds the row's values already). An optional one starts as nil
+        // through its init accessor, as a stored optional does: a placeholder would then be an
+        // assignment, a setter call per property and object made.
         let placeholders = properties.filter { !$0.hasInitializer && !$0.isOptional }
             .map { "self.\($0.name) = ObjectGraph._placeholder()" }
             .joined(separator: "\n")
-
-        return [
-            """
-            /// Storage of this object's persistent values, managed by ObjectGraph.
-            @_documentation(visibility: internal)
-            public let _$state: ObjectGraph.ObjectState = ObjectGraph.ObjectState._claim(\(raw: typeName)._$entity)
-            """,
-            """
-            /// Materializes an object whose state ObjectGraph prepared; not for direct use.
-            @_documentation(visibility: internal)
-            public init(_$materializing token: ObjectGraph.MaterializationToken) {
-            \(raw: placeholders)
-            }
-            """,
-            """
-            /// The declaration ObjectGraph builds this entity's schema from.
-            @_documentation(visibility: internal)
-            public static let _$entity = ObjectGraph.EntityDeclaration(\(raw: typeName).self, name: \(raw: entityName), originalName: \(raw: originalName ?? "nil"), properties: [
-            \(raw: declarations)
-            ]\(raw: groupArguments))
-            """
-        ]
+        let hierarchy = EntityHierarchyMembers(
+            typeName: typeName, entityName: entityName, originalName: originalName ?? "nil", superclass: superclass,
+            isFinal: isFinal, properties: properties, groupArguments: groupArguments, placeholders: placeholders,
+            declaredMembers: Set(declaration.memberBlock.members.compactMap { $0.decl.as(FunctionDeclSyntax.self)?.name.text }))
+        return hierarchy.members()
     }
 
     // MARK: ExtensionMacro
@@ -101,7 +91,10 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         conformingTo protocols: [TypeSyntax],
         in context: some MacroExpansionContext
     ) throws -> [ExtensionDeclSyntax] {
-        guard declaration.is(ClassDeclSyntax.self) else { return [] }
+        // A subclass of an `@Entity` class has the conformances of its superclass.
+        guard declaration.is(ClassDeclSyntax.self), protocols.contains(where: { $0.trimmedDescription.hasSuffix("Entity") }) else {
+            return []
+        }
         // Objects are unique per context, so equality is identity.
         return [
             try ExtensionDeclSyntax(
@@ -170,7 +163,8 @@ struct PersistedProperty {
         }
     }
 
-    /// The expression that declares this property in the entity's `_$entity`.
+    /// The expression that declares this property in the entity's `_$entity`; `root` is the type
+    /// its key paths start from (the class, or the generic subclass of a class that has some).
     func declarationExpression(root: String) -> String {
         // The optional-chained key path (`\Mood?.?.text`) lets sorts match `\Other.mood?.text`.
         var arguments = ["\"\(name)\"", "\\\(root).\(name)", "chained: \\\(root)?.?.\(name)"]
@@ -239,13 +233,11 @@ extension String {
 
 enum EntityDiagnostic: String, DiagnosticMessage {
     case notAClass
-    case notFinal
     case letProperty
 
     var message: String {
         switch self {
         case .notAClass: "@Entity applies to classes only"
-        case .notFinal: "@Entity classes must be final"
         case .letProperty:
             "a stored 'let' cannot be persisted: declare it 'var', or mark it @Transient"
         }

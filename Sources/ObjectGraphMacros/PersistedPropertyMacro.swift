@@ -12,17 +12,23 @@ public struct PersistedPropertyMacro: AccessorMacro {
         in context: some MacroExpansionContext
     ) throws -> [AccessorDeclSyntax] {
         guard case .argumentList(let arguments) = node.arguments,
-            let index = arguments.first?.expression.trimmedDescription
+            let index = arguments.first?.expression.trimmedDescription,
+            let owner = arguments.first(where: { $0.label?.text == "owner" })?.expression
+                .as(StringLiteralExprSyntax.self)?.representedLiteralValue
         else { return [] }
+        // The class's own handle on the state, and its properties' place after the inherited ones
+        // (a constant 0 in a class without an `@Entity` superclass: see `EntityHierarchyMembers`).
+        let state = "_$ownState_\(owner)"
+        let position = "\(owner)._$firstIndex_\(owner) &+ \(index)"
         return [
             """
-            @storageRestrictions(accesses: _$state)
+            @storageRestrictions(accesses: \(raw: state))
             init(initialValue) {
-                _$state.initialize(initialValue, at: \(raw: index))
+                \(raw: state).initialize(initialValue, at: \(raw: position))
             }
             """,
-            "get { _$state.value(at: \(raw: index)) }",
-            "set { _$state.setValue(newValue, at: \(raw: index)) }"
+            "get { \(raw: state).value(at: \(raw: position)) }",
+            "set { \(raw: state).setValue(newValue, at: \(raw: position)) }"
         ]
     }
 }

@@ -32,16 +32,21 @@ public final class EntityDeclaration: Sendable {
     package let uniquenessGroups: [[Int?]]
     /// The groups of properties indexed together (`#Index`), as ``uniquenessGroups``.
     package let indexGroups: [[Int?]]
+    /// The entity whose subentity this is: its class's `@Entity` superclass. Nil for most entities.
+    package let parent: EntityDeclaration?
 
     /// Made by the code `@Entity` generates, once per class.
     ///
     /// - Parameters:
+    ///   - parent: The declaration of the class's `@Entity` superclass, for a subentity.
+    ///   - properties: Every persisted property, a subentity's inherited ones first, in order.
     ///   - uniqueness: The groups of `#Unique`.
     ///   - indexes: The groups of `#Index`.
     public init<Object: Entity>(
-        _ type: Object.Type, name: String, originalName: String? = nil, properties: [PropertyDeclaration],
-        uniqueness: [[PartialKeyPath<Object>]] = [], indexes: [[PartialKeyPath<Object>]] = []
+        _ type: Object.Type, name: String, originalName: String? = nil, parent: EntityDeclaration? = nil,
+        properties: [PropertyDeclaration], uniqueness: [[PartialKeyPath<Object>]] = [], indexes: [[PartialKeyPath<Object>]] = []
     ) {
+        self.parent = parent
         func resolved(_ groups: [[PartialKeyPath<Object>]]) -> [[Int?]] {
             groups.map { group in group.map { keyPath in properties.firstIndex { ($0.keyPath as AnyKeyPath) == (keyPath as AnyKeyPath) } } }
         }
@@ -58,6 +63,24 @@ public final class EntityDeclaration: Sendable {
         attributePositions.initialize(from: layout.slotIndex, count: layout.slotIndex.count)
         self.payloadOffset = layout.storage.payloadOffset
         Self.all.withLock { $0.append(self) }
+    }
+
+    /// Whether this is `other` or one of its subentities, at any depth.
+    @inline(__always)
+    package func isKind(of other: EntityDeclaration) -> Bool {
+        var declaration = self
+        while declaration !== other {
+            guard let parent = declaration.parent else { return false }
+            declaration = parent
+        }
+        return true
+    }
+
+    /// The root of the entity's hierarchy: itself, for an entity without a parent.
+    package var root: EntityDeclaration {
+        var declaration = self
+        while let parent = declaration.parent { declaration = parent }
+        return declaration
     }
 
     /// Every declaration ever made. `@Entity` makes one per class, in a static constant; keeping them

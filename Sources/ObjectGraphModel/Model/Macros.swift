@@ -17,7 +17,11 @@
 /// opening such a store renames its table, keeping its rows.
 /// Attribute types conform to ``AttributeValue``; relationships are `Optional` (to-one), `Set` (to-many)
 /// or `Array` (ordered to-many) of other entities, and each has an inverse, declared on at least one side.
-@attached(member, names: named(_$state), named(init(_$materializing:)), named(_$entity))
+@attached(
+    member, conformances: Entity,
+    names: named(_$state), named(init(_$materializing:)), named(_$entity), prefixed(_$ownState_), prefixed(_$firstIndex_),
+    prefixed(_$declaration_), prefixed(_$properties_), named(awakeFromInsert), named(prepareForDeletion), named(willSave),
+    named(didSave), named(validateForInsert), named(validateForUpdate), named(validateForDelete))
 @attached(memberAttribute)
 @attached(extension, conformances: Entity, Hashable, Equatable, names: named(==), named(hash(into:)))
 public macro Entity(_ name: String? = nil, originalName: String? = nil) = #externalMacro(module: "ObjectGraphMacros", type: "EntityMacro")
@@ -165,4 +169,4 @@ public macro Transient() = #externalMacro(module: "ObjectGraphMacros", type: "Ma
 /// Routes a persisted property through its object's state. Added by `@Entity`; not for direct use.
 @_documentation(visibility: internal)
 @attached(accessor, names: named(init), named(get), named(set))
-public macro _PersistedProperty(index: Int) = #externalMacro(module: "ObjectGraphMacros", type: "PersistedPropertyMacro")
+public macro _PersistedProperty(index: Int, owner: String) = #externalMacro(module: "ObjectGraphMacros", type: "PersistedPropertyMacro")

@@ -16,6 +16,20 @@ package enum MaterializationSlot {
     /// it is set once per thread and the handoff's field changes instead.
     private final class Handoff {
         @exclusivity(unchecked) package var state: Unmanaged<ObjectState>?
+        /// States set aside under ``state``: a subclass's new object made while another object's
+        /// state waits (by a `@Transient` property's initial value, say). Empty nearly always.
+        @exclusivity(unchecked) package var below: [Unmanaged<ObjectState>] = []
+
+        /// Puts a state on top of the waiting ones.
+        func push(_ state: ObjectState) {
+            if let waiting = self.state { below.append(waiting) }
+            self.state = Unmanaged.passUnretained(state)
+        }
+
+        /// Takes the state on top.
+        func pop() {
+            state = below.popLast()
+        }
     }
 
     private static let key: pthread_key_t = {
@@ -32,20 +46,37 @@ package enum MaterializationSlot {
     package static func materialize(_ type: any Entity.Type, with state: ObjectState) -> any Entity {
         state.isMaterializing = true
         defer { state.isMaterializing = false }
-        handoff.state = Unmanaged.passUnretained(state)
+        let handoff = handoff
+        if handoff.state == nil {
+            handoff.state = Unmanaged.passUnretained(state)
+        } else {
+            handoff.push(state)
+        }
         let object = type.init(_$materializing: MaterializationToken())
         assert(object._$state === state, "\(type) did not claim the state prepared for it")
         return object
     }
 
-    /// The state waiting to be claimed by an object of `entity`, if any; the handoff is empty
-    /// afterwards. A state prepared for another entity stays: an object made while another one is
-    /// materialized (by a `@Transient` property's initial value, say) must not take it.
+    /// The state waiting to be claimed by an object of `entity` (or of one of its subentities: the
+    /// object is of a subclass, whose own initializer claimed it first), if any; it no longer
+    /// waits afterwards. A state prepared for another entity stays: an object made while another
+    /// one is materialized (by a `@Transient` property's initial value, say) must not take it.
     package static func take(for entity: EntityDeclaration) -> ObjectState? {
         guard let pointer = pthread_getspecific(key) else { return nil }
         let handoff = Unmanaged<Handoff>.fromOpaque(pointer).takeUnretainedValue()
-        guard let state = handoff.state?.takeUnretainedValue(), state.entity === entity else { return nil }
-        handoff.state = nil
+        guard let state = handoff.state?.takeUnretainedValue(), state.entity.isKind(of: entity) else { return nil }
+        handoff.pop()
+        return state
+    }
+
+    /// The state of an object of a subentity, for the handle of the class `entity` on it: the state
+    /// waiting for an object of `entity` or of one of its subentities, which stays waiting for the
+    /// superclasses' initializers; else a new object's, which waits for them from now on.
+    package static func claimForSubclass(_ entity: EntityDeclaration, makeNew: () -> ObjectState) -> ObjectState {
+        let handoff = handoff
+        if let state = handoff.state?.takeUnretainedValue(), state.entity.isKind(of: entity) { return state }
+        let state = makeNew()
+        handoff.push(state)
         return state
     }
 

@@ -120,6 +120,13 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
         MaterializationSlot.take(for: entity) ?? makeNew(of: entity)
     }
 
+    /// The state of an object of a subentity, for its subclass's own handle on it (see
+    /// ``MaterializationSlot/claimForSubclass(_:makeNew:)``): the superclasses' initializers, which
+    /// run after, take the same state.
+    public static func _claimForSubclass(_ entity: EntityDeclaration) -> ObjectState {
+        MaterializationSlot.claimForSubclass(entity) { makeNew(of: entity) }
+    }
+
     // MARK: Header fields
 
     @inline(__always)

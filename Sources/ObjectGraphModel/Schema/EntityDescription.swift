@@ -96,6 +96,9 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     /// Groups of properties indexed together, declared with `#Index`, in each index's order. A group
     /// of one attribute is not here: it is the attribute's ``AttributeDescription/isIndexed``.
     public var indexes: [[String]] = []
+    /// The entity this one is a subentity of (its class's `@Entity` superclass), whose attributes
+    /// and relationships it has first; nil for an entity without a parent.
+    public var parentEntity: String? = nil
 
     /// Every group whose values no two objects may share: each unique attribute on its own, then
     /// the ``uniquenessConstraints``.
@@ -122,7 +125,7 @@ public struct EntityDescription: Sendable, Hashable, Codable {
 
 extension EntityDescription {
     private enum CodingKeys: String, CodingKey {
-        case name, attributes, relationships, originalName, uniquenessConstraints, indexes
+        case name, attributes, relationships, originalName, uniquenessConstraints, indexes, parentEntity
     }
 
     public init(from decoder: any Decoder) throws {
@@ -134,10 +137,11 @@ extension EntityDescription {
         // Stores written before groups existed have none.
         uniquenessConstraints = try container.decodeIfPresent([[String]].self, forKey: .uniquenessConstraints) ?? []
         indexes = try container.decodeIfPresent([[String]].self, forKey: .indexes) ?? []
+        parentEntity = try container.decodeIfPresent(String.self, forKey: .parentEntity)
     }
 
-    /// Leaves out what is empty or nil, so that a model that declares no groups encodes (and
-    /// hashes, see ``Schema/versionHash``) as it did before groups existed.
+    /// Leaves out what is empty or nil, so that a model that declares no groups and no subentity
+    /// encodes (and hashes, see ``Schema/versionHash``) as it did before they existed.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)
@@ -146,6 +150,7 @@ extension EntityDescription {
         try container.encodeIfPresent(originalName, forKey: .originalName)
         if !uniquenessConstraints.isEmpty { try container.encode(uniquenessConstraints, forKey: .uniquenessConstraints) }
         if !indexes.isEmpty { try container.encode(indexes, forKey: .indexes) }
+        try container.encodeIfPresent(parentEntity, forKey: .parentEntity)
     }
 }
 

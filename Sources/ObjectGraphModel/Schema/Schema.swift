@@ -2,8 +2,10 @@ import Foundation
 
 /// The model: every entity, built from `@Entity` classes.
 ///
-/// Pass the classes you use; entities they reach through relationships are included too:
-/// `try Schema(Mood.self)` holds Mood, Country and Continent.
+/// Pass the classes you use; entities they reach through relationships, and the parents of
+/// subentities, are included too: `try Schema(Mood.self)` holds Mood, Country and Continent. A
+/// subentity is included only when its class is passed (or reached): `Schema(Event.self)` cannot
+/// know `WorkEvent`.
 public struct Schema: Sendable {
     /// The entities, sorted by name.
     public let entities: [EntityDescription]
@@ -32,6 +34,8 @@ public struct Schema: Sendable {
                 continue
             }
             found[declaration.name] = declaration
+            // A subentity's parent is part of the model: its objects are the parent's too.
+            if let parent = declaration.parent { pending.append(parent) }
             for property in declaration.properties {
                 if case .relationship(let relationship) = property.kind {
                     pending.append(relationship.destination())
@@ -117,6 +121,7 @@ public struct Schema: Sendable {
         var description = EntityDescription(
             name: declaration.name, attributes: attributes, relationships: relationships,
             originalName: declaration.originalName)
+        description.parentEntity = declaration.parent?.name
         try describeGroups(of: declaration, into: &description)
         return description
     }

@@ -230,6 +230,13 @@ package final class SQLiteStore: Sendable {
     private static func makeMappings(
         _ declarations: [EntityDeclaration], schema: Schema, externalFiles: ExternalFiles?
     ) throws -> [EntityMapping] {
+        // Subentities are declared and described, but not stored yet: opening such a model as
+        // unrelated tables would make a fetch of the parent miss its subentities' objects.
+        if let subentity = declarations.first(where: { $0.parent != nil }), let parent = subentity.parent {
+            throw ObjectGraphError.invalidModel(
+                "\(subentity.name) is a subentity of \(parent.name) (an @Entity subclass): a store of entity inheritance "
+                    + "is not available in this version, and the model cannot be opened")
+        }
         let position = Dictionary(uniqueKeysWithValues: declarations.enumerated().map { ($1.name, $0) })
         return try declarations.enumerated().map { index, declaration in
             guard let description = schema.entity(named: declaration.name) else {
