@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import ObjectGraph
 import Testing
 
@@ -110,8 +111,182 @@ extension EntityInheritanceTests {
         #expect(schema.entity(named: "WorkEvent")?.attributes.map(\.name) == ["title", "day", "note", "budget", "client"])
     }
 
-    @Test func aContainerRefusesAModelWithSubentitiesNamingThemRatherThanStoringThemApart() {
-        let message = invalidModelMessage { _ = try ObjectContainer(for: Event.self, WorkEvent.self, configuration: .inMemory) }
-        #expect(message?.contains("WorkEvent is a subentity of Event") == true, "\(message ?? "")")
+}
+
+/// The hierarchy in a store: one table, each row's entity in it.
+@Suite("Entity inheritance: a hierarchy in the store")
+struct EntityHierarchyStoreTests {
+    static func container(_ path: String? = nil) throws -> ObjectContainer {
+        try ObjectContainer(
+            for: Event.self, WorkEvent.self, Trip.self, BusinessTrip.self, configuration: path.map { .file($0) } ?? .inMemory)
     }
+
+    /// Two events, two work events, a trip and a business trip, saved.
+    static func filled(_ container: ObjectContainer) throws {
+        let context = container.newBackgroundContext()
+        context.insert(Event(title: "Birthday"))
+        context.insert(Event(title: "Lunch"))
+        context.insert(WorkEvent(title: "Review", client: "ACME", budget: 200))
+        context.insert(WorkEvent(title: "Call", client: "Initech", budget: 50))
+        context.insert(Trip(title: "Away", destination: "Oslo"))
+        context.insert(BusinessTrip(title: "Fair", destination: "Lyon", perDiem: 60))
+        try context.save()
+    }
+
+    static func titles<E: Event>(_ objects: some Sequence<E>) -> [String] { objects.map(\.title).sorted() }
+
+    @Test func aFetchOfTheRootReturnsEveryObjectAsItsOwnClassWithItsValues() throws {
+        let container = try Self.container()
+        try Self.filled(container)
+        let context = container.newBackgroundContext()
+        let events = try context.fetch(FetchDescriptor<Event>(sortBy: [SortDescriptor(\.title)]))
+        #expect(events.map(\.title) == ["Away", "Birthday", "Call", "Fair", "Lunch", "Review"])
+        #expect(events.map { "\(type(of: $0))" } == ["Trip", "Event", "WorkEvent", "BusinessTrip", "Event", "WorkEvent"])
+        let review = try #require(events.last as? WorkEvent)
+        #expect(review.client == "ACME" && review.budget == 200 && review.day == 1)
+        let fair = try #require(events[3] as? BusinessTrip)
+        #expect(fair.destination == "Lyon" && fair.perDiem == 60)
+        #expect(try context.fetchCount(FetchDescriptor<Event>()) == 6)
+    }
+
+    @Test func aFetchOfASubentityReturnsItsObjectsAndItsSubentitiesOnly() throws {
+        let container = try Self.container()
+        try Self.filled(container)
+        let context = container.newBackgroundContext()
+        #expect(Self.titles(try context.fetch(FetchDescriptor<WorkEvent>())) == ["Call", "Review"])
+        #expect(Self.titles(try context.fetch(FetchDescriptor<Trip>())) == ["Away", "Fair"])
+        #expect(Self.titles(try context.fetch(FetchDescriptor<BusinessTrip>())) == ["Fair"])
+        #expect(try context.fetchCount(FetchDescriptor<Trip>()) == 2)
+        let ids = try context.fetchIdentifiers(FetchDescriptor<Event>(predicate: #Predicate { $0.title == "Fair" }))
+        #expect(ids.map(\.entityName) == ["BusinessTrip"])
+    }
+
+    @Test func predicatesTestTheClassInSQLAsInMemorySavedOrNot() throws {
+        let container = try Self.container()
+        try Self.filled(container)
+        let context = container.newBackgroundContext()
+        // The same kinds again, unsaved: the context evaluates them in memory.
+        context.insert(WorkEvent(title: "Unsaved review", client: "ACME", budget: 300))
+        context.insert(Event(title: "Unsaved lunch"))
+        context.insert(BusinessTrip(title: "Unsaved fair", destination: "Nice", perDiem: 70))
+        func titles(_ predicate: Predicate<Event>) throws -> [String] {
+            Self.titles(try context.fetch(FetchDescriptor(predicate: predicate)))
+        }
+        #expect(try titles(#Predicate { $0 is WorkEvent }) == ["Call", "Review", "Unsaved review"])
+        #expect(try titles(#Predicate { $0 is Trip }) == ["Away", "Fair", "Unsaved fair"])
+        #expect(
+            try titles(#Predicate { !($0 is Trip) && $0.day == 1 }) == [
+                "Birthday", "Call", "Lunch", "Review", "Unsaved lunch", "Unsaved review"
+            ])
+        #expect(try titles(#Predicate { (($0 as? WorkEvent)?.budget ?? 0) > 100 }) == ["Review", "Unsaved review"])
+        #expect(try titles(#Predicate { ($0 as? BusinessTrip)?.perDiem == 60 }) == ["Fair"])
+        // And nothing else than Swift's answer, object by object.
+        let all = try context.fetch(FetchDescriptor<Event>())
+        let costly = #Predicate<Event> { (($0 as? WorkEvent)?.budget ?? 0) > 100 }
+        #expect(Self.titles(try all.filter { try costly.evaluate($0) }) == ["Review", "Unsaved review"])
+    }
+
+    @Test func changesAndDeletionsOfSubentitiesReachOtherContextsAndTheStore() throws {
+        let path = temporaryStorePath()
+        let container = try Self.container(path)
+        try Self.filled(container)
+        let writer = container.newBackgroundContext()
+        let review = try #require(try writer.fetch(FetchDescriptor<WorkEvent>(predicate: #Predicate { $0.title == "Review" })).first)
+        let reader = container.newBackgroundContext()
+        let shown = try #require(
+            try reader.fetch(FetchDescriptor<Event>(predicate: #Predicate { $0.title == "Review" })).first as? WorkEvent)
+        review.budget = 999
+        review.day = 7
+        try writer.save()
+        reader.processPendingChanges()
+        #expect(shown.budget == 999 && shown.day == 7)
+
+        writer.delete(review)
+        try writer.save()
+        reader.processPendingChanges()
+        #expect(shown.isDeleted)
+        let fresh = try Self.container(path).newBackgroundContext()
+        #expect(Self.titles(try fresh.fetch(FetchDescriptor<WorkEvent>())) == ["Call"])
+        #expect(try fresh.fetchCount(FetchDescriptor<Event>()) == 5)
+    }
+
+    @Test func aBatchedFetchOfTheRootLoadsEachClassWithItsValues() throws {
+        let container = try Self.container()
+        try Self.filled(container)
+        let context = container.newBackgroundContext()
+        var request = FetchDescriptor<Event>(sortBy: [SortDescriptor(\.title)])
+        request.fetchBatchSize = 2
+        let events = try context.fetch(request)
+        #expect(
+            events.map { "\(type(of: $0)) \($0.title)" } == [
+                "Trip Away", "Event Birthday", "WorkEvent Call", "BusinessTrip Fair", "Event Lunch", "WorkEvent Review"
+            ])
+        #expect((events[2] as? WorkEvent)?.client == "Initech")
+    }
+
+    @Test func subentitiesShareOneTableWithTheirEntityInEachRow() throws {
+        let path = temporaryStorePath()
+        try Self.filled(try Self.container(path))
+        let queue = try DatabaseQueue(path: path)
+        let rows = try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT Z_ENT, title, budget, perDiem FROM Event ORDER BY title")
+        }
+        #expect(rows.map { $0["Z_ENT"] as String } == ["Trip", "Event", "WorkEvent", "BusinessTrip", "Event", "WorkEvent"])
+        let tables = try queue.read {
+            try String.fetchAll($0, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('WorkEvent', 'Trip')")
+        }
+        #expect(tables.isEmpty)
+    }
+
+    @Test func aRelationshipInAHierarchyIsRefusedNamingIt() {
+        let message = invalidModelMessage {
+            _ = try ObjectContainer(for: Agenda.self, TeamAgenda.self, Slot2.self, configuration: .inMemory)
+        }
+        #expect(message?.contains("Slot2.agenda") == true || message?.contains("Agenda.slots") == true, "\(message ?? "")")
+    }
+}
+
+/// `Event` before it had subentities.
+@Entity("Event") final class EventBeforeHierarchy {
+    var title: String
+    var day: Int = 1
+    var note: String?
+    init(title: String) { self.title = title }
+}
+
+extension EntityHierarchyStoreTests {
+    @Test func aStoreOfAnEntityWithoutSubentitiesMigratesIntoAHierarchyItsRowsBeingOfTheRoot() throws {
+        let path = temporaryStorePath()
+        do {
+            let context = try ObjectContainer(for: EventBeforeHierarchy.self, configuration: .file(path)).newBackgroundContext()
+            context.insert(EventBeforeHierarchy(title: "Old birthday"))
+            context.insert(EventBeforeHierarchy(title: "Old lunch"))
+            try context.save()
+        }
+        let container = try Self.container(path)
+        let context = container.newBackgroundContext()
+        context.insert(WorkEvent(title: "New review", client: "ACME"))
+        try context.save()
+        let reader = container.newBackgroundContext()
+        let events = try reader.fetch(FetchDescriptor<Event>(sortBy: [SortDescriptor(\.title)]))
+        #expect(events.map { "\(type(of: $0)) \($0.title)" } == ["WorkEvent New review", "Event Old birthday", "Event Old lunch"])
+        #expect(Self.titles(try reader.fetch(FetchDescriptor<WorkEvent>())) == ["New review"])
+    }
+}
+
+/// A hierarchy with a relationship, which the store does not keep yet.
+@Entity class Agenda {
+    var name = ""
+    @Relationship(inverse: \Slot2.agenda) var slots: [Slot2] = []
+    init() {}
+}
+
+@Entity final class TeamAgenda: Agenda {
+    var team = ""
+}
+
+@Entity final class Slot2 {
+    var start = 0
+    var agenda: Agenda?
+    init() {}
 }

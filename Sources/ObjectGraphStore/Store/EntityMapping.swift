@@ -66,6 +66,12 @@ package final class EntityMapping: Sendable {
     /// Where those files are, for reading a row's values; nil when the entity keeps no value in
     /// files, or the store is in memory.
     package let externalFiles: ExternalFiles?
+    /// For an entity of a hierarchy (a parent or subentity), the table they share and the rows
+    /// that are this entity's; nil for most entities, which have a table of their own.
+    package let hierarchy: EntityHierarchy?
+    /// The name the table's keys are allocated under: the hierarchy's root for its entities, whose
+    /// rows share one table and one range of keys.
+    package var keySpace: String { hierarchy?.root ?? name }
     /// Whether the values of attribute `slot` may be in files, whose names its column holds.
     package func readsFiles(atSlot slot: Int) -> Bool {
         externalFiles != nil && externalSlots.contains(slot)
@@ -91,14 +97,16 @@ package final class EntityMapping: Sendable {
 
     package init(
         declaration: EntityDeclaration, description: EntityDescription, index: Int,
-        toOne: [RelationshipMapping], toMany: [RelationshipMapping], externalFiles: ExternalFiles? = nil
+        toOne: [RelationshipMapping], toMany: [RelationshipMapping], externalFiles: ExternalFiles? = nil,
+        hierarchy: EntityHierarchy? = nil
     ) {
         self.declaration = declaration
+        self.hierarchy = hierarchy
         self.externalSlots = description.attributes.indices.filter { description.attributes[$0].allowsExternalStorage }
         self.externalFiles = externalSlots.isEmpty ? nil : externalFiles
         self.description = description
         self.index = index
-        self.table = SQL.quote(description.name)
+        self.table = SQL.quote(hierarchy?.root ?? description.name)
         self.attributeColumns = description.attributes.map(\.name)
         self.toOneRelationships = toOne
         self.toManyRelationships = toMany
@@ -123,9 +131,12 @@ package final class EntityMapping: Sendable {
             relationship.foreignKeyColumn.map { (slot, SQL.quote($0)) }
         }
         let insertColumns = ["Z_PK", "Z_UUID", "Z_VERSION"] + quotedAttributeColumns + foreignKeys.map(\.quotedColumn)
+        // A row of a hierarchy's table names its entity, a constant of the statement.
+        let entityColumn = hierarchy == nil ? "" : ", \(EntityHierarchy.entityColumn)"
+        let entityValue = hierarchy.map { ", " + SQL.literal($0.entity.databaseValue) } ?? ""
         self.insertSQL =
-            "INSERT INTO \(table) (\(insertColumns.joined(separator: ", "))) "
-            + "VALUES (\(SQL.placeholders(insertColumns.count)))"
+            "INSERT INTO \(table) (\(insertColumns.joined(separator: ", "))\(entityColumn)) "
+            + "VALUES (\(SQL.placeholders(insertColumns.count))\(entityValue))"
         let toOneColumns = toOne.map { relationship -> String in
             switch relationship.storage {
             case .foreignKey(let column):
@@ -137,7 +148,11 @@ package final class EntityMapping: Sendable {
             }
         }
         self.valueColumns = attributeColumns.map { "t0." + SQL.quote($0) } + toOneColumns
-        self.selectList = (["t0.Z_PK", "t0.Z_VERSION"] + valueColumns).joined(separator: ", ")
+        // An entity with subentities reads each row's entity last: a row of a subentity is an
+        // object of its own class (see `CurrentRow/entityName`).
+        self.selectList =
+            (["t0.Z_PK", "t0.Z_VERSION"] + valueColumns + (hierarchy?.hasSubentities == true ? ["t0.\(EntityHierarchy.entityColumn)"] : []))
+            .joined(separator: ", ")
         let attributeOptions = declaration.properties.compactMap { property -> Set<AttributeOption>? in
             if case .attribute(let attribute) = property.kind { return attribute.options }
             return nil

@@ -55,8 +55,19 @@ package struct CurrentRow {
         StoredValue(sqliteStatement: statement, column: index)
     }
 
+    /// The entity of the row, for an entity with subentities (whose select list reads it last);
+    /// nil otherwise, or when the column holds no text.
+    package var entityName: String? {
+        guard mapping.hierarchy?.hasSubentities == true else { return nil }
+        let value = StoredValue(sqliteStatement: statement, column: CInt(2 + mapping.valueColumns.count))
+        guard case .text(let name) = value else { return nil }
+        return name
+    }
+
     /// The number of columns of the select list: the first column beyond it.
-    package var selectListCount: CInt { CInt(2 + mapping.valueColumns.count) }
+    package var selectListCount: CInt {
+        CInt(2 + mapping.valueColumns.count + (mapping.hierarchy?.hasSubentities == true ? 1 : 0))
+    }
 
     /// A global ID read from a column beyond the select list; nil unless it holds one.
     package func globalID(atColumn index: CInt) -> UUID? {

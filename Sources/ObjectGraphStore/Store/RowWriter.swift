@@ -48,7 +48,7 @@ package struct RowWriter {
         guard !temporaryKeys.isEmpty else { return }
         newKeys.reserveCapacity(newKeys.count + temporaryKeys.count)
         var next =
-            try Int64.fetchOne(db, sql: "SELECT max FROM Z_PRIMARYKEY WHERE entity = ?", arguments: [mapping.name])
+            try Int64.fetchOne(db, sql: "SELECT max FROM Z_PRIMARYKEY WHERE entity = ?", arguments: [mapping.keySpace])
             ?? Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(Z_PK), 0) FROM \(mapping.table)") ?? 0
         for key in temporaryKeys {
             next += 1
@@ -56,7 +56,7 @@ package struct RowWriter {
         }
         try db.execute(
             sql: "INSERT OR REPLACE INTO Z_PRIMARYKEY (entity, max) VALUES (?, ?)",
-            arguments: [mapping.name, next])
+            arguments: [mapping.keySpace, next])
     }
 
     // MARK: Rows

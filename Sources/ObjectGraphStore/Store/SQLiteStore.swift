@@ -230,13 +230,7 @@ package final class SQLiteStore: Sendable {
     private static func makeMappings(
         _ declarations: [EntityDeclaration], schema: Schema, externalFiles: ExternalFiles?
     ) throws -> [EntityMapping] {
-        // Subentities are declared and described, but not stored yet: opening such a model as
-        // unrelated tables would make a fetch of the parent miss its subentities' objects.
-        if let subentity = declarations.first(where: { $0.parent != nil }), let parent = subentity.parent {
-            throw ObjectGraphError.invalidModel(
-                "\(subentity.name) is a subentity of \(parent.name) (an @Entity subclass): a store of entity inheritance "
-                    + "is not available in this version, and the model cannot be opened")
-        }
+        try checkHierarchies(declarations)
         let position = Dictionary(uniqueKeysWithValues: declarations.enumerated().map { ($1.name, $0) })
         return try declarations.enumerated().map { index, declaration in
             guard let description = schema.entity(named: declaration.name) else {
@@ -270,7 +264,8 @@ package final class SQLiteStore: Sendable {
             }
             let mapping = EntityMapping(
                 declaration: declaration, description: description, index: index,
-                toOne: toOne, toMany: toMany, externalFiles: externalFiles)
+                toOne: toOne, toMany: toMany, externalFiles: externalFiles,
+                hierarchy: EntityHierarchy(declaration, among: declarations))
             if declaration.type is any DelayedDeletable.Type {
                 let attribute = mapping.markedForDeletionSlot.map { description.attributes[$0] }
                 guard let attribute, attribute.type == .date, attribute.isOptional else {
@@ -282,6 +277,41 @@ package final class SQLiteStore: Sendable {
                 }
             }
             return mapping
+        }
+    }
+
+    /// Refuses what the store does not keep of entity hierarchies yet, naming the entity and
+    /// property: a relationship of an entity of a hierarchy, or to one, and a searchable attribute
+    /// or a value in files in one.
+    private static func checkHierarchies(_ declarations: [EntityDeclaration]) throws {
+        let inHierarchy = Set(declarations.filter { $0.parent != nil }.flatMap { [ObjectIdentifier($0), ObjectIdentifier($0.root)] })
+        for declaration in declarations where inHierarchy.contains(ObjectIdentifier(declaration.root)) {
+            for property in declaration.properties {
+                switch property.kind {
+                case .relationship:
+                    throw ObjectGraphError.invalidModel(
+                        "\(declaration.name).\(property.name): an entity of a hierarchy (\(declaration.root.name) and its "
+                            + "subentities) cannot have relationships in this version")
+                case .attribute(let attribute)
+                where attribute.options.contains(.searchable) || attribute.options.contains(.externalStorage):
+                    throw ObjectGraphError.invalidModel(
+                        "\(declaration.name).\(property.name): an entity of a hierarchy (\(declaration.root.name) and its "
+                            + "subentities) cannot have searchable attributes or values in files in this version")
+                default:
+                    continue
+                }
+            }
+        }
+        for declaration in declarations {
+            for property in declaration.properties {
+                guard case .relationship(let relationship) = property.kind else { continue }
+                let destination = relationship.destination()
+                if inHierarchy.contains(ObjectIdentifier(destination.root)) {
+                    throw ObjectGraphError.invalidModel(
+                        "\(declaration.name).\(property.name): a relationship to \(destination.name), an entity of a "
+                            + "hierarchy, is not available in this version")
+                }
+            }
         }
     }
 

@@ -28,7 +28,10 @@ package struct FetchQuery<T: Entity> {
     /// fault (see ``ObjectState/loadPartially(_:)``): what `FetchDescriptor.propertiesToFetch`
     /// asks for. An object this context holds keeps its values.
     /// A value kept in a file is left out: it is read with the whole row, when first asked for.
+    /// An entity with subentities reads whole rows.
     package func partialObjects(positions: [Int], limit: Int?, offset: Int, excluding: [ObjectID] = []) throws -> [AnyObject] {
+        // Rows of subentities are objects of their own classes, read whole.
+        if mapping.hierarchy?.hasSubentities == true { return try objects(limit: limit, offset: offset, excluding: excluding) }
         let positions = positions.filter { !mapping.readsFiles(atSlot: $0) }
         let rows = try run {
             try context.store.reader.values(
@@ -92,7 +95,21 @@ package struct FetchQuery<T: Entity> {
     /// The IDs of the rows, in order.
     package func ids(limit: Int?, offset: Int) throws -> [ObjectID] {
         let store = context.store.identity
-        return try keys(limit: limit, offset: offset).map { ObjectID(entity: mapping.declaration, key: $0, store: store) }
+        guard mapping.hierarchy?.hasSubentities == true else {
+            return try keys(limit: limit, offset: offset).map { ObjectID(entity: mapping.declaration, key: $0, store: store) }
+        }
+        // Each row's ID names its own entity, a subentity's maybe.
+        let rows = try run {
+            try context.store.reader.values(sql(.keysAndEntities, limit: limit, offset: offset, excluding: []), columns: 2)
+        }
+        return try rows.map { row in
+            guard case .integer(let key) = row[0], case .text(let name) = row[1], let entity = context.store.mapping(named: name) else {
+                throw ObjectGraphError.query(
+                    StoreError(resultCode: .mismatch, message: "a row of \(mapping.name) names no entity of the model: \(row)"),
+                    entity: mapping.name)
+            }
+            return ObjectID(entity: entity.declaration, key: key, store: store)
+        }
     }
 
     /// The rows of an aggregate over the query's saved rows, `pending` objects left out (they are

@@ -37,8 +37,9 @@ extension ObjectContext {
     /// The objects of `entity` to evaluate in memory for a query that reads `reads`.
     func pendingObjects(of entity: EntityDeclaration, reading reads: PropertyReads) throws -> [any Entity] {
         guard changes.hasChanges else { return [] }
+        // A subentity's objects are its parent's too.
         var pending = changes.changedObjects
-            .filter { $0._$state.entity === entity }
+            .filter { $0._$state.entity.isKind(of: entity) }
         guard reads.followsRelationships else { return pending }
         let changed = (Array(changes.inserted.values) + Array(changes.updated.values)).map { ($0, $0._$state.changedKeys()) }
         let known = Set(pending.map { ObjectIdentifier($0) })

@@ -127,18 +127,31 @@ package struct SchemaMigrator {
             if !(tables[table] ?? []).contains(where: { $0.name == column.name }) { tables[table]?.append(column) }
         }
         for mapping in mappings {
-            let table = mapping.name
+            // The entities of a hierarchy share their root's table (see `EntityHierarchy`).
+            let table = mapping.hierarchy?.root ?? mapping.name
             add(Column(name: "Z_PK", definition: "INTEGER PRIMARY KEY", canBeAdded: false), to: table)
             add(Column(name: "Z_UUID", definition: "BLOB NOT NULL", canBeAdded: false), to: table)
             add(Column(name: "Z_VERSION", definition: "INTEGER NOT NULL DEFAULT 1", canBeAdded: false), to: table)
             indexes.append(Index(table: table, columns: ["Z_UUID"], isUnique: true))
+            if let hierarchy = mapping.hierarchy {
+                // The rows a table had before it held a hierarchy are its root's.
+                let definition = "TEXT NOT NULL DEFAULT " + SQL.literal(hierarchy.root.databaseValue)
+                add(Column(name: EntityHierarchy.entityColumn, definition: definition, canBeAdded: true), to: table)
+                indexes.append(Index(table: table, columns: [EntityHierarchy.entityColumn], isUnique: false))
+            }
+            // The rows a hierarchy's table holds when a subentity's column is added are of other
+            // entities: NULL is their value, whatever the subentity requires.
+            let rootAttributes = mapping.hierarchy.flatMap { hierarchy in
+                mappings.first { $0.name == hierarchy.root }.map { Set($0.description.attributes.map(\.name)) }
+            }
             for attribute in mapping.description.attributes {
                 var definition = attribute.type.sqlType
                 if let value = attribute.defaultValue { definition += " DEFAULT " + SQL.literal(value.databaseValue) }
+                let ownsColumn = rootAttributes.map { !$0.contains(attribute.name) } ?? false
                 add(
                     Column(
                         name: attribute.name, definition: definition,
-                        canBeAdded: attribute.isOptional || attribute.defaultValue != nil), to: table)
+                        canBeAdded: attribute.isOptional || attribute.defaultValue != nil || ownsColumn), to: table)
                 if attribute.isUnique {
                     indexes.append(
                         Index(
@@ -199,6 +212,9 @@ package struct SchemaMigrator {
         // unique, an `#Index` group that is also `#Unique`); both would have one name.
         let unique = Set(indexes.filter(\.isUnique).map { [$0.table] + $0.columns })
         indexes.removeAll { !$0.isUnique && unique.contains([$0.table] + $0.columns) }
+        // The entities of a hierarchy declare their inherited attributes' indexes again.
+        var named: Set<String> = []
+        indexes.removeAll { !named.insert($0.name).inserted }
         return (order.map { ($0, tables[$0] ?? [], joinTables.contains($0)) }, indexes)
     }
 

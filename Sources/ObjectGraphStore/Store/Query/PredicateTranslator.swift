@@ -135,9 +135,8 @@ package struct PredicateTranslator {
     /// A node's type as the error names it: `Filter`, not its generic arguments.
     private static func describe(_ type: Any.Type) -> String {
         let name = "\(type)"
-        if name.hasPrefix("ConditionalCast") || name.hasPrefix("TypeCheck") || name.hasPrefix("ForceCast") {
-            return
-                "a cast or a type check (as?, as!, is), which waits for entity inheritance: every object of an entity is of its one class"
+        if name.hasPrefix("ForceCast") {
+            return "a forced cast (as!), which would trap on an object of another class: test with `is`, or cast with `as?`"
         }
         return name
     }

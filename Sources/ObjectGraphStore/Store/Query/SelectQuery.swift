@@ -38,6 +38,10 @@ package struct SelectQuery {
             let unmarked = SQLFragment("t0.\(mapping.quotedAttributeColumns[slot]) IS NULL")
             condition = condition.map { Self.guarded($0, by: unmarked, mayFail: mayFail) } ?? unmarked
         }
+        if let entities = mapping.hierarchy?.condition {
+            // The rows of this entity and its subentities, first: the table holds a hierarchy's.
+            condition = condition.map { Self.guarded($0, by: SQLFragment(entities), mayFail: mayFail) } ?? SQLFragment(entities)
+        }
         self.condition = condition
         self.mayFail = mayFail
         // The primary key ends every order: results are deterministic (equal sort keys keep their
@@ -66,6 +70,9 @@ package struct SelectQuery {
         case count
         /// The rows' keys, then the values at these positions (``EntityMapping/valueColumns``).
         case keysAndValues([Int])
+        /// The rows' keys and the entities they are of (``EntityHierarchy/entityColumn``), for an
+        /// entity with subentities.
+        case keysAndEntities
 
         package func columns(of mapping: EntityMapping) -> String {
             switch self {
@@ -73,6 +80,7 @@ package struct SelectQuery {
             case .keys: "t0.Z_PK"
             case .count: "COUNT(*)"
             case .keysAndValues(let positions): (["t0.Z_PK"] + positions.map { mapping.valueColumns[$0] }).joined(separator: ", ")
+            case .keysAndEntities: "t0.Z_PK, t0.\(EntityHierarchy.entityColumn)"
             }
         }
     }
