@@ -290,3 +290,75 @@ extension EntityHierarchyStoreTests {
     var agenda: Agenda?
     init() {}
 }
+
+/// A hierarchy with the rest of the object graph: batch operations, undo, child contexts,
+/// monitors, aggregates.
+extension EntityHierarchyStoreTests {
+    @Test func aBatchDeleteOfTheRootDeletesSubentitiesObjectsAndContextsHoldingThemSeeIt() throws {
+        let container = try Self.container()
+        try Self.filled(container)
+        let viewer = container.newBackgroundContext()
+        let review = try #require(try viewer.fetch(FetchDescriptor<WorkEvent>(predicate: #Predicate { $0.title == "Review" })).first)
+        let context = container.newBackgroundContext()
+        let deleted = try context.batchDelete(Event.self, where: #Predicate { $0.day == 1 && $0.title != "Lunch" })
+        #expect(Set(deleted.map(\.entityName)) == ["Event", "WorkEvent", "Trip", "BusinessTrip"])
+        viewer.processPendingChanges()
+        #expect(review.isDeleted)
+        #expect(Self.titles(try viewer.fetch(FetchDescriptor<Event>())) == ["Lunch"])
+    }
+
+    @Test func aBatchUpdateOfASubentityChangesItsRowsOnly() throws {
+        let container = try Self.container()
+        try Self.filled(container)
+        let context = container.newBackgroundContext()
+        try context.batchUpdate(WorkEvent.self, set: [.set(\.day, to: 9)])
+        let days = Dictionary(uniqueKeysWithValues: try context.fetch(FetchDescriptor<Event>()).map { ($0.title, $0.day) })
+        #expect(days == ["Birthday": 1, "Lunch": 1, "Review": 9, "Call": 9, "Away": 1, "Fair": 1])
+
+        // Through the root: a context holding the subentity's object hears of its change.
+        let viewer = container.newBackgroundContext()
+        let fair = try #require(try viewer.fetch(FetchDescriptor<BusinessTrip>()).first)
+        let updated = try context.batchUpdate(Event.self, where: #Predicate { $0.title == "Fair" }, set: [.set(\.day, to: 4)])
+        #expect(updated.map(\.entityName) == ["BusinessTrip"])
+        viewer.processPendingChanges()
+        #expect(fair.day == 4)
+    }
+
+    @Test func undoAChildContextAndAnAggregateWorkPerClass() throws {
+        let container = try Self.container()
+        try Self.filled(container)
+        let context = container.newBackgroundContext()
+        let undoManager = ObjectUndoManager()
+        context.undoManager = undoManager
+        let trip = try #require(try context.fetch(FetchDescriptor<BusinessTrip>()).first)
+        trip.perDiem = 99
+        trip.title = "Fair (moved)"
+        undoManager.undo()
+        #expect(trip.perDiem == 60 && trip.title == "Fair")
+
+        let child = context.newChildContext()
+        child.insert(WorkEvent(title: "Drafted", client: "Hooli", budget: 10))
+        try child.save()
+        try context.save()
+        let budgets = try container.newBackgroundContext().aggregate(.sum(\WorkEvent.budget))
+        #expect(budgets == 260)
+        #expect(try container.newBackgroundContext().fetchCount(FetchDescriptor<Event>()) == 7)
+    }
+
+    @Test func aListMonitorOfTheRootShowsSubentitiesObjectsAndHearsTheirChanges() throws {
+        let container = try Self.container()
+        try Self.filled(container)
+        let context = container.newBackgroundContext()
+        let monitor = try context.monitorList(FetchDescriptor<Event>(sortBy: [SortDescriptor(\.title)]))
+        #expect(monitor.objects.map(\.title) == ["Away", "Birthday", "Call", "Fair", "Lunch", "Review"])
+        context.insert(WorkEvent(title: "Brainstorm", client: "ACME"))
+        context.processPendingChanges()
+        #expect(monitor.objects.map(\.title) == ["Away", "Birthday", "Brainstorm", "Call", "Fair", "Lunch", "Review"])
+        let writer = container.newBackgroundContext()
+        try #require(try writer.fetch(FetchDescriptor<BusinessTrip>()).first).title = "Zurich fair"
+        try writer.save()
+        context.processPendingChanges()
+        #expect(monitor.objects.map(\.title).last == "Zurich fair")
+        #expect(monitor.objects.last is BusinessTrip)
+    }
+}

@@ -57,8 +57,17 @@ extension RowWriter {
         for (index, seed) in seeds {
             let rows = try seedLinks.read(seed, mapping: mappings[index], writer: self)
             guard !rows.isEmpty else { continue }
-            result.deleted[index] = Set(rows)
-            work.append((index, rows, true))
+            guard mappings[index].hierarchy?.hasSubentities == true else {
+                result.deleted[index] = Set(rows)
+                work.append((index, rows, true))
+                continue
+            }
+            // Rows of subentities are deleted, recorded and reported as their own entity's (an
+            // entity of a hierarchy has no relationship: no rule to run on them).
+            for (entity, keys) in try keysByEntity(rows, mapping: mappings[index]) {
+                guard let concrete = mappings.firstIndex(where: { $0.name == entity }) else { continue }
+                result.deleted[concrete, default: []].formUnion(keys)
+            }
         }
         // The links of a relationship from `keys`, which hold every seed row of their entity or none:
         // the seed rows' as read with them, the others' from the store.
@@ -188,6 +197,22 @@ extension RowWriter {
     /// The keys a query selects (its first column), in this transaction.
     package func keys(_ query: SQLFragment) throws -> [Int64] {
         try RowReader.keys(query, db)
+    }
+
+    /// The rows of `keys`, rows of a hierarchy's table, by the entity each is of (see
+    /// ``EntityHierarchy``).
+    package func keysByEntity(_ keys: [Int64], mapping: EntityMapping) throws -> [String: [Int64]] {
+        var result: [String: [Int64]] = [:]
+        for condition in KeySelection(keys).conditions(on: "Z_PK") {
+            let rows = try Row.fetchAll(
+                db, sql: "SELECT Z_PK, \(EntityHierarchy.entityColumn) FROM \(mapping.table) WHERE \(condition.sql)",
+                arguments: StatementArguments(condition.arguments))
+            for row in rows {
+                let entity: String = row[1]
+                result[entity, default: []].append(row[0])
+            }
+        }
+        return result
     }
 }
 

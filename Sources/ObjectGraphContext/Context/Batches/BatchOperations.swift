@@ -46,12 +46,18 @@ struct BatchOperations {
             guard !keys.isEmpty else { return nil }
             let selection = KeySelection(keys)
             try writer.update(keys: selection, setting: columns.map { ($0.slot, $0.value) }, mapping: mapping)
-            try writer.recordChanges(.update, keys: selection, changedKeys: names.sorted().joined(separator: ","), mapping: mapping)
-            return BatchChanges(
-                updated: Dictionary(
-                    uniqueKeysWithValues: keys.map {
-                        (ObjectID(entity: mapping.declaration, key: $0, store: identity), names)
-                    }))
+            // Rows of subentities are recorded and reported as their own entity's.
+            let byEntity: [(EntityMapping, [Int64])] =
+                mapping.hierarchy?.hasSubentities == true
+                ? try writer.keysByEntity(keys, mapping: mapping).compactMap { name, keys in store.mapping(named: name).map { ($0, keys) } }
+                : [(mapping, keys)]
+            var updated: [ObjectID: Set<String>] = [:]
+            for (concrete, keys) in byEntity {
+                try writer.recordChanges(
+                    .update, keys: KeySelection(keys), changedKeys: names.sorted().joined(separator: ","), mapping: concrete)
+                for key in keys { updated[ObjectID(entity: concrete.declaration, key: key, store: identity)] = names }
+            }
+            return BatchChanges(updated: updated)
         }
         return commit.map { Set($0.updatedObjectIDs.keys) } ?? []
     }
