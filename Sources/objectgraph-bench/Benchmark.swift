@@ -48,6 +48,7 @@ struct Benchmark: ParsableCommand {
             + PrefetchWorkloads.make(core.stores)
             + SearchWorkloads.make(dataset: dataset, files: files)
             + LargeValueWorkloads.make(files: files)
+            + HierarchyWorkloads.make(dataset: dataset, files: files)
         let monitorStores = MonitorStores(dataset: Dataset(moodCount: moodCount, countryCount: 10, marksMoods: false), files: files)
         let allWorkloads = workloads + MonitorWorkloads.make(stores: monitorStores)
         var results: [WorkloadResult] = []

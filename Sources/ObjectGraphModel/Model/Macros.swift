@@ -1,5 +1,6 @@
-/// Declares an entity: a final class whose stored `var`s are persisted, change-tracked attributes and
-/// relationships.
+/// Declares an entity: a class whose stored `var`s are persisted, change-tracked attributes and
+/// relationships. A class that is not `final` can have `@Entity` subclasses, its subentities (see
+/// <doc:EntityInheritance>).
 ///
 /// ```swift
 /// @Entity final class Mood {
