@@ -10,10 +10,13 @@ extension ObjectContext {
     /// one, whose state goes to `unregistered` for the caller to register once the rows are read.
     func object(for row: CurrentRow, mapping: EntityMapping, unregistered: inout [Unmanaged<ObjectState>]) -> any Entity {
         if let entity = row.entityName, entity != mapping.name, let subentity = store.mapping(named: entity),
-            let object = object(with: ObjectID(entity: subentity.declaration, key: row.key, store: store.identity))
+            let subentityRow = row.asRow(of: subentity)
         {
-            // A subentity's row, read by a query of its parent: an object of its own class, whose
-            // values the row does not all hold (see ``objects(from:mapping:)``, which loads them).
+            // A subentity's row, read by a query of its parent: an object of its own class, from
+            // the columns of its own (registered at once: its parent's are registered together).
+            var registered: [Unmanaged<ObjectState>] = []
+            let object = object(for: subentityRow, mapping: subentity, unregistered: &registered)
+            registry.register(registered, of: subentity.declaration)
             return object
         }
         let id = ObjectID(entity: mapping.declaration, key: row.key, store: store.identity)
@@ -40,10 +43,6 @@ extension ObjectContext {
         defer { registry.register(unregistered, of: mapping.declaration) }
         try store.reader.forEachRow(query, mapping: mapping) { row in
             objects.append(object(for: row, mapping: mapping, unregistered: &unregistered))
-        }
-        if mapping.hierarchy?.hasSubentities == true {
-            // The objects of subentities, read as faults: one query per subentity loads them.
-            loadFaults(objects.compactMap { ($0 as? any Entity)?._$state }.filter { $0.entity !== mapping.declaration })
         }
         return objects
     }
@@ -188,9 +187,6 @@ extension ObjectContext {
                 })
         } catch {
             // Not "no rows": the objects that were not read stay faults, below, never deleted ones.
-        }
-        if mapping.hierarchy?.hasSubentities == true {
-            loadFaults(loaded.compactMap { ($0 as? any Entity)?._$state }.filter { $0.entity !== mapping.declaration })
         }
         // The usual case: keys in order and every row found; the objects are the result as read.
         if isSorted, loaded.count == keys.count { return loaded }

@@ -39,6 +39,12 @@ package final class EntityMapping: Sendable {
     /// not hold the foreign key). The global ID is left out: reading a 16-byte blob for every row cost
     /// a tenth of a fetch, and it is read when asked for (see ``ObjectState/loadedGlobalID``).
     package let selectList: String
+    /// For an entity with subentities, each subentity's value columns in ``selectList``, by value
+    /// position, by entity name: a row of a subentity is read from them. Empty otherwise.
+    package let subentityColumns: [String: [CInt]]
+    /// The number of columns of ``selectList``: the first column beyond it (a search's rank, a
+    /// row's global ID). For an entity with subentities, the last of them is each row's entity.
+    package let selectListCount: CInt
     /// The value columns of ``selectList`` (its entries after `Z_PK` and `Z_VERSION`), by value
     /// position: what a partial fetch selects of them.
     package let valueColumns: [String]
@@ -98,7 +104,7 @@ package final class EntityMapping: Sendable {
     package init(
         declaration: EntityDeclaration, description: EntityDescription, index: Int,
         toOne: [RelationshipMapping], toMany: [RelationshipMapping], externalFiles: ExternalFiles? = nil,
-        hierarchy: EntityHierarchy? = nil
+        hierarchy: EntityHierarchy? = nil, subentityValueColumns: [String: [String]]? = nil
     ) {
         self.declaration = declaration
         self.hierarchy = hierarchy
@@ -148,11 +154,27 @@ package final class EntityMapping: Sendable {
             }
         }
         self.valueColumns = attributeColumns.map { "t0." + SQL.quote($0) } + toOneColumns
-        // An entity with subentities reads each row's entity last: a row of a subentity is an
-        // object of its own class (see `CurrentRow/entityName`).
-        self.selectList =
-            (["t0.Z_PK", "t0.Z_VERSION"] + valueColumns + (hierarchy?.hasSubentities == true ? ["t0.\(EntityHierarchy.entityColumn)"] : []))
-            .joined(separator: ", ")
+        // An entity with subentities also reads their columns, then each row's entity: a row of
+        // a subentity is an object of its own class, made from its own columns (see
+        // `CurrentRow/entityName` and `subentityColumns`).
+        var hierarchyColumns: [String] = []
+        if let subentityValueColumns, hierarchy?.hasSubentities == true {
+            for columns in subentityValueColumns.values {
+                for column in columns where !valueColumns.contains(column) && !hierarchyColumns.contains(column) {
+                    hierarchyColumns.append(column)
+                }
+            }
+            hierarchyColumns.sort()
+            let selected = valueColumns + hierarchyColumns
+            self.subentityColumns = subentityValueColumns.mapValues { columns in
+                columns.map { column in CInt(2 + (selected.firstIndex(of: column) ?? 0)) }
+            }
+            hierarchyColumns.append("t0.\(EntityHierarchy.entityColumn)")
+        } else {
+            self.subentityColumns = [:]
+        }
+        self.selectList = (["t0.Z_PK", "t0.Z_VERSION"] + valueColumns + hierarchyColumns).joined(separator: ", ")
+        self.selectListCount = CInt(2 + valueColumns.count + hierarchyColumns.count)
         let attributeOptions = declaration.properties.compactMap { property -> Set<AttributeOption>? in
             if case .attribute(let attribute) = property.kind { return attribute.options }
             return nil

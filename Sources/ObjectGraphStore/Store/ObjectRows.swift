@@ -10,14 +10,37 @@ package struct CurrentRow {
     package let mapping: EntityMapping
     /// The primary key.
     package let key: Int64
+    /// The column of each value, by position, when they are not the select list's in order: a
+    /// subentity's row read by its parent's query (see ``EntityMapping/subentityColumns``).
+    package var columns: [CInt]? = nil
+
+    package init(statement: SQLiteStatement, mapping: EntityMapping, key: Int64, columns: [CInt]? = nil) {
+        self.statement = statement
+        self.mapping = mapping
+        self.key = key
+        self.columns = columns
+    }
+
+    /// The same row, as a row of `subentity`, whose values are in the columns its parent's query
+    /// read for it.
+    package func asRow(of subentity: EntityMapping) -> CurrentRow? {
+        guard let columns = mapping.subentityColumns[subentity.name] else { return nil }
+        return CurrentRow(statement: statement, mapping: subentity, key: key, columns: columns)
+    }
 
     package var version: Int64 { Int64(sqliteStatement: statement, index: 1) }
 
     /// Initializes `count` values (see ``ObjectState``) from the row's columns.
     package func initializeValues(_ values: PackedValues, count: Int) {
         let storageClasses = mapping.valueStorageClasses
-        for position in 0..<count {
-            values.initialize(at: position, to: Self.storedValue(statement, CInt(2 + position), storageClasses[position]))
+        if let columns {
+            for position in 0..<count {
+                values.initialize(at: position, to: Self.storedValue(statement, columns[position], storageClasses[position]))
+            }
+        } else {
+            for position in 0..<count {
+                values.initialize(at: position, to: Self.storedValue(statement, CInt(2 + position), storageClasses[position]))
+            }
         }
         if let files = mapping.externalFiles {
             for slot in mapping.externalSlots where slot < count {
@@ -40,7 +63,7 @@ package struct CurrentRow {
         var values = ContiguousArray<StoredValue>()
         values.reserveCapacity(storageClasses.count)
         for position in storageClasses.indices {
-            values.append(Self.storedValue(statement, CInt(2 + position), storageClasses[position]))
+            values.append(Self.storedValue(statement, columns?[position] ?? CInt(2 + position), storageClasses[position]))
         }
         if let files = mapping.externalFiles {
             for slot in mapping.externalSlots {
@@ -58,16 +81,14 @@ package struct CurrentRow {
     /// The entity of the row, for an entity with subentities (whose select list reads it last);
     /// nil otherwise, or when the column holds no text.
     package var entityName: String? {
-        guard mapping.hierarchy?.hasSubentities == true else { return nil }
-        let value = StoredValue(sqliteStatement: statement, column: CInt(2 + mapping.valueColumns.count))
+        guard mapping.hierarchy?.hasSubentities == true, columns == nil else { return nil }
+        let value = StoredValue(sqliteStatement: statement, column: mapping.selectListCount - 1)
         guard case .text(let name) = value else { return nil }
         return name
     }
 
     /// The number of columns of the select list: the first column beyond it.
-    package var selectListCount: CInt {
-        CInt(2 + mapping.valueColumns.count + (mapping.hierarchy?.hasSubentities == true ? 1 : 0))
-    }
+    package var selectListCount: CInt { mapping.selectListCount }
 
     /// A global ID read from a column beyond the select list; nil unless it holds one.
     package func globalID(atColumn index: CInt) -> UUID? {

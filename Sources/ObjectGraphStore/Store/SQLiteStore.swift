@@ -16,6 +16,9 @@ package final class SQLiteStore: Sendable {
     /// Mapping index by entity declaration: looked up by every read that hides marked objects, so
     /// hashed cheaply.
     private let mappingIndex: [IdentityKey: Int]
+    /// Mapping index by entity name: looked up for each row of a subentity that a query of its
+    /// parent reads (see `EntityHierarchy`), and by the history's records.
+    private let mappingIndexByName: [String: Int]
     package let path: String
     private let checkpointer: LogCheckpointer
     /// Where values stored outside the rows go, and above which size; nil when the model keeps no
@@ -33,6 +36,7 @@ package final class SQLiteStore: Sendable {
         var index: [IdentityKey: Int] = [:]
         for mapping in mappings { index[IdentityKey(mapping.declaration)] = mapping.index }
         self.mappingIndex = index
+        self.mappingIndexByName = Dictionary(uniqueKeysWithValues: mappings.map { ($0.name, $0.index) })
 
         var grdbConfiguration = Configuration()
         grdbConfiguration.foreignKeysEnabled = false  // the object graph maintains links itself
@@ -171,7 +175,7 @@ package final class SQLiteStore: Sendable {
     }
 
     package func mapping(named name: String) -> EntityMapping? {
-        mappings.first { $0.name == name }
+        mappingIndexByName[name].map { mappings[$0] }
     }
 
     private static func openingError(_ error: DatabaseError, path: String) -> ObjectGraphError {
@@ -265,7 +269,8 @@ package final class SQLiteStore: Sendable {
             let mapping = EntityMapping(
                 declaration: declaration, description: description, index: index,
                 toOne: toOne, toMany: toMany, externalFiles: externalFiles,
-                hierarchy: EntityHierarchy(declaration, among: declarations))
+                hierarchy: EntityHierarchy(declaration, among: declarations),
+                subentityValueColumns: subentityValueColumns(of: declaration, among: declarations, schema: schema))
             if declaration.type is any DelayedDeletable.Type {
                 let attribute = mapping.markedForDeletionSlot.map { description.attributes[$0] }
                 guard let attribute, attribute.type == .date, attribute.isOptional else {
@@ -278,6 +283,21 @@ package final class SQLiteStore: Sendable {
             }
             return mapping
         }
+    }
+
+    /// The value columns of each subentity of `declaration` (at any depth), by entity name, as its
+    /// mapping selects them (an entity of a hierarchy has attributes only, see
+    /// ``checkHierarchies(_:)``); nil for an entity without subentities.
+    private static func subentityValueColumns(
+        of declaration: EntityDeclaration, among declarations: [EntityDeclaration], schema: Schema
+    ) -> [String: [String]]? {
+        let subentities = declarations.filter { $0 !== declaration && $0.isKind(of: declaration) }
+        guard !subentities.isEmpty else { return nil }
+        var columns: [String: [String]] = [:]
+        for subentity in subentities {
+            columns[subentity.name] = schema.entity(named: subentity.name)?.attributes.map { "t0." + SQL.quote($0.name) } ?? []
+        }
+        return columns
     }
 
     /// Refuses what the store does not keep of entity hierarchies yet, naming the entity and
