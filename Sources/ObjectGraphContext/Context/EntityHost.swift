@@ -132,9 +132,13 @@ extension ObjectState {
     /// The ID of the object a to-one relationship points to, in the context's store.
     package func relatedID(at slot: Int) -> ObjectID? {
         guard let key = relatedKey(at: slot), let host = entityHost else { return nil }
-        return ObjectID(
+        let id = ObjectID(
             entity: host.mapping.toOneDestinations[slot], key: key,
             store: key < 0 ? nil : host.context.store.identity)
+        // An object of a subentity, maybe: its own class is its row's.
+        let destination = host.context.store.mappings[host.mapping.toOneRelationships[slot].destination]
+        guard destination.hierarchy?.hasSubentities == true else { return id }
+        return host.context.concreteIDs([id], of: destination)[0]
     }
 
     /// The number of members of a to-many relationship that are not deleted, from their IDs.

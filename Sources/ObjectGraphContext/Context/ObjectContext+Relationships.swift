@@ -228,8 +228,16 @@ extension ObjectContext {
         let saved = owners.lazy.filter { !$0.id.isTemporary }.map(\.id.key)
         let destination = store.mappings[relationship.destination].declaration
         let identity = store.identity
-        let membersByOwner = try store.reader.members(of: relationship, owners: Array(saved)) {
+        var membersByOwner = try store.reader.members(of: relationship, owners: Array(saved)) {
             ObjectID(entity: destination, key: $0, store: identity)
+        }
+        let destinationMapping = store.mappings[relationship.destination]
+        if destinationMapping.hierarchy?.hasSubentities == true {
+            // Members of subentities, maybe: each of its own class, its row's.
+            let all = membersByOwner.values.flatMap { $0 }
+            let concrete = Dictionary(
+                zip(all.map(\.key), concreteIDs(all, of: destinationMapping)), uniquingKeysWith: { first, _ in first })
+            membersByOwner = membersByOwner.mapValues { $0.map { concrete[$0.key] ?? $0 } }
         }
         for owner in owners where owner.toMany[slot].needsLoading {
             owner.toMany[slot].resolve(stored: membersByOwner[owner.id.key] ?? [])

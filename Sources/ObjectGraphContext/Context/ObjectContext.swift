@@ -267,6 +267,11 @@ public final class ObjectContext {
                 let (object, state) = makeFault(for: id, mapping: mapping)
                 objects.append(object)
                 faults.append(Unmanaged.passUnretained(state))  // kept alive by `objects`
+            } else if !id.isTemporary, id.store == store.identity, id.entity.isKind(of: entity),
+                let subentity = store.mapping(for: id.entity)
+            {
+                // A member of a subentity: an object of its own class.
+                objects.append(fault(for: id, mapping: subentity))
             }
         }
         registry.register(faults, of: entity)

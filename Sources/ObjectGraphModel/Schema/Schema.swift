@@ -178,24 +178,30 @@ public struct Schema: Sendable {
             if case .relationship(let r) = candidate.kind { return r }
             return nil
         }
+        // The property a key path names in the entity `candidate` points to: a subentity's
+        // inherited relationship is the one its parent declares, whose key paths start there.
+        func names(_ keyPath: any AnyKeyPath & Sendable, _ target: EntityDeclaration) -> Bool {
+            guard keyPath != property.keyPath else { return true }
+            return target.propertyIndex(for: keyPath).map { target.properties[$0].name } == property.name
+        }
         if let inverse = relationship.inverse {
             guard let index = destination.propertyIndex(for: inverse),
                 let candidate = relationshipDeclaration(destination.properties[index]),
-                candidate.destination() === declaration
+                declaration.isKind(of: candidate.destination())
             else {
                 throw ObjectGraphError.invalidModel(
                     "\(location): its inverse must be a relationship of \(destination.name) that points back to \(declaration.name)")
             }
             let name = destination.properties[index].name
-            if let declaredBack = candidate.inverse, declaredBack != property.keyPath {
+            if let declaredBack = candidate.inverse, !names(declaredBack, candidate.destination()) {
                 throw ObjectGraphError.invalidModel(
                     "\(location) names \(destination.name).\(name) as inverse, but that one names another property")
             }
             return name
         }
         let pointingBack = destination.properties.filter { candidate in
-            guard let r = relationshipDeclaration(candidate), r.destination() === declaration else { return false }
-            if let inverse = r.inverse { return inverse == property.keyPath }
+            guard let r = relationshipDeclaration(candidate), declaration.isKind(of: r.destination()) else { return false }
+            if let inverse = r.inverse { return names(inverse, r.destination()) }
             return !(destination === declaration && candidate.name == property.name)
         }
         let declaredHere = pointingBack.filter { relationshipDeclaration($0)?.inverse != nil }

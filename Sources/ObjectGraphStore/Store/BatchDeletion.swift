@@ -54,6 +54,9 @@ extension RowWriter {
         var result = BatchDeletion()
         var work: [(index: Int, keys: [Int64], areSeeds: Bool)] = []
         var seedLinks = SeedLinks()
+        for index in seeds.keys {
+            try Self.checkHierarchies(from: mappings[index], mappings: mappings)
+        }
         for (index, seed) in seeds {
             let rows = try seedLinks.read(seed, mapping: mappings[index], writer: self)
             guard !rows.isEmpty else { continue }
@@ -88,7 +91,10 @@ extension RowWriter {
             for relationship in Self.relationships(of: mappings[index]) where relationship.description.deleteRule == .cascade {
                 let new = try links(of: relationship, from: keys, index: index, includingSeeds: areSeeds).map(\.related)
                     .filter { result.deleted[relationship.destination, default: []].insert($0).inserted }
-                if !new.isEmpty { work.append((relationship.destination, new, false)) }
+                if !new.isEmpty {
+                    try Self.checkHierarchies(from: mappings[relationship.destination], mappings: mappings)
+                    work.append((relationship.destination, new, false))
+                }
             }
         }
         var denied: [ValidationFailure] = []
@@ -197,6 +203,19 @@ extension RowWriter {
     /// The keys a query selects (its first column), in this transaction.
     package func keys(_ query: SQLFragment) throws -> [Int64] {
         try RowReader.keys(query, db)
+    }
+
+    /// Refuses a batch deletion whose rules would reach rows of an entity hierarchy through a
+    /// relationship: the rows a rule reaches are known by key only, and each one's changes must be
+    /// recorded as its own entity's. Deleting such objects in a context applies the same rules.
+    static func checkHierarchies(from mapping: EntityMapping, mappings: [EntityMapping]) throws {
+        for relationship in mapping.toOneRelationships + mapping.toManyRelationships
+        where mapping.hierarchy != nil || mappings[relationship.destination].hierarchy != nil {
+            throw ObjectGraphError.invalidBatchOperation(
+                entity: mapping.name, property: relationship.name,
+                reason: "a batch deletion cannot follow a relationship of an entity hierarchy in this version: "
+                    + "delete the objects in a context, which applies the same rules")
+        }
     }
 
     /// The rows of `keys`, rows of a hierarchy's table, by the entity each is of (see

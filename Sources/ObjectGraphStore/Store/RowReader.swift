@@ -113,6 +113,23 @@ package struct RowReader {
         }
     }
 
+    /// The entity each row of `keys` is of, rows of a hierarchy's table (see ``EntityHierarchy``):
+    /// what an object reached by a relationship to an entity with subentities is an object of. A
+    /// key with no row is left out.
+    package func entities(ofKeys keys: [Int64], in mapping: EntityMapping) throws -> [Int64: String] {
+        guard !keys.isEmpty else { return [:] }
+        return try read { db in
+            var entities: [Int64: String] = [:]
+            for condition in KeySelection(keys).conditions(on: "Z_PK") {
+                let rows = try Row.fetchAll(
+                    db, sql: "SELECT Z_PK, \(EntityHierarchy.entityColumn) FROM \(mapping.table) WHERE \(condition.sql)",
+                    arguments: StatementArguments(condition.arguments))
+                for row in rows { entities[row[0]] = row[1] }
+            }
+            return entities
+        }
+    }
+
     /// The first column of a query's rows, as keys.
     package func keys(_ query: SQLFragment) throws -> [Int64] {
         try read { try Self.keys(query, $0) }

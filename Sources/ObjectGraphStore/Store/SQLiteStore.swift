@@ -234,9 +234,9 @@ package final class SQLiteStore: Sendable {
     private static func makeMappings(
         _ declarations: [EntityDeclaration], schema: Schema, externalFiles: ExternalFiles?
     ) throws -> [EntityMapping] {
-        try checkHierarchies(declarations)
+        try checkHierarchies(declarations, schema: schema)
         let position = Dictionary(uniqueKeysWithValues: declarations.enumerated().map { ($1.name, $0) })
-        return try declarations.enumerated().map { index, declaration in
+        let mappings = try declarations.enumerated().map { index, declaration in
             guard let description = schema.entity(named: declaration.name) else {
                 throw ObjectGraphError.invalidModel("missing description of \(declaration.name)")
             }
@@ -255,7 +255,10 @@ package final class SQLiteStore: Sendable {
                 let mapping = RelationshipMapping(
                     description: relationship, propertyIndex: propertyIndex, destination: destinationIndex,
                     destinationDeclaration: declarations[destinationIndex],
-                    storage: storage(of: relationship, in: declaration.name, inverse: inverse),
+                    storage: storage(
+                        of: relationship, in: declaringEntity(of: property.name, in: declaration), inverse: inverse,
+                        inverseIn: declaringEntity(of: inverse.name, in: declarations[destinationIndex]),
+                        destinationTable: declarations[destinationIndex].root.name),
                     inversePropertyIndex: inverseIndex,
                     inverseSlot: declarations[destinationIndex].layout.slotIndex[inverseIndex],
                     inverseIsToMany: inverse.isToMany)
@@ -269,8 +272,7 @@ package final class SQLiteStore: Sendable {
             let mapping = EntityMapping(
                 declaration: declaration, description: description, index: index,
                 toOne: toOne, toMany: toMany, externalFiles: externalFiles,
-                hierarchy: EntityHierarchy(declaration, among: declarations),
-                subentityValueColumns: subentityValueColumns(of: declaration, among: declarations, schema: schema))
+                hierarchy: EntityHierarchy(declaration, among: declarations))
             if declaration.type is any DelayedDeletable.Type {
                 let attribute = mapping.markedForDeletionSlot.map { description.attributes[$0] }
                 guard let attribute, attribute.type == .date, attribute.isOptional else {
@@ -283,35 +285,46 @@ package final class SQLiteStore: Sendable {
             }
             return mapping
         }
+        // An entity with subentities selects their columns too: made again, with each
+        // subentity's value columns (attributes and to-one keys), as its own mapping selects them.
+        return mappings.map { mapping in
+            guard mapping.hierarchy?.hasSubentities == true else { return mapping }
+            let subentities = mappings.filter { $0 !== mapping && $0.declaration.isKind(of: mapping.declaration) }
+            return EntityMapping(
+                declaration: mapping.declaration, description: mapping.description, index: mapping.index,
+                toOne: mapping.toOneRelationships, toMany: mapping.toManyRelationships, externalFiles: externalFiles,
+                hierarchy: mapping.hierarchy,
+                subentityValueColumns: Dictionary(uniqueKeysWithValues: subentities.map { ($0.name, $0.valueColumns) }))
+        }
     }
 
-    /// The value columns of each subentity of `declaration` (at any depth), by entity name, as its
-    /// mapping selects them (an entity of a hierarchy has attributes only, see
-    /// ``checkHierarchies(_:)``); nil for an entity without subentities.
-    private static func subentityValueColumns(
-        of declaration: EntityDeclaration, among declarations: [EntityDeclaration], schema: Schema
-    ) -> [String: [String]]? {
-        let subentities = declarations.filter { $0 !== declaration && $0.isKind(of: declaration) }
-        guard !subentities.isEmpty else { return nil }
-        var columns: [String: [String]] = [:]
-        for subentity in subentities {
-            columns[subentity.name] = schema.entity(named: subentity.name)?.attributes.map { "t0." + SQL.quote($0.name) } ?? []
-        }
-        return columns
+    /// The entity that declares property `name` of `declaration`: itself, or the highest of its
+    /// parents that has it (a subentity has its parents' properties).
+    private static func declaringEntity(of name: String, in declaration: EntityDeclaration) -> String {
+        var declaring = declaration
+        while let parent = declaring.parent, parent.propertyNames.contains(name) { declaring = parent }
+        return declaring.name
     }
 
     /// Refuses what the store does not keep of entity hierarchies yet, naming the entity and
-    /// property: a relationship of an entity of a hierarchy, or to one, and a searchable attribute
-    /// or a value in files in one.
-    private static func checkHierarchies(_ declarations: [EntityDeclaration]) throws {
+    /// property: a many-to-many relationship of an entity of a hierarchy, or to one, and a
+    /// searchable attribute or a value in files in one.
+    private static func checkHierarchies(_ declarations: [EntityDeclaration], schema: Schema) throws {
+        // Whether a relationship and its inverse are both to-many: a join table, named after the
+        // entity that declares it, which a subentity's inherited relationship would name again.
+        func isManyToMany(_ declaration: EntityDeclaration, _ name: String) -> Bool {
+            guard let relationship = schema.entity(named: declaration.name)?.relationship(named: name), relationship.isToMany
+            else { return false }
+            return schema.entity(named: relationship.destination)?.relationship(named: relationship.inverse)?.isToMany == true
+        }
         let inHierarchy = Set(declarations.filter { $0.parent != nil }.flatMap { [ObjectIdentifier($0), ObjectIdentifier($0.root)] })
         for declaration in declarations where inHierarchy.contains(ObjectIdentifier(declaration.root)) {
             for property in declaration.properties {
                 switch property.kind {
-                case .relationship:
+                case .relationship where isManyToMany(declaration, property.name):
                     throw ObjectGraphError.invalidModel(
                         "\(declaration.name).\(property.name): an entity of a hierarchy (\(declaration.root.name) and its "
-                            + "subentities) cannot have relationships in this version")
+                            + "subentities) cannot have many-to-many relationships in this version")
                 case .attribute(let attribute)
                 where attribute.options.contains(.searchable) || attribute.options.contains(.externalStorage):
                     throw ObjectGraphError.invalidModel(
@@ -324,12 +337,12 @@ package final class SQLiteStore: Sendable {
         }
         for declaration in declarations {
             for property in declaration.properties {
-                guard case .relationship(let relationship) = property.kind else { continue }
+                guard case .relationship(let relationship) = property.kind, isManyToMany(declaration, property.name) else { continue }
                 let destination = relationship.destination()
                 if inHierarchy.contains(ObjectIdentifier(destination.root)) {
                     throw ObjectGraphError.invalidModel(
-                        "\(declaration.name).\(property.name): a relationship to \(destination.name), an entity of a "
-                            + "hierarchy, is not available in this version")
+                        "\(declaration.name).\(property.name): a many-to-many relationship to \(destination.name), an entity "
+                            + "of a hierarchy, is not available in this version")
                 }
             }
         }
@@ -344,22 +357,29 @@ package final class SQLiteStore: Sendable {
     }
 
     /// Decides where a relationship's links live; both sides of a relationship agree.
+    ///
+    /// `destinationTable` is the destination's table: its own, or its hierarchy's root's (a
+    /// hierarchy's entities share it, see ``EntityHierarchy``).
+    ///
+    /// `entity` and `inverseEntity` are the entities that declare the relationship and its inverse:
+    /// a subentity's inherited relationship is its parent's, stored where the parent's is.
     private static func storage(
-        of relationship: RelationshipDescription, in entity: String, inverse: RelationshipDescription
+        of relationship: RelationshipDescription, in entity: String, inverse: RelationshipDescription,
+        inverseIn inverseEntity: String, destinationTable: String
     ) -> RelationshipMapping.Storage {
         let thisSide = "\(entity).\(relationship.name)"
-        let otherSide = "\(relationship.destination).\(inverse.name)"
+        let otherSide = "\(inverseEntity).\(inverse.name)"
         switch (relationship.isToMany, inverse.isToMany) {
         case (false, true):
             return .foreignKey(column: relationship.name)
         case (true, false):
             return .inverseForeignKey(
-                table: relationship.destination, column: inverse.name,
+                table: destinationTable, column: inverse.name,
                 orderColumn: relationship.isOrdered ? SQL.orderColumn(forForeignKey: inverse.name) : nil)
         case (false, false):
             return thisSide <= otherSide
                 ? .foreignKey(column: relationship.name)
-                : .inverseForeignKey(table: relationship.destination, column: inverse.name, orderColumn: nil)
+                : .inverseForeignKey(table: destinationTable, column: inverse.name, orderColumn: nil)
         case (true, true):
             let (table, owns) = joinTable(thisSide, otherSide)
             return .joinTable(
