@@ -123,6 +123,7 @@ struct Demo: AsyncParsableCommand {
             "Done: \(try reader.fetchCount(FetchDescriptor<Mood>())) moods in \(try reader.fetchCount(FetchDescriptor<Country>())) countries."
         )
         try DeleteRulesDemo.run()
+        try InheritanceDemo.run()
         try await DetailViewDemo.run()
         try EditSheetDemo.run()
         try TwoStepDeletionDemo.run()

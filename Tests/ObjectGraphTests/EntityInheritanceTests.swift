@@ -459,3 +459,35 @@ struct EntityHierarchyRelationshipTests {
         #expect(try container.newBackgroundContext().fetchCount(FetchDescriptor<Entry2>()) == 0)
     }
 }
+
+/// A hierarchy whose classes each have a rule.
+@Entity class Gadget {
+    @Attribute(.length(1...)) var name: String
+    init(name: String) { self.name = name }
+}
+
+@Entity final class Phone: Gadget {
+    @Attribute(.range(1...10)) var cameras: Int
+    init(name: String, cameras: Int) {
+        self.cameras = cameras
+        super.init(name: name)
+    }
+}
+
+extension EntityHierarchyRelationshipTests {
+    @Test func validationRulesAndTheHistoryAreEachClasssOwn() throws {
+        let container = try ObjectContainer(for: Gadget.self, Phone.self, configuration: .inMemory)
+        let context = container.newBackgroundContext()
+        context.insert(Phone(name: "", cameras: 11))
+        let error = #expect(throws: ObjectGraphError.self) { try context.save() }
+        let failures = error?.validationFailures.map { "\($0.entity).\($0.property ?? "")" }.sorted()
+        #expect(failures == ["Phone.cameras", "Phone.name"])
+        context.rollback()
+
+        context.insert(Phone(name: "Pixel", cameras: 3))
+        context.insert(Gadget(name: "Lamp"))
+        try context.save()
+        let changes = try container.fetchHistory().flatMap(\.changes)
+        #expect(changes.map(\.entityName).sorted() == ["Gadget", "Phone"])
+    }
+}
