@@ -78,7 +78,8 @@ public struct EntityMacro: MemberMacro, MemberAttributeMacro, ExtensionMacro {
         let hierarchy = EntityHierarchyMembers(
             typeName: typeName, entityName: entityName, originalName: originalName ?? "nil", superclass: superclass,
             isFinal: isFinal, properties: properties, groupArguments: groupArguments, placeholders: placeholders,
-            declaredMembers: Set(declaration.memberBlock.members.compactMap { $0.decl.as(FunctionDeclSyntax.self)?.name.text }))
+            declaredMembers: Set(declaration.memberBlock.members.compactMap { $0.decl.as(FunctionDeclSyntax.self)?.name.text }),
+            declaresInitializer: declaration.memberBlock.members.contains { $0.decl.is(InitializerDeclSyntax.self) })
         return hierarchy.members()
     }
 

@@ -28,6 +28,10 @@ struct EntityHierarchyMembers {
     let placeholders: String
     /// The names of the functions the class declares (hooks it overrides itself).
     let declaredMembers: Set<String>
+    /// Whether the class declares an initializer. A subclass that declares none, and whose
+    /// properties all have a default, inherits its superclass's initializers, the materializing
+    /// one included: declaring that one here would keep it from inheriting the others.
+    let declaresInitializer: Bool
 
     /// The lifecycle hooks of `Entity`, with their signatures.
     static let hooks: [(name: String, signature: String)] = [
@@ -54,14 +58,6 @@ struct EntityHierarchyMembers {
                 public static let _$firstIndex_\(raw: typeName): Int = \(raw: superclass)._$entity.properties.count
                 """,
                 """
-                /// Materializes an object whose state ObjectGraph prepared; not for direct use.
-                @_documentation(visibility: internal)
-                public required init(_$materializing token: ObjectGraph.MaterializationToken) {
-                \(raw: placeholders)
-                super.init(_$materializing: token)
-                }
-                """,
-                """
                 /// The declaration ObjectGraph builds this entity's schema from.
                 @_documentation(visibility: internal)
                 override public class var _$entity: ObjectGraph.EntityDeclaration { \(raw: typeName).\(raw: declarationName) }
@@ -72,6 +68,17 @@ struct EntityHierarchyMembers {
                 """,
                 propertiesFunction(inherited: "\(superclass)._$properties_\(superclass)(Sub.self) + ")
             ]
+            if declaresInitializer || !placeholders.isEmpty {
+                members.append(
+                    """
+                    /// Materializes an object whose state ObjectGraph prepared; not for direct use.
+                    @_documentation(visibility: internal)
+                    public required init(_$materializing token: ObjectGraph.MaterializationToken) {
+                    \(raw: placeholders)
+                    super.init(_$materializing: token)
+                    }
+                    """)
+            }
             return members
         }
         members += [

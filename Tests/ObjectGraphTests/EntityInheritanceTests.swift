@@ -491,3 +491,40 @@ extension EntityHierarchyRelationshipTests {
         #expect(changes.map(\.entityName).sorted() == ["Gadget", "Phone"])
     }
 }
+
+/// A subentity renamed, which the store does not migrate yet.
+@Entity("Tablet", originalName: "Slate") final class Tablet: Gadget {
+    var pen = false
+}
+
+extension EntityHierarchyRelationshipTests {
+    @Test func aSubclassThatDeclaresNoInitializerInheritsItsParents() throws {
+        let tablet = Tablet(name: "Slate 2")
+        tablet.pen = true
+        #expect(tablet.name == "Slate 2" && tablet.pen && tablet.objectID.entityName == "Tablet")
+    }
+
+    @Test func aRenameInAHierarchyIsRefusedNamingIt() {
+        let message = invalidModelMessage { _ = try ObjectContainer(for: Gadget.self, Tablet.self, configuration: .inMemory) }
+        #expect(message?.contains("Tablet (formerly Slate)") == true, "\(message ?? "")")
+    }
+}
+
+/// A subentity that declares no initializer: it inherits its parent's, the materializing one too.
+@Entity final class Smartwatch: Gadget {
+    var strap = "steel"
+}
+
+extension EntityHierarchyRelationshipTests {
+    @Test func anObjectOfASubclassWithoutInitializersIsSavedAndFetchedAsItsClass() throws {
+        let container = try ObjectContainer(for: Gadget.self, Smartwatch.self, configuration: .inMemory)
+        let context = container.newBackgroundContext()
+        let watch = Smartwatch(name: "Chrono")
+        watch.strap = "leather"
+        context.insert(watch)
+        try context.save()
+        let gadgets = try container.newBackgroundContext().fetch(FetchDescriptor<Gadget>())
+        let fetched = try #require(gadgets.first as? Smartwatch)
+        #expect(fetched.name == "Chrono" && fetched.strap == "leather")
+    }
+}

@@ -111,7 +111,7 @@ package final class SQLiteStore: Sendable {
     private func recoverFiles(_ files: ExternalFiles, columns: [ExternalStorage.Column]) throws {
         guard try writer.read(ExternalStorage.hasGarbageTable) else { return }
         if !columns.isEmpty, try !files.incomingNames().isEmpty || writer.read(ExternalStorage.hasGarbage) {
-            // The transaction takes the garbage's names, and removes the files once it commits.
+            // The transaction takes the garbage's names and removes their files (see `write(_:)`).
             _ = try write { try ExternalStorage.recover($0.db, columns: columns, files: files) }
         }
         if columns.isEmpty {
@@ -307,8 +307,8 @@ package final class SQLiteStore: Sendable {
     }
 
     /// Refuses what the store does not keep of entity hierarchies yet, naming the entity and
-    /// property: a many-to-many relationship of an entity of a hierarchy, or to one, and a
-    /// searchable attribute or a value in files in one.
+    /// property: a many-to-many relationship of an entity of a hierarchy, or to one, a searchable
+    /// attribute or a value in files in one, and a renamed entity or attribute in one.
     private static func checkHierarchies(_ declarations: [EntityDeclaration], schema: Schema) throws {
         // Whether a relationship and its inverse are both to-many: a join table, named after the
         // entity that declares it, which a subentity's inherited relationship would name again.
@@ -319,6 +319,19 @@ package final class SQLiteStore: Sendable {
         }
         let inHierarchy = Set(declarations.filter { $0.parent != nil }.flatMap { [ObjectIdentifier($0), ObjectIdentifier($0.root)] })
         for declaration in declarations where inHierarchy.contains(ObjectIdentifier(declaration.root)) {
+            // A rename moves a table or a column of one entity; a hierarchy's are shared, and its
+            // rows name their entities.
+            if let original = declaration.originalName {
+                throw ObjectGraphError.invalidModel(
+                    "\(declaration.name) (formerly \(original)): renaming an entity of a hierarchy is not available in this version")
+            }
+            for property in declaration.properties {
+                if case .attribute(let attribute) = property.kind, let original = attribute.originalName {
+                    throw ObjectGraphError.invalidModel(
+                        "\(declaration.name).\(property.name) (formerly \(original)): renaming an attribute of an entity of a "
+                            + "hierarchy is not available in this version")
+                }
+            }
             for property in declaration.properties {
                 switch property.kind {
                 case .relationship where isManyToMany(declaration, property.name):
