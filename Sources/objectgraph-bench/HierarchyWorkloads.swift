@@ -44,7 +44,7 @@ import ObjectGraph
 /// against one query of one table with a column naming each row's kind on the other sides.
 enum HierarchyWorkloads {
     static func make(dataset: Dataset, files: ScratchFiles) -> [Workload] {
-        [fetchRoot(EntryStores(count: dataset.moodCount, files: files))]
+        [fetchRoot(EntryStores.make(count: dataset.moodCount, files: files), count: dataset.moodCount)]
     }
 
     /// Entry `index`: half plain entries, a quarter meetings, an eighth journeys, an eighth
@@ -65,9 +65,9 @@ enum HierarchyWorkloads {
         var id: Int64, kind: String, title: String, day: Int64, client: String?, budget: Int64?, destination: String?, perDiem: Double?
     }
 
-    static func fetchRoot(_ stores: EntryStores) -> Workload {
+    static func fetchRoot(_ stores: FilledStores, count: Int) -> Workload {
         Workload(
-            name: "fetch all \(stores.count) calendar entries of a hierarchy (4 classes), each as its own class",
+            name: "fetch all \(count) calendar entries of a hierarchy (4 classes), each as its own class",
             setUp: stores.fill,
             objectGraph: Contender(
                 run: {
@@ -79,7 +79,7 @@ enum HierarchyWorkloads {
                 },
                 verify: {
                     try WorkloadError.check(
-                        "entries", try stores.graph().newBackgroundContext().fetchCount(FetchDescriptor<CalendarEntry>()), stores.count)
+                        "entries", try stores.graph().newBackgroundContext().fetchCount(FetchDescriptor<CalendarEntry>()), count)
                 }),
             baseline: Contender(run: {
                 try stores.plain().read { db in
@@ -105,7 +105,7 @@ enum HierarchyWorkloads {
                 let entries = try raw.read {
                     let statement = try raw.prepare(query)
                     defer { try? statement.reset() }
-                    return try statement.rows(reservingCapacity: stores.count) { row in
+                    return try statement.rows(reservingCapacity: count) { row in
                         RawEntry(
                             id: row.int64(0), kind: row.text(1) ?? "", title: row.text(2) ?? "", day: row.int64(3),
                             client: row.text(4), budget: row.isNull(5) ? nil : row.int64(5), destination: row.text(6),
@@ -120,60 +120,46 @@ enum HierarchyWorkloads {
     }
 }
 
-/// The entries in ObjectGraph and in a plain table, filled on first use.
-final class EntryStores {
-    let count: Int
-    private let files: ScratchFiles
-    private var filled: (graph: ObjectContainer, plain: DatabasePool, raw: RawDatabase)?
-
-    init(count: Int, files: ScratchFiles) {
-        self.count = count
-        self.files = files
-    }
-
-    func fill() throws { _ = try stores() }
-    func graph() throws -> ObjectContainer { try stores().graph }
-    func plain() throws -> DatabasePool { try stores().plain }
-    func raw() throws -> RawDatabase { try stores().raw }
-
-    private func stores() throws -> (graph: ObjectContainer, plain: DatabasePool, raw: RawDatabase) {
-        if let filled { return filled }
-        let graph = try ObjectContainer(
-            for: CalendarEntry.self, Meeting.self, Journey.self, BusinessJourney.self,
-            configuration: .file(files.fresh("entries-graph.sqlite")))
-        let context = graph.newBackgroundContext()
-        for index in 0..<count {
-            let title = "entry \(index)"
-            switch HierarchyWorkloads.kind(index) {
-            case "Meeting": context.insert(Meeting(title: title, day: index % 365, client: "client \(index % 50)", budget: index % 1000))
-            case "Journey": context.insert(Journey(title: title, day: index % 365, destination: "city \(index % 80)"))
-            case "BusinessJourney":
-                context.insert(BusinessJourney(title: title, day: index % 365, destination: "city \(index % 80)", perDiem: 45))
-            default: context.insert(CalendarEntry(title: title, day: index % 365))
-            }
-        }
-        try context.save()
-        let path = files.fresh("entries-plain.sqlite")
-        let plain = try DatabasePool(path: path)
-        try plain.write { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE entry (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, title TEXT NOT NULL, day INTEGER NOT NULL,
-                    client TEXT, budget INTEGER, destination TEXT, perDiem REAL)
-                    """)
-            let insert = try db.makeStatement(
-                sql: "INSERT INTO entry (kind, title, day, client, budget, destination, perDiem) VALUES (?, ?, ?, ?, ?, ?, ?)")
+/// The entries in ObjectGraph and in a plain table.
+enum EntryStores {
+    static func make(count: Int, files: ScratchFiles) -> FilledStores {
+        FilledStores {
+            let graph = try ObjectContainer(
+                for: CalendarEntry.self, Meeting.self, Journey.self, BusinessJourney.self,
+                configuration: .file(files.fresh("entries-graph.sqlite")))
+            let context = graph.newBackgroundContext()
             for index in 0..<count {
-                let kind = HierarchyWorkloads.kind(index)
-                let isMeeting = kind == "Meeting", isJourney = kind.hasSuffix("Journey")
-                try insert.execute(arguments: [
-                    kind, "entry \(index)", index % 365, isMeeting ? "client \(index % 50)" : nil, isMeeting ? index % 1000 : nil,
-                    isJourney ? "city \(index % 80)" : nil, kind == "BusinessJourney" ? 45.0 : nil
-                ])
+                let title = "entry \(index)"
+                switch HierarchyWorkloads.kind(index) {
+                case "Meeting":
+                    context.insert(Meeting(title: title, day: index % 365, client: "client \(index % 50)", budget: index % 1000))
+                case "Journey": context.insert(Journey(title: title, day: index % 365, destination: "city \(index % 80)"))
+                case "BusinessJourney":
+                    context.insert(BusinessJourney(title: title, day: index % 365, destination: "city \(index % 80)", perDiem: 45))
+                default: context.insert(CalendarEntry(title: title, day: index % 365))
+                }
             }
+            try context.save()
+            let path = files.fresh("entries-plain.sqlite")
+            let plain = try DatabasePool(path: path)
+            try plain.write { db in
+                try db.execute(
+                    sql: """
+                        CREATE TABLE entry (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, title TEXT NOT NULL, day INTEGER NOT NULL,
+                        client TEXT, budget INTEGER, destination TEXT, perDiem REAL)
+                        """)
+                let insert = try db.makeStatement(
+                    sql: "INSERT INTO entry (kind, title, day, client, budget, destination, perDiem) VALUES (?, ?, ?, ?, ?, ?, ?)")
+                for index in 0..<count {
+                    let kind = HierarchyWorkloads.kind(index)
+                    let isMeeting = kind == "Meeting", isJourney = kind.hasSuffix("Journey")
+                    try insert.execute(arguments: [
+                        kind, "entry \(index)", index % 365, isMeeting ? "client \(index % 50)" : nil, isMeeting ? index % 1000 : nil,
+                        isJourney ? "city \(index % 80)" : nil, kind == "BusinessJourney" ? 45.0 : nil
+                    ])
+                }
+            }
+            return (graph, plain, path)
         }
-        let stores = (graph, plain, try RawDatabase(path: path))
-        filled = stores
-        return stores
     }
 }

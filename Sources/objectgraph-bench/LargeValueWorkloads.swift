@@ -194,25 +194,11 @@ enum LargeValueWorkloads {
     }
 }
 
-/// The photos in ObjectGraph (images in files) and in a plain table (images in rows), filled on
-/// first use.
+/// The photos in ObjectGraph (images in files) and in a plain table (images in rows).
 final class PhotoStores {
     /// Made when first asked for: a run of other workloads makes none.
     private(set) lazy var images = (0..<LargeValueWorkloads.count).map(LargeValueWorkloads.image)
-    private let files: ScratchFiles
-    private var filled: (graph: ObjectContainer, plain: DatabasePool, raw: RawDatabase)?
-
-    init(files: ScratchFiles) {
-        self.files = files
-    }
-
-    func fill() throws { _ = try stores() }
-    func graph() throws -> ObjectContainer { try stores().graph }
-    func plain() throws -> DatabasePool { try stores().plain }
-    func raw() throws -> RawDatabase { try stores().raw }
-
-    private func stores() throws -> (graph: ObjectContainer, plain: DatabasePool, raw: RawDatabase) {
-        if let filled { return filled }
+    private(set) lazy var stores = FilledStores { [unowned self] in
         let graph = try ObjectContainer(for: Photo.self, configuration: .file(files.fresh("photos-read-graph.sqlite")))
         let context = graph.newBackgroundContext()
         for (index, image) in images.enumerated() { context.insert(Photo(caption: "photo \(index)", image: image)) }
@@ -224,8 +210,16 @@ final class PhotoStores {
                 try db.execute(sql: "INSERT INTO photo (caption, image) VALUES (?, ?)", arguments: ["photo \(index)", image])
             }
         }
-        let stores = (graph, plain, try RawDatabase(path: path))
-        filled = stores
-        return stores
+        return (graph, plain, path)
     }
+    private let files: ScratchFiles
+
+    init(files: ScratchFiles) {
+        self.files = files
+    }
+
+    func fill() throws { try stores.fill() }
+    func graph() throws -> ObjectContainer { try stores.graph() }
+    func plain() throws -> DatabasePool { try stores.plain() }
+    func raw() throws -> RawDatabase { try stores.raw() }
 }

@@ -52,14 +52,13 @@ enum SearchWorkloads {
         """
 
     static func make(dataset: Dataset, files: ScratchFiles) -> [Workload] {
-        let stores = NoteStores(count: dataset.moodCount, files: files)
-        return [search(stores)]
+        return [search(NoteStores.make(count: dataset.moodCount, files: files), count: dataset.moodCount)]
     }
 
     /// Search the notes for two words, best 50 first, with snippets.
-    static func search(_ stores: NoteStores) -> Workload {
+    static func search(_ stores: FilledStores, count: Int) -> Workload {
         Workload(
-            name: "search \(stores.count) notes for \"\(query)\", best \(limit) with snippets",
+            name: "search \(count) notes for \"\(query)\", best \(limit) with snippets",
             setUp: stores.fill,
             objectGraph: Contender(
                 run: {
@@ -99,47 +98,26 @@ enum SearchWorkloads {
     }
 }
 
-/// ObjectGraph's notes and the hand-made ones, filled on first use.
-final class NoteStores {
-    let count: Int
-    private let files: ScratchFiles
-    private var filled: (graph: ObjectContainer, plain: DatabasePool)?
-    private var rawDatabase: RawDatabase?
-
-    init(count: Int, files: ScratchFiles) {
-        self.count = count
-        self.files = files
-    }
-
-    func fill() throws { _ = try stores() }
-    func graph() throws -> ObjectContainer { try stores().graph }
-    func plain() throws -> DatabasePool { try stores().plain }
-
-    func raw() throws -> RawDatabase {
-        if let rawDatabase { return rawDatabase }
-        _ = try stores()
-        let opened = try RawDatabase(path: files.path("notes-plain.sqlite"))
-        rawDatabase = opened
-        return opened
-    }
-
-    private func stores() throws -> (graph: ObjectContainer, plain: DatabasePool) {
-        if let filled { return filled }
-        let graph = try ObjectContainer(for: Note.self, configuration: .file(files.fresh("notes-graph.sqlite")))
-        for start in stride(from: 0, to: count, by: 50_000) {
-            let context = graph.newBackgroundContext()
-            for index in start..<min(count, start + 50_000) {
-                context.insert(Note(text: SearchWorkloads.text(index), day: index))
+/// ObjectGraph's notes and the hand-made ones.
+enum NoteStores {
+    static func make(count: Int, files: ScratchFiles) -> FilledStores {
+        FilledStores {
+            let graph = try ObjectContainer(for: Note.self, configuration: .file(files.fresh("notes-graph.sqlite")))
+            for start in stride(from: 0, to: count, by: 50_000) {
+                let context = graph.newBackgroundContext()
+                for index in start..<min(count, start + 50_000) {
+                    context.insert(Note(text: SearchWorkloads.text(index), day: index))
+                }
+                try context.save()
             }
-            try context.save()
+            let path = files.fresh("notes-plain.sqlite")
+            let plain = try DatabasePool(path: path)
+            try plain.write { db in
+                try db.execute(sql: SearchWorkloads.createTables)
+                let insert = try db.makeStatement(sql: "INSERT INTO note (text, day) VALUES (?, ?)")
+                for index in 0..<count { try insert.execute(arguments: [SearchWorkloads.text(index), index]) }
+            }
+            return (graph, plain, path)
         }
-        let plain = try DatabasePool(path: files.fresh("notes-plain.sqlite"))
-        try plain.write { db in
-            try db.execute(sql: SearchWorkloads.createTables)
-            let insert = try db.makeStatement(sql: "INSERT INTO note (text, day) VALUES (?, ?)")
-            for index in 0..<count { try insert.execute(arguments: [SearchWorkloads.text(index), index]) }
-        }
-        filled = (graph, plain)
-        return (graph, plain)
     }
 }
