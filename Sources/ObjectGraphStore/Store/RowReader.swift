@@ -72,7 +72,7 @@ package struct RowReader {
     /// among `globalIDs`, and that global ID; IDs of no row are left out. A query per
     /// ``SQL/inlineListLimit`` IDs, through the global ID's unique index.
     package func forEachRow(globalIDs: [UUID], mapping: EntityMapping, _ body: (CurrentRow, UUID) throws -> Void) throws {
-        let globalIDColumn = CInt(2 + mapping.valueStorageClasses.count)  // after the select list
+        let globalIDColumn = mapping.selectListCount  // after the select list
         try read { db in
             for chunk in globalIDs.chunks(ofCount: SQL.inlineListLimit) {
                 let ids = SQL.list(chunk.map(\.storedValue.databaseValue))

@@ -59,6 +59,17 @@ struct SyncModel: Sendable {
 
     func shape(forRecordType recordType: String) -> RecordShape? { byRecordType[recordType] }
 
+    /// Whether an entity that `shape`'s entity is a subentity of syncs too: that entity's objects
+    /// include `shape`'s (an entity hierarchy).
+    func hasSyncedParent(_ shape: RecordShape) -> Bool {
+        var parent = shape.type._$entity.parent
+        while let entity = parent {
+            if byEntity[entity.name] != nil { return true }
+            parent = entity.parent
+        }
+        return false
+    }
+
     /// The ordered relationships of `entity` whose order syncs (see ``RecordShape/OrderedList``).
     func orderedLists(ofOwner entity: String) -> [RecordShape.OrderedList] { orderedLists[entity] ?? [] }
 

@@ -204,7 +204,7 @@ final class SyncWorkspace {
             let client = try context.fetch(FetchDescriptor<ClientState>(predicate: #Predicate { $0.zone == zone })).first
             let pending =
                 client == nil
-                ? try model.shapes.reduce(0) { $0 + (try $1.type.objectCount(in: context)) }
+                ? try model.shapes.filter { !model.hasSyncedParent($0) }.reduce(0) { $0 + (try $1.type.objectCount(in: context)) }
                 : try context.fetchCount(
                     FetchDescriptor<SyncRecordState>(predicate: #Predicate { $0.isPending && $0.heldBackRevision != $0.localRevision }))
             return (pending, client?.cursor, client?.lastSuccessfulSync)

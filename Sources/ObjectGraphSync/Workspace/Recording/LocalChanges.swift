@@ -203,9 +203,11 @@ extension SyncWorkspace {
             } catch let error as ObjectGraphError {
                 throw SyncError.store(error)
             }
-            objectsByEntity[shape.entityName] = objects
-            var states = try recordStates(for: objects.map(\.objectGlobalID))
-            for object in objects where states[object.objectGlobalID] == nil {
+            // An entity's objects include its subentities': each is adopted by its own shape.
+            let own = objects.filter { $0.objectID.entityName == shape.entityName }
+            objectsByEntity[shape.entityName] = own
+            var states = try recordStates(for: own.map(\.objectGlobalID))
+            for object in own where states[object.objectGlobalID] == nil {
                 let state = try newState(object.objectGlobalID, entity: shape.entityName, zone: "", into: &states)
                 state.pendingProperties = Self.joined(shape.fields.map(\.property))
                 state.localRevision = 1
