@@ -221,8 +221,9 @@ package final class SQLiteStore: Sendable {
         for mapping in mappings {
             for relationship in mapping.toManyRelationships {
                 guard case .joinTable(let table, "Z_SOURCE", _, _) = relationship.storage else { continue }
-                let owner = "\(mapping.name).\(relationship.name)"
-                if let other = owners[table] {
+                // A subentity's inherited relationship is its parent's, with the parent's join table.
+                let owner = "\(declaringEntity(of: relationship.name, in: mapping.declaration)).\(relationship.name)"
+                if let other = owners[table], other != owner {
                     throw ObjectGraphError.invalidModel(
                         "\(owner) and \(other) would both be stored in table \(table): rename one of them")
                 }
@@ -234,7 +235,7 @@ package final class SQLiteStore: Sendable {
     private static func makeMappings(
         _ declarations: [EntityDeclaration], schema: Schema, externalFiles: ExternalFiles?
     ) throws -> [EntityMapping] {
-        try checkHierarchies(declarations, schema: schema)
+        try checkHierarchies(declarations)
         let position = Dictionary(uniqueKeysWithValues: declarations.enumerated().map { ($1.name, $0) })
         let mappings = try declarations.enumerated().map { index, declaration in
             guard let description = schema.entity(named: declaration.name) else {
@@ -307,16 +308,9 @@ package final class SQLiteStore: Sendable {
     }
 
     /// Refuses what the store does not keep of entity hierarchies yet, naming the entity and
-    /// property: a many-to-many relationship of an entity of a hierarchy, or to one, a searchable
-    /// attribute or a value in files in one, and a renamed entity or attribute in one.
-    private static func checkHierarchies(_ declarations: [EntityDeclaration], schema: Schema) throws {
-        // Whether a relationship and its inverse are both to-many: a join table, named after the
-        // entity that declares it, which a subentity's inherited relationship would name again.
-        func isManyToMany(_ declaration: EntityDeclaration, _ name: String) -> Bool {
-            guard let relationship = schema.entity(named: declaration.name)?.relationship(named: name), relationship.isToMany
-            else { return false }
-            return schema.entity(named: relationship.destination)?.relationship(named: relationship.inverse)?.isToMany == true
-        }
+    /// property: a searchable attribute or a value in files in one, and a renamed entity or
+    /// attribute in one.
+    private static func checkHierarchies(_ declarations: [EntityDeclaration]) throws {
         let inHierarchy = Set(declarations.filter { $0.parent != nil }.flatMap { [ObjectIdentifier($0), ObjectIdentifier($0.root)] })
         for declaration in declarations where inHierarchy.contains(ObjectIdentifier(declaration.root)) {
             // A rename moves a table or a column of one entity; a hierarchy's are shared, and its
@@ -334,10 +328,6 @@ package final class SQLiteStore: Sendable {
             }
             for property in declaration.properties {
                 switch property.kind {
-                case .relationship where isManyToMany(declaration, property.name):
-                    throw ObjectGraphError.invalidModel(
-                        "\(declaration.name).\(property.name): an entity of a hierarchy (\(declaration.root.name) and its "
-                            + "subentities) cannot have many-to-many relationships in this version")
                 case .attribute(let attribute)
                 where attribute.options.contains(.searchable) || attribute.options.contains(.externalStorage):
                     throw ObjectGraphError.invalidModel(
@@ -345,17 +335,6 @@ package final class SQLiteStore: Sendable {
                             + "subentities) cannot have searchable attributes or values in files in this version")
                 default:
                     continue
-                }
-            }
-        }
-        for declaration in declarations {
-            for property in declaration.properties {
-                guard case .relationship(let relationship) = property.kind, isManyToMany(declaration, property.name) else { continue }
-                let destination = relationship.destination()
-                if inHierarchy.contains(ObjectIdentifier(destination.root)) {
-                    throw ObjectGraphError.invalidModel(
-                        "\(declaration.name).\(property.name): a many-to-many relationship to \(destination.name), an entity "
-                            + "of a hierarchy, is not available in this version")
                 }
             }
         }
