@@ -542,3 +542,42 @@ extension EntityHierarchyRelationshipTests {
         #expect(fetched.name == "Chrono" && fetched.strap == "leather")
     }
 }
+
+/// A hierarchy whose subentity keeps a large value in a file.
+@Entity class Paper {
+    var title: String
+    init(title: String) { self.title = title }
+}
+
+@Entity final class Scan: Paper {
+    @Attribute(.externalStorage) var pages: Data?
+    init(title: String, pages: Data?) {
+        self.pages = pages
+        super.init(title: title)
+    }
+}
+
+extension EntityHierarchyRelationshipTests {
+    @Test func aSubentitysValueInAFileIsReadThroughItsParentsFetchAndGoesWithItsRow() throws {
+        let path = temporaryStorePath()
+        let pages = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let container = try ObjectContainer(for: Paper.self, Scan.self, configuration: .file(path))
+        let context = container.newBackgroundContext()
+        context.insert(Scan(title: "Contract", pages: pages))
+        context.insert(Paper(title: "Memo"))
+        try context.save()
+        let files = { ((try? FileManager.default.contentsOfDirectory(atPath: path + "-external")) ?? []).filter { $0 != "incoming" } }
+        #expect(files().count == 1)
+
+        let reader = container.newBackgroundContext()
+        let documents = try reader.fetch(FetchDescriptor<Paper>(sortBy: [SortDescriptor(\.title)]))
+        #expect((documents.first as? Scan)?.pages == pages)
+        #expect(try reader.fetch(FetchDescriptor<Scan>(predicate: #Predicate { ($0.pages?.count ?? 0) > 100_000 })).count == 1)
+
+        for document in documents { reader.delete(document) }
+        try reader.save()
+        reader.insert(Paper(title: "Next"))
+        try reader.save()
+        #expect(files().isEmpty)
+    }
+}

@@ -308,8 +308,7 @@ package final class SQLiteStore: Sendable {
     }
 
     /// Refuses what the store does not keep of entity hierarchies yet, naming the entity and
-    /// property: a searchable attribute or a value in files in one, and a renamed entity or
-    /// attribute in one.
+    /// property: a searchable attribute in one, and a renamed entity or attribute in one.
     private static func checkHierarchies(_ declarations: [EntityDeclaration]) throws {
         let inHierarchy = Set(declarations.filter { $0.parent != nil }.flatMap { [ObjectIdentifier($0), ObjectIdentifier($0.root)] })
         for declaration in declarations where inHierarchy.contains(ObjectIdentifier(declaration.root)) {
@@ -328,11 +327,10 @@ package final class SQLiteStore: Sendable {
             }
             for property in declaration.properties {
                 switch property.kind {
-                case .attribute(let attribute)
-                where attribute.options.contains(.searchable) || attribute.options.contains(.externalStorage):
+                case .attribute(let attribute) where attribute.options.contains(.searchable):
                     throw ObjectGraphError.invalidModel(
                         "\(declaration.name).\(property.name): an entity of a hierarchy (\(declaration.root.name) and its "
-                            + "subentities) cannot have searchable attributes or values in files in this version")
+                            + "subentities) cannot have searchable attributes in this version")
                 default:
                     continue
                 }

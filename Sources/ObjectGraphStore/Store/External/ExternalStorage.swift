@@ -20,9 +20,24 @@ package enum ExternalStorage {
         package let column: String
     }
 
-    /// The columns of `entities`' attributes stored outside the rows.
+    /// The columns of `entities`' attributes stored outside the rows, each once: the entities of a
+    /// hierarchy share their root's table (see ``EntityHierarchy``).
     package static func columns(of entities: [EntityDescription]) -> [Column] {
-        entities.flatMap { entity in entity.externallyStoredAttributes.map { Column(table: entity.name, column: $0) } }
+        var columns: [Column] = []
+        for entity in entities {
+            for name in entity.externallyStoredAttributes {
+                let column = Column(table: table(of: entity.name, among: entities), column: name)
+                if !columns.contains(column) { columns.append(column) }
+            }
+        }
+        return columns
+    }
+
+    /// The table of an entity: its own, or its hierarchy's root's.
+    static func table(of entity: String, among entities: [EntityDescription]) -> String {
+        var table = entity
+        while let parent = entities.first(where: { $0.name == table })?.parentEntity { table = parent }
+        return table
     }
 
     /// The triggers that name a column's files in the garbage table: after a row is deleted, and
@@ -63,7 +78,10 @@ package enum ExternalStorage {
         guard !wanted.isEmpty || !previous.isEmpty || !existingTriggers.isEmpty else { return }
         try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(garbageTable) (Z_NAME TEXT NOT NULL)")
         for column in previous where !wanted.contains(column) {
-            let attribute = entities.first { $0.name == column.table }?.attribute(named: column.column)
+            // The column's table is its entity's, or its hierarchy's root's: any entity of the
+            // hierarchy may declare the attribute.
+            let attribute = entities.lazy.filter { table(of: $0.name, among: entities) == column.table }
+                .compactMap { $0.attribute(named: column.column) }.first
             if attribute?.type == .data {
                 try bringBack(column, db, files: files)
             } else {
