@@ -581,3 +581,40 @@ extension EntityHierarchyRelationshipTests {
         #expect(files().isEmpty)
     }
 }
+
+/// A hierarchy whose root and subentity each have searchable text.
+@Entity class Article {
+    @Attribute(.searchable) var headline: String
+    init(headline: String) { self.headline = headline }
+}
+
+@Entity final class Review: Article {
+    @Attribute(.searchable) var verdict: String
+    var stars = 3
+    init(headline: String, verdict: String, stars: Int) {
+        self.verdict = verdict
+        self.stars = stars
+        super.init(headline: headline)
+    }
+}
+
+extension EntityHierarchyRelationshipTests {
+    @Test func aSearchOfAHierarchyFindsEachClassByAnyOfItsTextSavedOrNot() throws {
+        let container = try ObjectContainer(for: Article.self, Review.self, configuration: .inMemory)
+        let context = container.newBackgroundContext()
+        context.insert(Article(headline: "Sunny days ahead"))
+        context.insert(Review(headline: "A new café", verdict: "Sunny terrace, slow service", stars: 4))
+        context.insert(Review(headline: "Rainy night", verdict: "Cosy", stars: 2))
+        try context.save()
+        context.insert(Review(headline: "Unsaved", verdict: "sunny and bright", stars: 5))
+
+        let found = try context.search(Article.self, matching: "sunny")
+        #expect(
+            found.map { "\(type(of: $0.object)) \($0.object.headline)" }.sorted() == [
+                "Article Sunny days ahead", "Review A new café", "Review Unsaved"
+            ])
+        let reviews = try context.search(Review.self, matching: "sun", where: #Predicate { $0.stars >= 4 })
+        #expect(reviews.map(\.object.headline).sorted() == ["A new café", "Unsaved"])
+        #expect(reviews.contains { $0.snippet.description.contains("[Sunny] terrace") })
+    }
+}

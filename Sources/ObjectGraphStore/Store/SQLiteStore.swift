@@ -208,7 +208,10 @@ package final class SQLiteStore: Sendable {
         }
         // A full-text index is a table and FTS5's own tables beside it (`_data`, `_idx`, …).
         for mapping in mappings {
-            guard let index = SearchIndex(mapping.description) else { continue }
+            let entities = mappings.map(\.description)
+            guard mapping.description.parentEntity == nil, let index = SearchIndex(mapping.description, among: entities) else {
+                continue
+            }
             for table in [index.table] + SearchIndex.shadowSuffixes.map({ index.table + $0 }) {
                 let owner = "the full-text index of \(mapping.name)"
                 if let other = owners[table], other != owner {
@@ -308,7 +311,7 @@ package final class SQLiteStore: Sendable {
     }
 
     /// Refuses what the store does not keep of entity hierarchies yet, naming the entity and
-    /// property: a searchable attribute in one, and a renamed entity or attribute in one.
+    /// property: a renamed entity or attribute in one.
     private static func checkHierarchies(_ declarations: [EntityDeclaration]) throws {
         let inHierarchy = Set(declarations.filter { $0.parent != nil }.flatMap { [ObjectIdentifier($0), ObjectIdentifier($0.root)] })
         for declaration in declarations where inHierarchy.contains(ObjectIdentifier(declaration.root)) {
@@ -327,10 +330,6 @@ package final class SQLiteStore: Sendable {
             }
             for property in declaration.properties {
                 switch property.kind {
-                case .attribute(let attribute) where attribute.options.contains(.searchable):
-                    throw ObjectGraphError.invalidModel(
-                        "\(declaration.name).\(property.name): an entity of a hierarchy (\(declaration.root.name) and its "
-                            + "subentities) cannot have searchable attributes in this version")
                 default:
                     continue
                 }

@@ -24,12 +24,20 @@ package struct SearchIndex: Sendable, Equatable {
     /// The tables FTS5 makes beside a full-text table, named with these suffixes.
     static let shadowSuffixes = ["_data", "_idx", "_content", "_docsize", "_config"]
 
-    /// The index of `description`'s searchable attributes; nil when it has none.
-    package init?(_ description: EntityDescription) {
-        let columns = description.searchableAttributes
+    /// The index of `description`'s searchable attributes; nil when it has none. The entities of
+    /// a hierarchy (see ``EntityHierarchy``) share one index, their root's, over the searchable
+    /// attributes of all of them: a search of any of them reads it, for the rows its query selects.
+    package init?(_ description: EntityDescription, among entities: [EntityDescription]) {
+        let root = ExternalStorage.table(of: description.name, among: entities)
+        var columns: [String] = []
+        let members = entities.filter { ExternalStorage.table(of: $0.name, among: entities) == root }
+        // The root's own first, then each subentity's, by name: one order for every member.
+        for member in members.sorted(by: { ($0.name != root ? 1 : 0, $0.name) < ($1.name != root ? 1 : 0, $1.name) }) {
+            for column in member.searchableAttributes where !columns.contains(column) { columns.append(column) }
+        }
         guard !columns.isEmpty else { return nil }
-        self.table = Self.prefix + description.name
-        self.contentTable = description.name
+        self.table = Self.prefix + root
+        self.contentTable = root
         self.columns = columns
     }
 
@@ -67,7 +75,8 @@ package struct SearchIndex: Sendable, Equatable {
     /// again by a format upgrade), is made again and filled from the rows; an index no entity has
     /// any more is dropped. An index already as it should be is left alone.
     package static func synchronize(_ db: Database, entities: [EntityDescription]) throws {
-        let wanted = entities.compactMap(SearchIndex.init)
+        // One per table: a hierarchy's entities share their root's.
+        let wanted = entities.filter { $0.parentEntity == nil }.compactMap { SearchIndex($0, among: entities) }
         let existing = try Row.fetchAll(
             db, sql: "SELECT type, name, sql FROM sqlite_master WHERE name LIKE ? ESCAPE '\\'",
             arguments: [prefix.replacingOccurrences(of: "_", with: "\\_") + "%"])

@@ -56,7 +56,7 @@ package struct FetchQuery<T: Entity> {
     package func search(
         _ text: String, sorted: Bool, limit: Int?, excluding: [ObjectID]
     ) throws -> [(object: AnyObject, rank: Double, snippet: String)] {
-        let query = try SearchQuery(select)
+        let query = try SearchQuery(select, entities: context.store.schema.entities)
         guard let pattern = SearchIndex.pattern(matching: text) else { return [] }
         let sql = query.sql(
             pattern: pattern, sorted: sorted, limit: limit, excludingKeys: excluding.lazy.filter { !$0.isTemporary }.map(\.key))
@@ -73,18 +73,20 @@ package struct FetchQuery<T: Entity> {
     package func searchUnsaved(
         _ objects: [any Entity], matching text: String
     ) throws -> [(object: any Entity, rank: Double, snippet: String)] {
-        let index = try SearchQuery(select).index
+        let index = try SearchQuery(select, entities: context.store.schema.entities).index
         guard let pattern = SearchIndex.pattern(matching: text), !objects.isEmpty else { return [] }
-        let slots = index.columns.compactMap { mapping.attributeColumns.firstIndex(of: $0) }
         let documents = objects.map { object in
             // A fault changed only through an inverse reads its row first.
             object._$state.fulfillIfNeeded()
-            return slots.map { slot -> String? in
+            // Each object's columns are its own entity's: a subentity's object may have more.
+            let columns = object._$state.mapping?.attributeColumns ?? mapping.attributeColumns
+            return index.columns.map { column -> String? in
+                guard let slot = columns.firstIndex(of: column) else { return nil }
                 if case .text(let text) = object._$state.value(atPosition: slot) { return text }
                 return nil
             }
         }
-        let matches = try run { try PendingSearch.matches(documents, columns: slots.count, pattern: pattern) }
+        let matches = try run { try PendingSearch.matches(documents, columns: index.columns.count, pattern: pattern) }
         return matches.map { (objects[$0.document], $0.rank, $0.snippet) }
     }
 

@@ -1,4 +1,4 @@
-import ObjectGraphModel
+package import ObjectGraphModel
 
 /// The SQL of a full-text search: a fetch's query (its predicate, marks and sort) joined with the
 /// entity's full-text index, matching a pattern (see ``SearchIndex/pattern(matching:)``). Each row
@@ -10,8 +10,8 @@ package struct SearchQuery {
 
     /// - Throws: ``ObjectGraphError/invalidPropertyAccess(entity:property:reason:)`` when the
     ///   entity has no searchable attribute.
-    package init(_ select: SelectQuery) throws {
-        guard let index = SearchIndex(select.mapping.description) else {
+    package init(_ select: SelectQuery, entities: [EntityDescription]) throws {
+        guard let index = SearchIndex(select.mapping.description, among: entities) else {
             throw ObjectGraphError.invalidPropertyAccess(
                 entity: select.mapping.name, property: "",
                 reason: "the entity has no searchable attribute: declare one with @Attribute(.searchable)")
