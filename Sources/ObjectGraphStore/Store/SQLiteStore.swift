@@ -238,7 +238,6 @@ package final class SQLiteStore: Sendable {
     private static func makeMappings(
         _ declarations: [EntityDeclaration], schema: Schema, externalFiles: ExternalFiles?
     ) throws -> [EntityMapping] {
-        try checkHierarchies(declarations)
         let position = Dictionary(uniqueKeysWithValues: declarations.enumerated().map { ($1.name, $0) })
         let mappings = try declarations.enumerated().map { index, declaration in
             guard let description = schema.entity(named: declaration.name) else {
@@ -308,33 +307,6 @@ package final class SQLiteStore: Sendable {
         var declaring = declaration
         while let parent = declaring.parent, parent.propertyNames.contains(name) { declaring = parent }
         return declaring.name
-    }
-
-    /// Refuses what the store does not keep of entity hierarchies yet, naming the entity and
-    /// property: a renamed entity or attribute in one.
-    private static func checkHierarchies(_ declarations: [EntityDeclaration]) throws {
-        let inHierarchy = Set(declarations.filter { $0.parent != nil }.flatMap { [ObjectIdentifier($0), ObjectIdentifier($0.root)] })
-        for declaration in declarations where inHierarchy.contains(ObjectIdentifier(declaration.root)) {
-            // A rename moves a table or a column of one entity; a hierarchy's are shared, and its
-            // rows name their entities.
-            if let original = declaration.originalName {
-                throw ObjectGraphError.invalidModel(
-                    "\(declaration.name) (formerly \(original)): renaming an entity of a hierarchy is not available in this version")
-            }
-            for property in declaration.properties {
-                if case .attribute(let attribute) = property.kind, let original = attribute.originalName {
-                    throw ObjectGraphError.invalidModel(
-                        "\(declaration.name).\(property.name) (formerly \(original)): renaming an attribute of an entity of a "
-                            + "hierarchy is not available in this version")
-                }
-            }
-            for property in declaration.properties {
-                switch property.kind {
-                default:
-                    continue
-                }
-            }
-        }
     }
 
     /// The join table of a many-to-many relationship between two sides (`Entity.relationship`), and

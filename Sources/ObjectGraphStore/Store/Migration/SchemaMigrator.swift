@@ -528,13 +528,30 @@ extension SchemaMigrator {
     /// to the other side: its source and target columns then trade names.
     package func rename(_ renames: Renames, _ db: Database) throws {
         guard !renames.isEmpty else { return }
-        for (old, new) in renames.entities.sorted(by: { $0.key < $1.key }) {
+        // The table of an entity under its new name: its own, or its hierarchy's root's.
+        func table(of entity: String) -> String {
+            mappings.first { $0.name == entity }?.hierarchy?.root ?? entity
+        }
+        for (old, new) in renames.entities.sorted(by: { $0.key < $1.key }) where table(of: new) == new {
             try db.execute(sql: "ALTER TABLE \(SQL.quote(old)) RENAME TO \(SQL.quote(new))")
             try db.execute(sql: "UPDATE \(Self.primaryKeyTable) SET entity = ? WHERE entity = ?", arguments: [new, old])
         }
+        // The rows of a renamed entity of a hierarchy name it anew (a table that was no
+        // hierarchy's yet has no `Z_ENT`: its rows get the root's when the column is added).
+        for (old, new) in renames.entities.sorted(by: { $0.key < $1.key }) where mappings.first(where: { $0.name == new })?.hierarchy != nil
+        {
+            let table = table(of: new)
+            guard try db.columns(in: table).contains(where: { $0.name == EntityHierarchy.entityColumn }) else { continue }
+            try db.execute(
+                sql: "UPDATE \(SQL.quote(table)) SET \(EntityHierarchy.entityColumn) = ? WHERE \(EntityHierarchy.entityColumn) = ?",
+                arguments: [new, old])
+        }
+        // A column once per table: a hierarchy's entities list their inherited attributes again.
+        var renamedColumns: Set<[String]> = []
         for (entity, columns) in renames.attributes.sorted(by: { $0.key < $1.key }) {
-            for (old, new) in columns.sorted(by: { $0.key < $1.key }) {
-                try db.execute(sql: "ALTER TABLE \(SQL.quote(entity)) RENAME COLUMN \(SQL.quote(old)) TO \(SQL.quote(new))")
+            let table = table(of: entity)
+            for (old, new) in columns.sorted(by: { $0.key < $1.key }) where renamedColumns.insert([table, old]).inserted {
+                try db.execute(sql: "ALTER TABLE \(SQL.quote(table)) RENAME COLUMN \(SQL.quote(old)) TO \(SQL.quote(new))")
             }
         }
         for mapping in mappings {
