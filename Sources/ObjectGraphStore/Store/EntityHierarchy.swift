@@ -32,6 +32,14 @@ package struct EntityHierarchy: Sendable {
         entities = declarations.filter { $0.isKind(of: declaration) }.map(\.name)
     }
 
+    /// The table of the entity named `entity` among `entities` (descriptions, as a store records
+    /// them): its own, or its hierarchy's root's.
+    package static func table(of entity: String, among entities: [EntityDescription]) -> String {
+        var table = entity
+        while let parent = entities.first(where: { $0.name == table })?.parentEntity { table = parent }
+        return table
+    }
+
     /// Whether objects of other entities (subentities) are among this entity's.
     package var hasSubentities: Bool { entities.count > 1 }
 

@@ -28,9 +28,9 @@ package struct SearchIndex: Sendable, Equatable {
     /// a hierarchy (see ``EntityHierarchy``) share one index, their root's, over the searchable
     /// attributes of all of them: a search of any of them reads it, for the rows its query selects.
     package init?(_ description: EntityDescription, among entities: [EntityDescription]) {
-        let root = ExternalStorage.table(of: description.name, among: entities)
+        let root = EntityHierarchy.table(of: description.name, among: entities)
         var columns: [String] = []
-        let members = entities.filter { ExternalStorage.table(of: $0.name, among: entities) == root }
+        let members = entities.filter { EntityHierarchy.table(of: $0.name, among: entities) == root }
         // The root's own first, then each subentity's, by name: one order for every member.
         for member in members.sorted(by: { ($0.name != root ? 1 : 0, $0.name) < ($1.name != root ? 1 : 0, $1.name) }) {
             for column in member.searchableAttributes where !columns.contains(column) { columns.append(column) }

@@ -26,18 +26,11 @@ package enum ExternalStorage {
         var columns: [Column] = []
         for entity in entities {
             for name in entity.externallyStoredAttributes {
-                let column = Column(table: table(of: entity.name, among: entities), column: name)
+                let column = Column(table: EntityHierarchy.table(of: entity.name, among: entities), column: name)
                 if !columns.contains(column) { columns.append(column) }
             }
         }
         return columns
-    }
-
-    /// The table of an entity: its own, or its hierarchy's root's.
-    static func table(of entity: String, among entities: [EntityDescription]) -> String {
-        var table = entity
-        while let parent = entities.first(where: { $0.name == table })?.parentEntity { table = parent }
-        return table
     }
 
     /// The triggers that name a column's files in the garbage table: after a row is deleted, and
@@ -80,7 +73,7 @@ package enum ExternalStorage {
         for column in previous where !wanted.contains(column) {
             // The column's table is its entity's, or its hierarchy's root's: any entity of the
             // hierarchy may declare the attribute.
-            let attribute = entities.lazy.filter { table(of: $0.name, among: entities) == column.table }
+            let attribute = entities.lazy.filter { EntityHierarchy.table(of: $0.name, among: entities) == column.table }
                 .compactMap { $0.attribute(named: column.column) }.first
             if attribute?.type == .data {
                 try bringBack(column, db, files: files)
