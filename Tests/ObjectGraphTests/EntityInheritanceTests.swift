@@ -445,7 +445,7 @@ struct EntityHierarchyRelationshipTests {
         )
     }
 
-    @Test func deleteRulesReachObjectsOfSubentitiesInAContextAndABatchDeletionThroughThemIsRefused() throws {
+    @Test func deleteRulesReachObjectsOfSubentitiesInAContext() throws {
         let container = try Self.container()
         let context = container.newBackgroundContext()
         let diary = Diary(name: "Work")
@@ -459,9 +459,6 @@ struct EntityHierarchyRelationshipTests {
         let other = container.newBackgroundContext()
         let readVisit = try #require(try other.fetch(FetchDescriptor<Visit>()).first)
         #expect(readVisit.customer?.name == "ACME")
-        let error = #expect(throws: ObjectGraphError.self) { try other.batchDelete(Diary.self) }
-        #expect(error?.code == .invalidBatchOperation)
-
         context.delete(acme)  // nullify: the visit stays, without its customer
         try context.save()
         other.processPendingChanges()
@@ -471,6 +468,30 @@ struct EntityHierarchyRelationshipTests {
         other.processPendingChanges()
         #expect(readVisit.isDeleted)
         #expect(try container.newBackgroundContext().fetchCount(FetchDescriptor<Entry2>()) == 0)
+    }
+
+    @Test func aBatchDeletionCascadesIntoAHierarchyAndReportsEachRowAsItsOwnEntitys() throws {
+        let container = try Self.container()
+        let context = container.newBackgroundContext()
+        let diary = Diary(name: "Work")
+        let visit = Visit(title: "Visit", fee: 10)
+        let acme = Customer(name: "ACME")
+        for object in [diary, visit, acme] as [any Entity] { context.insert(object) }
+        diary.entries = [Entry2(title: "Note"), visit]
+        visit.customer = acme
+        try context.save()
+
+        let viewer = container.newBackgroundContext()
+        let readVisit = try #require(try viewer.fetch(FetchDescriptor<Visit>()).first)
+        let readCustomer = try #require(try viewer.fetch(FetchDescriptor<Customer>()).first)
+        #expect(readCustomer.visits.count == 1)
+        let deleted = try container.newBackgroundContext().batchDelete(Diary.self)
+        #expect(Set(deleted.map(\.entityName)) == ["Diary", "Entry2", "Visit"])
+        viewer.processPendingChanges()
+        #expect(readVisit.isDeleted)
+        #expect(readCustomer.visits.isEmpty && !readCustomer.isDeleted)
+        let history = try container.fetchHistory().last?.changes.map { "\($0.kind) \($0.entityName)" }.sorted()
+        #expect(history?.contains("delete Visit") == true, "\(history ?? [])")
     }
 }
 

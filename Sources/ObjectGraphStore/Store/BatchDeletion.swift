@@ -54,9 +54,6 @@ extension RowWriter {
         var result = BatchDeletion()
         var work: [(index: Int, keys: [Int64], areSeeds: Bool)] = []
         var seedLinks = SeedLinks()
-        for index in seeds.keys {
-            try Self.checkHierarchies(from: mappings[index], mappings: mappings)
-        }
         for (index, seed) in seeds {
             let rows = try seedLinks.read(seed, mapping: mappings[index], writer: self)
             guard !rows.isEmpty else { continue }
@@ -65,11 +62,11 @@ extension RowWriter {
                 work.append((index, rows, true))
                 continue
             }
-            // Rows of subentities are deleted, recorded and reported as their own entity's (an
-            // entity of a hierarchy has no relationship: no rule to run on them).
-            for (entity, keys) in try keysByEntity(rows, mapping: mappings[index]) {
-                guard let concrete = mappings.firstIndex(where: { $0.name == entity }) else { continue }
+            // Rows of subentities are deleted, recorded and reported as their own entity's, with
+            // their own entity's rules (their links are read again: the seed's were read as its).
+            for (concrete, keys) in try keysByMapping(rows, mapping: mappings[index], mappings: mappings) {
                 result.deleted[concrete, default: []].formUnion(keys)
+                work.append((concrete, keys, false))
             }
         }
         // The links of a relationship from `keys`, which hold every seed row of their entity or none:
@@ -89,11 +86,16 @@ extension RowWriter {
         // Cascades, breadth first: each round reads the rows the previous one reached.
         while let (index, keys, areSeeds) = work.popLast() {
             for relationship in Self.relationships(of: mappings[index]) where relationship.description.deleteRule == .cascade {
-                let new = try links(of: relationship, from: keys, index: index, includingSeeds: areSeeds).map(\.related)
-                    .filter { result.deleted[relationship.destination, default: []].insert($0).inserted }
-                if !new.isEmpty {
-                    try Self.checkHierarchies(from: mappings[relationship.destination], mappings: mappings)
-                    work.append((relationship.destination, new, false))
+                let related = try links(of: relationship, from: keys, index: index, includingSeeds: areSeeds).map(\.related)
+                guard mappings[relationship.destination].hierarchy?.hasSubentities == true else {
+                    let new = related.filter { result.deleted[relationship.destination, default: []].insert($0).inserted }
+                    if !new.isEmpty { work.append((relationship.destination, new, false)) }
+                    continue
+                }
+                // Rows of a hierarchy: each deleted as its own entity's.
+                for (concrete, keys) in try keysByMapping(related, mapping: mappings[relationship.destination], mappings: mappings) {
+                    let new = keys.filter { result.deleted[concrete, default: []].insert($0).inserted }
+                    if !new.isEmpty { work.append((concrete, new, false)) }
                 }
             }
         }
@@ -107,7 +109,12 @@ extension RowWriter {
             // A cascade's related rows are all being deleted: only the other rules act on rows left.
             for relationship in Self.relationships(of: mapping) where relationship.description.deleteRule != .cascade {
                 let destination = mappings[relationship.destination]
-                let doomed = result.deleted[relationship.destination] ?? []
+                // A hierarchy's deleted rows are under each one's own entity.
+                let doomed =
+                    destination.hierarchy?.hasSubentities == true
+                    ? result.deleted.filter { mappings[$0.key].declaration.isKind(of: destination.declaration) }.values
+                        .reduce(into: Set<Int64>()) { $0.formUnion($1) }
+                    : result.deleted[relationship.destination] ?? []
                 let links = try links(
                     of: relationship, from: deletedKeys[index] ?? [], index: index,
                     includingSeeds: true, selection: keys
@@ -143,6 +150,13 @@ extension RowWriter {
                     UPDATE \(change.mapping.table) SET \(SQL.quote(change.column)) = NULL\(orderAssignment), \
                     Z_VERSION = Z_VERSION + 1 WHERE \(condition.sql)
                     """, condition.arguments)
+            }
+        }
+        // Updated rows of a hierarchy are recorded and reported as their own entity's.
+        for (index, rows) in result.updated where mappings[index].hierarchy?.hasSubentities == true {
+            result.updated[index] = nil
+            for (concrete, keys) in try keysByMapping(Array(rows.keys), mapping: mappings[index], mappings: mappings) {
+                for key in keys { result.updated[concrete, default: [:]][key, default: []].formUnion(rows[key] ?? []) }
             }
         }
         for (index, rows) in result.updated {
@@ -205,17 +219,15 @@ extension RowWriter {
         try RowReader.keys(query, db)
     }
 
-    /// Refuses a batch deletion whose rules would reach rows of an entity hierarchy through a
-    /// relationship: the rows a rule reaches are known by key only, and each one's changes must be
-    /// recorded as its own entity's. Deleting such objects in a context applies the same rules.
-    static func checkHierarchies(from mapping: EntityMapping, mappings: [EntityMapping]) throws {
-        for relationship in mapping.toOneRelationships + mapping.toManyRelationships
-        where mapping.hierarchy != nil || mappings[relationship.destination].hierarchy != nil {
-            throw ObjectGraphError.invalidBatchOperation(
-                entity: mapping.name, property: relationship.name,
-                reason: "a batch deletion cannot follow a relationship of an entity hierarchy in this version: "
-                    + "delete the objects in a context, which applies the same rules")
+    /// The rows of `keys`, rows of a hierarchy's table, by the index of the mapping of the entity
+    /// each is of.
+    func keysByMapping(_ keys: [Int64], mapping: EntityMapping, mappings: [EntityMapping]) throws -> [Int: [Int64]] {
+        var result: [Int: [Int64]] = [:]
+        for (entity, keys) in try keysByEntity(keys, mapping: mapping) {
+            guard let index = mappings.firstIndex(where: { $0.name == entity }) else { continue }
+            result[index, default: []] += keys
         }
+        return result
     }
 
     /// The rows of `keys`, rows of a hierarchy's table, by the entity each is of (see
