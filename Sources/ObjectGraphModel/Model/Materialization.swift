@@ -26,9 +26,18 @@ package enum MaterializationSlot {
             self.state = Unmanaged.passUnretained(state)
         }
 
-        /// Takes the state on top.
+        /// Takes the state on top away.
         func pop() {
             state = below.popLast()
+        }
+
+        /// Takes `state` away, wherever it waits.
+        func remove(_ state: ObjectState) {
+            if self.state?.toOpaque() == Unmanaged.passUnretained(state).toOpaque() {
+                pop()
+            } else {
+                below.removeAll { $0.toOpaque() == Unmanaged.passUnretained(state).toOpaque() }
+            }
         }
     }
 
@@ -66,6 +75,7 @@ package enum MaterializationSlot {
         let handoff = Unmanaged<Handoff>.fromOpaque(pointer).takeUnretainedValue()
         guard let state = handoff.state?.takeUnretainedValue(), state.entity.isKind(of: entity) else { return nil }
         handoff.pop()
+        state.awaitsSuperclassClaim = false
         return state
     }
 
@@ -76,8 +86,19 @@ package enum MaterializationSlot {
         let handoff = handoff
         if let state = handoff.state?.takeUnretainedValue(), state.entity.isKind(of: entity) { return state }
         let state = makeNew()
+        // Held by the subclass's handle only: if its initializer fails before its superclasses'
+        // claim the state, the state goes with the object, and takes itself away (``forget(_:)``).
+        state.awaitsSuperclassClaim = true
         handoff.push(state)
         return state
+    }
+
+    /// Takes away a state that waits for its superclasses' claim and will never get it: the object
+    /// that claimed it for its subclass is gone (a failable initializer returned nil before
+    /// `super.init`). Called by the state's `deinit`.
+    package static func forget(_ state: ObjectState) {
+        guard let pointer = pthread_getspecific(key) else { return }
+        Unmanaged<Handoff>.fromOpaque(pointer).takeUnretainedValue().remove(state)
     }
 
     /// This thread's handoff, made on first use.

@@ -77,6 +77,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     deinit {
         // The host outlives every state attached to it (see ``_ObjectStateHeader/host``).
         fields.pointee.host?.forget(self)
+        if fields.pointee.awaitsSuperclassClaim { MaterializationSlot.forget(self) }
         let values = packedValues
         for position in 0..<valueCount { values.deinitialize(at: position) }
         toManyStorage?.deinitialize(count: 1)
@@ -207,6 +208,12 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     @inlinable package var isMaterializing: Bool {
         get { fields.pointee.isMaterializing }
         set { fields.pointee.isMaterializing = newValue }
+    }
+    /// True while a new object's state, claimed by its subclass, waits for its superclasses'
+    /// initializers to take it over.
+    @inlinable package var awaitsSuperclassClaim: Bool {
+        get { fields.pointee.awaitsSuperclassClaim }
+        set { fields.pointee.awaitsSuperclassClaim = newValue }
     }
     /// True from the object's `willSave()` until the save's hooks are done: each changed object gets
     /// one call, however many rounds the hooks take.
@@ -899,6 +906,9 @@ public struct _ObjectStateHeader {
     /// Set on every state in debug builds, where each read in the accessor runs its checks (see
     /// ``ObjectState/checkFastRead(at:)``); never in release builds, whose reads test it and go on.
     @usableFromInline package static let checksUseFlag: UInt16 = 1 << 10
+    /// A new object's state that its subclass claimed, waiting for its superclasses' initializers
+    /// (see ``MaterializationSlot/claimForSubclass(_:makeNew:)``).
+    @usableFromInline package static let awaitsSuperclassClaimFlag: UInt16 = 1 << 11
     /// The flags that send an attribute read through ``ObjectState/storedAttribute(at:)``.
     @usableFromInline package static let slowReadFlags: UInt16 = isFaultFlag | observesReadsFlag
 
@@ -942,6 +952,10 @@ public struct _ObjectStateHeader {
     @inlinable package var isMaterializing: Bool {
         get { has(Self.isMaterializingFlag) }
         set { set(Self.isMaterializingFlag, newValue) }
+    }
+    @inlinable package var awaitsSuperclassClaim: Bool {
+        get { has(Self.awaitsSuperclassClaimFlag) }
+        set { set(Self.awaitsSuperclassClaimFlag, newValue) }
     }
     @inlinable package var observesReads: Bool {
         get { has(Self.observesReadsFlag) }
