@@ -130,14 +130,17 @@ package final class ExternalFiles: Sendable {
     }
 
     /// The names of the files in `incoming/`: values of transactions that were writing, or that
-    /// committed but had not moved them, when their process stopped.
-    package func incomingNames() -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: incoming.path)) ?? []).filter(Self.isFileName)
-    }
-
-    /// The names of the files in place.
-    package func settledNames() -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter(Self.isFileName)
+    /// committed but had not moved them, when their process stopped. None when the directory does
+    /// not exist (no value was ever written); a directory that cannot be read is an error, not an
+    /// empty one, whose files would then never be settled.
+    package func incomingNames() throws -> [String] {
+        guard FileManager.default.fileExists(atPath: incoming.path) else { return [] }
+        do {
+            return try FileManager.default.contentsOfDirectory(atPath: incoming.path).filter(Self.isFileName)
+        } catch {
+            throw ObjectGraphError.store(
+                StoreError(resultCode: .ioError, message: "\(incoming.path) cannot be read to settle its files: \(error)"))
+        }
     }
 
     /// Flushes a file's or a directory's contents to disk (a directory's, so that a new name in it

@@ -163,7 +163,7 @@ package enum ExternalStorage {
     /// removed. Returns how many of each.
     @discardableResult
     package static func recover(_ db: Database, columns: [Column], files: ExternalFiles) throws -> (settled: Int, removed: Int) {
-        let names = files.incomingNames()
+        let names = try files.incomingNames()
         guard !names.isEmpty else { return (0, 0) }
         var named: [String] = []
         var unnamed: [String] = []
