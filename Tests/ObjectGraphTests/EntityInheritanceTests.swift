@@ -445,7 +445,8 @@ struct EntityHierarchyRelationshipTests {
         )
     }
 
-    @Test func deleteRulesReachObjectsOfSubentitiesInAContext() throws {
+    /// A diary with a note and a visit to ACME, saved.
+    static func diaryWithVisit() throws -> (container: ObjectContainer, context: ObjectContext, diary: Diary, acme: Customer) {
         let container = try Self.container()
         let context = container.newBackgroundContext()
         let diary = Diary(name: "Work")
@@ -455,6 +456,11 @@ struct EntityHierarchyRelationshipTests {
         diary.entries = [Entry2(title: "Note"), visit]
         visit.customer = acme
         try context.save()
+        return (container, context, diary, acme)
+    }
+
+    @Test func deleteRulesReachObjectsOfSubentitiesInAContext() throws {
+        let (container, context, diary, acme) = try Self.diaryWithVisit()
 
         let other = container.newBackgroundContext()
         let readVisit = try #require(try other.fetch(FetchDescriptor<Visit>()).first)
@@ -471,15 +477,7 @@ struct EntityHierarchyRelationshipTests {
     }
 
     @Test func aBatchDeletionCascadesIntoAHierarchyAndReportsEachRowAsItsOwnEntitys() throws {
-        let container = try Self.container()
-        let context = container.newBackgroundContext()
-        let diary = Diary(name: "Work")
-        let visit = Visit(title: "Visit", fee: 10)
-        let acme = Customer(name: "ACME")
-        for object in [diary, visit, acme] as [any Entity] { context.insert(object) }
-        diary.entries = [Entry2(title: "Note"), visit]
-        visit.customer = acme
-        try context.save()
+        let container = try Self.diaryWithVisit().container
 
         let viewer = container.newBackgroundContext()
         let readVisit = try #require(try viewer.fetch(FetchDescriptor<Visit>()).first)
