@@ -151,6 +151,8 @@ enum BatchWorkloads {
             objectGraph: Contender(
                 run: { Sink.checksum &+= try graph?.fetchHistory().reduce(0) { $0 + $1.changes.count } ?? 0 },
                 verify: { try WorkloadError.check("transactions", try graph?.fetchHistory().count, count) }),
+            // The other sides read what ObjectGraph's does: the transactions, their records with the
+            // keys unpacked, and the global IDs of updated objects from their rows.
             baseline: Contender(run: {
                 try plain?.read { db in
                     var total = 0
@@ -158,15 +160,25 @@ enum BatchWorkloads {
                     {
                         total &+= row[0] as Int64 == 0 ? 0 : 1
                     }
-                    for row in try Row.fetchAll(db, sql: "SELECT Z_SEQUENCE, Z_ENTITY, Z_PK, Z_KIND, Z_UUID, Z_KEYS FROM Z_CHANGE") {
-                        total &+= (row[5] as String?)?.utf8.count ?? 0
+                    var updated: Set<Int64> = []
+                    for row in try Row.fetchAll(db, sql: "SELECT Z_SEQUENCE, Z_ENTITY, Z_KIND, Z_KEYS, Z_COUNT, Z_PKS, Z_UUIDS FROM Z_CHANGE") {
+                        let keys = (row[5] as Data).withUnsafeBytes { PackedKeys.unpack($0) }
+                        if row[6] == nil { updated.formUnion(keys) }
+                        total &+= (row[3] as String?)?.utf8.count ?? 0
+                    }
+                    for row in try Row.fetchAll(db, sql: "SELECT Z_PK, Z_UUID FROM Mood WHERE Z_PK IN \(PackedKeys.list(updated))") {
+                        total &+= (row[1] as Data).count
                     }
                     Sink.checksum &+= total
                 }
             }),
             peer: Contender(run: {
                 try plain?.read { db in
-                    Sink.checksum &+= try TransactionRecord.fetchAll(db).count + ChangeRecord.fetchAll(db).count
+                    let records = try ChangeRecord.fetchAll(db)
+                    let updated = Set(records.filter { $0.Z_UUIDS == nil }.flatMap { $0.Z_PKS.withUnsafeBytes { PackedKeys.unpack($0) } })
+                    Sink.checksum &+=
+                        try TransactionRecord.fetchAll(db).count + records.count
+                        + GlobalIDRecord.filter(keys: updated).fetchAll(db).count
                 }
             }),
             raw: Contender(run: {
@@ -179,8 +191,15 @@ enum BatchWorkloads {
                         let (sequence, author, timestamp) = (transactions.int64(0), transactions.text(1), transactions.double(2))
                         total &+= (sequence == 0 ? 0 : 1) &+ (author?.utf8.count ?? 0) &+ Int(timestamp)
                     }
-                    let changes = try db.prepare("SELECT Z_SEQUENCE, Z_ENTITY, Z_PK, Z_KIND, Z_UUID, Z_KEYS FROM Z_CHANGE")
-                    while try changes.step() { total &+= changes.text(5)?.utf8.count ?? 0 }
+                    var updated: Set<Int64> = []
+                    let records = try db.prepare("SELECT Z_SEQUENCE, Z_ENTITY, Z_KIND, Z_KEYS, Z_COUNT, Z_PKS, Z_UUIDS FROM Z_CHANGE")
+                    while try records.step() {
+                        let keys = records.withBlob(5) { PackedKeys.unpack($0) }
+                        if records.isNull(6) { updated.formUnion(keys) }
+                        total &+= records.text(3)?.utf8.count ?? 0
+                    }
+                    let globalIDs = try db.prepare("SELECT Z_PK, Z_UUID FROM Mood WHERE Z_PK IN \(PackedKeys.list(updated))")
+                    while try globalIDs.step() { total &+= globalIDs.withBlob(1) { $0.count } }
                     Sink.checksum &+= total
                 }
             }))
@@ -271,7 +290,57 @@ struct ChangeRecord: Codable, FetchableRecord, TableRecord {
     static let databaseTableName = "Z_CHANGE"
     var Z_SEQUENCE: Int64
     var Z_ENTITY: String
-    var Z_PK: Int64
     var Z_KIND: Int
     var Z_KEYS: String?
+    var Z_COUNT: Int
+    var Z_PKS: Data
+    var Z_UUIDS: Data?
+}
+
+struct GlobalIDRecord: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "Mood"
+    var Z_PK: Int64
+    var Z_UUID: Data
+}
+
+/// The keys of a history record, as ObjectGraph packs them (runs of consecutive keys, each its
+/// zigzag distance from the previous run and its length less one, as LEB128 varints), read by
+/// plain code as a C program would.
+enum PackedKeys {
+    static func unpack(_ bytes: UnsafeRawBufferPointer) -> [Int64] {
+        var keys: [Int64] = []
+        var offset = 0
+        var previous: Int64 = 0
+        func varint() -> UInt64 {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while offset < bytes.count {
+                let byte = bytes[offset]
+                offset += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 { break }
+                shift += 7
+            }
+            return value
+        }
+        while offset < bytes.count {
+            let zigzag = varint()
+            let start = previous &+ (Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1))
+            let extra = Int64(varint())
+            for step in 0...extra { keys.append(start &+ step) }
+            previous = start &+ extra
+        }
+        return keys
+    }
+
+    /// `(1, 2, …)`, for keys from the store itself.
+    static func list(_ keys: Set<Int64>) -> String {
+        "(" + keys.map(String.init).joined(separator: ", ") + ")"
+    }
+}
+
+extension GlobalIDRecord {
+    static func filter(keys: Set<Int64>) -> QueryInterfaceRequest<GlobalIDRecord> {
+        filter(keys.contains(Column("Z_PK")))
+    }
 }

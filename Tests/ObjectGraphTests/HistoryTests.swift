@@ -130,43 +130,79 @@ import Testing
         #expect(try container.fetchHistory().map { $0.changes.map(\.kind) } == [[.insert]])
     }
 
-    /// A store whose change rows were keyed by transaction (an earlier form of the history) keeps
-    /// its transactions and their changes when it is opened.
-    @Test func anEarlierHistoryLayoutIsRewritten() throws {
+    /// Every change of a history as text, in a fixed order: kinds, objects, global IDs, changed
+    /// keys and tombstones.
+    private static func summary(_ history: [HistoryTransaction]) -> [[String]] {
+        history.map { transaction in
+            ["\(transaction.token) \(transaction.author ?? "-") \(transaction.date.timeIntervalSince1970)"]
+                + transaction.changes.map { change in
+                    "\(change.kind) \(change.objectID) \(change.globalID) \(change.changedKeys.sorted()) "
+                        + "\(change.tombstone?.values.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } ?? [])"
+                }.sorted()
+        }
+    }
+
+    /// A store an older client wrote, with a history row per object (keyed by transaction, or
+    /// named by ranges), keeps every transaction, object, global ID and tombstone when it is opened:
+    /// an updated object deleted later included. Its history goes on after them.
+    @Test(arguments: [EarlierHistoryLayout.keyedByTransaction, .rowRanges])
+    func anEarlierHistoryLayoutIsRewrittenAsRecords(_ layout: EarlierHistoryLayout) throws {
         let path = temporaryStorePath()
-        let expected: [[HistoryChange.Kind]]
+        let expected: [HistoryTransaction]
         do {
             let container = try ObjectContainer(for: Mood.self, configuration: .file(path))
             let context = container.newBackgroundContext()
-            for text in ["a", "b"] {
-                context.insert(Mood(text: text))
-                try context.save()
-            }
+            context.name = "older client"
+            let kept = Mood(text: "a")
+            let gone = Mood(text: "b")
+            gone.remoteIdentifier = "remote-b"
+            context.insert(kept)
+            context.insert(gone)
+            try context.save()
             _ = try context.batchUpdate(Mood.self, where: #Predicate { $0.text == "a" }, set: [.set(\.rating, to: 1)])
+            gone.text = "b, edited"
+            try context.save()
+            context.delete(gone)
+            try context.save()
             context.insert(Mood(text: "c"))
             try context.save()
-            expected = try container.fetchHistory().map { $0.changes.map(\.kind) }
+            expected = try container.fetchHistory()
         }
-        try DatabaseQueue(path: path).write { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE Z_CHANGE_KEYED (
-                        Z_SEQUENCE INTEGER NOT NULL, Z_ENTITY TEXT NOT NULL, Z_PK INTEGER NOT NULL,
-                        Z_KIND INTEGER NOT NULL, Z_UUID BLOB, Z_KEYS TEXT, Z_TOMBSTONE TEXT,
-                        PRIMARY KEY (Z_SEQUENCE, Z_ENTITY, Z_PK)) WITHOUT ROWID;
-                    INSERT INTO Z_CHANGE_KEYED SELECT * FROM Z_CHANGE;
-                    DROP TABLE Z_CHANGE;
-                    ALTER TABLE Z_CHANGE_KEYED RENAME TO Z_CHANGE;
-                    ALTER TABLE Z_TRANSACTION DROP COLUMN Z_FIRSTCHANGE;
-                    ALTER TABLE Z_TRANSACTION DROP COLUMN Z_ENDCHANGE;
-                    """)
-        }
+        #expect(expected.count == 5)
+        try DatabaseQueue(path: path).write { db in try layout.write(expected, db) }
+
         let container = try ObjectContainer(for: Mood.self, configuration: .file(path))
-        #expect(try container.fetchHistory().map { $0.changes.map(\.kind) } == expected)
+        let read = try container.fetchHistory()
+        #expect(Self.summary(read) == Self.summary(expected))
         let context = container.newBackgroundContext()
         context.insert(Mood(text: "d"))
         try context.save()
-        #expect(try container.fetchHistory().map { $0.changes.map(\.kind) } == expected + [[.insert]])
+        #expect(try container.fetchHistory().map { $0.changes.map(\.kind) }.last == [.insert])
+        #expect(try container.fetchHistory(HistoryRequest(after: read.last?.token)).count == 1)
+    }
+
+    /// An update's record keeps keys alone: its objects' global IDs are read from their rows, or,
+    /// for an object deleted since (in a transaction read or a later one), from its deletion's record.
+    @Test func anUpdatedObjectKeepsItsGlobalIDAfterItsDeletion() throws {
+        let container = try makeContainer()
+        let context = container.newBackgroundContext()
+        let moods = (0..<3).map { Mood(text: "mood \($0)") }
+        for mood in moods { context.insert(mood) }
+        try context.save()
+        let start = try #require(try container.lastHistoryToken())
+        for mood in moods { mood.rating = 5 }
+        try context.save()
+        let globalIDs = Dictionary(uniqueKeysWithValues: moods.map { ($0.objectID, $0.objectGlobalID) })
+        context.delete(moods[0])
+        try context.save()
+        let update = try #require(try container.fetchHistory(HistoryRequest(after: start, fetchLimit: 1)).first)
+        #expect(update.changes.count == 3)
+        for change in update.changes { #expect(change.globalID == globalIDs[change.objectID]) }
+        _ = try context.batchDelete(Mood.self, where: #Predicate { $0.text == "mood 1" })
+        let both = try container.fetchHistory(HistoryRequest(after: start))
+        #expect(both.count == 3)
+        for change in both[0].changes { #expect(change.globalID == globalIDs[change.objectID]) }
+        #expect(both[1].changes.map(\.globalID) == [globalIDs[moods[0].objectID]])
     }
 
     @Test func tokensSurviveEncoding() throws {

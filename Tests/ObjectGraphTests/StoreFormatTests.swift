@@ -36,11 +36,12 @@ import Testing
 
     /// Rewrites a store as format 1 wrote it: REAL columns for reals and dates, dates (and
     /// preserved dates in the history) as seconds since 1970, the model as an array with its date
-    /// defaults in 1970 seconds, no format key; `renames` gives rows of Milestone other names (to
-    /// store text as format 1 stored it, as given).
-    static func downgrade(_ path: String, renames: [(from: String, to: String)] = []) throws {
+    /// defaults in 1970 seconds, no format key, its `history` a row per object; `renames` gives
+    /// rows of Milestone other names (to store text as format 1 stored it, as given).
+    static func downgrade(_ path: String, history: [HistoryTransaction], renames: [(from: String, to: String)] = []) throws {
         let database = try DatabaseQueue(path: path)
         try database.write { db in
+            try EarlierHistoryLayout.rowRanges.write(history, db)
             let json = try #require(try String.fetchOne(db, sql: "SELECT value FROM Z_METADATA WHERE key = 'schema'"))
             let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
             var entities = try JSONDecoder().decode(
@@ -105,8 +106,10 @@ import Testing
     @Test func aStoreOfTheEarlierFormatIsUpgradedOnOpen() throws {
         let path = temporaryStorePath()
         let reached = Date(timeIntervalSinceReferenceDate: 700_000_000.5)
+        let history: [HistoryTransaction]
         do {
-            let context = try ObjectContainer(for: Milestone.self, configuration: .file(path)).newBackgroundContext()
+            let container = try ObjectContainer(for: Milestone.self, configuration: .file(path))
+            let context = container.newBackgroundContext()
             for (name, distance) in [("Summit", 8848.0), ("Gone", 1.0), ("Decomposed", 2.5)] {
                 let milestone = Milestone(name: name)
                 milestone.reached = reached
@@ -116,8 +119,9 @@ import Testing
             try context.save()
             context.delete(try context.fetch(FetchDescriptor<Milestone>(predicate: #Predicate { $0.name == "Gone" }))[0])
             try context.save()
+            history = try container.fetchHistory()
         }
-        try Self.downgrade(path, renames: [("Decomposed", "Re\u{301}sume\u{301}")])
+        try Self.downgrade(path, history: history, renames: [("Decomposed", "Re\u{301}sume\u{301}")])
         #expect(try Self.declaredTypes(path, "Milestone")["distance"] == "REAL")
 
         let container = try ObjectContainer(for: Milestone.self, configuration: .file(path))
@@ -148,13 +152,16 @@ import Testing
 
     @Test func aStoreWhoseUniqueTextWouldClashOncePrecomposedIsRefusedUntouched() throws {
         let path = temporaryStorePath()
+        let history: [HistoryTransaction]
         do {
-            let context = try ObjectContainer(for: Milestone.self, configuration: .file(path)).newBackgroundContext()
+            let container = try ObjectContainer(for: Milestone.self, configuration: .file(path))
+            let context = container.newBackgroundContext()
             context.insert(Milestone(name: "a"))
             context.insert(Milestone(name: "b"))
             try context.save()
+            history = try container.fetchHistory()
         }
-        try Self.downgrade(path, renames: [("a", "\u{E9}"), ("b", "e\u{301}")])
+        try Self.downgrade(path, history: history, renames: [("a", "\u{E9}"), ("b", "e\u{301}")])
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let error = #expect(throws: ObjectGraphError.self) { try ObjectContainer(for: Milestone.self, configuration: .file(path)) }
         #expect(error?.code == .schemaMismatch)
@@ -193,12 +200,15 @@ import Testing
     @Test func aMigrationStageReadsTheDatesOfAStoreOfTheEarlierFormat() throws {
         let path = temporaryStorePath()
         let start = Date(timeIntervalSinceReferenceDate: 800_000_000.25)
+        let history: [HistoryTransaction]
         do {
-            let context = try ObjectContainer(for: TripV1.self, configuration: .file(path)).newBackgroundContext()
+            let container = try ObjectContainer(for: TripV1.self, configuration: .file(path))
+            let context = container.newBackgroundContext()
             context.insert(TripV1(start: start))
             try context.save()
+            history = try container.fetchHistory()
         }
-        try Self.downgrade(path)
+        try Self.downgrade(path, history: history)
         let plan = MigrationPlan(stages: [
             MigrationStage(
                 from: try Schema(TripV1.self), to: try Schema(TripV2.self),

@@ -25,6 +25,7 @@ final class HistoryWatcher: Sendable {
             var filter = StoredHistoryFilter(after: seen)
             filter.through = last
             filter.excludingOrigin = origin
+            filter.resolvesGlobalIDs = false  // merges go by key
             let transactions = try store.reader.transactions(filter)
             seen = last
             return transactions

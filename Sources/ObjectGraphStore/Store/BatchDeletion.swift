@@ -161,7 +161,7 @@ extension RowWriter {
         }
         for (index, rows) in result.updated {
             for (names, keys) in Dictionary(grouping: rows, by: { $0.value.sorted().joined(separator: ",") }) {
-                try recordChanges(.update, keys: KeySelection(keys.map(\.key)), changedKeys: names, mapping: mappings[index])
+                recordUpdates(keys: keys.map(\.key), changedKeys: names, mapping: mappings[index])
             }
         }
         for (index, keys) in selections {

@@ -23,6 +23,8 @@ package struct RowWriter {
     /// The files this transaction writes for values stored outside the rows; nil when the model
     /// has no such value, or the store is in memory.
     let externalWrites: ExternalWrites?
+    /// The transaction's changes, written to the history when it ends.
+    private let history = HistoryRecords()
 
     init(db: Database, externalWrites: ExternalWrites?) {
         self.db = db
@@ -61,14 +63,17 @@ package struct RowWriter {
 
     // MARK: Rows
 
-    /// Inserts a new row, with version 1.
+    /// Inserts a new row, with version 1, and records it in the history.
     // Specialized for object states here, where the store knows them: the context's saves call it
     // from another module, which could otherwise only call the generic form.
     @_specialize(exported:true,where Values == ObjectState)
     package func insert<Values: RowValues>(_ row: Values, id: ObjectID, globalID: UUID, mapping: EntityMapping) throws {
         let statement = try statements.statement(.insert, of: mapping)
         try statement.resetForBinding()
-        try statement.bind(key: permanentKey(id.key), at: 1)
+        guard let key = permanentKey(id.key) else {
+            throw StoreError(resultCode: .misuse, message: "no key was allocated for the new row \(id) of \(mapping.name)")
+        }
+        try statement.bind(key: key, at: 1)
         try statement.bind(globalID, at: 2)
         try statement.bind(.integer(1), at: 3)
         var index: CInt = 4
@@ -87,6 +92,7 @@ package struct RowWriter {
             index += 1
         }
         try execute(statement, row: row, id: id, mapping: mapping, globalID: globalID)
+        if sequence > 0 { history.appendInsertion(key: key, globalID: globalID, entity: mapping.name) }
     }
 
     /// Writes a row's values at some positions and increments its version; with `version`, only if
@@ -213,16 +219,36 @@ package struct RowWriter {
         }
     }
 
-    /// Deletes rows set-wise, with their join-table links, after recording each deletion (and the
-    /// values the entity preserves) in the history.
+    /// Deletes rows set-wise, with their join-table links, and records each deletion in the
+    /// history with its global ID and the values the entity preserves, as the `DELETE` returns them.
     ///
     /// - Parameter rows: Conditions on the table aliased `t0` that select the same rows, when cheaper
     ///   than the keys (a batch deletion's own condition); the keys' by default.
     package func delete(keys: KeySelection, mapping: EntityMapping, rows: [SQLFragment]? = nil) throws {
         let rows = rows ?? keys.conditions(on: "t0.Z_PK")
-        try recordChanges(.delete, rows: rows, mapping: mapping)
         for condition in rows {
-            try execute("DELETE FROM \(mapping.table) AS t0 WHERE \(condition.sql)", condition.arguments)
+            let delete = "DELETE FROM \(mapping.table) AS t0 WHERE \(condition.sql)"
+            guard sequence > 0 else {
+                try execute(delete, condition.arguments)
+                continue
+            }
+            let statement = try db.cachedStatement(sql: delete + " RETURNING Z_PK, Z_UUID, \(mapping.tombstoneSQL)")
+            try statement.bind(condition.arguments)
+            let record = history.recordIndex(entity: mapping.name, kind: .delete)
+            try statement.forEachReturnedRow(in: db) { row in
+                // Every row has a key and a 16-byte global ID (the table's constraints).
+                guard sqlite3_column_type(row, 1) == SQLITE_BLOB, sqlite3_column_bytes(row, 1) == 16,
+                    let globalID = sqlite3_column_blob(row, 1)
+                else {
+                    throw HistoryPacking.corrupt("a deleted row of \(mapping.name) has no global ID")
+                }
+                let tombstone = sqlite3_column_text(row, 2).map { text in
+                    String(decoding: UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(row, 2))), as: UTF8.self)
+                }
+                history.append(
+                    key: sqlite3_column_int64(row, 0), globalID: UnsafeRawBufferPointer(start: globalID, count: 16),
+                    tombstone: tombstone, to: record)
+            }
         }
         // The rows are gone: their links go by key.
         for relationship in mapping.toManyRelationships {
@@ -289,9 +315,11 @@ package struct RowWriter {
         return sequence
     }
 
-    /// Closes the range of the recorded transaction's changes; called once its writes are done.
+    /// Writes the transaction's history records and closes the range of its changes; called once
+    /// its writes are done.
     fileprivate func finishTransaction() throws {
         guard sequence > 0 else { return }
+        try history.write(sequence: sequence, db)
         try db.cachedStatement(
             sql: """
                 UPDATE \(HistoryTables.transactions) SET Z_ENDCHANGE = \(HistoryTables.nextChange) WHERE Z_SEQUENCE = ?
@@ -299,34 +327,12 @@ package struct RowWriter {
         ).execute(arguments: [sequence])
     }
 
-    /// Records that rows of an entity were inserted, updated (the properties named in
-    /// `changedKeys`, comma-separated) or deleted, with their global IDs, set-wise. A deletion must be
-    /// recorded before the rows go: its record keeps their global IDs and preserved values.
-    package func recordChanges(
-        _ kind: HistoryTables.Kind, keys: KeySelection, changedKeys: String? = nil,
-        mapping: EntityMapping
-    ) throws {
-        try recordChanges(kind, rows: keys.conditions(on: "t0.Z_PK"), changedKeys: changedKeys, mapping: mapping)
-    }
-
-    /// Records a change of the rows that `rows`, conditions on the table aliased `t0`, select.
-    package func recordChanges(
-        _ kind: HistoryTables.Kind, rows: [SQLFragment], changedKeys: String? = nil,
-        mapping: EntityMapping
-    ) throws {
+    /// Records that rows of an entity were updated: the properties named in `changedKeys`,
+    /// comma-separated and sorted. (Insertions and deletions are recorded by ``insert(_:id:globalID:mapping:)``
+    /// and ``delete(keys:mapping:rows:)``.)
+    package func recordUpdates(keys: some Sequence<Int64>, changedKeys: String, mapping: EntityMapping) {
         guard sequence > 0 else { return }
-        let tombstone = kind == .delete ? mapping.tombstoneSQL : "NULL"
-        for condition in rows {
-            try execute(
-                """
-                INSERT INTO \(HistoryTables.changes) (Z_SEQUENCE, Z_ENTITY, Z_PK, Z_KIND, Z_UUID, Z_KEYS, Z_TOMBSTONE) \
-                SELECT ?, ?, Z_PK, ?, Z_UUID, ?, \(tombstone) FROM \(mapping.table) AS t0 WHERE \(condition.sql)
-                """,
-                [
-                    sequence.databaseValue, mapping.name.databaseValue, kind.rawValue.databaseValue,
-                    changedKeys.databaseValue
-                ] + condition.arguments)
-        }
+        history.append(keys: keys, to: history.recordIndex(entity: mapping.name, kind: .update, changedKeys: changedKeys))
     }
 }
 

@@ -72,6 +72,30 @@ extension Statement {
             message: code == SQLITE_ROW ? "a write statement returned rows" : message, sql: sql)
     }
 
+    /// Runs a write that returns rows (`… RETURNING`) to its end through SQLite alone, as
+    /// ``runDirectly(in:)`` runs one that returns none, passing each row to `body` while it is
+    /// current (its columns are read with SQLite's `sqlite3_column_*`). Its bindings stay.
+    package func forEachReturnedRow(in db: Database, _ body: (OpaquePointer) throws -> Void) throws {
+        assert(sqlite3_stmt_readonly(sqliteStatement) == 0, "forEachReturnedRow runs writes; reads go through GRDB's cursors")
+        while true {
+            let code = sqlite3_step(sqliteStatement)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else {
+                let extendedCode = sqlite3_extended_errcode(db.sqliteConnection)
+                let message = sqlite3_errmsg(db.sqliteConnection).map { String(cString: $0) }
+                sqlite3_reset(sqliteStatement)
+                throw DatabaseError(resultCode: ResultCode(rawValue: extendedCode), message: message, sql: sql)
+            }
+            do {
+                try body(sqliteStatement)
+            } catch {
+                sqlite3_reset(sqliteStatement)
+                throw error
+            }
+        }
+        sqlite3_reset(sqliteStatement)
+    }
+
     /// Binds a stored value to the parameter at `index` (1-based).
     package func bind(_ value: StoredValue, at index: CInt) throws {
         let code =

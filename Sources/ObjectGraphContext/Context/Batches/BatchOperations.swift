@@ -53,8 +53,7 @@ struct BatchOperations {
                 : [(mapping, keys)]
             var updated: [ObjectID: Set<String>] = [:]
             for (concrete, keys) in byEntity {
-                try writer.recordChanges(
-                    .update, keys: KeySelection(keys), changedKeys: names.sorted().joined(separator: ","), mapping: concrete)
+                writer.recordUpdates(keys: keys, changedKeys: names.sorted().joined(separator: ","), mapping: concrete)
                 for key in keys { updated[ObjectID(entity: concrete.declaration, key: key, store: identity)] = names }
             }
             return BatchChanges(updated: updated)
@@ -73,7 +72,6 @@ struct BatchOperations {
                 try writer.insert(row, id: id, globalID: GlobalIDs.next(), mapping: mapping)
             }
             let keys = temporaryIDs.compactMap { writer.permanentKey($0.key) }
-            try writer.recordChanges(.insert, keys: KeySelection(keys), mapping: mapping)
             inserted = keys.map { ObjectID(entity: mapping.declaration, key: $0, store: identity) }
             return BatchChanges(inserted: Set(inserted))
         }

@@ -64,7 +64,7 @@ extension SaveTransaction {
                 if !conflicts.isEmpty { throw ObjectGraphError.conflict(conflicts) }
                 var written = updatedKeys
                 for resolution in resolutions { resolution.removeUnwrittenKeys(from: &written) }
-                try recordUpdates(written, writer)
+                recordUpdates(written, writer)
                 for state in plan.inserts {
                     guard let mapping = state.mapping else { continue }
                     try writer.insert(state, id: state.id, globalID: state.globalID ?? GlobalIDs.next(), mapping: mapping)
@@ -74,11 +74,6 @@ extension SaveTransaction {
                 let unwritten = try writeToMany(
                     plan.relationshipChanges, resolutions: RelationshipResolutions(policy: mergePolicy, resolved: resolutions),
                     writer)
-                for (mapping, group) in inserts {
-                    try writer.recordChanges(
-                        .insert, keys: KeySelection(group.compactMap { writer.permanentKey($0.id.key) }),
-                        mapping: mapping)
-                }
                 return WrittenPlan(
                     newKeys: writer.newKeys, resolutions: resolutions, unwritten: unwritten,
                     updatedKeys: written, sequence: sequence, date: date)
@@ -88,9 +83,10 @@ extension SaveTransaction {
         }
     }
 
-    /// Records updated objects in the history, a statement per entity and set of changed keys (a
-    /// save that edits many objects mostly changes the same properties of each).
-    private func recordUpdates(_ updates: [ObjectID: Set<String>], _ writer: RowWriter) throws {
+    /// Records updated objects in the history, a record per entity and set of changed keys (a
+    /// save that edits many objects mostly changes the same properties of each). Insertions and
+    /// deletions are recorded by the statements that write them.
+    private func recordUpdates(_ updates: [ObjectID: Set<String>], _ writer: RowWriter) {
         // Found by equality, which is immediate for the sets a save shares (see ChangedKeySets). A
         // list of a few groups, appended to in place: a dictionary of lists copied its list at
         // each row.
@@ -105,8 +101,7 @@ extension SaveTransaction {
         }
         for (entity, keys, rows) in groups {
             guard let mapping = store.mapping(forIdentifier: entity) else { continue }
-            try writer.recordChanges(
-                .update, keys: KeySelection(rows), changedKeys: keys.sorted().joined(separator: ","), mapping: mapping)
+            writer.recordUpdates(keys: rows, changedKeys: keys.sorted().joined(separator: ","), mapping: mapping)
         }
     }
 

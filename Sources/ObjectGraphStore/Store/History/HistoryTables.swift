@@ -1,8 +1,8 @@
 package import GRDB
 import ObjectGraphModel
 
-/// The tables of the persistent history: one row per committed transaction, and one per object it
-/// inserted, updated or deleted.
+/// The tables of the persistent history: one row per committed transaction, and one record per
+/// entity and kind of change it made (for an update, per set of changed properties).
 ///
 /// `Z_TRANSACTION.Z_SEQUENCE` is `AUTOINCREMENT`: SQLite commits one write transaction at a time and
 /// never reuses a number, so sequences grow in commit order, across processes, and a reader that
@@ -10,11 +10,14 @@ import ObjectGraphModel
 /// wrote it, so that a container can tell its own commits from other processes' (see
 /// ``HistoryWatcher``).
 ///
-/// The change rows are appended to a plain rowid table with no index: a write records many of them
-/// (one per object), and appending costs SQLite no search, where a key or an index on the
-/// transaction would cost one per row. A transaction's changes are the rows `Z_FIRSTCHANGE ..<
-/// Z_ENDCHANGE`, noted when it begins and when it ends (a rowid is the largest so far plus one, and
-/// the table is only ever purged from its oldest rows; see ``RowWriter/purgeHistory(through:before:)``).
+/// A record names its objects packed (``HistoryPacking``): `Z_COUNT` keys as runs in `Z_PKS`, their
+/// global IDs in `Z_UUIDS` (insertions and deletions; an update's are its rows', found when the
+/// history is read), a deletion's tombstones as a JSON array in `Z_TOMBSTONES`. A save of 10,000
+/// objects writes one record, not 10,000 rows, and reads nothing back to write it (see
+/// ``HistoryRecords``). The records are appended to a plain rowid table with no index; a
+/// transaction's records are the rows `Z_FIRSTCHANGE ..< Z_ENDCHANGE`, noted when it begins and when
+/// it ends (a rowid is the largest so far plus one, and the table is only ever purged from its
+/// oldest rows; see ``RowWriter/purgeHistory(through:before:)``).
 package enum HistoryTables {
     package static let transactions = "Z_TRANSACTION"
     package static let changes = "Z_CHANGE"
@@ -34,6 +37,7 @@ package enum HistoryTables {
         guard try db.tableExists(transactions), try db.tableExists(changes) else { return false }
         let columns = Set(try db.columns(in: transactions).map(\.name))
         guard columns.contains("Z_ORIGIN") && columns.contains("Z_ENDCHANGE") else { return false }
+        guard try db.columns(in: changes).contains(where: { $0.name == "Z_PKS" }) else { return false }
         return try db.tableExists(HistoryConsumers.table)
     }
 
@@ -67,7 +71,7 @@ package enum HistoryTables {
 
     /// Creates what is missing. A store from before the change table gets it; its transaction table
     /// gets the origin column (older transactions have none: they are nobody's in this process); a
-    /// change table keyed by transaction (before the change ranges) is rewritten in the current form.
+    /// change table of one row per object (before the records) is rewritten as records.
     package static func create(_ db: Database) throws {
         try db.execute(
             sql: """
@@ -79,33 +83,29 @@ package enum HistoryTables {
         if !columns.contains("Z_ORIGIN") {
             try db.execute(sql: "ALTER TABLE \(transactions) ADD COLUMN Z_ORIGIN TEXT")
         }
-        let keyedChanges = try db.tableExists(changes) && !columns.contains("Z_ENDCHANGE")
-        if keyedChanges {
-            try db.execute(sql: "ALTER TABLE \(changes) RENAME TO Z_CHANGE_KEYED")
-            for column in ["Z_FIRSTCHANGE", "Z_ENDCHANGE"] {
-                try db.execute(sql: "ALTER TABLE \(transactions) ADD COLUMN \(column) INTEGER NOT NULL DEFAULT 0")
-            }
+        for column in ["Z_FIRSTCHANGE", "Z_ENDCHANGE"] where !columns.contains(column) {
+            try db.execute(sql: "ALTER TABLE \(transactions) ADD COLUMN \(column) INTEGER NOT NULL DEFAULT 0")
+        }
+        let rowsPerObject = try db.tableExists(changes) && db.columns(in: changes).contains { $0.name == "Z_PK" }
+        if rowsPerObject {
+            try db.execute(sql: "ALTER TABLE \(changes) RENAME TO Z_CHANGE_PER_OBJECT")
         }
         try db.execute(
             sql: """
                 CREATE TABLE IF NOT EXISTS \(changes) (
-                    Z_SEQUENCE INTEGER NOT NULL, Z_ENTITY TEXT NOT NULL, Z_PK INTEGER NOT NULL,
-                    Z_KIND INTEGER NOT NULL, Z_UUID BLOB, Z_KEYS TEXT, Z_TOMBSTONE TEXT)
+                    Z_SEQUENCE INTEGER NOT NULL, Z_ENTITY TEXT NOT NULL, Z_KIND INTEGER NOT NULL, Z_KEYS TEXT,
+                    Z_COUNT INTEGER NOT NULL, Z_PKS BLOB NOT NULL, Z_UUIDS BLOB, Z_TOMBSTONES TEXT)
                 """)
-        if keyedChanges { try rewriteKeyedChanges(db) }
+        if rowsPerObject { try HistoryRecordsUpgrade.run(from: "Z_CHANGE_PER_OBJECT", db) }
         try db.execute(sql: "CREATE INDEX IF NOT EXISTS Z_TRANSACTION_TIMESTAMP ON \(transactions) (Z_TIMESTAMP)")
         try HistoryConsumers.create(db)
     }
 
-    /// Appends the rows of a change table keyed by transaction in transaction order, and gives each
-    /// transaction its range (an empty one where it has no changes).
-    private static func rewriteKeyedChanges(_ db: Database) throws {
+    /// Gives each transaction the range of its records, from the records' `Z_SEQUENCE` (an empty
+    /// range where it has none), after the change table was rewritten.
+    static func assignChangeRanges(_ db: Database) throws {
         try db.execute(
             sql: """
-                INSERT INTO \(changes) (Z_SEQUENCE, Z_ENTITY, Z_PK, Z_KIND, Z_UUID, Z_KEYS, Z_TOMBSTONE)
-                SELECT Z_SEQUENCE, Z_ENTITY, Z_PK, Z_KIND, Z_UUID, Z_KEYS, Z_TOMBSTONE FROM Z_CHANGE_KEYED
-                ORDER BY Z_SEQUENCE, Z_ENTITY, Z_PK;
-                DROP TABLE Z_CHANGE_KEYED;
                 CREATE TEMP TABLE Z_FIRST (Z_SEQUENCE INTEGER PRIMARY KEY, first INTEGER NOT NULL);
                 INSERT INTO temp.Z_FIRST SELECT Z_SEQUENCE, MIN(rowid) FROM \(changes) GROUP BY Z_SEQUENCE;
                 UPDATE \(transactions) SET

@@ -8,7 +8,9 @@ package struct StoredTransaction {
         package let entity: String
         package let key: Int64
         package let kind: HistoryTables.Kind
-        package let globalID: UUID?
+        /// Nil for an update read without ``StoredHistoryFilter/resolvesGlobalIDs``, or of an
+        /// entity the store does not know.
+        package var globalID: UUID?
         package let changedKeys: String?
         package let tombstone: String?
     }
@@ -35,6 +37,10 @@ package struct StoredHistoryFilter {
     package var through: Int64?
     /// Leaves out the transactions of this origin (a container's own).
     package var excludingOrigin: UUID?
+    /// Whether every change gets its object's global ID. An update's record keeps keys alone: its
+    /// objects' global IDs are read from their rows, or from a later deletion's record, which costs
+    /// a read that merging other writers' changes into contexts does without.
+    package var resolvesGlobalIDs = true
     /// Whether a purge of transactions after `after` is an error (``ObjectGraphError/Code/historyExpired``)
     /// rather than a gap the reader does not see.
     package var requiresContinuity = false
@@ -56,13 +62,13 @@ extension RowReader {
     /// entities only), read in one snapshot of the store.
     package func transactions(_ filter: StoredHistoryFilter) throws -> [StoredTransaction] {
         do {
-            return try store.writer.read { db in try Self.transactions(filter, db) }
+            return try store.writer.read { db in try transactions(filter, db) }
         } catch let error as DatabaseError {
             throw StoreError(error)
         }
     }
 
-    private static func transactions(_ filter: StoredHistoryFilter, _ db: Database) throws -> [StoredTransaction] {
+    private func transactions(_ filter: StoredHistoryFilter, _ db: Database) throws -> [StoredTransaction] {
         if filter.requiresContinuity {
             let purged = try HistoryTables.purgedThrough(db)
             if filter.after < purged { throw ObjectGraphError.historyExpired(after: filter.after, purgedThrough: purged) }
@@ -106,24 +112,80 @@ extension RowReader {
             changeRange = (changeRange?.first ?? row[4], row[5])
         }
         guard let changeRange else { return [] }
-        // The changes of the transactions read: one scan of the change table's rows between theirs.
+        // The records of the transactions read: one scan of the change table's rows between theirs.
         var position: [Int64: Int] = [:]
         for (index, transaction) in transactions.enumerated() { position[transaction.sequence] = index }
-        var changes = SQLFragment(
+        var records = SQLFragment(
             """
-            SELECT c.Z_SEQUENCE, c.Z_ENTITY, c.Z_PK, c.Z_KIND, c.Z_UUID, c.Z_KEYS, c.Z_TOMBSTONE \
+            SELECT c.Z_SEQUENCE, c.Z_ENTITY, c.Z_KIND, c.Z_KEYS, c.Z_COUNT, c.Z_PKS, c.Z_UUIDS, c.Z_TOMBSTONES \
             FROM \(HistoryTables.changes) AS c WHERE c.rowid >= ? AND c.rowid < ?
             """, arguments: [changeRange.first.databaseValue, changeRange.end.databaseValue])
-        if let entityCondition { changes = changes + " AND " + entityCondition }
-        let statement = try db.cachedStatement(sql: changes.sql)
-        try statement.setArguments(StatementArguments(changes.arguments))
+        if let entityCondition { records = records + " AND " + entityCondition }
+        let statement = try db.cachedStatement(sql: records.sql)
+        try statement.setArguments(StatementArguments(records.arguments))
+        var unresolved = UnresolvedGlobalIDs()
         try Row.fetchCursor(statement).forEach { row in
-            guard let index = position[row[0]], let kind = HistoryTables.Kind(rawValue: row[3]) else { return }
-            transactions[index].changes.append(
-                StoredTransaction.Change(
-                    entity: row[1], key: row[2], kind: kind, globalID: row[4], changedKeys: row[5], tombstone: row[6]))
+            guard let index = position[row[0]] else { return }
+            let entity: String = row[1]
+            guard let kind = HistoryTables.Kind(rawValue: row[2]) else {
+                throw HistoryPacking.corrupt("a record of \(entity) in transaction \(row[0] as Int64) has an unknown kind")
+            }
+            let changedKeys: String? = row[3]
+            let count: Int = row[4]
+            let keys = try row.withUnsafeData(atIndex: 5) { data -> [Int64] in
+                guard let data else { throw HistoryPacking.corrupt("a record of \(entity) has no keys") }
+                return try data.withUnsafeBytes { try HistoryPacking.unpackKeys($0, count: count) }
+            }
+            let tombstones = try kind == .delete ? Self.tombstones(row[7], count: count, entity: entity, db) : nil
+            try row.withUnsafeData(atIndex: 6) { globalIDs in
+                if let globalIDs, globalIDs.count != count * 16 {
+                    throw HistoryPacking.corrupt("a record of \(entity) has \(globalIDs.count) bytes of global IDs for \(count) objects")
+                }
+                if globalIDs == nil, kind != .update {
+                    throw HistoryPacking.corrupt("a record of \(entity)'s \(kind == .insert ? "insertions" : "deletions") has no global IDs")
+                }
+                transactions[index].changes.reserveCapacity(transactions[index].changes.count + count)
+                globalIDs?.withUnsafeBytes { globalIDs in
+                    for (offset, key) in keys.enumerated() {
+                        transactions[index].changes.append(
+                            StoredTransaction.Change(
+                                entity: entity, key: key, kind: kind, globalID: HistoryPacking.globalID(in: globalIDs, at: offset),
+                                changedKeys: changedKeys, tombstone: tombstones?[offset]))
+                    }
+                }
+                if globalIDs == nil {
+                    for key in keys {
+                        transactions[index].changes.append(
+                            StoredTransaction.Change(
+                                entity: entity, key: key, kind: kind, globalID: nil, changedKeys: changedKeys, tombstone: nil))
+                    }
+                    if filter.resolvesGlobalIDs { unresolved.add(keys, of: entity) }
+                }
+            }
+        }
+        if !unresolved.isEmpty {
+            let found = try unresolved.resolve(
+                mappings: { store.mapping(named: $0) }, deletionsFrom: changeRange.first, db)
+            for index in transactions.indices {
+                for offset in transactions[index].changes.indices where transactions[index].changes[offset].globalID == nil {
+                    let change = transactions[index].changes[offset]
+                    transactions[index].changes[offset].globalID = found[change.entity]?[change.key]
+                }
+            }
         }
         return transactions
+    }
+
+    /// A deletion record's tombstones, one per object (nil where it preserved nothing).
+    private static func tombstones(_ json: String?, count: Int, entity: String, _ db: Database) throws -> [String?] {
+        guard let json else { return Array(repeating: nil, count: count) }
+        let values = try String?.fetchAll(
+            db.cachedStatement(sql: "SELECT CASE type WHEN 'null' THEN NULL ELSE json(value) END FROM json_each(?) ORDER BY key"),
+            arguments: [json])
+        guard values.count == count else {
+            throw HistoryPacking.corrupt("a record of \(entity)'s deletions has \(values.count) tombstones for \(count) objects")
+        }
+        return values
     }
 }
 
