@@ -161,7 +161,9 @@ enum BatchWorkloads {
                         total &+= row[0] as Int64 == 0 ? 0 : 1
                     }
                     var updated: Set<Int64> = []
-                    for row in try Row.fetchAll(db, sql: "SELECT Z_SEQUENCE, Z_ENTITY, Z_KIND, Z_KEYS, Z_COUNT, Z_PKS, Z_UUIDS FROM Z_CHANGE") {
+                    for row in try Row.fetchAll(
+                        db, sql: "SELECT Z_SEQUENCE, Z_ENTITY, Z_KIND, Z_KEYS, Z_COUNT, Z_PKS, Z_UUIDS FROM Z_CHANGE")
+                    {
                         let keys = (row[5] as Data).withUnsafeBytes { PackedKeys.unpack($0) }
                         if row[6] == nil { updated.formUnion(keys) }
                         total &+= (row[3] as String?)?.utf8.count ?? 0

@@ -77,7 +77,11 @@ enum CoreWorkloads {
                     raw = nil
                     raw = try RawSQL.openFreshDatabase(at: files.fresh("insert-raw.sqlite"))
                 },
-                run: { if let raw { try RawSQL.insert(range, of: dataset, into: raw) } }))
+                run: { if let raw { try RawSQL.insert(range, of: dataset, into: raw) } }),
+            statements: StatementFloor(
+                files: files, name: "insert", snapshot: { try StatementFloor.emptyStore(files: files, name: "insert") },
+                body: { try ObjectGraphSide.insert(range, of: dataset, into: $0) }
+            ).contender)
     }
 
     /// Fetch every mood and read every attribute.
@@ -136,13 +140,7 @@ enum CoreWorkloads {
         Workload(
             name: "update \(count) moods and save",
             setUp: stores.fill,
-            objectGraph: Contender(run: {
-                let context = try stores.graph().newBackgroundContext()
-                for mood in try context.fetch(FetchDescriptor<Mood>(fetchLimit: count, includesMarkedForDeletion: true)) {
-                    mood.rating = mood.rating % 5 + 1
-                }
-                try context.save()
-            }),
+            objectGraph: Contender(run: { try updateMoods(count: count, in: stores.graph()) }),
             baseline: Contender(run: {
                 try stores.plain().write { db in
                     let rows = try Row.fetchAll(db, sql: "SELECT id, rating FROM mood LIMIT ?", arguments: [count])
@@ -162,7 +160,21 @@ enum CoreWorkloads {
                     }
                 }
             }),
-            raw: Contender(run: { try RawSQL.update(count: count, in: stores.raw()) }))
+            raw: Contender(run: { try RawSQL.update(count: count, in: stores.raw()) }),
+            statements: StatementFloor(
+                files: stores.files, name: "update",
+                snapshot: { try StatementFloor.backup(of: stores.graphPath, files: stores.files, name: "update") },
+                body: { try updateMoods(count: count, in: $0) }
+            ).contender)
+    }
+
+    /// The update's ObjectGraph side: the first `count` moods get the next rating.
+    private static func updateMoods(count: Int, in container: ObjectContainer) throws {
+        let context = container.newBackgroundContext()
+        for mood in try context.fetch(FetchDescriptor<Mood>(fetchLimit: count, includesMarkedForDeletion: true)) {
+            mood.rating = mood.rating % 5 + 1
+        }
+        try context.save()
     }
 
     /// Change the text of `count` moods and save, then give them their text back (so that every run
@@ -232,7 +244,7 @@ enum CoreWorkloads {
 /// by the workloads that only read them (the update workload writes the same values back in turn).
 final class SharedStores {
     let dataset: Dataset
-    private let files: ScratchFiles
+    let files: ScratchFiles
     private let name: String
     private var filled: (graph: ObjectContainer, plain: DatabasePool)?
     private var rawDatabase: RawDatabase?

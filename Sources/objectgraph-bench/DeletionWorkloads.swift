@@ -23,12 +23,7 @@ enum DeletionWorkloads {
                 prepare: {
                     graph = nil; graph = try templates.graphCopy("cascade")
                 },
-                run: {
-                    guard let graph else { return }
-                    let context = graph.newBackgroundContext()
-                    for continent in try context.fetch(FetchDescriptor<Continent>()) { context.delete(continent) }
-                    try context.save()
-                },
+                run: { if let graph { try deleteContinents(in: graph) } },
                 verify: { try graph.map { try ObjectGraphSide.verifyCounts(in: $0, continents: 0, countries: 0, moods: 0) } }),
             baseline: Contender(
                 prepare: {
@@ -51,7 +46,22 @@ enum DeletionWorkloads {
                     raw = nil; raw = try templates.rawCopy("cascade-raw")
                 },
                 run: { try raw?.transaction { try raw?.execute("DELETE FROM continent") } },
-                verify: { try raw.map { try RawSQL.verifyCounts(in: $0, continents: 0, countries: 0, moods: 0) } }))
+                verify: { try raw.map { try RawSQL.verifyCounts(in: $0, continents: 0, countries: 0, moods: 0) } }),
+            statements: StatementFloor(
+                files: templates.files, name: "cascade", snapshot: { templates.graphTemplatePath }, body: deleteContinents
+            ).contender)
+    }
+
+    private static func deleteContinents(in container: ObjectContainer) throws {
+        let context = container.newBackgroundContext()
+        for continent in try context.fetch(FetchDescriptor<Continent>()) { context.delete(continent) }
+        try context.save()
+    }
+
+    private static func deleteMoods(count: Int, in container: ObjectContainer) throws {
+        let context = container.newBackgroundContext()
+        context.delete(try context.fetch(FetchDescriptor<Mood>(fetchLimit: count, includesMarkedForDeletion: true)))
+        try context.save()
     }
 
     /// Delete `count` moods, which leaves their countries (nullify), and save.
@@ -70,12 +80,7 @@ enum DeletionWorkloads {
                 prepare: {
                     graph = nil; graph = try templates.graphCopy("nullify")
                 },
-                run: {
-                    guard let graph else { return }
-                    let context = graph.newBackgroundContext()
-                    context.delete(try context.fetch(FetchDescriptor<Mood>(fetchLimit: count, includesMarkedForDeletion: true)))
-                    try context.save()
-                },
+                run: { if let graph { try deleteMoods(count: count, in: graph) } },
                 verify: {
                     try graph.map {
                         try ObjectGraphSide.verifyCounts(
@@ -127,14 +132,18 @@ enum DeletionWorkloads {
                         try RawSQL.verifyCounts(
                             in: $0, continents: expected.continents, countries: expected.countries, moods: expected.moods)
                     }
-                }))
+                }),
+            statements: StatementFloor(
+                files: templates.files, name: "nullify", snapshot: { templates.graphTemplatePath },
+                body: { try deleteMoods(count: count, in: $0) }
+            ).contender)
     }
 }
 
 /// A filled ObjectGraph store and a filled plain one, made once and copied for each destructive run.
 final class TemplateStores {
     let dataset: Dataset
-    private let files: ScratchFiles
+    let files: ScratchFiles
     private var isFilled = false
 
     init(dataset: Dataset, files: ScratchFiles) {
@@ -154,6 +163,9 @@ final class TemplateStores {
         }
         isFilled = true
     }
+
+    /// The filled ObjectGraph store, closed (see ``fill()``).
+    var graphTemplatePath: String { files.path("template-graph.sqlite") }
 
     func graphCopy(_ name: String) throws -> ObjectContainer {
         try ObjectGraphSide.openContainer(at: copy("template-graph.sqlite", to: "\(name).sqlite"))

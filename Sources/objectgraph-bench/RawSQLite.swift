@@ -6,7 +6,8 @@ import GRDBSQLite
 /// and `sqlite3_column_*`, and rows held as plain structs. Nothing between the caller and SQLite:
 /// what the object graph costs beyond this is the price of being an object graph.
 final class RawDatabase {
-    private let handle: OpaquePointer
+    /// The connection, for code that steps statements itself (``StatementFloor``).
+    let handle: OpaquePointer
 
     /// Opens a file made by ``PlainSQL/openDatabase(at:)``: WAL, `synchronous = NORMAL` (what the
     /// other sides run with), and foreign keys on, for the baseline schema's cascades.

@@ -28,6 +28,9 @@ struct Workload {
     var peer: Contender
     /// Nil for a workload whose raw side is not written yet.
     var raw: Contender? = nil
+    /// ObjectGraph's own statements replayed through SQLite's C API (``StatementFloor``), for the
+    /// write workloads: the floor those statements set. Nil elsewhere.
+    var statements: Contender? = nil
 }
 
 /// The one side a profiling run measures.
@@ -46,6 +49,12 @@ struct WorkloadResult: Encodable {
     /// The raw side's median, and ObjectGraph's ratio to it; nil where the workload has no raw side.
     var raw_ms: Double?
     var raw_ratio: Double?
+    /// ObjectGraph's statements replayed in C, and ObjectGraph's ratio to them; nil where the
+    /// workload does not replay them.
+    var statements_ms: Double? = nil
+    var statements_ratio: Double? = nil
+    /// The replay's ratio to the raw side: the floor ObjectGraph's statements set.
+    var floor_ratio: Double? = nil
 }
 
 extension Workload {
@@ -53,6 +62,7 @@ extension Workload {
     /// and keeps the medians. The peak memory is ObjectGraph's. With `only`, one side runs (profiling).
     func measure(runs: Int, only: ProfiledSide? = nil) throws -> WorkloadResult {
         var objectGraphTimes: [Double] = [], baselineTimes: [Double] = [], peerTimes: [Double] = [], rawTimes: [Double] = []
+        var statementTimes: [Double] = []
         var peak = 0.0
         try setUp()
         PeakMemory.releaseFreedMemory()
@@ -75,6 +85,10 @@ extension Workload {
                     rawTimes.append(try Measure.run(raw.run).milliseconds)
                     try raw.verify()
                 }
+                if let statements {
+                    try statements.prepare()
+                    statementTimes.append(try Measure.run(statements.run).milliseconds)
+                }
             }
             try objectGraph.prepare()
             let measurement = try Measure.run(objectGraph.run)
@@ -86,10 +100,17 @@ extension Workload {
         let objectGraphMedian = Measure.median(objectGraphTimes)
         let baselineMedian = Measure.median(baselineTimes)
         let rawMedian = rawTimes.isEmpty ? nil : Measure.median(rawTimes)
-        return WorkloadResult(
+        let statementsMedian = statementTimes.isEmpty ? nil : Measure.median(statementTimes)
+        var result = WorkloadResult(
             workload: name, objectgraph_ms: objectGraphMedian, baseline_ms: baselineMedian,
             peer_ms: Measure.median(peerTimes),
             ratio: baselineMedian > 0 ? objectGraphMedian / baselineMedian : 0, peak_rss_mb: peak,
             raw_ms: rawMedian, raw_ratio: rawMedian.map { $0 > 0 ? objectGraphMedian / $0 : 0 })
+        if let statementsMedian {
+            result.statements_ms = statementsMedian
+            result.statements_ratio = statementsMedian > 0 ? objectGraphMedian / statementsMedian : 0
+            result.floor_ratio = rawMedian.map { $0 > 0 ? statementsMedian / $0 : 0 }
+        }
+        return result
     }
 }

@@ -35,7 +35,7 @@ enum EarlierHistoryLayout {
                         transaction.token.sequence, change.entityName, Self.key(of: change.objectID), Self.kind(change.kind),
                         withUnsafeBytes(of: change.globalID.uuid) { Data($0) },
                         change.kind == .update ? change.changedKeys.sorted().joined(separator: ",") : nil,
-                        try change.tombstone.flatMap(Self.json),
+                        try change.tombstone.flatMap(Self.json)
                     ])
             }
             if self == .rowRanges {

@@ -50,10 +50,14 @@ package final class SQLiteStore: Sendable {
             checkpointer.install(on: db)
             if let externalFiles { ExternalValueFunction.register(in: db, files: externalFiles) }
         }
-        if let trace = configuration.traceStatements {
+        let (trace, traceExpanded) = (configuration.traceStatements, configuration.traceExpandedStatements)
+        if trace != nil || traceExpanded != nil {
+            // One trace function per connection (a second would replace the first).
             grdbConfiguration.prepareDatabase { db in
                 db.trace(options: .statement) { event in
-                    if case .statement(let statement) = event { trace(statement.sql) }
+                    guard case .statement(let statement) = event else { return }
+                    trace?(statement.sql)
+                    traceExpanded?(statement.sql, statement.expandedSQL)
                 }
             }
         }

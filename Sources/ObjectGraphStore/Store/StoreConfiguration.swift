@@ -36,6 +36,12 @@ public struct StoreConfiguration: Sendable {
     /// ```
     public var traceStatements: (@Sendable (String) -> Void)?
 
+    /// Called as ``traceStatements`` is, with each statement's SQL and the same SQL with its
+    /// arguments written in as literals (SQLite's `sqlite3_expanded_sql`; reals to 15 significant
+    /// digits): to replay what the store ran, or to see the values a save wrote. The values are the
+    /// application's data: keep them out of logs that leave the machine. Nil by default.
+    public var traceExpandedStatements: (@Sendable (_ sql: String, _ expandedSQL: String) -> Void)?
+
     /// The size, in bytes, above which a value of an `@Attribute(.externalStorage)` attribute is
     /// kept in a file beside the store (in `<store>-external/`) rather than in its row; a value of
     /// this size or less stays in the row. 100 KiB by default: SQLite's own measurements

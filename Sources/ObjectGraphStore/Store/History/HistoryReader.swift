@@ -142,7 +142,8 @@ extension RowReader {
                     throw HistoryPacking.corrupt("a record of \(entity) has \(globalIDs.count) bytes of global IDs for \(count) objects")
                 }
                 if globalIDs == nil, kind != .update {
-                    throw HistoryPacking.corrupt("a record of \(entity)'s \(kind == .insert ? "insertions" : "deletions") has no global IDs")
+                    throw HistoryPacking.corrupt(
+                        "a record of \(entity)'s \(kind == .insert ? "insertions" : "deletions") has no global IDs")
                 }
                 transactions[index].changes.reserveCapacity(transactions[index].changes.count + count)
                 globalIDs?.withUnsafeBytes { globalIDs in

@@ -90,7 +90,7 @@ final class HistoryRecords {
                 record.changedKeys.databaseValue, record.keys.count.databaseValue,
                 Data(HistoryPacking.packKeys(record.keys)).databaseValue,
                 record.globalIDs.isEmpty ? .null : Data(record.globalIDs).databaseValue,
-                record.hasTombstone ? Self.jsonArray(record.tombstones).databaseValue : .null,
+                record.hasTombstone ? Self.jsonArray(record.tombstones).databaseValue : .null
             ])
             try statement.execute()
         }
