@@ -11,8 +11,10 @@ enum EarlierHistoryLayout {
     case keyedByTransaction
     case rowRanges
 
-    /// Replaces the store's change table with `history` in this layout.
+    /// Replaces the store's change table with `history` in this layout, and marks the store as of
+    /// format 2, the last that kept it.
     func write(_ history: [HistoryTransaction], _ db: Database) throws {
+        try db.execute(sql: "UPDATE Z_METADATA SET value = '2' WHERE key = 'storeFormat'")
         try db.execute(sql: "DROP TABLE Z_CHANGE")
         let columns = """
             Z_SEQUENCE INTEGER NOT NULL, Z_ENTITY TEXT NOT NULL, Z_PK INTEGER NOT NULL,

@@ -191,10 +191,10 @@ import Testing
     @Test func aStoreOfANewerFormatIsRefusedWithAClearError() throws {
         let path = temporaryStorePath()
         _ = try ObjectContainer(for: Milestone.self, configuration: .file(path))
-        try DatabaseQueue(path: path).write { try $0.execute(sql: "UPDATE Z_METADATA SET value = '3' WHERE key = 'storeFormat'") }
+        try DatabaseQueue(path: path).write { try $0.execute(sql: "UPDATE Z_METADATA SET value = '4' WHERE key = 'storeFormat'") }
         let error = #expect(throws: ObjectGraphError.self) { try ObjectContainer(for: Milestone.self, configuration: .file(path)) }
         #expect(error?.code == .incompatibleStore)
-        #expect(error?.reason?.contains("newer version of ObjectGraph (store format 3)") == true)
+        #expect(error?.reason?.contains("newer version of ObjectGraph (store format 4)") == true)
     }
 
     @Test func aMigrationStageReadsTheDatesOfAStoreOfTheEarlierFormat() throws {

@@ -48,14 +48,15 @@ package struct SchemaMigrator {
         }
         let uuid = metadata.uuid
         var upgrading: [EntityDescription]?
-        if metadata.format < StoreMetadata.currentFormat {
+        if metadata.format < 2 {
             let clashes = try StoreFormatUpgrade.clashes(db, entities: metadata.entities)
             guard clashes.isEmpty else { throw ObjectGraphError.schemaMismatch(clashes) }
             upgrading = metadata.entities
         }
-        // Stores made before the history had its current tables get them.
+        // Stores made before the history had its current tables get them (format 3's records
+        // among them), and the current format in their metadata.
         let hasHistory = try HistoryTables.areCurrent(db)
-        guard metadata.versionHash != schema.versionHash || upgrading != nil else {
+        guard metadata.versionHash != schema.versionHash || metadata.format < StoreMetadata.currentFormat else {
             return hasHistory ? .upToDate(uuid) : .migrate(uuid, Renames())
         }
         let renames = Renames(from: metadata.entities, to: schema.entities)

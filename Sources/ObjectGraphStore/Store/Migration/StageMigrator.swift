@@ -26,9 +26,12 @@ package struct StageMigrator {
     /// ``StoreFormatUpgrade``).
     private func upgradeFormat(_ db: Database) throws {
         guard let metadata = try StoreMetadata.read(db, path: path), metadata.format < StoreMetadata.currentFormat else { return }
-        let clashes = try StoreFormatUpgrade.clashes(db, entities: metadata.entities)
-        guard clashes.isEmpty else { throw ObjectGraphError.schemaMismatch(clashes) }
-        try StoreFormatUpgrade.run(db, entities: metadata.entities)
+        if metadata.format < 2 {
+            let clashes = try StoreFormatUpgrade.clashes(db, entities: metadata.entities)
+            guard clashes.isEmpty else { throw ObjectGraphError.schemaMismatch(clashes) }
+            try StoreFormatUpgrade.run(db, entities: metadata.entities)
+        }
+        try HistoryTables.create(db)  // format 3: the history as records
         try StoreMetadata.write(db, uuid: metadata.uuid, entities: metadata.entities, versionHash: metadata.versionHash)
     }
 

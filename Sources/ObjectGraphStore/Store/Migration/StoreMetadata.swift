@@ -10,12 +10,14 @@ package import ObjectGraphModel
 /// without affinity, and text precomposed (see ``StoreFormatUpgrade``). A format-2 store writes its
 /// version hash with a suffix and its model inside an object, so that a version of ObjectGraph that
 /// reads format 1 only, which compares the hash and then decodes an array, refuses it
-/// (``ObjectGraphError/Code/incompatibleStore``) instead of reading its dates wrong.
+/// (``ObjectGraphError/Code/incompatibleStore``) instead of reading its dates wrong. Format 3
+/// (issue 49) keeps the history as records (see ``HistoryTables``), its tables as format 2 does: a
+/// version that reads formats 1 and 2 refuses it, where it would open it and fail at its first save.
 package struct StoreMetadata {
     package static let table = "Z_METADATA"
     /// The format this version writes.
-    package static let currentFormat = 2
-    /// What follows the version hash in a format-2 store's metadata.
+    package static let currentFormat = 3
+    /// What follows the version hash in the metadata of a store of format 2 or later.
     private static let hashSuffix = ".2"
     /// The seconds from 1970 to 2001: a format-1 date plus this is a format-2 date.
     package static let referenceDateOffset = Date.timeIntervalBetween1970AndReferenceDate
