@@ -31,10 +31,11 @@ extension ObjectContainer {
         } catch let error as StoreError {
             throw ObjectGraphError.store(error)
         }
+        var keySets = ChangedKeysByText()
         return try stored.map { transaction in
             HistoryTransaction(
                 token: HistoryToken(sequence: transaction.sequence), author: transaction.author, date: transaction.date,
-                changes: try transaction.changes.compactMap { try historyChange($0, in: transaction) })
+                changes: try transaction.changes.compactMap { try historyChange($0, in: transaction, keySets: &keySets) })
         }
     }
 
@@ -96,7 +97,9 @@ extension ObjectContainer {
         }
     }
 
-    private func historyChange(_ change: StoredTransaction.Change, in transaction: StoredTransaction) throws -> HistoryChange? {
+    private func historyChange(
+        _ change: StoredTransaction.Change, in transaction: StoredTransaction, keySets: inout ChangedKeysByText
+    ) throws -> HistoryChange? {
         // An entity the model no longer has (another version of the app wrote it) is left out.
         guard let mapping = store.mapping(named: change.entity) else { return nil }
         guard let globalID = change.globalID else {
@@ -119,13 +122,28 @@ extension ObjectContainer {
             }
         return HistoryChange(
             kind: kind, objectID: objectID,
-            globalID: globalID, changedKeys: Set(change.changedKeys?.split(separator: ",").map(String.init) ?? []),
+            globalID: globalID, changedKeys: keySets.keys(change.changedKeys),
             tombstone: tombstone)
     }
 
     /// A history row this version of ObjectGraph did not write: the store is damaged.
     private static func corruptHistory(_ message: String) -> ObjectGraphError {
         .store(StoreError(resultCode: .corrupt, message: "history: " + message))
+    }
+}
+
+/// The sets of changed keys of a history read, one per text: the updates of a save mostly change
+/// the same properties, and splitting the text into a set for each would cost more than the rest
+/// of the change.
+private struct ChangedKeysByText {
+    private var sets: [String: Set<String>] = [:]
+
+    mutating func keys(_ text: String?) -> Set<String> {
+        guard let text else { return [] }
+        if let keys = sets[text] { return keys }
+        let keys = Set(text.split(separator: ",").map(String.init))
+        sets[text] = keys
+        return keys
     }
 }
 

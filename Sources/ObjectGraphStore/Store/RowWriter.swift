@@ -220,35 +220,19 @@ package struct RowWriter {
     }
 
     /// Deletes rows set-wise, with their join-table links, and records each deletion in the
-    /// history with its global ID and the values the entity preserves, as the `DELETE` returns them.
+    /// history with its global ID and the values the entity preserves, read just before.
+    ///
+    /// (Read by a `SELECT` of the same rows, not returned by the `DELETE`: a `DELETE … RETURNING`
+    /// makes SQLite find each row twice and keep what it returns in a table of its own, which cost
+    /// more than reading them first, whose pages the `DELETE` then finds in the cache.)
     ///
     /// - Parameter rows: Conditions on the table aliased `t0` that select the same rows, when cheaper
     ///   than the keys (a batch deletion's own condition); the keys' by default.
     package func delete(keys: KeySelection, mapping: EntityMapping, rows: [SQLFragment]? = nil) throws {
         let rows = rows ?? keys.conditions(on: "t0.Z_PK")
         for condition in rows {
-            let delete = "DELETE FROM \(mapping.table) AS t0 WHERE \(condition.sql)"
-            guard sequence > 0 else {
-                try execute(delete, condition.arguments)
-                continue
-            }
-            let statement = try db.cachedStatement(sql: delete + " RETURNING Z_PK, Z_UUID, \(mapping.tombstoneSQL)")
-            try statement.bind(condition.arguments)
-            let record = history.recordIndex(entity: mapping.name, kind: .delete)
-            try statement.forEachReturnedRow(in: db) { row in
-                // Every row has a key and a 16-byte global ID (the table's constraints).
-                guard sqlite3_column_type(row, 1) == SQLITE_BLOB, sqlite3_column_bytes(row, 1) == 16,
-                    let globalID = sqlite3_column_blob(row, 1)
-                else {
-                    throw HistoryPacking.corrupt("a deleted row of \(mapping.name) has no global ID")
-                }
-                let tombstone = sqlite3_column_text(row, 2).map { text in
-                    String(decoding: UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(row, 2))), as: UTF8.self)
-                }
-                history.append(
-                    key: sqlite3_column_int64(row, 0), globalID: UnsafeRawBufferPointer(start: globalID, count: 16),
-                    tombstone: tombstone, to: record)
-            }
+            if sequence > 0 { try recordDeletions(of: condition, mapping: mapping) }
+            try execute("DELETE FROM \(mapping.table) AS t0 WHERE \(condition.sql)", condition.arguments)
         }
         // The rows are gone: their links go by key.
         for relationship in mapping.toManyRelationships {
@@ -256,6 +240,28 @@ package struct RowWriter {
             for condition in keys.conditions(on: source) {
                 try execute("DELETE FROM \(SQL.quote(table)) WHERE \(condition.sql)", condition.arguments)
             }
+        }
+    }
+
+    /// Records the deletion of the rows `condition` selects, before they go.
+    private func recordDeletions(of condition: SQLFragment, mapping: EntityMapping) throws {
+        let statement = try db.cachedStatement(
+            sql: "SELECT t0.Z_PK, t0.Z_UUID, \(mapping.tombstoneSQL) FROM \(mapping.table) AS t0 WHERE \(condition.sql)")
+        try statement.bind(condition.arguments)
+        let record = history.recordIndex(entity: mapping.name, kind: .delete)
+        try statement.forEachRowDirectly(in: db) { row in
+            // Every row has a 16-byte global ID (the table's constraints).
+            guard sqlite3_column_type(row, 1) == SQLITE_BLOB, sqlite3_column_bytes(row, 1) == 16,
+                let globalID = sqlite3_column_blob(row, 1)
+            else {
+                throw HistoryPacking.corrupt("the row of \(mapping.name) \(sqlite3_column_int64(row, 0)) has no global ID")
+            }
+            let tombstone = sqlite3_column_text(row, 2).map { text in
+                String(decoding: UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(row, 2))), as: UTF8.self)
+            }
+            history.append(
+                key: sqlite3_column_int64(row, 0), globalID: UnsafeRawBufferPointer(start: globalID, count: 16),
+                tombstone: tombstone, to: record)
         }
     }
 

@@ -72,11 +72,10 @@ extension Statement {
             message: code == SQLITE_ROW ? "a write statement returned rows" : message, sql: sql)
     }
 
-    /// Runs a write that returns rows (`… RETURNING`) to its end through SQLite alone, as
-    /// ``runDirectly(in:)`` runs one that returns none, passing each row to `body` while it is
-    /// current (its columns are read with SQLite's `sqlite3_column_*`). Its bindings stay.
-    package func forEachReturnedRow(in db: Database, _ body: (OpaquePointer) throws -> Void) throws {
-        assert(sqlite3_stmt_readonly(sqliteStatement) == 0, "forEachReturnedRow runs writes; reads go through GRDB's cursors")
+    /// Runs a statement to its end through SQLite alone, as ``runDirectly(in:)`` does, passing each
+    /// row to `body` while it is current (its columns read with SQLite's `sqlite3_column_*`): for
+    /// the rows a write reads for itself, with no GRDB cursor between them. Its bindings stay.
+    package func forEachRowDirectly(in db: Database, _ body: (OpaquePointer) throws -> Void) throws {
         while true {
             let code = sqlite3_step(sqliteStatement)
             if code == SQLITE_DONE { break }

@@ -1,5 +1,6 @@
 package import Foundation
 import GRDB
+import GRDBSQLite
 import ObjectGraphModel
 
 /// A transaction of the history as stored: the store's view, in keys and entity names.
@@ -44,6 +45,19 @@ package struct StoredHistoryFilter {
     /// Whether a purge of transactions after `after` is an error (``ObjectGraphError/Code/historyExpired``)
     /// rather than a gap the reader does not see.
     package var requiresContinuity = false
+}
+
+/// Columns of the row a statement stepped directly is on (see ``GRDB/Statement/forEachRowDirectly(in:_:)``).
+private enum DirectColumn {
+    static func text(_ row: OpaquePointer, _ index: Int32) -> String? {
+        guard let text = sqlite3_column_text(row, index) else { return nil }
+        return String(decoding: UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(row, index))), as: UTF8.self)
+    }
+
+    /// A blob's bytes, valid until the statement steps again (none for NULL or an empty blob).
+    static func bytes(_ row: OpaquePointer, _ index: Int32) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: sqlite3_column_blob(row, index), count: Int(sqlite3_column_bytes(row, index)))
+    }
 }
 
 /// Reads and purges the persistent history (see ``HistoryTables``).
@@ -105,64 +119,58 @@ extension RowReader {
             whereClause, " ORDER BY t.Z_SEQUENCE" + (filter.limit.map { " LIMIT \(max(0, $0))" } ?? ""))
         var transactions: [StoredTransaction] = []
         var changeRange: (first: Int64, end: Int64)?
-        try Row.fetchCursor(db, sql: query.sql, arguments: StatementArguments(query.arguments)).forEach { row in
+        // Stepped through SQLite alone: a GRDB row costs more per column than the rest of the read.
+        let transactionQuery = try db.cachedStatement(sql: query.sql)
+        try transactionQuery.bind(query.arguments)
+        try transactionQuery.forEachRowDirectly(in: db) { row in
             transactions.append(
                 StoredTransaction(
-                    sequence: row[0], author: row[1], date: Date(timeIntervalSince1970: row[2]), origin: row[3]))
-            changeRange = (changeRange?.first ?? row[4], row[5])
+                    sequence: sqlite3_column_int64(row, 0), author: DirectColumn.text(row, 1),
+                    date: Date(timeIntervalSince1970: sqlite3_column_double(row, 2)), origin: DirectColumn.text(row, 3)))
+            changeRange = (changeRange?.first ?? sqlite3_column_int64(row, 4), sqlite3_column_int64(row, 5))
         }
         guard let changeRange else { return [] }
-        // The records of the transactions read: one scan of the change table's rows between theirs.
-        var position: [Int64: Int] = [:]
-        for (index, transaction) in transactions.enumerated() { position[transaction.sequence] = index }
+        // The records of the transactions read, in the order of their transactions: one scan of
+        // the change table's rows between theirs.
         var records = SQLFragment(
             """
             SELECT c.Z_SEQUENCE, c.Z_ENTITY, c.Z_KIND, c.Z_KEYS, c.Z_COUNT, c.Z_PKS, c.Z_UUIDS, c.Z_TOMBSTONES \
             FROM \(HistoryTables.changes) AS c WHERE c.rowid >= ? AND c.rowid < ?
             """, arguments: [changeRange.first.databaseValue, changeRange.end.databaseValue])
         if let entityCondition { records = records + " AND " + entityCondition }
-        let statement = try db.cachedStatement(sql: records.sql)
-        try statement.setArguments(StatementArguments(records.arguments))
+        let statement = try db.cachedStatement(sql: (records + " ORDER BY c.rowid").sql)
+        try statement.bind(records.arguments)
         var unresolved = UnresolvedGlobalIDs()
-        try Row.fetchCursor(statement).forEach { row in
-            guard let index = position[row[0]] else { return }
-            let entity: String = row[1]
-            guard let kind = HistoryTables.Kind(rawValue: row[2]) else {
-                throw HistoryPacking.corrupt("a record of \(entity) in transaction \(row[0] as Int64) has an unknown kind")
+        var index = 0
+        try statement.forEachRowDirectly(in: db) { row in
+            // A record of a transaction the filter left out is skipped.
+            let sequence = sqlite3_column_int64(row, 0)
+            while index < transactions.count, transactions[index].sequence < sequence { index += 1 }
+            guard index < transactions.count, transactions[index].sequence == sequence else { return }
+            let entity = DirectColumn.text(row, 1) ?? ""
+            guard let kind = HistoryTables.Kind(rawValue: sqlite3_column_int64(row, 2)) else {
+                throw HistoryPacking.corrupt("a record of \(entity) in transaction \(sequence) has an unknown kind")
             }
-            let changedKeys: String? = row[3]
-            let count: Int = row[4]
-            let keys = try row.withUnsafeData(atIndex: 5) { data -> [Int64] in
-                guard let data else { throw HistoryPacking.corrupt("a record of \(entity) has no keys") }
-                return try data.withUnsafeBytes { try HistoryPacking.unpackKeys($0, count: count) }
+            let changedKeys = DirectColumn.text(row, 3)
+            let count = Int(sqlite3_column_int64(row, 4))
+            let keys = try HistoryPacking.unpackKeys(DirectColumn.bytes(row, 5), count: count)
+            let tombstones = try kind == .delete ? Self.tombstones(DirectColumn.text(row, 7), count: count, entity: entity, db) : nil
+            let globalIDs = sqlite3_column_type(row, 6) == SQLITE_NULL ? nil : DirectColumn.bytes(row, 6)
+            if let globalIDs, globalIDs.count != count * 16 {
+                throw HistoryPacking.corrupt("a record of \(entity) has \(globalIDs.count) bytes of global IDs for \(count) objects")
             }
-            let tombstones = try kind == .delete ? Self.tombstones(row[7], count: count, entity: entity, db) : nil
-            try row.withUnsafeData(atIndex: 6) { globalIDs in
-                if let globalIDs, globalIDs.count != count * 16 {
-                    throw HistoryPacking.corrupt("a record of \(entity) has \(globalIDs.count) bytes of global IDs for \(count) objects")
-                }
-                if globalIDs == nil, kind != .update {
-                    throw HistoryPacking.corrupt(
-                        "a record of \(entity)'s \(kind == .insert ? "insertions" : "deletions") has no global IDs")
-                }
-                transactions[index].changes.reserveCapacity(transactions[index].changes.count + count)
-                globalIDs?.withUnsafeBytes { globalIDs in
-                    for (offset, key) in keys.enumerated() {
-                        transactions[index].changes.append(
-                            StoredTransaction.Change(
-                                entity: entity, key: key, kind: kind, globalID: HistoryPacking.globalID(in: globalIDs, at: offset),
-                                changedKeys: changedKeys, tombstone: tombstones?[offset]))
-                    }
-                }
-                if globalIDs == nil {
-                    for key in keys {
-                        transactions[index].changes.append(
-                            StoredTransaction.Change(
-                                entity: entity, key: key, kind: kind, globalID: nil, changedKeys: changedKeys, tombstone: nil))
-                    }
-                    if filter.resolvesGlobalIDs { unresolved.add(keys, of: entity) }
-                }
+            if globalIDs == nil, kind != .update {
+                throw HistoryPacking.corrupt("a record of \(entity)'s \(kind == .insert ? "insertions" : "deletions") has no global IDs")
             }
+            transactions[index].changes.reserveCapacity(transactions[index].changes.count + count)
+            for (offset, key) in keys.enumerated() {
+                transactions[index].changes.append(
+                    StoredTransaction.Change(
+                        entity: entity, key: key, kind: kind,
+                        globalID: globalIDs.map { HistoryPacking.globalID(in: $0, at: offset) },
+                        changedKeys: changedKeys, tombstone: tombstones?[offset]))
+            }
+            if globalIDs == nil, filter.resolvesGlobalIDs { unresolved.add(keys, of: entity) }
         }
         if !unresolved.isEmpty {
             let found = try unresolved.resolve(

@@ -6,9 +6,9 @@ import GRDB
 /// ``HistoryTables``).
 ///
 /// Nothing is read back from the rows to record them: inserted rows' keys and global IDs are what
-/// the writer just bound, deleted rows' come back from the `DELETE … RETURNING` that deletes them,
-/// with their tombstones, and an update records keys alone (its objects' global IDs are found when
-/// the history is read; see ``RowReader/transactions(_:)``). A class, shared by the copies of the
+/// the writer just bound, and an update records keys alone (its objects' global IDs are found when
+/// the history is read; see ``RowReader/transactions(_:)``). Only deleted rows are read, just
+/// before they go, for their global IDs and tombstones. A class, shared by the copies of the
 /// transaction's ``RowWriter``.
 final class HistoryRecords {
     /// What one record gathers.
