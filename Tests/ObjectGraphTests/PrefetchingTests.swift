@@ -156,3 +156,24 @@ struct PrefetchingTests {
         #expect(error?.entity == "Mood")
     }
 }
+
+/// The expanded trace reports each statement with its arguments written in, both traces at once.
+@Suite struct ExpandedTraceTests {
+    @Test func aSaveIsTracedWithTheValuesItWrote() throws {
+        let expanded = Mutex<[(sql: String, expanded: String)]>([])
+        let plain = StatementLog()
+        var configuration = StoreConfiguration.file(temporaryStorePath())
+        configuration.traceStatements = plain.configurationTracing
+        configuration.traceExpandedStatements = { sql, text in expanded.withLock { $0.append((sql, text)) } }
+        let container = try ObjectContainer(for: Mood.self, configuration: configuration)
+        let context = container.newBackgroundContext()
+        expanded.withLock { $0.removeAll() }
+        context.insert(Mood(text: "It's 🌧️ \u{0}here", rating: 4))
+        try context.save()
+        let insert = try #require(expanded.withLock { $0.first { $0.sql.hasPrefix("INSERT INTO \"Mood\"") } })
+        #expect(insert.sql.contains("?"))
+        #expect(insert.expanded.contains("'It''s 🌧️"), "text written in as an SQL literal")
+        #expect(insert.expanded.contains(", 4,"))
+        #expect(plain.all.contains(insert.sql), "the plain trace still reports the same statement")
+    }
+}

@@ -248,21 +248,27 @@ package struct RowWriter {
         let statement = try db.cachedStatement(
             sql: "SELECT t0.Z_PK, t0.Z_UUID, \(mapping.tombstoneSQL) FROM \(mapping.table) AS t0 WHERE \(condition.sql)")
         try statement.bind(condition.arguments)
-        let record = history.recordIndex(entity: mapping.name, kind: .delete)
+        var keys: [Int64] = []
+        var globalIDs: [UInt8] = []
+        var tombstones: [UInt8] = []
+        var hasTombstone = false
         try statement.forEachRowDirectly(in: db) { row in
             // Every row has a 16-byte global ID (the table's constraints).
-            guard sqlite3_column_type(row, 1) == SQLITE_BLOB, sqlite3_column_bytes(row, 1) == 16,
-                let globalID = sqlite3_column_blob(row, 1)
+            guard sqlite3_column_type(row, 1) == SQLITE_BLOB, let globalID = sqlite3_column_blob(row, 1),
+                sqlite3_column_bytes(row, 1) == 16
             else {
                 throw HistoryPacking.corrupt("the row of \(mapping.name) \(sqlite3_column_int64(row, 0)) has no global ID")
             }
-            let tombstone = sqlite3_column_text(row, 2).map { text in
-                String(decoding: UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(row, 2))), as: UTF8.self)
-            }
-            history.append(
-                key: sqlite3_column_int64(row, 0), globalID: UnsafeRawBufferPointer(start: globalID, count: 16),
-                tombstone: tombstone, to: record)
+            keys.append(sqlite3_column_int64(row, 0))
+            globalIDs.append(contentsOf: UnsafeRawBufferPointer(start: globalID, count: 16))
+            // The tombstone's bytes go straight into the record's JSON array, never a string each.
+            let tombstone = sqlite3_column_text(row, 2).map { UnsafeRawBufferPointer(start: $0, count: Int(sqlite3_column_bytes(row, 2))) }
+            if tombstone != nil { hasTombstone = true }
+            HistoryRecords.appendTombstone(tombstone, count: keys.count, to: &tombstones)
         }
+        history.appendDeletions(
+            keys: keys, globalIDs: globalIDs, tombstones: tombstones, hasTombstone: hasTombstone,
+            to: history.recordIndex(entity: mapping.name, kind: .delete))
     }
 
     /// Runs a statement (cached: the statements of a batch repeat) with its arguments, bound

@@ -20,8 +20,9 @@ final class HistoryRecords {
         var keys: [Int64] = []
         /// 16 bytes per key, for insertions and deletions.
         var globalIDs: [UInt8] = []
-        /// A deletion's tombstones, one per key (JSON objects; nil where nothing was preserved).
-        var tombstones: [String?] = []
+        /// A deletion's tombstones, one per key, as a JSON array being written: its elements so far
+        /// (objects, `null` where nothing was preserved), without its brackets.
+        var tombstones: [UInt8] = []
         var hasTombstone = false
     }
 
@@ -65,14 +66,32 @@ final class HistoryRecords {
         HistoryPacking.append(globalID, to: &records[index].globalIDs)
     }
 
-    /// Adds one object to a record of insertions or deletions.
-    func append(key: Int64, globalID: UnsafeRawBufferPointer, tombstone: String? = nil, to index: Int) {
+    /// Adds one object to a record of insertions or deletions, with a deletion's tombstone (the
+    /// UTF-8 of a JSON object; nil where nothing was preserved).
+    func append(key: Int64, globalID: UnsafeRawBufferPointer, tombstone: UnsafeRawBufferPointer? = nil, to index: Int) {
         records[index].keys.append(key)
         records[index].globalIDs.append(contentsOf: globalID)
         if records[index].kind == .delete {
-            records[index].tombstones.append(tombstone)
+            Self.appendTombstone(tombstone, count: records[index].keys.count, to: &records[index].tombstones)
             if tombstone != nil { records[index].hasTombstone = true }
         }
+    }
+
+    /// Adds deleted objects, gathered by the caller (their tombstones as ``Record/tombstones``
+    /// holds them, for as many objects), to a record of deletions.
+    func appendDeletions(keys: [Int64], globalIDs: [UInt8], tombstones: [UInt8], hasTombstone: Bool, to index: Int) {
+        assert(records[index].kind == .delete && globalIDs.count == keys.count * 16)
+        if !records[index].keys.isEmpty, !keys.isEmpty { records[index].tombstones.append(UInt8(ascii: ",")) }
+        records[index].keys += keys
+        records[index].globalIDs += globalIDs
+        records[index].tombstones += tombstones
+        if hasTombstone { records[index].hasTombstone = true }
+    }
+
+    /// Appends a tombstone to the elements of a JSON array, the `count`th.
+    static func appendTombstone(_ tombstone: UnsafeRawBufferPointer?, count: Int, to json: inout [UInt8]) {
+        if count > 1 { json.append(UInt8(ascii: ",")) }
+        if let tombstone { json.append(contentsOf: tombstone) } else { json += "null".utf8 }
     }
 
     /// Writes the records of transaction `sequence`.
@@ -97,7 +116,11 @@ final class HistoryRecords {
     }
 
     /// Tombstones as one JSON array, `null` where an object preserved nothing.
-    private static func jsonArray(_ tombstones: [String?]) -> String {
-        "[" + tombstones.map { $0 ?? "null" }.joined(separator: ",") + "]"
+    private static func jsonArray(_ elements: [UInt8]) -> String {
+        var json: [UInt8] = [UInt8(ascii: "[")]
+        json.reserveCapacity(elements.count + 2)
+        json += elements
+        json.append(UInt8(ascii: "]"))
+        return String(decoding: json, as: UTF8.self)
     }
 }

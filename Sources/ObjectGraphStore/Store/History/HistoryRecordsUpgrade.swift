@@ -36,7 +36,14 @@ enum HistoryRecordsUpgrade {
                 throw HistoryPacking.corrupt("a change of \(entity) \(key) in transaction \(rowSequence) has no global ID")
             }
             let index = records.recordIndex(entity: entity, kind: kind)
-            globalID.withUnsafeBytes { records.append(key: key, globalID: $0, tombstone: row[6], to: index) }
+            let tombstone: String? = row[6]
+            globalID.withUnsafeBytes { globalID in
+                if var tombstone {
+                    tombstone.withUTF8 { records.append(key: key, globalID: globalID, tombstone: UnsafeRawBufferPointer($0), to: index) }
+                } else {
+                    records.append(key: key, globalID: globalID, to: index)
+                }
+            }
         }
         if let sequence { try records.write(sequence: sequence, db) }
         try db.execute(sql: "DROP TABLE \(table)")
