@@ -31,11 +31,11 @@ extension ObjectContainer {
         } catch let error as StoreError {
             throw ObjectGraphError.store(error)
         }
-        var keySets = ChangedKeysByText()
+        var cache = HistoryReadCache()
         return try stored.map { transaction in
             HistoryTransaction(
                 token: HistoryToken(sequence: transaction.sequence), author: transaction.author, date: transaction.date,
-                changes: try transaction.changes.compactMap { try historyChange($0, in: transaction, keySets: &keySets) })
+                changes: try transaction.changes.compactMap { try historyChange($0, in: transaction, cache: &cache) })
         }
     }
 
@@ -98,10 +98,10 @@ extension ObjectContainer {
     }
 
     private func historyChange(
-        _ change: StoredTransaction.Change, in transaction: StoredTransaction, keySets: inout ChangedKeysByText
+        _ change: StoredTransaction.Change, in transaction: StoredTransaction, cache: inout HistoryReadCache
     ) throws -> HistoryChange? {
         // An entity the model no longer has (another version of the app wrote it) is left out.
-        guard let mapping = store.mapping(named: change.entity) else { return nil }
+        guard let mapping = cache.mapping(named: change.entity, in: store) else { return nil }
         guard let globalID = change.globalID else {
             throw Self.corruptHistory("change of \(change.entity) \(change.key) in transaction \(transaction.sequence) has no global ID")
         }
@@ -122,7 +122,7 @@ extension ObjectContainer {
             }
         return HistoryChange(
             kind: kind, objectID: objectID,
-            globalID: globalID, changedKeys: keySets.keys(change.changedKeys),
+            globalID: globalID, changedKeys: cache.keys(change.changedKeys),
             tombstone: tombstone)
     }
 
@@ -134,16 +134,26 @@ extension ObjectContainer {
 
 /// The sets of changed keys of a history read, one per text: the updates of a save mostly change
 /// the same properties, and splitting the text into a set for each would cost more than the rest
-/// of the change.
-private struct ChangedKeysByText {
+/// of the change. It keeps the last entity's mapping too: a history's changes come entity by entity.
+private struct HistoryReadCache {
     private var sets: [String: Set<String>] = [:]
+    private var last: (text: String, keys: Set<String>)?
+    private var lastMapping: (name: String, mapping: EntityMapping?)?
 
     mutating func keys(_ text: String?) -> Set<String> {
         guard let text else { return [] }
-        if let keys = sets[text] { return keys }
-        let keys = Set(text.split(separator: ",").map(String.init))
+        if let last, last.text == text { return last.keys }
+        let keys = sets[text] ?? Set(text.split(separator: ",").map(String.init))
         sets[text] = keys
+        last = (text, keys)
         return keys
+    }
+
+    mutating func mapping(named name: String, in store: SQLiteStore) -> EntityMapping? {
+        if let lastMapping, lastMapping.name == name { return lastMapping.mapping }
+        let mapping = store.mapping(named: name)
+        lastMapping = (name, mapping)
+        return mapping
     }
 }
 

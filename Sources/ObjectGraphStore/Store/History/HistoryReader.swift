@@ -54,6 +54,18 @@ private enum DirectColumn {
         return String(decoding: UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(row, index))), as: UTF8.self)
     }
 
+    /// A text column, as the same string as `last` when its bytes are the same: the names of a
+    /// history's entities, authors and changed keys repeat from row to row, and a string made for
+    /// each costs more than the comparison.
+    static func text(_ row: OpaquePointer, _ index: Int32, reusing last: inout String?) -> String? {
+        guard let text = sqlite3_column_text(row, index) else { return nil }
+        let bytes = UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(row, index)))
+        if let last, last.utf8.elementsEqual(bytes) { return last }
+        let made = String(decoding: bytes, as: UTF8.self)
+        last = made
+        return made
+    }
+
     /// A blob's bytes, valid until the statement steps again (none for NULL or an empty blob).
     static func bytes(_ row: OpaquePointer, _ index: Int32) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(start: sqlite3_column_blob(row, index), count: Int(sqlite3_column_bytes(row, index)))
@@ -122,10 +134,11 @@ extension RowReader {
         // Stepped through SQLite alone: a GRDB row costs more per column than the rest of the read.
         let transactionQuery = try db.cachedStatement(sql: query.sql)
         try transactionQuery.bind(query.arguments)
+        var lastAuthor: String?
         try transactionQuery.forEachRowDirectly(in: db) { row in
             transactions.append(
                 StoredTransaction(
-                    sequence: sqlite3_column_int64(row, 0), author: DirectColumn.text(row, 1),
+                    sequence: sqlite3_column_int64(row, 0), author: DirectColumn.text(row, 1, reusing: &lastAuthor),
                     date: Date(timeIntervalSince1970: sqlite3_column_double(row, 2)), origin: DirectColumn.text(row, 3)))
             changeRange = (changeRange?.first ?? sqlite3_column_int64(row, 4), sqlite3_column_int64(row, 5))
         }
@@ -142,16 +155,17 @@ extension RowReader {
         try statement.bind(records.arguments)
         var unresolved = UnresolvedGlobalIDs()
         var index = 0
+        var (lastEntity, lastChangedKeys): (String?, String?) = (nil, nil)
         try statement.forEachRowDirectly(in: db) { row in
             // A record of a transaction the filter left out is skipped.
             let sequence = sqlite3_column_int64(row, 0)
             while index < transactions.count, transactions[index].sequence < sequence { index += 1 }
             guard index < transactions.count, transactions[index].sequence == sequence else { return }
-            let entity = DirectColumn.text(row, 1) ?? ""
+            let entity = DirectColumn.text(row, 1, reusing: &lastEntity) ?? ""
             guard let kind = HistoryTables.Kind(rawValue: sqlite3_column_int64(row, 2)) else {
                 throw HistoryPacking.corrupt("a record of \(entity) in transaction \(sequence) has an unknown kind")
             }
-            let changedKeys = DirectColumn.text(row, 3)
+            let changedKeys = DirectColumn.text(row, 3, reusing: &lastChangedKeys)
             let count = Int(sqlite3_column_int64(row, 4))
             let keys = try HistoryPacking.unpackKeys(DirectColumn.bytes(row, 5), count: count)
             let tombstones = try kind == .delete ? Self.tombstones(DirectColumn.text(row, 7), count: count, entity: entity, db) : nil
@@ -175,10 +189,12 @@ extension RowReader {
         if !unresolved.isEmpty {
             let found = try unresolved.resolve(
                 mappings: { store.mapping(named: $0) }, deletionsFrom: changeRange.first, db)
+            var last: (entity: String, globalIDs: [Int64: UUID])?
             for index in transactions.indices {
                 for offset in transactions[index].changes.indices where transactions[index].changes[offset].globalID == nil {
                     let change = transactions[index].changes[offset]
-                    transactions[index].changes[offset].globalID = found[change.entity]?[change.key]
+                    if last?.entity != change.entity { last = found[change.entity].map { (change.entity, $0) } }
+                    transactions[index].changes[offset].globalID = last?.globalIDs[change.key]
                 }
             }
         }
