@@ -31,6 +31,9 @@ struct Benchmark: ParsableCommand {
     @Flag(help: ArgumentHelp("Run the raw SQLite side only, for profiling against --profile.", visibility: .hidden))
     var profileRaw = false
 
+    @Flag(help: ArgumentHelp("Run the replay of ObjectGraph's statements only, for profiling the floor.", visibility: .hidden))
+    var profileStatements = false
+
     func run() throws {
         let moodCount = quick ? 10_000 : 100_000
         let dataset = Dataset(moodCount: moodCount, countryCount: 1_000, textForm: text)
@@ -53,7 +56,8 @@ struct Benchmark: ParsableCommand {
         let allWorkloads = workloads + MonitorWorkloads.make(stores: monitorStores)
         var results: [WorkloadResult] = []
         for workload in allWorkloads where only.map(workload.name.contains) ?? true {
-            let result = try workload.measure(runs: runs, only: profile ? .objectGraph : profileRaw ? .raw : nil)
+            let result = try workload.measure(
+                runs: runs, only: profile ? .objectGraph : profileRaw ? .raw : profileStatements ? .statements : nil)
             results.append(result)
             print(Report.row(result))
         }

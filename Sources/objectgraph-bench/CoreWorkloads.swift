@@ -77,11 +77,12 @@ enum CoreWorkloads {
                     raw = nil
                     raw = try RawSQL.openFreshDatabase(at: files.fresh("insert-raw.sqlite"))
                 },
-                run: { if let raw { try RawSQL.insert(range, of: dataset, into: raw) } }),
-            statements: StatementFloor(
+                run: { if let raw { try RawSQL.insert(range, of: dataset, into: raw) } })
+        ).replaying(
+            StatementFloor(
                 files: files, name: "insert", snapshot: { try StatementFloor.emptyStore(files: files, name: "insert") },
                 body: { try ObjectGraphSide.insert(range, of: dataset, into: $0) }
-            ).contender)
+            ))
     }
 
     /// Fetch every mood and read every attribute.
@@ -160,12 +161,13 @@ enum CoreWorkloads {
                     }
                 }
             }),
-            raw: Contender(run: { try RawSQL.update(count: count, in: stores.raw()) }),
-            statements: StatementFloor(
+            raw: Contender(run: { try RawSQL.update(count: count, in: stores.raw()) })
+        ).replaying(
+            StatementFloor(
                 files: stores.files, name: "update",
                 snapshot: { try StatementFloor.backup(of: stores.graphPath, files: stores.files, name: "update") },
                 body: { try updateMoods(count: count, in: $0) }
-            ).contender)
+            ))
     }
 
     /// The update's ObjectGraph side: the first `count` moods get the next rating.

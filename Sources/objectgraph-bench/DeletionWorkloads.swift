@@ -46,10 +46,11 @@ enum DeletionWorkloads {
                     raw = nil; raw = try templates.rawCopy("cascade-raw")
                 },
                 run: { try raw?.transaction { try raw?.execute("DELETE FROM continent") } },
-                verify: { try raw.map { try RawSQL.verifyCounts(in: $0, continents: 0, countries: 0, moods: 0) } }),
-            statements: StatementFloor(
+                verify: { try raw.map { try RawSQL.verifyCounts(in: $0, continents: 0, countries: 0, moods: 0) } })
+        ).replaying(
+            StatementFloor(
                 files: templates.files, name: "cascade", snapshot: { templates.graphTemplatePath }, body: deleteContinents
-            ).contender)
+            ))
     }
 
     private static func deleteContinents(in container: ObjectContainer) throws {
@@ -132,11 +133,12 @@ enum DeletionWorkloads {
                         try RawSQL.verifyCounts(
                             in: $0, continents: expected.continents, countries: expected.countries, moods: expected.moods)
                     }
-                }),
-            statements: StatementFloor(
+                })
+        ).replaying(
+            StatementFloor(
                 files: templates.files, name: "nullify", snapshot: { templates.graphTemplatePath },
                 body: { try deleteMoods(count: count, in: $0) }
-            ).contender)
+            ))
     }
 }
 

@@ -90,6 +90,12 @@ final class StatementFloor {
         Contender(prepare: prepare, run: run, verify: verify)
     }
 
+    /// Drops the recording, the replay's statements and its connection.
+    func release() {
+        for statement in prepared { sqlite3_finalize(statement) }
+        (prepared, plan, recorded, database) = ([], [], nil, nil)
+    }
+
     private func verify() throws {
         guard let database else { return }
         try WorkloadError.check("the replay's store", try Self.signature(of: database), expectedSignature)
@@ -190,7 +196,7 @@ final class StatementFloor {
             log.isRecording = false
         }
         expectedSignature = try Self.signature(of: RawDatabase(path: files.path("\(name)-floor-record.sqlite")))
-        return try log.statements.map { try Self.parse($0.sql, expanded: $0.expanded) }
+        return try log.statements.get()
     }
 
     /// The arguments of a statement, read from its expanded SQL where its SQL has parameters.
@@ -289,11 +295,13 @@ final class StatementFloor {
     }
 }
 
-/// The statements a traced container ran while recording; the trace calls it from the store's
-/// connections' threads.
+/// The statements a traced container ran while recording, parsed as they come (a string each
+/// for a save of 100,000 rows would fill the heap the later workloads run in); the trace calls it
+/// from the store's connections' threads.
 private final class StatementLog: @unchecked Sendable {
     private let lock = NSLock()
-    private var entries: [(sql: String, expanded: String)] = []
+    private var entries: [StatementFloor.Recorded] = []
+    private var failure: (any Error)?
     private var recording = false
 
     var isRecording: Bool {
@@ -301,13 +309,21 @@ private final class StatementLog: @unchecked Sendable {
         set { lock.withLock { recording = newValue } }
     }
 
-    var statements: [(sql: String, expanded: String)] { lock.withLock { entries } }
+    /// What was recorded, or the first statement that could not be read.
+    var statements: Result<[StatementFloor.Recorded], any Error> {
+        lock.withLock { failure.map { .failure($0) } ?? .success(entries) }
+    }
 
     func append(_ sql: String, _ expanded: String) {
         // A trigger's program is traced as a comment; its statements run within the one that fired it.
         guard !sql.hasPrefix("--") else { return }
         lock.withLock {
-            if recording { entries.append((sql, expanded)) }
+            guard recording, failure == nil else { return }
+            do {
+                entries.append(try StatementFloor.parse(sql, expanded: expanded))
+            } catch {
+                failure = error
+            }
         }
     }
 }

@@ -31,11 +31,25 @@ struct Workload {
     /// ObjectGraph's own statements replayed through SQLite's C API (``StatementFloor``), for the
     /// write workloads: the floor those statements set. Nil elsewhere.
     var statements: Contender? = nil
+    /// Untimed work done once, after the last run: dropping what the workload held (a replay's
+    /// recorded statements), so that later workloads do not run in a heap it filled.
+    var tearDown: () -> Void = {}
+}
+
+extension Workload {
+    /// The workload with a replay of ObjectGraph's statements (see ``StatementFloor``), dropped
+    /// once the workload is measured.
+    func replaying(_ floor: StatementFloor) -> Workload {
+        var workload = self
+        workload.statements = floor.contender
+        workload.tearDown = floor.release
+        return workload
+    }
 }
 
 /// The one side a profiling run measures.
 enum ProfiledSide {
-    case objectGraph, raw
+    case objectGraph, raw, statements
 }
 
 /// The medians of a workload's runs.
@@ -73,6 +87,14 @@ extension Workload {
                 try raw.verify()
                 continue
             }
+            if only == .statements {
+                if let statements {
+                    try statements.prepare()
+                    statementTimes.append(try Measure.run(statements.run).milliseconds)
+                    try statements.verify()
+                }
+                continue
+            }
             if only == nil {
                 try baseline.prepare()
                 baselineTimes.append(try Measure.run(baseline.run).milliseconds)
@@ -88,6 +110,7 @@ extension Workload {
                 if let statements {
                     try statements.prepare()
                     statementTimes.append(try Measure.run(statements.run).milliseconds)
+                    try statements.verify()
                 }
             }
             try objectGraph.prepare()
@@ -97,6 +120,7 @@ extension Workload {
             objectGraphTimes.append(measurement.milliseconds)
             peak = max(peak, measurement.peakResidentMegabytes)
         }
+        tearDown()
         let objectGraphMedian = Measure.median(objectGraphTimes)
         let baselineMedian = Measure.median(baselineTimes)
         let rawMedian = rawTimes.isEmpty ? nil : Measure.median(rawTimes)
