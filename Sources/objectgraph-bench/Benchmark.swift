@@ -34,7 +34,16 @@ struct Benchmark: ParsableCommand {
     @Flag(help: ArgumentHelp("Run the replay of ObjectGraph's statements only, for profiling the floor.", visibility: .hidden))
     var profileStatements = false
 
+    @Option(help: ArgumentHelp("Measure one side's resident memory in this process (see ResidentMemoryProbe).", visibility: .hidden))
+    var memoryProbe: String?
+
+    @Option(help: ArgumentHelp("The store the memory probe reads.", visibility: .hidden))
+    var memoryProbeStore: String?
+
     func run() throws {
+        if let memoryProbe, let side = ResidentMemoryProbe.Side(rawValue: memoryProbe), let memoryProbeStore {
+            return try ResidentMemoryProbe.run(side, store: memoryProbeStore)
+        }
         let moodCount = quick ? 10_000 : 100_000
         let dataset = Dataset(moodCount: moodCount, countryCount: 1_000, textForm: text)
         let files = try ScratchFiles()

@@ -40,9 +40,15 @@ enum CoreWorkloads {
             return (context, moods)
         }
         let structs = try held { try RawSQL.moods(stores.raw(), sql: "SELECT \(PlainSQL.moodColumns) FROM mood") }
+        let residentObjects = try ResidentMemoryProbe.measure(.objects, stores: stores)
+        let residentStructs = try ResidentMemoryProbe.measure(.structs, stores: stores)
+        let count = Double(stores.dataset.moodCount)
         return String(
-            format: "fetch memory: %d moods held, read in full, take %.1f MB as objects, %.1f MB as raw structs (%.2fx)",
-            stores.dataset.moodCount, objects, structs, objects / max(structs, 0.1))
+            format: "fetch memory: %d moods held, read in full, take %.1f MB as objects, %.1f MB as raw structs (%.2fx)\n"
+                + "resident growth, each in a fresh process: %.1f MB as objects (%.0f bytes a mood), %.1f MB as raw structs (%.0f) (%.2fx)",
+            stores.dataset.moodCount, objects, structs, objects / max(structs, 0.1),
+            residentObjects, residentObjects * 1_048_576 / count, residentStructs, residentStructs * 1_048_576 / count,
+            residentObjects / max(residentStructs, 0.1))
     }
 
     /// Insert N moods over the countries and save, each run on a fresh file.
@@ -266,6 +272,9 @@ final class SharedStores {
 
     /// ObjectGraph's file, for a container of another configuration.
     var graphPath: String { files.path("\(name)-graph.sqlite") }
+
+    /// The plain store's file, for another connection (another process's).
+    var plainPath: String { files.path("\(name)-plain.sqlite") }
 
     func plain() throws -> DatabasePool { try stores().plain }
 
