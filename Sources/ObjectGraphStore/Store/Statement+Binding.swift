@@ -64,12 +64,20 @@ extension Statement {
         assert(sqlite3_stmt_readonly(sqliteStatement) == 0, "runDirectly runs writes; reads go through GRDB's cursors")
         let code = sqlite3_step(sqliteStatement)
         guard code != SQLITE_DONE else { return }
+        guard code != SQLITE_ROW else {
+            sqlite3_reset(sqliteStatement)
+            throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "a write statement returned rows", sql: sql)
+        }
+        throw failedStep(in: db)
+    }
+
+    /// The error of a step that failed, read from the connection; the statement is reset, so that
+    /// it is clean in the cache for the next transaction.
+    private func failedStep(in db: Database) -> DatabaseError {
         let extendedCode = sqlite3_extended_errcode(db.sqliteConnection)
         let message = sqlite3_errmsg(db.sqliteConnection).map { String(cString: $0) }
         sqlite3_reset(sqliteStatement)
-        throw DatabaseError(
-            resultCode: ResultCode(rawValue: code == SQLITE_ROW ? SQLITE_MISUSE : extendedCode),
-            message: code == SQLITE_ROW ? "a write statement returned rows" : message, sql: sql)
+        return DatabaseError(resultCode: ResultCode(rawValue: extendedCode), message: message, sql: sql)
     }
 
     /// Runs a statement to its end through SQLite alone, as ``runDirectly(in:)`` does, passing each
@@ -79,12 +87,7 @@ extension Statement {
         while true {
             let code = sqlite3_step(sqliteStatement)
             if code == SQLITE_DONE { break }
-            guard code == SQLITE_ROW else {
-                let extendedCode = sqlite3_extended_errcode(db.sqliteConnection)
-                let message = sqlite3_errmsg(db.sqliteConnection).map { String(cString: $0) }
-                sqlite3_reset(sqliteStatement)
-                throw DatabaseError(resultCode: ResultCode(rawValue: extendedCode), message: message, sql: sql)
-            }
+            guard code == SQLITE_ROW else { throw failedStep(in: db) }
             do {
                 try body(sqliteStatement)
             } catch {
