@@ -51,7 +51,7 @@ package final class EntityHost: ObjectHost {
 
     package func didChangeDeletion(of state: ObjectState, isDeleted: Bool) {
         context.registry.noteDeletion(of: state, isDeleted: isDeleted)
-        context.deletionPass?.forgetMemberCounts()
+        context.deletionPass?.forgetMemberCounts(deletedObjectOf: mapping.index)
     }
 
     package func forgetCachedMembers(of state: ObjectState) { context.deletionPass?.forgetCachedMembers(of: state) }
@@ -148,6 +148,12 @@ extension ObjectState {
         }
         guard let context, let mapping else { return detachedRelatives[index]?.count { !$0.isDeleted } ?? 0 }
         if let cached = context.deletionPass?.cachedMemberCount(of: self, slot: slot) { return cached }
+        // Not loaded: counted by the store, corrected for this context's changes, without reading
+        // the members (a count is often all a rule needs of them).
+        if toMany[slot].needsLoading, let count = context.countUnloadedMembers(of: self, slot: slot, property: index) {
+            context.deletionPass?.cacheMemberCount(count, of: self, slot: slot)
+            return count
+        }
         let destination = mapping.toManyDestinations[slot]
         let all = context.members(of: self, slot: slot)
         let members = context.unmarked(all, destination: destination, owner: self, property: entity.properties[index].name)

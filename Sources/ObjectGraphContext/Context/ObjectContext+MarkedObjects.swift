@@ -11,13 +11,13 @@ import ObjectGraphStore
 /// member; when nothing of the entity is marked, it costs nothing beyond the read of that list.
 extension ObjectContext {
     /// What this context knows of the marks of one entity's objects.
-    private struct Marks {
+    struct Marks {
         let stored: MarkedKeySet
         let unsaved: Set<Int64>
         let slot: Int
     }
 
-    private func isMarked(_ id: ObjectID, _ marks: Marks) -> Bool {
+    func isMarked(_ id: ObjectID, _ marks: Marks) -> Bool {
         if !marks.unsaved.isEmpty, marks.unsaved.contains(id.key), let state = registry.state(for: id), !state.isFault {
             return !state.value(atPosition: marks.slot).isNull
         }
@@ -76,6 +76,20 @@ extension ObjectContext {
         return isMarked(id, marks)
     }
 
+    /// Which members of `destination` are hidden as marked, as
+    /// ``unmarked(_:destination:owner:property:)`` decides, for a count that does not read them all.
+    func markedMembers(of destination: EntityDeclaration, owner: ObjectState, property: @autoclosure () -> String) -> MarkedMembers {
+        guard let mapping = store.mapping(for: destination), mapping.markedForDeletionSlot != nil else { return .noneHidden }
+        do {
+            _ = try markedKeys(of: mapping)
+        } catch {
+            _ = recordReadFailure(error, of: owner, property: property())
+            return .unreadable
+        }
+        guard let marks = marks(of: destination, owner: owner, property: property()) else { return .noneHidden }
+        return .hidden(marks)
+    }
+
     /// Notes that an object's mark was set or cleared and not saved yet: reads go by its value.
     func noteUnsavedMark(of state: ObjectState, mapping: EntityMapping) {
         changes.unsavedMarks[mapping.index, default: []].insert(state.id.key)
@@ -86,11 +100,13 @@ extension ObjectContext {
     /// merge, a save, a rollback), and what was counted with them.
     func forgetStoredMarks() {
         storedMarks.forget()
+        storedOwners.forget()
+        deletionPass?.forgetStoredMemberCounts()
         deletionPass?.forgetAllCachedMembers()
     }
 
     /// The keys of an entity's rows marked in the store, read once per view of the store.
-    private func markedKeys(of mapping: EntityMapping) throws -> MarkedKeySet {
+    func markedKeys(of mapping: EntityMapping) throws -> MarkedKeySet {
         if let cached = storedMarks[mapping.index] { return cached }
         let keys = MarkedKeySet(try store.reader.markedKeys(of: mapping))
         storedMarks.keep(keys, at: mapping.index, of: store.mappings.count)
@@ -116,4 +132,14 @@ struct StoredMarks {
     }
 
     mutating func forget() { byMapping = [] }
+}
+
+/// Which members of a relationship are hidden as marked for deletion.
+enum MarkedMembers {
+    /// None: the destination cannot be marked, or none of its objects is.
+    case noneHidden
+    /// Those marked as these marks say (see ``ObjectContext/isMarked(_:_:)``).
+    case hidden(ObjectContext.Marks)
+    /// Unknown: the store's marks could not be read (the failure is recorded).
+    case unreadable
 }

@@ -14,9 +14,26 @@ extension DeletionPass {
         /// ``ObjectState/liveMemberCount(of:)``): a rule such as Moody's counts a country's moods
         /// once for each of its deleted moods, and counting tests every member.
         var memberCounts: [MemberSlot: Int] = [:]
+        /// The store's member counts read, by one-to-many relationship and owner, before this
+        /// context's changes correct them (see ``ObjectContext/countUnloadedMembers(of:slot:property:)``):
+        /// the store does not change while the pass runs, though the objects it deletes do.
+        var storedMemberCounts: [StoredCountKey: Int] = [:]
+        /// By one-to-many relationship, the owners that the objects deleted in the pass point to
+        /// and the store has not counted yet: the first count asked of one of them counts them all,
+        /// in one read (a rule such as Moody's counts the country of each deleted mood).
+        var countableOwners: [ObjectIdentifier: Set<Int64>] = [:]
+        /// By one-to-many relationship, the objects of its destination (by mapping index) this
+        /// context deleted or marked, under the owner their row names in the store.
+        var hiddenMembers: [ObjectIdentifier: (destination: Int, byOwner: [Int64: [Int64]])] = [:]
 
         /// Whether any to-many value or count is kept, which a change must then forget.
-        var keepsMembers: Bool { !toManyValues.isEmpty || !memberCounts.isEmpty }
+        var keepsMembers: Bool { !toManyValues.isEmpty || !memberCounts.isEmpty || !hiddenMembers.isEmpty }
+    }
+
+    /// One owner of one one-to-many relationship, as the store counts its members.
+    struct StoredCountKey: Hashable {
+        let relationship: ObjectIdentifier
+        let owner: Int64
     }
 
     /// One to-many relationship of one object, as a key hashed by one multiplication: kept for
@@ -64,11 +81,18 @@ extension DeletionPass {
         }
     }
 
-    /// Forgets every member count kept: an object was deleted or undeleted, which any relationship
-    /// holding it counts.
-    func forgetMemberCounts() {
-        guard !memory.memberCounts.isEmpty else { return }
-        memory.memberCounts = [:]
+    /// Forgets every member count kept: an object of the entity of mapping `index` was deleted or
+    /// undeleted, which any relationship holding it counts. What was gathered of the deleted
+    /// objects of other entities stays: Moody's rule deletes a country for each country whose
+    /// last mood goes, and the moods deleted need not be gathered again each time.
+    func forgetMemberCounts(deletedObjectOf index: Int) {
+        if !memory.memberCounts.isEmpty { memory.memberCounts = [:] }
+        if !memory.hiddenMembers.isEmpty { memory.hiddenMembers = memory.hiddenMembers.filter { $0.value.destination != index } }
+    }
+
+    /// Forgets the store's member counts read: the context's view of the store changed.
+    func forgetStoredMemberCounts() {
+        memory.storedMemberCounts = [:]
     }
 
     /// Forgets every to-many value and count kept: an object's mark changed, or the store's marks
@@ -77,5 +101,6 @@ extension DeletionPass {
         guard memory.keepsMembers else { return }
         memory.toManyValues = [:]
         memory.memberCounts = [:]
+        memory.hiddenMembers = [:]
     }
 }

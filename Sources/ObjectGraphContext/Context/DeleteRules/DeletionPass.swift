@@ -12,6 +12,11 @@ import ObjectGraphStore
 /// queries. Each object's rules run once however many paths reach it, and a cycle of cascades ends
 /// when it comes back to an object already deleted.
 ///
+/// The other side of a deleted object's to-one relationship (the moods of a deleted mood's
+/// country) is not read: nullifying records the removal on the country's relationship, loaded or
+/// not, and a rule that counts the country's moods is answered by the store, corrected for the
+/// context's changes (``ObjectContext/countUnloadedMembers(of:slot:property:)``).
+///
 /// The pass reads and changes the context's objects through the context; what it owns is its
 /// ``Memory``. The context knows the pass under way (``ObjectContext/deletionPass``), so that what
 /// its objects read during the pass is kept there.
@@ -44,7 +49,7 @@ final class DeletionPass {
             context.changes.pendingDeletions = []
             let states = (wave + retried).map(\._$state)
             context.loadFaults(states)
-            loadInverseMembers(of: states)
+            noteCountableOwners(of: states)
             for object in wave { object.prepareForDeletion() }
             loadMembersForDeleteRules(of: states)
             for object in wave + retried {
@@ -107,21 +112,26 @@ final class DeletionPass {
 
     // MARK: Loading set-wise
 
-    /// Loads, set-wise, the to-many relationships that the rules of the deleted objects' to-one
-    /// relationships will change: the `moods` of the country of each deleted mood, say.
-    private func loadInverseMembers(of states: [ObjectState]) {
+    /// Notes the owners of the one-to-many relationships that the deleted objects' to-one
+    /// relationships point to (the country of each deleted mood), which a rule may count: the first
+    /// count then asks the store for all of them in one read. Owners deleted already are left out:
+    /// a rule rarely counts them.
+    private func noteCountableOwners(of states: [ObjectState]) {
         for group in states.groupedByEntity() {
             guard let mapping = group.first?.mapping else { continue }
-            for (slot, rule) in mapping.toOneDeleteRules.enumerated() where rule.touchesRelatedObjects {
-                let relationship = mapping.toOneRelationships[slot]
-                guard relationship.inverseIsToMany else { continue }
-                var seen = Set<ObjectID>()
-                let targets = group.compactMap { $0.relatedID(at: slot) }.filter { seen.insert($0).inserted }
-                    .compactMap { context.object(with: $0)?._$state }
-                    .filter { !$0.isDeleted && !$0.id.isTemporary && $0.toMany[relationship.inverseSlot].needsLoading }
-                guard targets.count > 1 else { continue }
+            for (slot, relationship) in mapping.toOneRelationships.enumerated() where relationship.inverseIsToMany {
                 let inverse = context.store.mappings[relationship.destination].toManyRelationships[relationship.inverseSlot]
-                preload { try context.loadMembers(of: targets, slot: relationship.inverseSlot, relationship: inverse) }
+                guard case .inverseForeignKey = inverse.storage else { continue }
+                let destination = mapping.toOneDestinations[slot]
+                let id = ObjectIdentifier(inverse)
+                var owners = memory.countableOwners.removeValue(forKey: id) ?? []
+                for state in group {
+                    guard let key = state.relatedKey(at: slot), key >= 0,
+                        !context.isDeletedHere(ObjectID(entity: destination, key: key, store: context.store.identity))
+                    else { continue }
+                    owners.insert(key)
+                }
+                if !owners.isEmpty { memory.countableOwners[id] = owners }
             }
         }
     }
