@@ -28,8 +28,16 @@ extension Entity {
     /// them.
     ///
     /// `country.moods.count` makes an object for every mood of the country (a fault for those not
-    /// in memory) to build the set; this counts the IDs. Use it where only the number matters, such
-    /// as a rule that deletes a country once its last mood goes.
+    /// in memory) to build the set; this does not. Use it where only the number matters, such as a
+    /// rule that deletes a country once its last mood goes.
+    ///
+    /// Members marked for deletion (``DelayedDeletable``) are not counted, as the relationship
+    /// hides them. When the members are not loaded, the store counts the rows that name the object
+    /// (through its foreign key's index: no row is read, nothing is loaded), and the count is
+    /// corrected for this context's unsaved changes: members added or removed, objects deleted,
+    /// marks set or cleared. A deletion's rules counting many objects count them in one read. A
+    /// many-to-many relationship, a destination with subentities and a child context count the
+    /// members' IDs, loaded first.
     public func count<Destination: Entity>(of relationship: KeyPath<Self, Set<Destination>>) -> Int {
         _$state.liveMemberCount(of: relationship)
     }

@@ -18,10 +18,14 @@ extension DeletionPass {
         /// context's changes correct them (see ``ObjectContext/countUnloadedMembers(of:slot:property:)``):
         /// the store does not change while the pass runs, though the objects it deletes do.
         var storedMemberCounts: [StoredCountKey: Int] = [:]
-        /// By one-to-many relationship, the owners that the objects deleted in the pass point to
-        /// and the store has not counted yet: the first count asked of one of them counts them all,
-        /// in one read (a rule such as Moody's counts the country of each deleted mood).
-        var countableOwners: [ObjectIdentifier: Set<Int64>] = [:]
+        /// The objects deleted in the pass, wave by wave, whose to-one relationships point to the
+        /// owners a rule may count: the first count asked of one of a relationship's owners counts
+        /// those of every object deleted since, in one read (a rule such as Moody's counts the
+        /// country of each deleted mood). Gathered only when a count is asked: a cascade counts
+        /// nothing.
+        var deletedWaves: [[ObjectState]] = []
+        /// By one-to-many relationship, how many of `deletedWaves` its owners were gathered from.
+        var wavesGathered: [ObjectIdentifier: Int] = [:]
         /// By one-to-many relationship, the objects of its destination (by mapping index) this
         /// context deleted or marked, under the owner their row names in the store.
         var hiddenMembers: [ObjectIdentifier: (destination: Int, byOwner: [Int64: [Int64]])] = [:]

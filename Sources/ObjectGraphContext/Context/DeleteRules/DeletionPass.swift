@@ -49,7 +49,7 @@ final class DeletionPass {
             context.changes.pendingDeletions = []
             let states = (wave + retried).map(\._$state)
             context.loadFaults(states)
-            noteCountableOwners(of: states)
+            memory.deletedWaves.append(states)
             for object in wave { object.prepareForDeletion() }
             loadMembersForDeleteRules(of: states)
             for object in wave + retried {
@@ -112,28 +112,33 @@ final class DeletionPass {
 
     // MARK: Loading set-wise
 
-    /// Notes the owners of the one-to-many relationships that the deleted objects' to-one
-    /// relationships point to (the country of each deleted mood), which a rule may count: the first
-    /// count then asks the store for all of them in one read. Owners deleted already are left out:
-    /// a rule rarely counts them.
-    private func noteCountableOwners(of states: [ObjectState]) {
-        for group in states.groupedByEntity() {
-            guard let mapping = group.first?.mapping else { continue }
-            for (slot, relationship) in mapping.toOneRelationships.enumerated() where relationship.inverseIsToMany {
-                let inverse = context.store.mappings[relationship.destination].toManyRelationships[relationship.inverseSlot]
-                guard case .inverseForeignKey = inverse.storage else { continue }
-                let destination = mapping.toOneDestinations[slot]
-                let id = ObjectIdentifier(inverse)
-                var owners = memory.countableOwners.removeValue(forKey: id) ?? []
-                for state in group {
-                    guard let key = state.relatedKey(at: slot), key >= 0,
-                        !context.isDeletedHere(ObjectID(entity: destination, key: key, store: context.store.identity))
-                    else { continue }
-                    owners.insert(key)
+    /// The owners of the one-to-many `relationship` that the objects deleted since the last call
+    /// for it point to through its inverse (the country of each deleted mood), which a rule may
+    /// count: the first count then asks the store for all of them in one read. Owners deleted
+    /// already are left out: a rule rarely counts them.
+    func countableOwners(of relationship: RelationshipMapping) -> Set<Int64> {
+        let id = ObjectIdentifier(relationship)
+        let first = memory.wavesGathered[id] ?? 0
+        memory.wavesGathered[id] = memory.deletedWaves.count
+        var owners = Set<Int64>()
+        for wave in memory.deletedWaves[first...] {
+            for group in wave.groupedByEntity() {
+                guard let mapping = group.first?.mapping else { continue }
+                for (slot, toOne) in mapping.toOneRelationships.enumerated() where toOne.inverseIsToMany {
+                    guard context.store.mappings[toOne.destination].toManyRelationships[toOne.inverseSlot] === relationship else {
+                        continue
+                    }
+                    let destination = mapping.toOneDestinations[slot]
+                    for state in group {
+                        guard let key = state.relatedKey(at: slot), key >= 0,
+                            !context.isDeletedHere(ObjectID(entity: destination, key: key, store: context.store.identity))
+                        else { continue }
+                        owners.insert(key)
+                    }
                 }
-                if !owners.isEmpty { memory.countableOwners[id] = owners }
             }
         }
+        return owners
     }
 
     /// Loads the members of the to-many relationships whose delete rule needs them, for every state of

@@ -75,9 +75,11 @@ extension ObjectContext {
             return kept
         }
         var owners: Set<Int64> = [owner]
-        if let pass = deletionPass, let others = pass.memory.countableOwners.removeValue(forKey: id) {
+        if let pass = deletionPass {
             owners.formUnion(
-                others.lazy.filter { pass.memory.storedMemberCounts[DeletionPass.StoredCountKey(relationship: id, owner: $0)] == nil })
+                pass.countableOwners(of: relationship).lazy.filter {
+                    pass.memory.storedMemberCounts[DeletionPass.StoredCountKey(relationship: id, owner: $0)] == nil
+                })
         }
         guard var counts = try store.reader.storedMemberCounts(of: relationship, owners: owners.sorted()) else { return nil }
         if let marked, !marked.isEmpty, let markColumn = destination.quotedMarkColumn {
