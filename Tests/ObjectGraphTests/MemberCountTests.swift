@@ -230,6 +230,80 @@ import Testing
         #expect(Set(try team("Reds").players.map(\.name)) == ["a", "b", "c"])
     }
 
+    /// A context that does not merge by itself sees the store change under it: another context
+    /// inserts, moves, deletes, marks and unmarks players and saves, while this one changes its own
+    /// view, saves now and then (the store's version wins a clash), and merges now and then. After
+    /// every step, each team's count, read before its players load, must equal their number once
+    /// loaded: both read the store as it is now and hide the marks as this context last read them.
+    @Test(arguments: 1...6 as ClosedRange<UInt64>)
+    func aCountEqualsTheLoadedMembersWhileAnotherContextsSavesWaitToBeMerged(seed: UInt64) throws {
+        var random = SeededGenerator(state: seed)
+        let container = try ObjectContainer(for: CountedTeam.self, configuration: .inMemory)
+        let writer = container.newBackgroundContext()
+        let teams = ["Reds", "Blues", "Greens"].map { CountedTeam(name: $0) }
+        for index in 0..<12 { writer.insert(CountingPlayer(name: "p\(index)", team: teams[index % 3])) }
+        try writer.save()
+
+        let context = container.newBackgroundContext()
+        context.automaticallyMergesChanges = false
+        context.mergePolicy = .storeTrumps
+        let other = container.newBackgroundContext()
+        var unmerged: [DidSave] = []
+        let token = other.observeDidSave { unmerged.append($0) }
+        defer { _ = token }
+        var names = 12
+
+        for index in 0..<150 {
+            let actor = Bool.random(using: &random) ? context : other
+            let players = try actor.fetch(
+                FetchDescriptor<CountingPlayer>(sortBy: [SortDescriptor(\.name)], includesMarkedForDeletion: true))
+            let teams = try actor.fetch(FetchDescriptor<CountedTeam>(sortBy: [SortDescriptor(\.name)]))
+            let player = players.randomElement(using: &random)
+            var step: String
+            switch Int.random(in: 0..<8, using: &random) {
+            case 0:
+                names += 1
+                actor.insert(CountingPlayer(name: "p\(names)", team: teams.randomElement(using: &random)))
+                step = "insert p\(names)"
+            case 1, 2:
+                player?.team = teams.randomElement(using: &random)
+                step = "move \(player?.name ?? "nobody")"
+            case 3:
+                if let player { actor.delete(player) }
+                step = "delete \(player?.name ?? "nobody")"
+            case 4:
+                player?.markForLocalDeletion()
+                step = "mark \(player?.name ?? "nobody")"
+            case 5:
+                player?.markedForDeletionDate = nil
+                step = "unmark \(player?.name ?? "nobody")"
+            case 6:
+                for save in unmerged { context.mergeChanges(from: save) }
+                unmerged = []
+                step = "merge"
+            default:
+                step = "nothing"
+            }
+            step += actor === context ? " here" : " elsewhere"
+            if actor === other {
+                try other.save()
+            } else if Int.random(in: 0..<6, using: &random) == 0 {
+                do {
+                    try context.save()
+                    step += ", saved"
+                } catch {
+                    context.rollback()
+                    step += ", rolled back (\(error))"
+                }
+            }
+            for team in try context.fetch(FetchDescriptor<CountedTeam>(sortBy: [SortDescriptor(\.name)])).shuffled(using: &random) {
+                let counted = team.count(of: \.players)
+                let loaded = team.players.filter { !$0.isDeleted }.count
+                #expect(counted == loaded, "\(team.name) after step \(index), \(step) (seed \(seed))")
+            }
+        }
+    }
+
     @Test(arguments: 1...8 as ClosedRange<UInt64>)
     func aCountOfMembersNotLoadedEqualsTheCountByHandAfterEveryMix(seed: UInt64) throws {
         var scenario = try Scenario(seed: seed)

@@ -32,12 +32,12 @@ extension Entity {
     /// rule that deletes a country once its last mood goes.
     ///
     /// Members marked for deletion (``DelayedDeletable``) are not counted, as the relationship
-    /// hides them. When the members are not loaded, the store counts the rows that name the object
-    /// (through its foreign key's index: no row is read, nothing is loaded), and the count is
-    /// corrected for this context's unsaved changes: members added or removed, objects deleted,
-    /// marks set or cleared. A deletion's rules counting many objects count them in one read. A
-    /// many-to-many relationship, a destination with subentities and a child context count the
-    /// members' IDs, loaded first.
+    /// hides them. When the members are not loaded, the keys of the rows that name the object are
+    /// read from the store's index (no row is read, no ID made, the relationship stays unloaded)
+    /// and corrected for this context's unsaved changes: members added or removed, objects
+    /// deleted, marks set or cleared. The rules of a deletion that count many objects' members
+    /// read them in one read. A many-to-many relationship, a destination with subentities and a
+    /// child context load the members first.
     public func count<Destination: Entity>(of relationship: KeyPath<Self, Set<Destination>>) -> Int {
         _$state.liveMemberCount(of: relationship)
     }

@@ -51,7 +51,7 @@ package final class EntityHost: ObjectHost {
 
     package func didChangeDeletion(of state: ObjectState, isDeleted: Bool) {
         context.registry.noteDeletion(of: state, isDeleted: isDeleted)
-        context.deletionPass?.forgetMemberCounts(deletedObjectOf: mapping.index)
+        context.deletionPass?.forgetMemberCounts()
     }
 
     package func forgetCachedMembers(of state: ObjectState) { context.deletionPass?.forgetCachedMembers(of: state) }
@@ -148,8 +148,8 @@ extension ObjectState {
         }
         guard let context, let mapping else { return detachedRelatives[index]?.count { !$0.isDeleted } ?? 0 }
         if let cached = context.deletionPass?.cachedMemberCount(of: self, slot: slot) { return cached }
-        // Not loaded: counted by the store, corrected for this context's changes, without reading
-        // the members (a count is often all a rule needs of them).
+        // Not loaded: counted from the keys the store's index holds, corrected for this context's
+        // changes, without loading the relationship (a count is often all a rule needs of it).
         if toMany[slot].needsLoading, let count = context.countUnloadedMembers(of: self, slot: slot, property: index) {
             context.deletionPass?.cacheMemberCount(count, of: self, slot: slot)
             return count

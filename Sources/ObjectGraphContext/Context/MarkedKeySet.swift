@@ -12,15 +12,12 @@ struct MarkedKeySet {
     private let sparse: Set<Int64>?
 
     let isEmpty: Bool
-    /// How many keys it holds (primary keys, read distinct).
-    let count: Int
 
     /// Beyond this many bits of range per key, a bitmap costs more memory than it saves time.
     private static let bitsPerKey: Int64 = 512
 
     init(_ keys: [Int64]) {
         isEmpty = keys.isEmpty
-        count = keys.count
         guard let lowest = keys.min(), let highest = keys.max() else {
             (self.lowest, words, sparse) = (0, [], nil)
             return
@@ -37,21 +34,6 @@ struct MarkedKeySet {
             words[Int(offset / 64)] |= 1 << UInt64(offset % 64)
         }
         (self.lowest, self.words, sparse) = (lowest, words, nil)
-    }
-
-    /// Every key, in order for a bitmap: for the rare reader that needs them all (a member count
-    /// that takes the marked rows off by owner).
-    var keys: [Int64] {
-        if let sparse { return Array(sparse) }
-        var keys: [Int64] = []
-        for (index, word) in words.enumerated() where word != 0 {
-            var bits = word
-            while bits != 0 {
-                keys.append(lowest + Int64(index * 64 + bits.trailingZeroBitCount))
-                bits &= bits - 1
-            }
-        }
-        return keys
     }
 
     @inline(__always)

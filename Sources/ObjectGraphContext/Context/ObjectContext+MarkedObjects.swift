@@ -100,8 +100,7 @@ extension ObjectContext {
     /// merge, a save, a rollback), and what was counted with them.
     func forgetStoredMarks() {
         storedMarks.forget()
-        storedOwners.forget()
-        deletionPass?.forgetStoredMemberCounts()
+        deletionPass?.forgetStoredMembers()
         deletionPass?.forgetAllCachedMembers()
     }
 

@@ -87,9 +87,6 @@ public final class ObjectContext {
     @exclusivity(unchecked) var processing = PendingChangesProcessing()
     /// The store's marks read so far (see ``StoredMarks``).
     @exclusivity(unchecked) var storedMarks = StoredMarks()
-    /// The owners that the rows member counts looked up name in the store (see
-    /// ``StoredOwnerCache``).
-    @exclusivity(unchecked) var storedOwners = StoredOwnerCache()
     let objectsDidChangeObservers = Observers<ObjectsDidChange>()
     /// List monitors: they hear every ``ObjectsDidChange``, those naming only rows nobody holds
     /// (``ObjectsDidChange/unheldUpdates``) too, before anyone else, so that a handler that reads a

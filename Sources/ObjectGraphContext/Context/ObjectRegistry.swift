@@ -94,15 +94,6 @@ struct ObjectRegistry {
         return ids.count { id in (id.store == nil || id.store == store) && isDeleted(id.key) && deleted.contains(RowKey(id.key)) }
     }
 
-    /// The keys of an entity's live objects that are deleted.
-    func deletedKeys(of entity: EntityDeclaration) -> [Int64] {
-        guard let table = table(for: entity), !tables[table].deleted.isEmpty else { return [] }
-        let states = tables[table].states
-        return tables[table].deleted.compactMap { key in
-            states[key]?._withUnsafeGuaranteedRef { $0.isDeleted } == true ? key.value : nil
-        }
-    }
-
     /// Every live state.
     var states: [ObjectState] {
         var states: [ObjectState] = []

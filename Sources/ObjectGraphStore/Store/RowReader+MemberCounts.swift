@@ -2,72 +2,30 @@ import Algorithms
 import GRDB
 import GRDBSQLite
 
-/// Counting the members of one-to-many relationships in the store, without reading them: what
-/// `count(of:)` and the delete rules that count ask, corrected by the context for what it has not
-/// saved. Each returns nil for a relationship stored otherwise (a join table), which it does not
-/// count.
-///
-/// The statements step through SQLite alone (``Statement/forEachRowDirectly(in:_:)``): a deletion
-/// pass counts for hundreds of owners, and GRDB's generic fetching of one number costs more than
-/// SQLite's counting of a hundred index entries. An owner's members are counted one owner at a
-/// time: SQLite counts them in the index, where a `GROUP BY` over a list of owners sorts them
-/// first, and returning each row to count it here costs twice as much.
 extension RowReader {
-    /// How many rows of a one-to-many relationship's destination name each of `owners` in their
-    /// foreign key, counted in the foreign key's index alone: no row of the table is read. One
-    /// statement per owner, in one read.
-    package func storedMemberCounts(of relationship: RelationshipMapping, owners: [Int64]) throws -> [Int64: Int]? {
+    /// The keys of the rows of a one-to-many relationship's destination that name each of `owners`
+    /// in their foreign key, by owner (an owner no row names is left out): what a count of members
+    /// starts from, read from the foreign key's index alone (it holds the rows' keys), without
+    /// making an ID of any. A statement per ``SQL/inlineListLimit`` owners, all in one read,
+    /// stepped through SQLite alone. Nil for a relationship stored otherwise (a join table).
+    ///
+    /// Keys rather than `COUNT(*)`: the context hides members as it sees them (deleted, marked for
+    /// deletion as it last read the marks, moved), which a number counted by the store at another
+    /// moment than the context's own reads cannot be corrected for exactly.
+    package func storedMemberKeys(of relationship: RelationshipMapping, owners: [Int64]) throws -> [Int64: [Int64]]? {
         guard case let .inverseForeignKey(table, column, _) = relationship.storage else { return nil }
-        var counts: [Int64: Int] = [:]
-        counts.reserveCapacity(owners.count)
-        try read { db in
-            let statement = try db.cachedStatement(sql: "SELECT COUNT(*) FROM \(SQL.quote(table)) WHERE \(SQL.quote(column)) = ?")
-            statement.prepareForDirectBinding()
-            for owner in owners {
-                try statement.bind(key: owner, at: 1)
-                try statement.forEachRowDirectly(in: db) { row in counts[owner] = Int(sqlite3_column_int64(row, 0)) }
+        let select = "SELECT \(SQL.quote(column)), Z_PK FROM \(SQL.quote(table)) WHERE \(SQL.quote(column))"
+        return try read { db in
+            var grouping = MemberGrouping<Int64>(capacity: owners.count)
+            for chunk in owners.chunks(ofCount: SQL.inlineListLimit) {
+                let list = SQL.list(chunk.map(\.databaseValue))
+                let statement = try db.cachedStatement(sql: chunk.count == 1 ? select + " = ?" : select + " IN " + list.sql)
+                try statement.bind(list.arguments)
+                try statement.forEachRowDirectly(in: db) { row in
+                    grouping.append(sqlite3_column_int64(row, 1), of: sqlite3_column_int64(row, 0))
+                }
             }
+            return grouping.finished()
         }
-        return counts
-    }
-
-    /// The owner that each of these rows of a one-to-many relationship's destination names in its
-    /// foreign key (nil for none), by key; a key with no row is left out. Runs of consecutive keys
-    /// are read as ranges, the others through lists (``KeySelection``).
-    package func storedOwners(of relationship: RelationshipMapping, keys: [Int64]) throws -> [Int64: Int64?]? {
-        guard case let .inverseForeignKey(table, column, _) = relationship.storage else { return nil }
-        var owners: [Int64: Int64?] = [:]
-        guard !keys.isEmpty else { return owners }
-        owners.reserveCapacity(keys.count)
-        let select = "SELECT Z_PK, \(SQL.quote(column)) FROM \(SQL.quote(table)) WHERE "
-        try read { db in
-            for condition in KeySelection(keys).conditions(on: "Z_PK") {
-                let statement = try db.cachedStatement(sql: select + condition.sql)
-                try statement.bind(condition.arguments)
-                try statement.forEachRowDirectly(in: db) { row in owners[sqlite3_column_int64(row, 0)] = Self.owner(in: row) }
-            }
-        }
-        return owners
-    }
-
-    /// Calls `body` with the key of each row of a one-to-many relationship's destination marked for
-    /// deletion in the store (its `markColumn`, quoted, set) and the owner its foreign key names
-    /// (nil for none): the rows found through the mark's index.
-    package func forEachMarkedRow(
-        of relationship: RelationshipMapping, markColumn: String, _ body: (_ key: Int64, _ owner: Int64?) -> Void
-    ) throws -> Bool {
-        guard case let .inverseForeignKey(table, column, _) = relationship.storage else { return false }
-        try read { db in
-            let statement = try db.cachedStatement(
-                sql: "SELECT Z_PK, \(SQL.quote(column)) FROM \(SQL.quote(table)) WHERE \(markColumn) IS NOT NULL")
-            try statement.bind([])
-            try statement.forEachRowDirectly(in: db) { row in body(sqlite3_column_int64(row, 0), Self.owner(in: row)) }
-        }
-        return true
-    }
-
-    /// The foreign key in column 1 of a row: nil for NULL.
-    private static func owner(in row: OpaquePointer) -> Int64? {
-        sqlite3_column_type(row, 1) == SQLITE_NULL ? nil : sqlite3_column_int64(row, 1)
     }
 }

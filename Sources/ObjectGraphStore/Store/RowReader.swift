@@ -226,7 +226,7 @@ package struct RowReader {
 }
 
 /// Members gathered by owner from rows that mostly come one owner at a time.
-private struct MemberGrouping<Member> {
+struct MemberGrouping<Member> {
     private var membersByOwner: [Int64: [Member]] = [:]
     private var owner: Int64?
     private var run: [Member] = []

@@ -14,28 +14,25 @@ extension DeletionPass {
         /// ``ObjectState/liveMemberCount(of:)``): a rule such as Moody's counts a country's moods
         /// once for each of its deleted moods, and counting tests every member.
         var memberCounts: [MemberSlot: Int] = [:]
-        /// The store's member counts read, by one-to-many relationship and owner, before this
-        /// context's changes correct them (see ``ObjectContext/countUnloadedMembers(of:slot:property:)``):
-        /// the store does not change while the pass runs, though the objects it deletes do.
-        var storedMemberCounts: [StoredCountKey: Int] = [:]
+        /// The keys of the rows that name each owner of a one-to-many relationship in the store,
+        /// read for counts (see ``ObjectContext/countUnloadedMembers(of:slot:property:)``): the
+        /// members as saved, which this context's changes then correct.
+        var storedMembers: [StoredMembersKey: [Int64]] = [:]
         /// The objects deleted in the pass, wave by wave, whose to-one relationships point to the
-        /// owners a rule may count: the first count asked of one of a relationship's owners counts
-        /// those of every object deleted since, in one read (a rule such as Moody's counts the
-        /// country of each deleted mood). Gathered only when a count is asked: a cascade counts
-        /// nothing.
+        /// owners a rule may count: the first count asked of one of a relationship's owners reads
+        /// the members of those of every object deleted since, in one read (a rule such as
+        /// Moody's counts the country of each deleted mood). Gathered only when a count is asked: a
+        /// cascade counts nothing.
         var deletedWaves: [[ObjectState]] = []
         /// By one-to-many relationship, how many of `deletedWaves` its owners were gathered from.
         var wavesGathered: [ObjectIdentifier: Int] = [:]
-        /// By one-to-many relationship, the objects of its destination (by mapping index) this
-        /// context deleted or marked, under the owner their row names in the store.
-        var hiddenMembers: [ObjectIdentifier: (destination: Int, byOwner: [Int64: [Int64]])] = [:]
 
         /// Whether any to-many value or count is kept, which a change must then forget.
-        var keepsMembers: Bool { !toManyValues.isEmpty || !memberCounts.isEmpty || !hiddenMembers.isEmpty }
+        var keepsMembers: Bool { !toManyValues.isEmpty || !memberCounts.isEmpty }
     }
 
-    /// One owner of one one-to-many relationship, as the store counts its members.
-    struct StoredCountKey: Hashable {
+    /// One owner of one one-to-many relationship, whose members the store holds.
+    struct StoredMembersKey: Hashable {
         let relationship: ObjectIdentifier
         let owner: Int64
     }
@@ -85,18 +82,16 @@ extension DeletionPass {
         }
     }
 
-    /// Forgets every member count kept: an object of the entity of mapping `index` was deleted or
-    /// undeleted, which any relationship holding it counts. What was gathered of the deleted
-    /// objects of other entities stays: Moody's rule deletes a country for each country whose
-    /// last mood goes, and the moods deleted need not be gathered again each time.
-    func forgetMemberCounts(deletedObjectOf index: Int) {
-        if !memory.memberCounts.isEmpty { memory.memberCounts = [:] }
-        if !memory.hiddenMembers.isEmpty { memory.hiddenMembers = memory.hiddenMembers.filter { $0.value.destination != index } }
+    /// Forgets every member count kept: an object was deleted or undeleted, which any relationship
+    /// holding it counts.
+    func forgetMemberCounts() {
+        guard !memory.memberCounts.isEmpty else { return }
+        memory.memberCounts = [:]
     }
 
-    /// Forgets the store's member counts read: the context's view of the store changed.
-    func forgetStoredMemberCounts() {
-        memory.storedMemberCounts = [:]
+    /// Forgets the members read from the store: the context's view of the store changed.
+    func forgetStoredMembers() {
+        memory.storedMembers = [:]
     }
 
     /// Forgets every to-many value and count kept: an object's mark changed, or the store's marks
@@ -105,6 +100,5 @@ extension DeletionPass {
         guard memory.keepsMembers else { return }
         memory.toManyValues = [:]
         memory.memberCounts = [:]
-        memory.hiddenMembers = [:]
     }
 }
