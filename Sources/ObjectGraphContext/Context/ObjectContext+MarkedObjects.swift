@@ -77,7 +77,8 @@ extension ObjectContext {
     }
 
     /// Which members of `destination` are hidden as marked, as
-    /// ``unmarked(_:destination:owner:property:)`` decides, for a count that does not read them all.
+    /// ``unmarked(_:destination:owner:property:)`` decides, for a count that makes no ID of the
+    /// members it does not hide.
     func markedMembers(of destination: EntityDeclaration, owner: ObjectState, property: @autoclosure () -> String) -> MarkedMembers {
         guard let mapping = store.mapping(for: destination), mapping.markedForDeletionSlot != nil else { return .noneHidden }
         do {
