@@ -534,9 +534,7 @@ final class MonitorStores {
         let observer = CountingListObserver()
         monitor.addObserver(observer)
         let countries = try context.fetch(FetchDescriptor<Country>(sortBy: [SortDescriptor(\.name)])).map { $0 }
-        // Moody's deletion rule counts the country's moods, as an app that deleted before has. A count
-        // reads the moods' keys from the store's index and loads nothing (issue 49): each deletion's
-        // rule reads its country's again, as it would in the app.
+        // Moody's deletion rule counts the country's moods: read once, as an app that deleted before has.
         for country in countries { Sink.checksum &+= country.count(of: \.moods) }
         let live = Live(context: context, monitor: monitor, observer: observer, countries: countries)
         liveState = live

@@ -32,12 +32,11 @@ extension Entity {
     /// rule that deletes a country once its last mood goes.
     ///
     /// Members marked for deletion (``DelayedDeletable``) are not counted, as the relationship
-    /// hides them. When the members are not loaded, the keys of the rows that name the object are
-    /// read from the store's index (no row is read, no ID made, the relationship stays unloaded)
-    /// and corrected for this context's unsaved changes: members added or removed, objects
-    /// deleted, marks set or cleared. The rules of a deletion that count many objects' members
-    /// read them in one read. A many-to-many relationship, a destination with subentities and a
-    /// child context load the members first.
+    /// hides them. The members' IDs are loaded the first time, and the relationship follows the
+    /// context's changes from then on; but when the rules of a deletion count the unloaded
+    /// relationships of several objects (the countries of many deleted moods), the keys of their
+    /// members are read from the store's index in one read and corrected for this context's
+    /// unsaved changes, and the relationships stay unloaded.
     public func count<Destination: Entity>(of relationship: KeyPath<Self, Set<Destination>>) -> Int {
         _$state.liveMemberCount(of: relationship)
     }

@@ -148,8 +148,8 @@ extension ObjectState {
         }
         guard let context, let mapping else { return detachedRelatives[index]?.count { !$0.isDeleted } ?? 0 }
         if let cached = context.deletionPass?.cachedMemberCount(of: self, slot: slot) { return cached }
-        // Not loaded: counted from the keys the store's index holds, corrected for this context's
-        // changes, without loading the relationship (a count is often all a rule needs of it).
+        // Not loaded, in a deletion pass counting many owners: counted from the keys the store's
+        // index holds, corrected for this context's changes, without loading the relationship.
         if toMany[slot].needsLoading, let count = context.countUnloadedMembers(of: self, slot: slot, property: index) {
             context.deletionPass?.cacheMemberCount(count, of: self, slot: slot)
             return count

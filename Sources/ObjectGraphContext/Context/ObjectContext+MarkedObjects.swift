@@ -77,8 +77,7 @@ extension ObjectContext {
     }
 
     /// Which members of `destination` are hidden as marked, as
-    /// ``unmarked(_:destination:owner:property:)`` decides, for a count that makes no ID of the
-    /// members it does not hide.
+    /// ``unmarked(_:destination:owner:property:)`` decides, for a count from the stored keys.
     func markedMembers(of destination: EntityDeclaration, owner: ObjectState, property: @autoclosure () -> String) -> MarkedMembers {
         guard let mapping = store.mapping(for: destination), mapping.markedForDeletionSlot != nil else { return .noneHidden }
         do {

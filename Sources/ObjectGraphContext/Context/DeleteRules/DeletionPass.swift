@@ -14,8 +14,8 @@ import ObjectGraphStore
 ///
 /// The other side of a deleted object's to-one relationship (the moods of a deleted mood's
 /// country) is not read: nullifying records the removal on the country's relationship, loaded or
-/// not, and a rule that counts the country's moods is answered by the store, corrected for the
-/// context's changes (``ObjectContext/countUnloadedMembers(of:slot:property:)``).
+/// not, and rules that count several countries' moods read their keys from the store in one read,
+/// corrected for the context's changes (``ObjectContext/countUnloadedMembers(of:slot:property:)``).
 ///
 /// The pass reads and changes the context's objects through the context; what it owns is its
 /// ``Memory``. The context knows the pass under way (``ObjectContext/deletionPass``), so that what

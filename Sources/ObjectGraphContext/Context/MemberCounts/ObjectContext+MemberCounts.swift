@@ -1,23 +1,24 @@
 import ObjectGraphModel
 import ObjectGraphStore
 
-/// Counting the members of a to-many relationship that is not loaded, without loading it: the
-/// store's index gives the keys of the rows that name the owner, and the context corrects them for
-/// what it has not saved.
+/// Counting, in a deletion pass, the members of to-many relationships that are not loaded, without
+/// loading them: the store's index gives the keys of the rows that name the owners, and the context
+/// corrects them for what it has not saved.
 ///
-/// The count is the one loading the members would give (see ``ObjectState/liveMemberCount(of:)``):
-/// the keys as stored, less the members removed here, plus those added here, less the objects
-/// deleted here and those marked for deletion as this context sees them. What it saves is the
-/// rest of a load: no ID made per member, no ordered set built, the relationship left unloaded
-/// (a deletion that nullifies it then records a removal, not a change of 100 members). In a
-/// deletion pass, the first count of a relationship reads the members of the owners of every
-/// object deleted so far, in one read, where the rules would otherwise ask one owner at a time.
+/// A pass deleting many objects whose rules count (Moody's, the moods of each deleted mood's
+/// country) would otherwise load every counted relationship. The first count of a relationship in
+/// the pass reads the keys of the owners of every object deleted so far, in one read; each count
+/// is then the one loading the members would give (see ``ObjectState/liveMemberCount(of:)``): the
+/// keys as stored, less the members removed here, plus those added here, less the objects deleted
+/// here and those marked for deletion as this context sees them. No ID is made per member, no
+/// ordered set built, and the relationships stay unloaded (a deletion that nullifies one records
+/// a removal, not a change of 100 members). A count of one owner alone loads its members as before.
 extension ObjectContext {
     /// The live members, not marked for deletion, of to-many `slot` (property `property`) of a saved
-    /// object whose members are not loaded, counted as described above. Nil when they cannot be
-    /// counted so (a child context, whose store is its parent's objects; a join table; a destination
-    /// with subentities) or a read failed: the caller then loads the members and counts those, and
-    /// reports a failure that persists.
+    /// object whose members are not loaded, counted as described above. Nil when they are not
+    /// counted so (outside a pass, or one owner alone; a child context, whose store is its parent's
+    /// objects; a join table; a destination with subentities) or a read failed: the caller then
+    /// loads the members and counts those, and reports a failure that persists.
     func countUnloadedMembers(of state: ObjectState, slot: Int, property: Int) -> Int? {
         guard parent == nil, !state.id.isTemporary, let mapping = state.mapping else { return nil }
         let pending: (added: Set<Int64>, removed: Set<Int64>)
@@ -58,11 +59,15 @@ extension ObjectContext {
         return count
     }
 
-    /// The keys of the rows naming `state`'s object in the store. A deletion pass keeps them, and
-    /// reads them together with those of the other owners its deleted objects point to.
+    /// The keys of the rows naming `state`'s object in the store, read in a deletion pass together
+    /// with those of the other owners its deleted objects point to, and kept for the pass. Nil
+    /// outside a pass, or when the pass counts this owner alone: loading its members then costs
+    /// little more than reading their keys, and a loaded relationship follows the context's
+    /// changes and saves, where keys would be read again for every deletion (a country of 10,000
+    /// moods deleted one mood at a time).
     private func storedMemberKeys(of state: ObjectState, relationship: RelationshipMapping) throws -> [Int64]? {
         let owner = state.id.key
-        guard let pass = deletionPass else { return try store.reader.storedMemberKeys(of: relationship, owners: [owner])?[owner] ?? [] }
+        guard let pass = deletionPass else { return nil }
         let id = ObjectIdentifier(relationship)
         if let kept = pass.memory.storedMembers[DeletionPass.StoredMembersKey(relationship: id, owner: owner)] { return kept }
         var owners: Set<Int64> = [owner]
@@ -70,6 +75,7 @@ extension ObjectContext {
             pass.countableOwners(of: relationship).lazy.filter {
                 pass.memory.storedMembers[DeletionPass.StoredMembersKey(relationship: id, owner: $0)] == nil
             })
+        guard owners.count > 1 else { return nil }
         guard let read = try store.reader.storedMemberKeys(of: relationship, owners: owners.sorted()) else { return nil }
         for counted in owners {
             pass.memory.storedMembers[DeletionPass.StoredMembersKey(relationship: id, owner: counted)] = read[counted] ?? []
