@@ -1,6 +1,7 @@
 import Algorithms
 package import Foundation
 package import GRDB
+import GRDBSQLite
 package import ObjectGraphModel
 
 /// Reads rows for contexts, each read one statement outside any transaction of the caller.
@@ -185,6 +186,7 @@ package struct RowReader {
     // Specialized for IDs here, what the context reads members as: a call from another module
     // could otherwise only reach the generic form.
     @_specialize(exported:true,where Member == ObjectID)
+    @_specialize(exported:true,where Member == Int64)
     package func members<Member>(
         of relationship: RelationshipMapping, owners: [Int64],
         _ member: (Int64) -> Member
@@ -209,16 +211,13 @@ package struct RowReader {
         return try read { db in
             let statement = try db.cachedStatement(sql: sql)
             try statement.bind(list.arguments)
-            let sqliteStatement = statement.sqliteStatement
             // Rows mostly come grouped by owner (the foreign-key index is walked one owner at a
             // time): a run of one owner's members is gathered in a reused buffer, then stored in an
             // array of its own size. No local function: variables one captures are checked for
             // exclusive access at every use, which cost more than the rest of the loop.
             var grouping = MemberGrouping<Member>(capacity: owners.count)
-            try Row.fetchCursor(statement).forEach { _ in
-                grouping.append(
-                    member(Int64(sqliteStatement: sqliteStatement, index: 1)),
-                    of: Int64(sqliteStatement: sqliteStatement, index: 0))
+            try statement.forEachRowDirectly(in: db) { row in
+                grouping.append(member(sqlite3_column_int64(row, 1)), of: sqlite3_column_int64(row, 0))
             }
             return grouping.finished()
         }
@@ -226,7 +225,7 @@ package struct RowReader {
 }
 
 /// Members gathered by owner from rows that mostly come one owner at a time.
-struct MemberGrouping<Member> {
+private struct MemberGrouping<Member> {
     private var membersByOwner: [Int64: [Member]] = [:]
     private var owner: Int64?
     private var run: [Member] = []

@@ -1,3 +1,4 @@
+import Algorithms
 import ObjectGraphModel
 import ObjectGraphStore
 
@@ -76,7 +77,11 @@ extension ObjectContext {
                 pass.memory.storedMembers[DeletionPass.StoredMembersKey(relationship: id, owner: $0)] == nil
             })
         guard owners.count > 1 else { return nil }
-        guard let read = try store.reader.storedMemberKeys(of: relationship, owners: owners.sorted()) else { return nil }
+        // The keys as the relationship's load reads them, no ID made of any.
+        var read: [Int64: [Int64]] = [:]
+        for chunk in owners.sorted().chunks(ofCount: SQL.inlineListLimit) {
+            read.merge(try store.reader.members(of: relationship, owners: Array(chunk)) { $0 }) { stored, _ in stored }
+        }
         for counted in owners {
             pass.memory.storedMembers[DeletionPass.StoredMembersKey(relationship: id, owner: counted)] = read[counted] ?? []
         }
