@@ -24,24 +24,24 @@ extension ObjectContext {
         return marks.stored.contains(id.key)
     }
 
-    /// The marks of `destination`; nil when none of its objects can be marked or none is. When the
-    /// store's marks cannot be read, the failure is recorded for `owner`'s `property` (the next save
-    /// throws it) and nothing is hidden.
-    private func marks(
+    /// The marks of `destination`: `.noneHidden` when none of its objects can be marked or none
+    /// is, `.unreadable` when the store's marks cannot be read, the failure then recorded for
+    /// `owner`'s `property` (the next save throws it), and relationship reads hide nothing.
+    func markedMembers(
         of destination: EntityDeclaration, owner: ObjectState,
         property: @autoclosure () -> String
-    ) -> Marks? {
-        guard let mapping = store.mapping(for: destination), let slot = mapping.markedForDeletionSlot else { return nil }
+    ) -> MarkedMembers {
+        guard let mapping = store.mapping(for: destination), let slot = mapping.markedForDeletionSlot else { return .noneHidden }
         let stored: MarkedKeySet
         do {
             stored = try markedKeys(of: mapping)
         } catch {
             _ = recordReadFailure(error, of: owner, property: property())
-            return nil
+            return .unreadable
         }
         let unsaved = changes.unsavedMarks.isEmpty ? [] : changes.unsavedMarks[mapping.index] ?? []
-        if stored.isEmpty && unsaved.isEmpty { return nil }
-        return Marks(stored: stored, unsaved: unsaved, slot: slot)
+        if stored.isEmpty && unsaved.isEmpty { return .noneHidden }
+        return .hidden(Marks(stored: stored, unsaved: unsaved, slot: slot))
     }
 
     /// The members of a relationship that are not marked for deletion.
@@ -49,7 +49,9 @@ extension ObjectContext {
         _ ids: [ObjectID], destination: EntityDeclaration, owner: ObjectState,
         property: @autoclosure () -> String
     ) -> [ObjectID] {
-        guard !ids.isEmpty, let marks = marks(of: destination, owner: owner, property: property()) else { return ids }
+        guard !ids.isEmpty, case .hidden(let marks) = markedMembers(of: destination, owner: owner, property: property()) else {
+            return ids
+        }
         // Most relationships hide nothing: they are returned as they are, without a copy. Without
         // unsaved marks a member is tested against the stored ones alone, in a loop of a few
         // instructions per member (reading a relationship runs it over every member).
@@ -72,22 +74,8 @@ extension ObjectContext {
 
     /// Whether a to-one relationship's object is hidden because it is marked for deletion.
     func isHiddenAsMarked(_ id: ObjectID, owner: ObjectState, property: @autoclosure () -> String) -> Bool {
-        guard let marks = marks(of: id.entity, owner: owner, property: property()) else { return false }
+        guard case .hidden(let marks) = markedMembers(of: id.entity, owner: owner, property: property()) else { return false }
         return isMarked(id, marks)
-    }
-
-    /// Which members of `destination` are hidden as marked, as
-    /// ``unmarked(_:destination:owner:property:)`` decides, for a count from the stored keys.
-    func markedMembers(of destination: EntityDeclaration, owner: ObjectState, property: @autoclosure () -> String) -> MarkedMembers {
-        guard let mapping = store.mapping(for: destination), mapping.markedForDeletionSlot != nil else { return .noneHidden }
-        do {
-            _ = try markedKeys(of: mapping)
-        } catch {
-            _ = recordReadFailure(error, of: owner, property: property())
-            return .unreadable
-        }
-        guard let marks = marks(of: destination, owner: owner, property: property()) else { return .noneHidden }
-        return .hidden(marks)
     }
 
     /// Notes that an object's mark was set or cleared and not saved yet: reads go by its value.
@@ -105,7 +93,7 @@ extension ObjectContext {
     }
 
     /// The keys of an entity's rows marked in the store, read once per view of the store.
-    func markedKeys(of mapping: EntityMapping) throws -> MarkedKeySet {
+    private func markedKeys(of mapping: EntityMapping) throws -> MarkedKeySet {
         if let cached = storedMarks[mapping.index] { return cached }
         let keys = MarkedKeySet(try store.reader.markedKeys(of: mapping))
         storedMarks.keep(keys, at: mapping.index, of: store.mappings.count)
