@@ -41,7 +41,10 @@ struct Benchmark: ParsableCommand {
     var memoryProbeStore: String?
 
     func run() throws {
-        if let memoryProbe, let side = ResidentMemoryProbe.Side(rawValue: memoryProbe), let memoryProbeStore {
+        if let memoryProbe {
+            guard let side = ResidentMemoryProbe.Side(rawValue: memoryProbe), let memoryProbeStore else {
+                throw ValidationError("--memory-probe takes objects or structs, and --memory-probe-store a path")
+            }
             return try ResidentMemoryProbe.run(side, store: memoryProbeStore)
         }
         let moodCount = quick ? 10_000 : 100_000
