@@ -20,17 +20,12 @@ struct ConfigurationTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let certificate = directory.appendingPathComponent("cert.pem").path
         let key = directory.appendingPathComponent("key.pem").path
-        let make = Process()
-        make.executableURL = URL(fileURLWithPath: try #require(Self.openssl))
-        make.arguments = [
-            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "1",
-            "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"
-        ]
-        make.standardOutput = FileHandle.nullDevice
-        make.standardError = FileHandle.nullDevice
-        try make.run()
-        make.waitUntilExit()
-        try #require(make.terminationStatus == 0)
+        try await SpawnedProcess.run(
+            URL(fileURLWithPath: try #require(Self.openssl)),
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate, "-days", "1",
+                "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"
+            ])
 
         var server = try await SyncTestServer(.sqlite)
         server.configuration.tls = .init(certificateChain: certificate, privateKey: key)

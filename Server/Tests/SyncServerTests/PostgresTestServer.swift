@@ -1,5 +1,6 @@
 import Foundation
 import SyncServer
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
@@ -30,13 +31,13 @@ enum PostgresTestServer {
         "PostgreSQL's server programs (initdb, postgres) are not installed: `apt-get install postgresql` runs these tests"
 
     /// The running server's port, started on first use.
-    private static let started = Task<Int, any Error> { try start() }
+    private static let started = Task<Int, any Error> { try await start() }
 
     /// A new, empty database on the test server.
     static func newDatabaseURL() async throws -> String {
         let port = try await started.value
         let name = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        try run("psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-q", "-c", "CREATE DATABASE \(name)"])
+        try await run("psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-q", "-c", "CREATE DATABASE \(name)"])
         return "postgres://postgres@127.0.0.1:\(port)/\(name)"
     }
 
@@ -51,13 +52,13 @@ enum PostgresTestServer {
 
         /// Stops it: its connections are cut and new ones refused. (A fast stop, not an immediate
         /// one: the test servers commit without waiting for the log, which a crash would lose.)
-        func stop() throws {
-            try PostgresTestServer.run("pg_ctl", ["-D", directory, "-m", "fast", "-w", "stop"], asPostgres: true)
+        func stop() async throws {
+            try await PostgresTestServer.run("pg_ctl", ["-D", directory, "-m", "fast", "-w", "stop"], asPostgres: true)
         }
 
         /// Gives the `postgres` user `password` and makes connections over TCP prove it.
-        func requirePassword(_ password: String) throws {
-            try PostgresTestServer.run(
+        func requirePassword(_ password: String) async throws {
+            try await PostgresTestServer.run(
                 "psql",
                 [
                     "-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-q", "-c",
@@ -65,12 +66,12 @@ enum PostgresTestServer {
                 ])
             try "local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\n"
                 .write(toFile: "\(directory)/pg_hba.conf", atomically: true, encoding: .utf8)
-            try PostgresTestServer.run("pg_ctl", ["-D", directory, "-w", "reload"], asPostgres: true)
+            try await PostgresTestServer.run("pg_ctl", ["-D", directory, "-w", "reload"], asPostgres: true)
         }
 
         /// Starts it again on the same port and data.
-        func start() throws {
-            try PostgresTestServer.run(
+        func start() async throws {
+            try await PostgresTestServer.run(
                 "pg_ctl",
                 [
                     "-D", directory, "-w", "-l", "\(directory).restart.log", "-o",
@@ -81,14 +82,14 @@ enum PostgresTestServer {
     }
 
     /// Starts a dedicated server on a free port.
-    static func dedicated() throws -> Dedicated {
+    static func dedicated() async throws -> Dedicated {
         let port = try freePort()
         let directory = "/tmp/objectgraph-test-pg-\(ProcessInfo.processInfo.processIdentifier)-\(port)"
-        return Dedicated(directory: directory, port: try start(directory: directory, port: port))
+        return Dedicated(directory: directory, port: try await start(directory: directory, port: port))
     }
 
-    private static func start() throws -> Int {
-        try start(
+    private static func start() async throws -> Int {
+        try await start(
             directory: "/tmp/objectgraph-test-pg-\(ProcessInfo.processInfo.processIdentifier)",
             port: 20_000 + Int(ProcessInfo.processInfo.processIdentifier % 20_000))
     }
@@ -110,12 +111,11 @@ enum PostgresTestServer {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    private static func start(directory: String, port: Int) throws -> Int {
+    private static func start(directory: String, port: Int) async throws -> Int {
         try? FileManager.default.removeItem(atPath: directory)
-        try run("initdb", ["-D", directory, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"], asPostgres: true)
+        try await run("initdb", ["-D", directory, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync"], asPostgres: true)
         // The server stops (and its directory goes) when this test process ends, however it ends.
-        // The watchdog runs as this process's user, so that it may probe this process with kill -0;
-        // its output goes nowhere, so that `swift test` does not wait on a pipe it holds open.
+        // The watchdog runs as this process's user, so that it may probe this process with kill -0.
         let parent = ProcessInfo.processInfo.processIdentifier
         let asPostgres = getuid() == 0 ? "/usr/sbin/runuser -u postgres -- " : ""
         let bin = binaries ?? ""
@@ -127,57 +127,29 @@ enum PostgresTestServer {
             \(asPostgres)"\(bin)/pg_ctl" -D \(directory) -m immediate stop > /dev/null 2>&1
             rm -rf \(directory) \(directory).log \(directory).restart.log
             """
-        let watchdog = process("/bin/sh", ["-c", script], asPostgres: false)
-        watchdog.standardInput = FileHandle.nullDevice
-        watchdog.standardOutput = FileHandle.nullDevice
-        watchdog.standardError = FileHandle.nullDevice
-        try watchdog.run()
-        for _ in 0..<100 {
-            if (try? run("pg_isready", ["-h", "127.0.0.1", "-p", "\(port)", "-q"])) != nil { return port }
-            Thread.sleep(forTimeInterval: 0.1)
+        let watchdog = try SpawnedProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", script])
+        watchdogs.withLock { $0.append(watchdog) }  // a handle that goes kills its process
+        for _ in 0..<300 {
+            if (try? await run("pg_isready", ["-h", "127.0.0.1", "-p", "\(port)", "-q"])) != nil { return port }
+            try await Task.sleep(for: .milliseconds(100))
         }
         throw TestFailure("PostgreSQL did not start on port \(port); see \(directory).log")
     }
 
-    @discardableResult
-    private static func run(_ program: String, _ arguments: [String], asPostgres: Bool = false) throws -> Int32 {
-        // Spawned and reaped here: Foundation's Process sometimes leaves a child that ended
-        // unreaped (seen with `pg_ctl start`, whose server outlives it), and waitUntilExit then
-        // waits for ever.
-        var command = ["\(binaries ?? "")/\(program)"] + arguments
-        if asPostgres && getuid() == 0 { command = ["/usr/sbin/runuser", "-u", "postgres", "--"] + command }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        var arguments = command.map { strdup($0) } + [nil]
-        defer { for argument in arguments { free(argument) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, command[0], &actions, nil, &arguments, environ)
-        guard spawned == 0 else { throw TestFailure("\(program) could not start: error \(spawned)") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        let exit = (status >> 8) & 0xFF  // WEXITSTATUS
-        guard status & 0x7F == 0, exit == 0 else {
-            throw TestFailure("\(program) \(command.dropFirst().joined(separator: " ")) ended with status \(status)")
-        }
-        return exit
-    }
+    /// The servers' watchdogs, which live as long as the test process.
+    private static let watchdogs = Mutex<[SpawnedProcess]>([])
 
-    /// PostgreSQL refuses to run as root: then it runs as the `postgres` user the package made.
-    private static func process(_ executable: String, _ arguments: [String], asPostgres: Bool) -> Process {
-        let process = Process()
+    /// Runs one of PostgreSQL's programs to its end, as the `postgres` user when `asPostgres` and
+    /// this process runs as root (PostgreSQL refuses to run as root); throws when it fails.
+    private static func run(_ program: String, _ arguments: [String], asPostgres: Bool = false) async throws {
+        let path = "\(binaries ?? "")/\(program)"
         if asPostgres && getuid() == 0 {
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            process.arguments = ["-u", "postgres", "--", executable] + arguments
+            try await SpawnedProcess.run(URL(fileURLWithPath: "/usr/sbin/runuser"), ["-u", "postgres", "--", path] + arguments)
         } else {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
+            try await SpawnedProcess.run(URL(fileURLWithPath: path), arguments)
         }
-        return process
     }
 }
-
 struct TestFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }

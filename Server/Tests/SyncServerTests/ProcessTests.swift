@@ -194,10 +194,10 @@ struct ProcessTests {
         "A PostgreSQL password comes from the environment or a file, never the command line, and a wrong one is a clear error",
         .enabled(if: PostgresTestServer.binaries != nil, Comment(rawValue: PostgresTestServer.unavailable)))
     func databasePassword() async throws {
-        let database = try PostgresTestServer.dedicated()
-        defer { try? database.stop() }
+        // Stopped at the end; a test that fails leaves it to its watchdog, at the process's end.
+        let database = try await PostgresTestServer.dedicated()
         let password = "s3cret-\(UUID().uuidString.prefix(8))"
-        try database.requirePassword(password)
+        try await database.requirePassword(password)
         let url = database.url  // no password in it
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("pg-password-\(UUID().uuidString)").path
         try "\(password)\n".write(toFile: file, atomically: true, encoding: .utf8)
@@ -214,6 +214,7 @@ struct ProcessTests {
         await #expect(throws: TestFailure.self) {
             try await ServerProcess.run(["user", "add", "bob", "--database", url, "--database-password-file", file])
         }
+        try await database.stop()
     }
 
     static func addUser(_ name: String, _ database: String) async throws -> String {

@@ -2,12 +2,17 @@ import Foundation
 import Glibc
 import Synchronization
 
-/// A child process started with `posix_spawn`, its output and error in one pipe.
+/// A child process started with `posix_spawn`, its output and error in one pipe. Every child
+/// process of the tests starts here (or in ``PostgresTestServer``'s own spawn, which does the
+/// same), and nothing waits for one by blocking a thread.
 ///
 /// Foundation's `Process.run()` on Linux reads past a buffer while it lists the parent's open
 /// files (swift-corelibs-foundation #5472, fixed after this toolchain): a test that starts many
 /// processes from a parent with many open files crashed in it. This starts the child without
-/// that listing; the child inherits the parent's descriptors, which it never uses.
+/// that listing, and closes in the child every descriptor but its standard three: a child
+/// that kept another test's pipe open (PostgreSQL's server, started by `pg_ctl`, lives on)
+/// kept that test's read of its output waiting, and two such waits blocking the pool's threads
+/// on a machine of two cores stopped every test of the process (CI runs that hung for an hour).
 final class SpawnedProcess: Sendable {
     let pid: pid_t
     /// What it printed so far.
@@ -18,9 +23,9 @@ final class SpawnedProcess: Sendable {
     /// The wait status, once the process was reaped.
     private let status = Mutex<Int32?>(nil)
 
-    /// Starts `executable` with `arguments`, and this process's environment with `environment`'s
-    /// variables added or replaced.
-    init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) throws {
+    /// Starts `executable` with `arguments`, in `directory` (this process's when nil), and this
+    /// process's environment with `environment`'s variables added or replaced.
+    init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], directory: URL? = nil) throws {
         var pipe: [Int32] = [0, 0]
         guard Glibc.pipe(&pipe) == 0 else { throw TestFailure("pipe: errno \(errno)") }
         // Closed on exec: a process another test spawns meanwhile must not inherit this pipe's
@@ -31,9 +36,15 @@ final class SpawnedProcess: Sendable {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, pipe[1], 2)
         posix_spawn_file_actions_addclose(&actions, pipe[0])
+        guard let closeFrom = Self.addCloseFrom, let changeDirectory = Self.addChangeDirectory else {
+            throw TestFailure("this C library has no posix_spawn_file_actions_addclosefrom_np (glibc 2.34 and later do)")
+        }
+        _ = closeFrom(&actions, 3)
+        if let directory { _ = changeDirectory(&actions, directory.path) }
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -74,6 +85,16 @@ final class SpawnedProcess: Sendable {
         }
     }
 
+    // glibc's spawn actions that close every inherited descriptor and change the directory: Swift's
+    // Glibc module leaves them out (they are GNU extensions), so they are looked up at run time.
+    private static let addCloseFrom = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map {
+        unsafeBitCast($0, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }
+    private static let addChangeDirectory = dlsym(nil, "posix_spawn_file_actions_addchdir_np").map {
+        unsafeBitCast(
+            $0, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32).self)
+    }
+
     /// Sends `signal` to the process, unless it was reaped already (its ID may be another's now).
     func send(_ signal: Int32) {
         status.withLock { status in
@@ -104,6 +125,23 @@ final class SpawnedProcess: Sendable {
             if waitpid(pid, &value, WNOHANG) == pid { status = value }
             return status
         }
+    }
+
+    /// Runs `executable` to its end and returns what it printed; throws when it fails, or still
+    /// runs after `limit` (which only catches a hang).
+    @discardableResult
+    static func run(
+        _ executable: URL, _ arguments: [String], directory: URL? = nil, within limit: Duration = .seconds(120)
+    ) async throws -> String {
+        let process = try SpawnedProcess(executable, arguments, directory: directory)
+        let command = ([executable.lastPathComponent] + arguments).joined(separator: " ")
+        guard let exit = await process.exit(within: limit) else {
+            throw TestFailure("\(command) still runs after \(limit): \(process.log.text)")
+        }
+        guard !exit.signaled, exit.code == 0 else {
+            throw TestFailure("\(command) ended with \(exit.signaled ? "signal" : "status") \(exit.code): \(exit.output)")
+        }
+        return exit.output
     }
 
     /// Waits for the exit, polling; nil if the process still runs after `limit` (which only catches

@@ -32,31 +32,24 @@ struct SyncCrashTests {
                 !killing || run % 3 != 0
                 ? "none"
                 : (run % 2 == 0 ? "push" : "page") + ":\(Int.random(in: 1...3, using: &random))"
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = ["http://127.0.0.1:\(server.port)", token, store, String(count), death]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            let exit = ProcessExit(of: process)
-            try process.run()
+            let process = try SpawnedProcess(
+                executable, ["http://127.0.0.1:\(server.port)", token, store, String(count), death])
             if killing && death == "none" {
                 let deadline = ContinuousClock.now + .milliseconds(Int.random(in: 10...250, using: &random))
                 while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
-                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                process.kill()
             }
-            guard await exit.wait(upTo: .seconds(120)) else {
-                process.terminate()
-                throw TestFailure("the client did not finish")
+            guard let exit = await process.exit(within: .seconds(120)) else {
+                process.kill()
+                throw TestFailure("the client did not finish: \(process.log.text)")
             }
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            if process.terminationReason == .uncaughtSignal {
+            if exit.signaled {
                 kills += 1
                 if death != "none" { deathsAfterAnswers += 1 }
-                if !killing || process.terminationStatus != SIGKILL { throw TestFailure("the client crashed: \(text)") }
+                if !killing || exit.code != SIGKILL { throw TestFailure("the client crashed: \(exit.output)") }
                 continue
             }
-            try #require(process.terminationStatus == 0, "the client failed: \(text)")
+            try #require(exit.code == 0, "the client failed: \(exit.output)")
             if !killing { break }  // otherwise the run ended by itself before the kill came
         }
         #expect(kills >= 50)

@@ -14,21 +14,14 @@ struct SyncDemoTests {
     }
 
     private func play(_ executable: URL) async throws {
-        let process = Process()
-        process.executableURL = executable
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        let exit = ProcessExit(of: process)
-        try process.run()
+        let process = try SpawnedProcess(executable, [])
         // Only a hang ends the wait here: the demo gives each of its steps 30 seconds itself.
-        guard await exit.wait(upTo: .seconds(600)) else {
-            process.terminate()
-            throw TestFailure("the sync demo hung")
+        guard let exit = await process.exit(within: .seconds(600)) else {
+            process.kill()
+            throw TestFailure("the sync demo hung: \(process.log.text)")
         }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 0, "\(text)")
+        let text = exit.output
+        #expect(!exit.signaled && exit.code == 0, "\(text)")
         #expect(text.contains("phone: 0 changes waiting") && text.contains("laptop: 0 changes waiting"), "\(text)")
         #expect(text.contains("Done: every change travelled through the server"), "\(text)")
     }

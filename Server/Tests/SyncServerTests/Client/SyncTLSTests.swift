@@ -7,32 +7,25 @@ import Testing
 @Suite("Sync client: TLS to a server whose certificate comes from a private authority", .timeLimit(.minutes(5)))
 struct SyncTLSTests {
     /// Runs openssl with `arguments`, in `directory`.
-    static func openssl(_ arguments: [String], in directory: URL) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(ConfigurationTests.openssl))
-        process.arguments = arguments
-        process.currentDirectoryURL = directory
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "openssl \(arguments.joined(separator: " "))")
+    static func openssl(_ arguments: [String], in directory: URL) async throws {
+        try await SpawnedProcess.run(
+            URL(fileURLWithPath: try #require(ConfigurationTests.openssl)), arguments, directory: directory)
     }
 
     /// A certificate authority made for the test, and a certificate it signed for 127.0.0.1.
-    static func makeAuthorityAndServerCertificate(in directory: URL) throws {
-        try openssl(
+    static func makeAuthorityAndServerCertificate(in directory: URL) async throws {
+        try await openssl(
             [
                 "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "1", "-subj",
                 "/CN=ObjectGraph Test CA", "-addext", "basicConstraints=critical,CA:TRUE", "-addext",
                 "keyUsage=critical,keyCertSign,cRLSign"
             ], in: directory)
-        try openssl(
+        try await openssl(
             ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"], in: directory
         )
         try "subjectAltName=IP:127.0.0.1,DNS:localhost\n".write(
             to: directory.appendingPathComponent("server.ext"), atomically: true, encoding: .utf8)
-        try openssl(
+        try await openssl(
             [
                 "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem", "-days",
                 "1",
@@ -47,7 +40,7 @@ struct SyncTLSTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("objectgraph-sync-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        try Self.makeAuthorityAndServerCertificate(in: directory)
+        try await Self.makeAuthorityAndServerCertificate(in: directory)
         let authority = try Data(contentsOf: directory.appendingPathComponent("ca.pem"))
 
         var server = try await SyncTestServer(.sqlite)
