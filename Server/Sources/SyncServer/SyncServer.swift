@@ -127,8 +127,10 @@ struct TombstonePurge: Service {
                     return
                 }
                 do {
-                    let count = try await server.purgeExpiredTombstones()
+                    let count = try await withPromptCancellation { try await server.purgeExpiredTombstones() }
                     if count > 0 { server.logger.info("Purged \(count) feed entries past the tombstone horizon") }
+                } catch is CancellationError {
+                    return
                 } catch {
                     server.logger.error("Purging the feed failed", metadata: ["error": "\(error)"])
                 }

@@ -17,10 +17,13 @@ struct PostgresFeedListener: Service {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    try await storage.runningClient().withConnection { connection in
-                        try await connection.listen(on: PostgresSyncStorage.channel) { notifications in
-                            for try await notification in notifications {
-                                publish(notification.payload)
+                    // Shutdown ends the wait at once, even if PostgresNIO does not end the listen.
+                    try await withPromptCancellation { [storage] in
+                        try await storage.runningClient().withConnection { connection in
+                            try await connection.listen(on: PostgresSyncStorage.channel) { notifications in
+                                for try await notification in notifications {
+                                    publish(notification.payload)
+                                }
                             }
                         }
                     }
