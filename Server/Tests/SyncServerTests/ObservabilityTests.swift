@@ -131,8 +131,6 @@ struct ObservabilityTests {
     func readinessFloodPingsOnce(_ backend: Backend) async throws {
         var server = try await SyncTestServer(backend)
         server.configuration.databaseWatchInterval = .seconds(600)  // no ping of the watch's own during the flood
-        // A ping that takes long on a busy machine is still an answer: the test counts pings, not their speed.
-        server.configuration.readinessTimeout = .seconds(60)
         try await server.run { client in
             #expect(try await client.request(.get, "/ready", token: nil).status == .ok)
             let before = try await Self.pings(client)

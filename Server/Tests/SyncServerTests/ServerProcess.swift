@@ -20,7 +20,10 @@ final class ServerProcess {
     /// Starts `serve` on `port` (any free port for 0), with `arguments` more and `environment`
     /// added to this process's, and returns once it listens.
     init(database: String, port: Int = 0, arguments: [String] = [], environment: [String: String] = [:]) async throws {
-        process = try Self.launch(["serve", "--database", database, "--port", String(port)] + arguments, environment: environment)
+        // A minute for the readiness ping, as SyncTestServer allows: a busy machine is not an outage.
+        process = try Self.launch(
+            ["serve", "--database", database, "--port", String(port), "--readiness-timeout", "60"] + arguments,
+            environment: environment)
         let deadline = ContinuousClock.now + .seconds(30)
         while true {
             // Hummingbird says "Server started and listening on 127.0.0.1:PORT".

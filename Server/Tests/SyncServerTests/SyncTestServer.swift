@@ -46,6 +46,10 @@ struct SyncTestServer {
 
     init(_ backend: Backend, limits: ServerLimits = ServerLimits(), logger: Logger? = nil) async throws {
         configuration = SyncServerConfiguration(database: try await backend.newDatabase(), port: 0, limits: limits)
+        // A ping slower than the two seconds a server allows is an outage there (every request then
+        // gets 503): on a machine as busy as a whole suite makes it, a database that answers is
+        // slow, not away. Tests of outages stop their database, which refuses at once.
+        configuration.readinessTimeout = .seconds(60)
         if let logger { self.logger = logger }
     }
 
