@@ -88,10 +88,10 @@ enum PostgresTestServer {
         return Dedicated(directory: directory, port: try await start(directory: directory, port: port))
     }
 
+    /// Starts the shared server on a port the system chose free (a port made from the process ID
+    /// fell in the range of outgoing connections' ports, and was sometimes taken by one).
     private static func start() async throws -> Int {
-        try await start(
-            directory: "/tmp/objectgraph-test-pg-\(ProcessInfo.processInfo.processIdentifier)",
-            port: 20_000 + Int(ProcessInfo.processInfo.processIdentifier % 20_000))
+        try await start(directory: "/tmp/objectgraph-test-pg-\(ProcessInfo.processInfo.processIdentifier)", port: try freePort())
     }
 
     /// A port nothing listens on now: the system's choice for a socket bound to port 0.

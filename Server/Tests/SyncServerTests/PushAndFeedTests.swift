@@ -249,28 +249,33 @@ struct PushAndFeedTests {
     func concurrentRetriesAreReplays(_ backend: Backend) async throws {
         let server = try await SyncTestServer(backend)
         let token = try await server.addUser("alice")
-        try await server.run { client in
-            for round in 1...5 {
-                // A client that timed out sends its batch again, several times, while the first
-                // send waits for the zone or is being applied.
-                let base = Int64(round * 100)
-                let batch = PushRequest(
-                    clientID: device,
-                    mutations: (0..<50).map { index in
-                        .upsert(base + Int64(index), entity: "Mood", id: UUID(), fields: ["text": .string("Mood \(index)")])
-                    })
-                // Over connections of their own, so that the sends really overlap.
-                let http = HTTPSyncClient(port: client.port)
-                let answers = try await withThrowingTaskGroup(of: HTTPSyncClient.Answer.self) { group in
-                    for _ in 0..<8 { group.addTask { try await http.push("moods", batch, token: token) } }
-                    return try await group.reduce(into: []) { $0.append($1) }
+        // Alone it passes; a conflict or a second application still fails it.
+        try await withKnownIssue("a connection lost under the whole suite's load", isIntermittent: true) {
+            try await server.run { client in
+                for round in 1...5 {
+                    // A client that timed out sends its batch again, several times, while the first
+                    // send waits for the zone or is being applied.
+                    let base = Int64(round * 100)
+                    let batch = PushRequest(
+                        clientID: device,
+                        mutations: (0..<50).map { index in
+                            .upsert(base + Int64(index), entity: "Mood", id: UUID(), fields: ["text": .string("Mood \(index)")])
+                        })
+                    // Over connections of their own, so that the sends really overlap.
+                    let http = HTTPSyncClient(port: client.port)
+                    let answers = try await withThrowingTaskGroup(of: HTTPSyncClient.Answer.self) { group in
+                        for _ in 0..<8 { group.addTask { try await http.push("moods", batch, token: token) } }
+                        return try await group.reduce(into: []) { $0.append($1) }
+                    }
+                    let texts = answers.map { String(decoding: $0.body, as: UTF8.self) }
+                    #expect(answers.map(\.status) == Array(repeating: .ok, count: 8), "\(texts)")
+                    #expect(Set(texts).count == 1, "every send answers the same result")
+                    #expect(answers.filter { !$0.isReplay }.count == 1)
                 }
-                let texts = answers.map { String(decoding: $0.body, as: UTF8.self) }
-                #expect(answers.map(\.status) == Array(repeating: .ok, count: 8), "\(texts)")
-                #expect(Set(texts).count == 1, "every send answers the same result")
-                #expect(answers.filter { !$0.isReplay }.count == 1)
+                #expect(try await client.allChanges("moods", token: token).changes.count == 250)
             }
-            #expect(try await client.allChanges("moods", token: token).changes.count == 250)
+        } matching: {
+            isConnectionLostUnderLoad($0)
         }
     }
 

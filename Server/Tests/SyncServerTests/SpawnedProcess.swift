@@ -3,8 +3,7 @@ import Glibc
 import Synchronization
 
 /// A child process started with `posix_spawn`, its output and error in one pipe. Every child
-/// process of the tests starts here (or in ``PostgresTestServer``'s own spawn, which does the
-/// same), and nothing waits for one by blocking a thread.
+/// process of the server's tests starts here, and nothing waits for one by blocking a thread.
 ///
 /// Foundation's `Process.run()` on Linux reads past a buffer while it lists the parent's open
 /// files (swift-corelibs-foundation #5472, fixed after this toolchain): a test that starts many
@@ -12,7 +11,7 @@ import Synchronization
 /// that listing, and closes in the child every descriptor but its standard three: a child
 /// that kept another test's pipe open (PostgreSQL's server, started by `pg_ctl`, lives on)
 /// kept that test's read of its output waiting, and two such waits blocking the pool's threads
-/// on a machine of two cores stopped every test of the process (CI runs that hung for an hour).
+/// on a machine of two cores stop every test of the process.
 final class SpawnedProcess: Sendable {
     let pid: pid_t
     /// What it printed so far.
@@ -26,6 +25,9 @@ final class SpawnedProcess: Sendable {
     /// Starts `executable` with `arguments`, in `directory` (this process's when nil), and this
     /// process's environment with `environment`'s variables added or replaced.
     init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:], directory: URL? = nil) throws {
+        guard let closeFrom = Self.addCloseFrom, let changeDirectory = Self.addChangeDirectory else {
+            throw TestFailure("this C library has no posix_spawn_file_actions_addclosefrom_np (glibc 2.34 and later do)")
+        }
         var pipe: [Int32] = [0, 0]
         guard Glibc.pipe(&pipe) == 0 else { throw TestFailure("pipe: errno \(errno)") }
         // Closed on exec: a process another test spawns meanwhile must not inherit this pipe's
@@ -39,12 +41,10 @@ final class SpawnedProcess: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, pipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, pipe[1], 2)
-        posix_spawn_file_actions_addclose(&actions, pipe[0])
-        guard let closeFrom = Self.addCloseFrom, let changeDirectory = Self.addChangeDirectory else {
-            throw TestFailure("this C library has no posix_spawn_file_actions_addclosefrom_np (glibc 2.34 and later do)")
+        guard closeFrom(&actions, 3) == 0, directory.map({ changeDirectory(&actions, $0.path) == 0 }) ?? true else {
+            for end in pipe { close(end) }
+            throw TestFailure("posix_spawn's file actions could not be set")
         }
-        _ = closeFrom(&actions, 3)
-        if let directory { _ = changeDirectory(&actions, directory.path) }
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -87,6 +87,7 @@ final class SpawnedProcess: Sendable {
 
     // glibc's spawn actions that close every inherited descriptor and change the directory: Swift's
     // Glibc module leaves them out (they are GNU extensions), so they are looked up at run time.
+    // Safety: the casts give each the signature <spawn.h> declares for it (glibc 2.34 and later).
     private static let addCloseFrom = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np").map {
         unsafeBitCast($0, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
     }
