@@ -45,6 +45,33 @@ struct DatabaseWatchTests {
         #expect(silent.isOngoing, "a database that answered nothing lately is away")
     }
 
+    @Test("A ping cut off by the server's shutdown is no outage: nothing is logged and requests are not refused")
+    func aCancelledPingIsNoOutage() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-watch-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let storage = try storage(in: directory)
+        try await storage.migrate()
+        // The ping's connection held: the ping waits until the shutdown cancels it.
+        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            try? storage.pingConnection.read { _ in
+                held.signal()
+                release.wait()
+            }
+        }
+        await Task.detached { held.wait() }.value
+        defer { release.signal() }
+
+        let outage = DatabaseOutage()
+        let watch = DatabaseWatch(
+            storage: storage, outage: outage, timeout: .seconds(600), interval: .seconds(600),
+            metrics: ServerMetrics(databaseConnections: 1), logger: .init(label: "test"))
+        let check = Task { await watch.check() }
+        check.cancel()
+        #expect(await check.value == false)
+        #expect(!outage.isOngoing, "a shutdown took the database for away")
+    }
+
     @Test("The SQLite database's ping has a connection of its own: with every reader of the pool busy, it still answers")
     func pingWhileEveryReaderIsBusy() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-watch-\(UUID().uuidString)")

@@ -50,6 +50,8 @@ struct DatabaseWatch: Service {
             return true
         } catch is DeadlineExceeded where outage.answered(within: timeout + interval) {
             return false  // slow, yet answering requests: busy, not away
+        } catch is CancellationError {
+            return false  // the server stops: the ping was cut off, the database is not away
         } catch {
             if outage.begin() {
                 logger.error(
