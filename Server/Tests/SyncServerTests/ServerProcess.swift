@@ -131,6 +131,9 @@ extension HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
+        // Idle connections go well before the server's idle timeout (60 s) closes them: the pool
+        // never hands out one the server is closing at that moment.
+        configuration.connectionPool.idleTimeout = .seconds(20)
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 }
