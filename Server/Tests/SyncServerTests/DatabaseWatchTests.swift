@@ -12,13 +12,13 @@ struct DatabaseWatchTests {
             path: directory.appendingPathComponent("sync.sqlite").path, notifier: FeedNotifier(tickInterval: .seconds(1)))
     }
 
-    @Test("A ping that misses its deadline begins an outage only when the database answered nothing lately")
-    func aSlowPingWhileOperationsAnswerIsNoOutage() async throws {
+    /// Runs `body` with a migrated storage whose ping connection another thread holds until
+    /// `body` returns: every ping waits meanwhile.
+    private func withPingHeld(_ body: (SQLiteSyncStorage) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-watch-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let storage = try storage(in: directory)
         try await storage.migrate()
-        // The ping's connection held, so that every ping misses its deadline.
         let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
         Thread.detachNewThread {
             try? storage.pingConnection.read { _ in
@@ -28,48 +28,43 @@ struct DatabaseWatchTests {
         }
         await Task.detached { held.wait() }.value
         defer { release.signal() }
+        try await body(storage)
+    }
 
-        let busy = DatabaseOutage()
-        busy.noteAnswer()  // a request the database answered just now
-        let watch = DatabaseWatch(
-            storage: storage, outage: busy, timeout: .milliseconds(100), interval: .seconds(600),
-            metrics: ServerMetrics(databaseConnections: 1), logger: .init(label: "test"))
-        #expect(await watch.check() == false)
-        #expect(!busy.isOngoing, "a database answering requests is busy, not away")
+    @Test("A ping that misses its deadline begins an outage only when the database answered nothing lately")
+    func aSlowPingWhileOperationsAnswerIsNoOutage() async throws {
+        // The ping's connection held, so that every ping misses its deadline.
+        try await withPingHeld { storage in
+            let busy = DatabaseOutage()
+            busy.noteAnswer()  // a request the database answered just now
+            let watch = DatabaseWatch(
+                storage: storage, outage: busy, timeout: .milliseconds(100), interval: .seconds(600),
+                metrics: ServerMetrics(databaseConnections: 1), logger: .init(label: "test"))
+            #expect(await watch.check() == false)
+            #expect(!busy.isOngoing, "a database answering requests is busy, not away")
 
-        let silent = DatabaseOutage()
-        let silentWatch = DatabaseWatch(
-            storage: storage, outage: silent, timeout: .milliseconds(100), interval: .seconds(600),
-            metrics: ServerMetrics(databaseConnections: 1), logger: .init(label: "test"))
-        #expect(await silentWatch.check() == false)
-        #expect(silent.isOngoing, "a database that answered nothing lately is away")
+            let silent = DatabaseOutage()
+            let silentWatch = DatabaseWatch(
+                storage: storage, outage: silent, timeout: .milliseconds(100), interval: .seconds(600),
+                metrics: ServerMetrics(databaseConnections: 1), logger: .init(label: "test"))
+            #expect(await silentWatch.check() == false)
+            #expect(silent.isOngoing, "a database that answered nothing lately is away")
+        }
     }
 
     @Test("A ping cut off by the server's shutdown is no outage: nothing is logged and requests are not refused")
     func aCancelledPingIsNoOutage() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("sync-watch-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let storage = try storage(in: directory)
-        try await storage.migrate()
         // The ping's connection held: the ping waits until the shutdown cancels it.
-        let held = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            try? storage.pingConnection.read { _ in
-                held.signal()
-                release.wait()
-            }
+        try await withPingHeld { storage in
+            let outage = DatabaseOutage()
+            let watch = DatabaseWatch(
+                storage: storage, outage: outage, timeout: .seconds(600), interval: .seconds(600),
+                metrics: ServerMetrics(databaseConnections: 1), logger: .init(label: "test"))
+            let check = Task { await watch.check() }
+            check.cancel()
+            #expect(await check.value == false)
+            #expect(!outage.isOngoing, "a shutdown took the database for away")
         }
-        await Task.detached { held.wait() }.value
-        defer { release.signal() }
-
-        let outage = DatabaseOutage()
-        let watch = DatabaseWatch(
-            storage: storage, outage: outage, timeout: .seconds(600), interval: .seconds(600),
-            metrics: ServerMetrics(databaseConnections: 1), logger: .init(label: "test"))
-        let check = Task { await watch.check() }
-        check.cancel()
-        #expect(await check.value == false)
-        #expect(!outage.isOngoing, "a shutdown took the database for away")
     }
 
     @Test("The SQLite database's ping has a connection of its own: with every reader of the pool busy, it still answers")
