@@ -3,7 +3,7 @@ import Testing
 
 @testable import SyncServer
 
-@Suite("Deadlines: a request stops waiting for the database at its deadline or its cancellation")
+@Suite("Deadlines: a request stops waiting for the database at its deadline or its cancellation", .timeLimit(.minutes(5)))
 struct DeadlineTests {
     @Test("An operation that ends before the deadline answers, and one that fails throws its error")
     func operationAnswers() async throws {
@@ -84,9 +84,9 @@ private final class Gate: Sendable {
         }
     }
 
-    /// Returns once an operation waits at the gate (or went through it).
+    /// Returns once an operation waits at the gate (or went through it), or the test is cancelled.
     func entered() async {
-        while !state.withLock({ $0.entered }) { await Task.yield() }
+        while !state.withLock({ $0.entered }), !Task.isCancelled { await Task.yield() }
     }
 
     func open() {
