@@ -43,15 +43,7 @@ final class ServerProcess {
 
     /// Runs a subcommand to its end and returns what it printed.
     static func run(_ arguments: [String]) async throws -> String {
-        let process = try launch(arguments)
-        guard let exit = await process.exit(within: .seconds(120)) else {
-            process.kill()
-            throw TestFailure("objectgraph-sync-server \(arguments.joined(separator: " ")) did not end:\n\(process.log.text)")
-        }
-        guard !exit.signaled, exit.code == 0 else {
-            throw TestFailure("objectgraph-sync-server \(arguments.joined(separator: " ")) failed:\n\(exit.output)")
-        }
-        return exit.output
+        try await SpawnedProcess.run(try builtExecutable(), arguments)
     }
 
     /// `kill -9`: no chance to finish anything.
@@ -83,10 +75,14 @@ final class ServerProcess {
     }
 
     private static func launch(_ arguments: [String], environment: [String: String] = [:]) throws -> SpawnedProcess {
+        try SpawnedProcess(try builtExecutable(), arguments, environment: environment)
+    }
+
+    private static func builtExecutable() throws -> URL {
         guard let executable else {
             throw TestFailure("objectgraph-sync-server was not built next to the tests (swift build builds it)")
         }
-        return try SpawnedProcess(executable, arguments, environment: environment)
+        return executable
     }
 }
 

@@ -137,6 +137,7 @@ final class SpawnedProcess: Sendable {
         let process = try SpawnedProcess(executable, arguments, directory: directory)
         let command = ([executable.lastPathComponent] + arguments).joined(separator: " ")
         guard let exit = await process.exit(within: limit) else {
+            process.kill()
             throw TestFailure("\(command) still runs after \(limit): \(process.log.text)")
         }
         guard !exit.signaled, exit.code == 0 else {
