@@ -67,6 +67,12 @@ struct ObjectRegistry {
         return true
     }
 
+    /// Whether some live object may be deleted (keys of replaced states may linger: never a false
+    /// "no"). A save's checks of links to deleted objects are skipped when none is.
+    var mayHoldDeletedObjects: Bool {
+        tables.contains { !$0.deleted.isEmpty }
+    }
+
     /// Whether the ID names a live object that is deleted; one test when none of its entity is.
     func isDeleted(_ id: ObjectID) -> Bool {
         guard id.store == nil || id.store == store, let table = table(for: id.entity),
