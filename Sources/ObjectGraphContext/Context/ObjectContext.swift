@@ -412,8 +412,7 @@ public final class ObjectContext {
         for object in Array(changes.updated.values) + Array(changes.deleted.values) {
             let state = object._$state
             guard !state.isInserted else { continue }
-            if let committed = state.committedValues { state.replaceValues(with: committed) }
-            state.committedValues = nil
+            state.restoreCommittedValues()
             state.unstorableValues = [:]
             for slot in state.changedToMany.keys { state.toMany[slot] = .fault }
             state.changedToMany = [:]
@@ -492,7 +491,6 @@ public final class ObjectContext {
             state.unstorableValues = [:]
             state.isFault = true
             state.replaceValues(with: ContiguousArray(repeating: .null, count: state.valueCount))
-            state.committedValues = nil
             state.changedToMany = [:]
             state.toMany = state.entity.layout.faultedToMany
             return

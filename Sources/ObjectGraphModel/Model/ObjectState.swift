@@ -325,13 +325,27 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
         packedValues[position]
     }
 
-    /// Changes the value at a position, first setting the committed values aside if this is the
-    /// first change since they were read or saved.
+    /// Changes the value at a position, first setting its committed value aside if this is the
+    /// position's first change since the values were read or saved.
     @inlinable package func write(_ value: StoredValue, atPosition position: Int) {
-        if fields.pointee.extras?.committed == nil, !isFault, !isInserted, !acceptsInitialValues {
-            extras.committed = values
-        }
+        if !isFault, !isInserted, !acceptsInitialValues { keepCommittedValue(atPosition: position) }
         packedValues.assign(value, at: position)
+    }
+
+    /// Sets the value at a position aside as committed, unless it was already: called before the
+    /// position is written, so that every position not kept still holds its committed value.
+    ///
+    /// Only the written positions are kept, not every value: an update of one attribute copied the
+    /// whole row (a retain of each text), and compared it whole at each step of its save.
+    @inlinable package func keepCommittedValue(atPosition position: Int) {
+        let extras = self.extras
+        guard extras.committed != nil else {
+            extras.committed = [CommittedValue(position: position, value: packedValues[position])]
+            return
+        }
+        // The array is passed borrowed, and not held when it grows: changed in place.
+        guard let index = CommittedValue.insertionIndex(of: position, in: extras.committed.unsafelyUnwrapped) else { return }
+        extras.committed?.insert(CommittedValue(position: position, value: packedValues[position]), at: index)
     }
 
     /// Every value, copied.
@@ -346,19 +360,63 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
         return copy
     }
 
-    /// Replaces every value (without keeping the old ones as committed).
+    /// Replaces every value; they become the committed ones.
     package func replaceValues(with values: ContiguousArray<StoredValue>) {
         let packed = packedValues
         for position in 0..<min(valueCount, values.count) { packed.assign(values[position], at: position) }
+        forgetCommittedValues()
     }
 
-    /// The values as last read or saved, when some changed since.
-    @inlinable package var committedValues: ContiguousArray<StoredValue>? {
-        get { fields.pointee.extras?.committed }
-        set {
-            if newValue == nil, fields.pointee.extras == nil { return }
-            extras.committed = newValue
+    /// The values as last read or saved, when some were written since (nil otherwise): the
+    /// current values with the kept committed ones in their places. Setting them keeps those that
+    /// differ from the current values.
+    package var committedValues: ContiguousArray<StoredValue>? {
+        get {
+            guard let kept = fields.pointee.extras?.committed else { return nil }
+            var values = self.values
+            for entry in kept { values[entry.position] = entry.value }
+            return values
         }
+        set {
+            guard let newValue else { return forgetCommittedValues() }
+            let packed = packedValues
+            extras.committed = (0..<min(valueCount, newValue.count)).compactMap { position in
+                packed[position] == newValue[position] ? nil : CommittedValue(position: position, value: newValue[position])
+            }
+        }
+    }
+
+    /// Gives every position written since the values were read or saved its value back.
+    package func restoreCommittedValues() {
+        guard let kept = fields.pointee.extras?.committed else { return }
+        let packed = packedValues
+        for entry in kept { packed.assign(entry.value, at: entry.position) }
+        forgetCommittedValues()
+    }
+
+    /// Makes the current values the committed ones.
+    @inlinable package func forgetCommittedValues() {
+        if let extras = fields.pointee.extras, extras.committed != nil { extras.committed = nil }
+    }
+
+    /// Whether values were written since they were read or saved (maybe back to the same ones).
+    @inlinable package var keepsCommittedValues: Bool { fields.pointee.extras?.committed != nil }
+
+    /// The value at a position as last read or saved.
+    @inlinable package func committedValue(atPosition position: Int) -> StoredValue {
+        if let kept = fields.pointee.extras?.committed, let entry = kept.first(where: { $0.position == position }) {
+            return entry.value
+        }
+        return packedValues[position]
+    }
+
+    /// The positions whose value differs from the one last read or saved, in order.
+    @inlinable package var changedPositions: [Int] {
+        guard let kept = fields.pointee.extras?.committed else { return [] }
+        let values = packedValues
+        var positions: [Int] = []
+        for entry in kept where values[entry.position] != entry.value { positions.append(entry.position) }
+        return positions
     }
 
     /// Fills the state with a row's values, which `initializeValues` writes into the packed values
@@ -380,7 +438,6 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
         forgetPartialValues()
         replaceValues(with: values)
         self.version = version
-        committedValues = nil
         isFault = false
     }
 
@@ -402,7 +459,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
 
     /// Marks the current values as saved.
     @inlinable package func commit() {
-        committedValues = nil
+        forgetCommittedValues()
         changedToMany = [:]
         parentBaseline = nil
         dropEmptyExtras()
@@ -700,9 +757,9 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
         }
         guard let extras = fields.pointee.extras, var committed = extras.committed else { return }
         var remapped = false
-        for position in positions {
-            if case .integer(let key) = committed[position], key < 0, let saved = newKeys[key] {
-                committed[position] = .integer(saved)
+        for index in committed.indices where positions.contains(committed[index].position) {
+            if case .integer(let key) = committed[index].value, key < 0, let saved = newKeys[key] {
+                committed[index].value = .integer(saved)
                 remapped = true
             }
         }
@@ -827,8 +884,8 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
             // Read once, outside the loop: the layout's array read in it is retained at each turn.
             let valueProperties = layout.valueProperties
             let values = packedValues
-            for position in committed.indices where values[position] != committed[position] {
-                properties.append(valueProperties[position])
+            for entry in committed where values[entry.position] != entry.value {
+                properties.append(valueProperties[entry.position])
             }
         }
         for slot in changedToMany.keys {
@@ -838,10 +895,10 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
 
     package func committedValue(forKey key: String) -> StoredValue? {
         guard let index = entity.properties.firstIndex(where: { $0.name == key }),
-            case .attribute(let slot) = entity.layout.slots[index],
-            let committed = committedValues, committed[slot] != value(atPosition: slot)
+            case .attribute(let slot) = entity.layout.slots[index]
         else { return nil }
-        return committed[slot]
+        let committed = committedValue(atPosition: slot)
+        return committed != value(atPosition: slot) ? committed : nil
     }
 
     /// Whether any column of the object's row differs from what was read. Compared in place: a save
@@ -850,7 +907,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     package var hasColumnChanges: Bool {
         guard let committed = fields.pointee.extras?.committed else { return false }
         let values = packedValues
-        return committed.indices.contains { values[$0] != committed[$0] }
+        return committed.contains { values[$0.position] != $0.value }
     }
 }
 

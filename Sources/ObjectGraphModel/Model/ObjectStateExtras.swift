@@ -14,8 +14,9 @@ public import Foundation
 /// is being modified. The checks cost more than an insertion's own bookkeeping.
 @usableFromInline package final class ObjectStateExtras {
     @exclusivity(unchecked) package var globalID: UUID?
-    /// The values as last read or saved; nil until one of them changes.
-    @exclusivity(unchecked) @usableFromInline package var committed: ContiguousArray<StoredValue>?
+    /// The values as last read or saved of the positions written since, in position order; nil
+    /// until one of them is written (see ``ObjectState/committedValues``).
+    @exclusivity(unchecked) @usableFromInline package var committed: [CommittedValue]?
     @exclusivity(unchecked) @usableFromInline package var changedToMany: [Int: MemberChanges] = [:]
     @exclusivity(unchecked) package var detachedRelatives = DetachedRelatives()
     /// Attributes whose last assigned value could not be encoded, by property index, with the
@@ -35,6 +36,30 @@ public import Foundation
     @usableFromInline package var isEmpty: Bool {
         globalID == nil && committed == nil && changedToMany.isEmpty && detachedRelatives.isEmpty
             && unstorableValues == nil && parentBaseline == nil && partiallyLoaded == nil
+    }
+}
+
+/// A value as last read or saved, kept when its position is first written since (see
+/// ``ObjectState/committedValues``).
+@usableFromInline package struct CommittedValue {
+    /// The position in the row layout.
+    @usableFromInline package let position: Int
+    @usableFromInline package var value: StoredValue
+
+    @inlinable package init(position: Int, value: StoredValue) {
+        self.position = position
+        self.value = value
+    }
+
+    /// Where a value of `position` goes among `kept` (in position order); nil when one is there.
+    /// Few entries: the positions written since the last save.
+    @inlinable package static func insertionIndex(of position: Int, in kept: [CommittedValue]) -> Int? {
+        var index = kept.endIndex
+        while index > kept.startIndex, kept[index - 1].position >= position {
+            if kept[index - 1].position == position { return nil }
+            index -= 1
+        }
+        return index
     }
 }
 

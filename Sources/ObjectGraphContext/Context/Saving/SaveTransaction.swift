@@ -116,8 +116,8 @@ extension SaveTransaction {
     /// elsewhere since it was read is left alone: its conflict is resolved as usual.
     private func releaseUniqueValues(of updates: [ObjectState], _ writer: RowWriter) throws {
         for state in updates where !state.isFault {
-            guard let mapping = state.mapping, let committed = state.committedValues else { continue }
-            let released = mapping.uniqueAttributeSlots.filter { state.value(atPosition: $0) != committed[$0] }
+            guard let mapping = state.mapping, state.keepsCommittedValues, !mapping.uniqueAttributeSlots.isEmpty else { continue }
+            let released = mapping.uniqueAttributeSlots.filter { state.value(atPosition: $0) != state.committedValue(atPosition: $0) }
             guard !released.isEmpty else { continue }
             try writer.clear(released, ofRow: state.id.key, ifVersion: state.version, mapping: mapping)
         }
@@ -127,8 +127,7 @@ extension SaveTransaction {
     /// returns the conflict.
     private func updateRow(_ state: ObjectState, _ writer: RowWriter) throws -> SaveConflict? {
         guard let mapping = state.mapping else { return nil }
-        let committed = state.committedValues
-        let changed = committed.map { committed in committed.indices.filter { state.value(atPosition: $0) != committed[$0] } } ?? []
+        let changed = state.changedPositions
         // A fault (changed only through inverses) was never read: there is no version to compare,
         // and its link changes apply on top of the store's links whatever happened since.
         let readVersion = state.isFault ? nil : state.version

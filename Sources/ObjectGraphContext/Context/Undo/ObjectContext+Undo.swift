@@ -115,7 +115,7 @@ extension ObjectContext {
         guard state.isUpdated, !state.isInserted, !state.isDeleted, state.context === self, state.unstorableValues.isEmpty,
             let mapping = state.mapping
         else { return }
-        if let committed = state.committedValues, committed != state.values { return }
+        if state.hasColumnChanges { return }
         for (slot, change) in state.changedToMany {
             guard change.added.isEmpty, change.removed.isEmpty else { return }
             // An empty change of an ordered relationship is a change of order, unless the saved
