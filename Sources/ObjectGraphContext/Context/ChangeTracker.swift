@@ -61,6 +61,13 @@ struct ChangeTracker {
         unposted.inserted[key] = object
     }
 
+    /// Records the insertion of an object that was never in this context (so in none of its
+    /// lists), without looking it up.
+    mutating func recordInsertion(ofNew object: any Entity, key: StateKey) {
+        inserted.appendNew(key, object)
+        unposted.inserted.appendNew(key, object)
+    }
+
     /// Records an object's deletion: saved as such, its rules run at the next pass, and posted as
     /// deleted unless its insertion was not posted yet (then it was never there for observers).
     mutating func recordDeletion(of object: any Entity, key: StateKey) {

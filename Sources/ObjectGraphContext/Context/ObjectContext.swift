@@ -199,7 +199,7 @@ public final class ObjectContext {
         state.isInserted = true
         state.insertionIsPosted = false
         registry.register(state)
-        changes.recordInsertion(of: object, key: StateKey(state))
+        changes.recordInsertion(ofNew: object, key: StateKey(state))
         changes.hasChangesSinceSave = true
         if undo != nil { recordExistenceForUndo(of: object, wasLive: false) }
         scheduleProcessing()
@@ -357,7 +357,8 @@ public final class ObjectContext {
         scheduleProcessing()
         guard !state.isInserted, !state.isUpdated, let object = state.object else { return }
         state.isUpdated = true
-        changes.updated[StateKey(state)] = object
+        // Not updated, so not in the list (a state is in it exactly while `isUpdated`).
+        changes.updated.appendNew(StateKey(state), object)
     }
 
     /// Records that an object read values saved elsewhere (a merge, a refresh, a resolved conflict):

@@ -9,26 +9,33 @@ import ObjectGraphModel
 /// OrderedCollections' hash table cost about 840 instructions an addition (its growth, its
 /// probing, the exclusivity checks of its storage); a native dictionary of positions beside two
 /// arrays costs a third of that. Removing an entry is linear, as it is in an ordered dictionary.
+///
+/// The dictionary of positions is brought up to date at the first lookup after additions, not at
+/// each addition: a caller that knows a key is new appends it with ``appendNew(_:_:)``, and a unit
+/// of work that only adds objects and walks them (an insertion of many objects, an update of many,
+/// then a save) hashes none of them. Lookups are therefore `mutating`.
 struct StateMap<Value> {
     /// The keys, in order.
     private(set) var keys: [StateKey] = []
     /// The values, in the order of their keys.
     private(set) var values: [Value] = []
-    /// Where each key is in `keys`.
+    /// Where each of the first `indexedCount` keys is in `keys`.
     private var positions: [StateKey: Int] = [:]
+    /// How many keys `positions` has: those after them are indexed at the next lookup.
+    private var indexedCount = 0
 
     var count: Int { keys.count }
     var isEmpty: Bool { keys.isEmpty }
 
     /// The value for a key; setting nil removes the entry.
     subscript(key: StateKey) -> Value? {
-        get { positions[key].map { values[$0] } }
+        mutating get { position(of: key).map { values[$0] } }
         set {
             if let newValue {
-                if let position = positions[key] {
+                if let position = position(of: key) {
                     values[position] = newValue
                 } else {
-                    append(key, newValue)
+                    appendNew(key, newValue)
                 }
             } else {
                 removeValue(forKey: key)
@@ -38,47 +45,60 @@ struct StateMap<Value> {
 
     /// The value for a key, added with `defaultValue` (at the end) when the key is new.
     subscript(key: StateKey, default defaultValue: @autoclosure () -> Value) -> Value {
-        get { self[key] ?? defaultValue() }
+        mutating get { self[key] ?? defaultValue() }
         _modify {
             let position: Int
-            if let existing = positions[key] {
+            if let existing = self.position(of: key) {
                 position = existing
             } else {
                 position = keys.count
-                append(key, defaultValue())
+                appendNew(key, defaultValue())
             }
             yield &values[position]
         }
+    }
+
+    /// Adds an entry for a key the caller knows is not here (checked in debug builds), without
+    /// hashing it now.
+    mutating func appendNew(_ key: StateKey, _ value: Value) {
+        assert(position(of: key) == nil, "a key added twice to a StateMap")
+        keys.append(key)
+        values.append(value)
     }
 
     /// Makes room for `capacity` entries in all.
     mutating func reserveCapacity(_ capacity: Int) {
         keys.reserveCapacity(capacity)
         values.reserveCapacity(capacity)
-        positions.reserveCapacity(capacity)
     }
 
     /// Removes a key's entry; returns its value, nil if there was none.
     @discardableResult
     mutating func removeValue(forKey key: StateKey) -> Value? {
-        guard let position = positions.removeValue(forKey: key) else { return nil }
+        guard let position = position(of: key) else { return nil }
+        positions[key] = nil
         keys.remove(at: position)
         let value = values.remove(at: position)
         for index in position..<keys.count { positions[keys[index]] = index }
+        indexedCount = keys.count
         return value
     }
 
     /// Removes the entries that match, keeping the order of the others.
     mutating func removeAll(where shouldBeRemoved: ((key: StateKey, value: Value)) throws -> Bool) rethrows {
         var kept = StateMap()
-        for element in self where !(try shouldBeRemoved(element)) { kept.append(element.key, element.value) }
+        for element in self where !(try shouldBeRemoved(element)) { kept.appendNew(element.key, element.value) }
         self = kept
     }
 
-    private mutating func append(_ key: StateKey, _ value: Value) {
-        positions[key] = keys.count
-        keys.append(key)
-        values.append(value)
+    /// Where a key's entry is, indexing the keys added since the last lookup first.
+    private mutating func position(of key: StateKey) -> Int? {
+        if indexedCount < keys.count {
+            positions.reserveCapacity(keys.count)
+            for index in indexedCount..<keys.count { positions[keys[index]] = index }
+            indexedCount = keys.count
+        }
+        return positions[key]
     }
 }
 
