@@ -747,7 +747,7 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
 
     /// Gives the to-one links that hold temporary keys the keys a save allocated for them, in the
     /// current values and in the committed ones: the same objects, so no change is recorded.
-    package func replaceTemporaryKeys(_ newKeys: [Int64: Int64]) {
+    package func replaceTemporaryKeys(_ newKeys: AllocatedKeys) {
         let positions = entity.layout.attributeCount..<valueCount
         let values = packedValues
         for position in positions {

@@ -14,8 +14,8 @@ package import ObjectGraphModel
 package struct RowWriter {
     package let db: Database
     /// The primary keys allocated in this transaction, by temporary key (temporary keys are unique in
-    /// the process, and integers hash fast).
-    package private(set) var newKeys: [Int64: Int64] = [:]
+    /// the process).
+    package private(set) var newKeys: AllocatedKeys = [:]
     /// The transaction's sequence in the history, once recorded (see ``recordTransaction(author:date:origin:)``).
     package private(set) var sequence: Int64 = 0
     /// The insert and update statements of this transaction.

@@ -177,7 +177,7 @@ extension ObjectContext {
     /// Brings this child up to its parent's save: objects inserted in the parent take the keys the
     /// save gave them, links follow, the objects it deleted leave, and what the child holds as the
     /// parent saved it has no change left.
-    func adoptParentSave(newKeys: [Int64: Int64], deleted: Set<ObjectID>) {
+    func adoptParentSave(newKeys: AllocatedKeys, deleted: Set<ObjectID>) {
         guard let parent else { return }
         if !newKeys.isEmpty {
             registry.forEachState { state in

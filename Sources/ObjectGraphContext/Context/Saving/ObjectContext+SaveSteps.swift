@@ -85,7 +85,7 @@ extension ObjectContext {
 
     /// Makes the saved state the context's committed state, and ends its unit of work. Runs only
     /// after the transaction committed.
-    private func commitSave(_ plan: SavePlan, newKeys: [Int64: Int64]) {
+    private func commitSave(_ plan: SavePlan, newKeys: AllocatedKeys) {
         for state in plan.inserts {
             // An object brought back by undo after its deletion was saved has no new key: it keeps its own.
             if let key = newKeys[state.id.key] {

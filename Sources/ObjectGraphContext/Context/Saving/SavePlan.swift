@@ -53,7 +53,7 @@ extension ObjectState {
     }
 
     /// Replaces the temporary keys of saved objects among the object's links with their keys.
-    func remapTemporaryKeys(_ newKeys: [Int64: Int64]) {
+    func remapTemporaryKeys(_ newKeys: AllocatedKeys) {
         replaceTemporaryKeys(newKeys)
         guard let store = context?.store.identity else { return }
         func remap(_ id: ObjectID) -> ObjectID {

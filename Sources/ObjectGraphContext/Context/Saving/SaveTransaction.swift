@@ -22,7 +22,7 @@ extension SaveTransaction {
     /// What a plan's transaction wrote.
     struct WrittenPlan {
         /// The primary keys given to inserted objects, by temporary key.
-        var newKeys: [Int64: Int64]
+        var newKeys: AllocatedKeys
         /// The conflicts the merge policy resolved.
         var resolutions: [ConflictResolution]
         /// The relationships whose changes the merge policy discarded.

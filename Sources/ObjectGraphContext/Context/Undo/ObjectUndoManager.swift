@@ -45,7 +45,7 @@ public final class ObjectUndoManager {
     /// The keys saves gave to objects inserted while recording, by temporary key: an object that
     /// was inserted and deleted before those saves still names its relatives by their temporary
     /// keys, and an undo that brings it back replaces them.
-    private(set) var savedKeys: [Int64: Int64] = [:]
+    private(set) var savedKeys: AllocatedKeys = [:]
 
     /// The number of groups kept for undo; the oldest are dropped beyond it. Zero (the default)
     /// keeps every group.
@@ -223,8 +223,8 @@ public final class ObjectUndoManager {
     }
 
     /// Keeps the keys a save gave to new objects (see ``savedKeys``), while groups could need them.
-    func noteSavedKeys(_ newKeys: [Int64: Int64]) {
+    func noteSavedKeys(_ newKeys: AllocatedKeys) {
         guard !undoStack.isEmpty || !redoStack.isEmpty || openGroup != nil else { return }
-        savedKeys.merge(newKeys) { $1 }
+        savedKeys.merge(newKeys)
     }
 }
