@@ -140,27 +140,6 @@ struct ObjectRegistry {
     }
 }
 
-/// A primary key as a dictionary key, hashed by one multiplication instead of SipHash.
-///
-/// Every fetched object is looked up, registered and, when released, removed: three hashes per
-/// object, which with the standard hasher cost more than reading the row's integer columns. Keys
-/// are the store's own row IDs, not attacker-chosen input, so flooding resistance buys nothing here;
-/// the multiplier is odd, so consecutive keys (the usual case) land in distinct buckets.
-struct RowKey: Hashable {
-    let value: Int64
-
-    init(_ value: Int64) { self.value = value }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(value)
-    }
-
-    /// The hash `Dictionary` asks for.
-    func _rawHashValue(seed: Int) -> Int {
-        CheapHash.mix(UInt64(bitPattern: value), seed: seed)
-    }
-}
-
 /// An object's state as a dictionary key: its identity, hashed by one multiplication. The context's
 /// bookkeeping (inserted, updated, deleted objects, changes to post) is keyed by state, and touched
 /// for every object a change or a deletion involves. Only a state makes one, so that a key made of

@@ -7,12 +7,12 @@
 /// cost an insertion of 100,000 objects about 500 instructions an object. The keys are the process's
 /// own counters, not anyone's input, so flooding resistance buys nothing here.
 package struct AllocatedKeys: Sendable, ExpressibleByDictionaryLiteral {
-    private var keys: [TemporaryKey: Int64] = [:]
+    private var keys: [RowKey: Int64] = [:]
 
     package init() {}
 
     package init(dictionaryLiteral elements: (Int64, Int64)...) {
-        for (temporary, allocated) in elements { keys[TemporaryKey(value: temporary)] = allocated }
+        for (temporary, allocated) in elements { keys[RowKey(temporary)] = allocated }
     }
 
     package var isEmpty: Bool { keys.isEmpty }
@@ -20,8 +20,8 @@ package struct AllocatedKeys: Sendable, ExpressibleByDictionaryLiteral {
 
     /// The key allocated for a temporary key; nil when this save allocated none for it.
     package subscript(temporary: Int64) -> Int64? {
-        get { keys[TemporaryKey(value: temporary)] }
-        set { keys[TemporaryKey(value: temporary)] = newValue }
+        get { keys[RowKey(temporary)] }
+        set { keys[RowKey(temporary)] = newValue }
     }
 
     package mutating func reserveCapacity(_ capacity: Int) {
@@ -31,17 +31,5 @@ package struct AllocatedKeys: Sendable, ExpressibleByDictionaryLiteral {
     /// Adds the keys of another save (a temporary key is never given out twice in a process).
     package mutating func merge(_ other: AllocatedKeys) {
         keys.merge(other.keys) { $1 }
-    }
-
-    private struct TemporaryKey: Hashable {
-        let value: Int64
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(value)
-        }
-
-        func _rawHashValue(seed: Int) -> Int {
-            CheapHash.mix(UInt64(bitPattern: value), seed: seed)
-        }
     }
 }

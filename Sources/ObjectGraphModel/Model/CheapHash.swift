@@ -31,3 +31,24 @@
         CheapHash.identity(identifier, seed: seed)
     }
 }
+
+/// A primary key as a dictionary key, hashed by one multiplication instead of SipHash.
+///
+/// Every fetched object is looked up, registered and, when released, removed: three hashes per
+/// object, which with the standard hasher cost more than reading the row's integer columns. Keys
+/// are the store's own row IDs, not attacker-chosen input, so flooding resistance buys nothing here;
+/// the multiplier is odd, so consecutive keys (the usual case) land in distinct buckets.
+@usableFromInline package struct RowKey: Hashable, Sendable {
+    @usableFromInline package let value: Int64
+
+    @inlinable package init(_ value: Int64) { self.value = value }
+
+    @inlinable package func hash(into hasher: inout Hasher) {
+        hasher.combine(value)
+    }
+
+    /// The hash `Dictionary` asks for.
+    @inlinable package func _rawHashValue(seed: Int) -> Int {
+        CheapHash.mix(UInt64(bitPattern: value), seed: seed)
+    }
+}

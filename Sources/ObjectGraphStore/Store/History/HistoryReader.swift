@@ -60,7 +60,15 @@ private enum DirectColumn {
     static func text(_ row: OpaquePointer, _ index: Int32, reusing last: inout String?) -> String? {
         guard let text = sqlite3_column_text(row, index) else { return nil }
         let bytes = UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(row, index)))
-        if let last, last.utf8.elementsEqual(bytes) { return last }
+        // Compared as bytes: `elementsEqual` over the UTF-8 view walked them one by one.
+        if var last, last.utf8.count == bytes.count,
+            last.withUTF8({ mine in
+                guard let mine = mine.baseAddress, let theirs = bytes.baseAddress else { return true }  // both empty
+                return memcmp(mine, theirs, bytes.count) == 0
+            })
+        {
+            return last
+        }
         let made = String(decoding: bytes, as: UTF8.self)
         last = made
         return made
@@ -134,12 +142,13 @@ extension RowReader {
         // Stepped through SQLite alone: a GRDB row costs more per column than the rest of the read.
         let transactionQuery = try db.cachedStatement(sql: query.sql)
         try transactionQuery.bind(query.arguments)
-        var lastAuthor: String?
+        var (lastAuthor, lastOrigin): (String?, String?) = (nil, nil)
         try transactionQuery.forEachRowDirectly(in: db) { row in
             transactions.append(
                 StoredTransaction(
                     sequence: sqlite3_column_int64(row, 0), author: DirectColumn.text(row, 1, reusing: &lastAuthor),
-                    date: Date(timeIntervalSince1970: sqlite3_column_double(row, 2)), origin: DirectColumn.text(row, 3)))
+                    date: Date(timeIntervalSince1970: sqlite3_column_double(row, 2)),
+                    origin: DirectColumn.text(row, 3, reusing: &lastOrigin)))
             changeRange = (changeRange?.first ?? sqlite3_column_int64(row, 4), sqlite3_column_int64(row, 5))
         }
         guard let changeRange else { return [] }
@@ -189,12 +198,12 @@ extension RowReader {
         if !unresolved.isEmpty {
             let found = try unresolved.resolve(
                 mappings: { store.mapping(named: $0) }, deletionsFrom: changeRange.first, db)
-            var last: (entity: String, globalIDs: [Int64: UUID])?
+            var last: (entity: String, globalIDs: [RowKey: UUID])?
             for index in transactions.indices {
                 for offset in transactions[index].changes.indices where transactions[index].changes[offset].globalID == nil {
                     let change = transactions[index].changes[offset]
                     if last?.entity != change.entity { last = found[change.entity].map { (change.entity, $0) } }
-                    transactions[index].changes[offset].globalID = last?.globalIDs[change.key]
+                    transactions[index].changes[offset].globalID = last?.globalIDs[RowKey(change.key)]
                 }
             }
         }

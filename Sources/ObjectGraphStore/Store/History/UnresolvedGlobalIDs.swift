@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import ObjectGraphModel
 
 /// The objects of update records read from the history, whose global IDs the records do not keep
 /// (see ``HistoryRecords``), found set-wise in the same read transaction.
@@ -10,12 +11,28 @@ import GRDB
 /// came after the update, and the history is purged from its oldest transaction, so its record is
 /// still there.
 struct UnresolvedGlobalIDs {
-    private var keysByEntity: [String: Set<Int64>] = [:]
+    /// The keys of each entity but the last one added, as added (duplicates included).
+    private var keysByEntity: [String: [Int64]] = [:]
+    /// The last entity's keys: consecutive records are mostly of one entity, and hashing its name
+    /// and each key for every record cost a history read of one-object transactions a tenth of it.
+    private var current: (entity: String, keys: [Int64])?
 
-    var isEmpty: Bool { keysByEntity.isEmpty }
+    var isEmpty: Bool { keysByEntity.isEmpty && current == nil }
 
     mutating func add(_ keys: [Int64], of entity: String) {
-        keysByEntity[entity, default: []].formUnion(keys)
+        if let current, current.entity != entity {
+            keysByEntity[current.entity, default: []].append(contentsOf: current.keys)
+            self.current = nil
+        }
+        if current == nil { current = (entity, []) }
+        current?.keys.append(contentsOf: keys)
+    }
+
+    /// Every entity's keys, each key once.
+    private var keySets: [String: Set<Int64>] {
+        var sets = keysByEntity.mapValues { Set($0) }
+        if let current { sets[current.entity, default: []].formUnion(current.keys) }
+        return sets
     }
 
     /// The global IDs found, by entity and key. An entity the store does not know (another version
@@ -26,11 +43,11 @@ struct UnresolvedGlobalIDs {
     /// - Throws: ``StoreError`` (`corrupt`) when an object has neither a row nor a deletion.
     func resolve(
         mappings: (String) -> EntityMapping?, deletionsFrom firstRecord: Int64, _ db: Database
-    ) throws -> [String: [Int64: UUID]] {
-        var found: [String: [Int64: UUID]] = [:]
-        for (entity, keys) in keysByEntity {
+    ) throws -> [String: [RowKey: UUID]] {
+        var found: [String: [RowKey: UUID]] = [:]
+        for (entity, keys) in keySets {
             guard let mapping = mappings(entity) else { continue }
-            var globalIDs: [Int64: UUID] = [:]
+            var globalIDs: [RowKey: UUID] = [:]
             globalIDs.reserveCapacity(keys.count)
             for condition in KeySelection(Array(keys)).conditions(on: "Z_PK") {
                 let statement = try db.cachedStatement(sql: "SELECT Z_PK, Z_UUID FROM \(mapping.table) WHERE \(condition.sql)")
@@ -43,12 +60,12 @@ struct UnresolvedGlobalIDs {
                         guard let data, data.count == 16 else {
                             throw HistoryPacking.corrupt("the row of \(entity) \(row[0] as Int64) has no global ID")
                         }
-                        globalIDs[row[0]] = data.withUnsafeBytes { HistoryPacking.globalID(in: $0, at: 0) }
+                        globalIDs[RowKey(row[0])] = data.withUnsafeBytes { HistoryPacking.globalID(in: $0, at: 0) }
                     }
                 }
             }
             if globalIDs.count < keys.count {
-                try findDeleted(keys.subtracting(globalIDs.keys), of: entity, from: firstRecord, into: &globalIDs, db)
+                try findDeleted(keys.subtracting(globalIDs.keys.lazy.map(\.value)), of: entity, from: firstRecord, into: &globalIDs, db)
             }
             found[entity] = globalIDs
         }
@@ -57,7 +74,7 @@ struct UnresolvedGlobalIDs {
 
     /// Finds the global IDs of deleted objects in the deletion records from `firstRecord` on.
     private func findDeleted(
-        _ missing: Set<Int64>, of entity: String, from firstRecord: Int64, into globalIDs: inout [Int64: UUID],
+        _ missing: Set<Int64>, of entity: String, from firstRecord: Int64, into globalIDs: inout [RowKey: UUID],
         _ db: Database
     ) throws {
         var missing = missing
@@ -76,7 +93,7 @@ struct UnresolvedGlobalIDs {
                 }
                 data.withUnsafeBytes { bytes in
                     for (offset, key) in keys.enumerated() where missing.remove(key) != nil {
-                        globalIDs[key] = HistoryPacking.globalID(in: bytes, at: offset)
+                        globalIDs[RowKey(key)] = HistoryPacking.globalID(in: bytes, at: offset)
                     }
                 }
             }
