@@ -32,11 +32,22 @@ extension ObjectContainer {
             throw ObjectGraphError.store(error)
         }
         var cache = HistoryReadCache()
-        return try stored.map { transaction in
-            HistoryTransaction(
-                token: HistoryToken(sequence: transaction.sequence), author: transaction.author, date: transaction.date,
-                changes: try transaction.changes.compactMap { try historyChange($0, in: transaction, cache: &cache) })
+        // Loops over indices, with each array made at its size: mapping copied every transaction
+        // (a retain of each of its strings) and grew each array of changes.
+        var transactions: [HistoryTransaction] = []
+        transactions.reserveCapacity(stored.count)
+        for index in stored.indices {
+            var changes: [HistoryChange] = []
+            changes.reserveCapacity(stored[index].changes.count)
+            for change in stored[index].changes {
+                if let change = try historyChange(change, sequence: stored[index].sequence, cache: &cache) { changes.append(change) }
+            }
+            transactions.append(
+                HistoryTransaction(
+                    token: HistoryToken(sequence: stored[index].sequence), author: stored[index].author, date: stored[index].date,
+                    changes: changes))
         }
+        return transactions
     }
 
     /// The token of the last transaction committed to the store; nil while there is none.
@@ -98,12 +109,12 @@ extension ObjectContainer {
     }
 
     private func historyChange(
-        _ change: StoredTransaction.Change, in transaction: StoredTransaction, cache: inout HistoryReadCache
+        _ change: StoredTransaction.Change, sequence: Int64, cache: inout HistoryReadCache
     ) throws -> HistoryChange? {
         // An entity the model no longer has (another version of the app wrote it) is left out.
         guard let mapping = cache.mapping(named: change.entity, in: store) else { return nil }
         guard let globalID = change.globalID else {
-            throw Self.corruptHistory("change of \(change.entity) \(change.key) in transaction \(transaction.sequence) has no global ID")
+            throw Self.corruptHistory("change of \(change.entity) \(change.key) in transaction \(sequence) has no global ID")
         }
         let objectID = ObjectID(entity: mapping.declaration, key: change.key, store: store.identity)
         var tombstone: Tombstone?
@@ -111,7 +122,7 @@ extension ObjectContainer {
             do {
                 tombstone = try Tombstone(json: change.tombstone, mapping: mapping, objectID: objectID)
             } catch {
-                throw Self.corruptHistory("tombstone of \(change.entity) \(change.key) in transaction \(transaction.sequence): \(error)")
+                throw Self.corruptHistory("tombstone of \(change.entity) \(change.key) in transaction \(sequence): \(error)")
             }
         }
         let kind: HistoryChange.Kind =

@@ -19,8 +19,9 @@ package struct StoredTransaction {
     package let sequence: Int64
     package let author: String?
     package let date: Date
-    package let origin: String?
-    package var changes: [Change] = []
+    /// Its changes: a slice of one array holding the changes of every transaction read, so that a
+    /// read of many small transactions makes no array per transaction.
+    package var changes: ArraySlice<Change> = []
 }
 
 /// Which stored transactions to read.
@@ -135,21 +136,20 @@ extension RowReader {
         }
         let whereClause = conditions.dropFirst().reduce(conditions[0]) { $0 + " AND " + $1 }
         let query = SQLFragment(
-            "SELECT t.Z_SEQUENCE, t.Z_AUTHOR, t.Z_TIMESTAMP, t.Z_ORIGIN, t.Z_FIRSTCHANGE, t.Z_ENDCHANGE FROM \(HistoryTables.transactions) AS t WHERE ",
+            "SELECT t.Z_SEQUENCE, t.Z_AUTHOR, t.Z_TIMESTAMP, t.Z_FIRSTCHANGE, t.Z_ENDCHANGE FROM \(HistoryTables.transactions) AS t WHERE ",
             whereClause, " ORDER BY t.Z_SEQUENCE" + (filter.limit.map { " LIMIT \(max(0, $0))" } ?? ""))
         var transactions: [StoredTransaction] = []
         var changeRange: (first: Int64, end: Int64)?
         // Stepped through SQLite alone: a GRDB row costs more per column than the rest of the read.
         let transactionQuery = try db.cachedStatement(sql: query.sql)
         try transactionQuery.bind(query.arguments)
-        var (lastAuthor, lastOrigin): (String?, String?) = (nil, nil)
+        var lastAuthor: String?
         try transactionQuery.forEachRowDirectly(in: db) { row in
             transactions.append(
                 StoredTransaction(
                     sequence: sqlite3_column_int64(row, 0), author: DirectColumn.text(row, 1, reusing: &lastAuthor),
-                    date: Date(timeIntervalSince1970: sqlite3_column_double(row, 2)),
-                    origin: DirectColumn.text(row, 3, reusing: &lastOrigin)))
-            changeRange = (changeRange?.first ?? sqlite3_column_int64(row, 4), sqlite3_column_int64(row, 5))
+                    date: Date(timeIntervalSince1970: sqlite3_column_double(row, 2))))
+            changeRange = (changeRange?.first ?? sqlite3_column_int64(row, 3), sqlite3_column_int64(row, 4))
         }
         guard let changeRange else { return [] }
         // The records of the transactions read, in the order of their transactions: one scan of
@@ -165,10 +165,16 @@ extension RowReader {
         var unresolved = UnresolvedGlobalIDs()
         var index = 0
         var (lastEntity, lastChangedKeys): (String?, String?) = (nil, nil)
+        // Every change read, in transaction order, and where each transaction's begin.
+        var changes: [StoredTransaction.Change] = []
+        var firstChange = Array(repeating: 0, count: transactions.count + 1)
         try statement.forEachRowDirectly(in: db) { row in
             // A record of a transaction the filter left out is skipped.
             let sequence = sqlite3_column_int64(row, 0)
-            while index < transactions.count, transactions[index].sequence < sequence { index += 1 }
+            while index < transactions.count, transactions[index].sequence < sequence {
+                index += 1
+                firstChange[index] = changes.count
+            }
             guard index < transactions.count, transactions[index].sequence == sequence else { return }
             let entity = DirectColumn.text(row, 1, reusing: &lastEntity) ?? ""
             guard let kind = HistoryTables.Kind(rawValue: sqlite3_column_int64(row, 2)) else {
@@ -185,9 +191,8 @@ extension RowReader {
             if globalIDs == nil, kind != .update {
                 throw HistoryPacking.corrupt("a record of \(entity)'s \(kind == .insert ? "insertions" : "deletions") has no global IDs")
             }
-            transactions[index].changes.reserveCapacity(transactions[index].changes.count + count)
             for (offset, key) in keys.enumerated() {
-                transactions[index].changes.append(
+                changes.append(
                     StoredTransaction.Change(
                         entity: entity, key: key, kind: kind,
                         globalID: globalIDs.map { HistoryPacking.globalID(in: $0, at: offset) },
@@ -199,14 +204,14 @@ extension RowReader {
             let found = try unresolved.resolve(
                 mappings: { store.mapping(named: $0) }, deletionsFrom: changeRange.first, db)
             var last: (entity: String, globalIDs: [RowKey: UUID])?
-            for index in transactions.indices {
-                for offset in transactions[index].changes.indices where transactions[index].changes[offset].globalID == nil {
-                    let change = transactions[index].changes[offset]
-                    if last?.entity != change.entity { last = found[change.entity].map { (change.entity, $0) } }
-                    transactions[index].changes[offset].globalID = last?.globalIDs[RowKey(change.key)]
-                }
+            for offset in changes.indices where changes[offset].globalID == nil {
+                let change = changes[offset]
+                if last?.entity != change.entity { last = found[change.entity].map { (change.entity, $0) } }
+                changes[offset].globalID = last?.globalIDs[RowKey(change.key)]
             }
         }
+        for later in index + 1..<firstChange.count { firstChange[later] = changes.count }
+        for index in transactions.indices { transactions[index].changes = changes[firstChange[index]..<firstChange[index + 1]] }
         return transactions
     }
 
