@@ -94,7 +94,9 @@ struct StateMap<Value> {
     /// Where a key's entry is, indexing the keys added since the last lookup first.
     private mutating func position(of key: StateKey) -> Int? {
         if indexedCount < keys.count {
-            positions.reserveCapacity(keys.count)
+            // Reserved only for many keys: `reserveCapacity` is not specialized, and costs more
+            // than the insertion of one key (a lookup after each addition is common).
+            if keys.count - indexedCount > 16 { positions.reserveCapacity(keys.count) }
             for index in indexedCount..<keys.count { positions[keys[index]] = index }
             indexedCount = keys.count
         }
