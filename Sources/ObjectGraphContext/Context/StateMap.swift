@@ -70,6 +70,7 @@ struct StateMap<Value> {
     mutating func reserveCapacity(_ capacity: Int) {
         keys.reserveCapacity(capacity)
         values.reserveCapacity(capacity)
+        positions.reserveCapacity(capacity)
     }
 
     /// Removes a key's entry; returns its value, nil if there was none.
