@@ -165,7 +165,7 @@ extension RowReader {
         var unresolved = UnresolvedGlobalIDs()
         var index = 0
         var (lastEntity, lastChangedKeys): (String?, String?) = (nil, nil)
-        // Every change read, in transaction order, and where each transaction's begin.
+        // Every change read, in transaction order, and where each transaction's changes begin.
         var changes: [StoredTransaction.Change] = []
         var firstChange = Array(repeating: 0, count: transactions.count + 1)
         try statement.forEachRowDirectly(in: db) { row in

@@ -14,7 +14,7 @@ struct UnresolvedGlobalIDs {
     /// The keys of each entity but the last one added, as added (duplicates included).
     private var keysByEntity: [String: [Int64]] = [:]
     /// The last entity's keys: consecutive records are mostly of one entity, and hashing its name
-    /// and each key for every record cost a history read of one-object transactions a tenth of it.
+    /// and each key for every record cost a history read of one-object transactions a twentieth.
     private var current: (entity: String, keys: [Int64])?
 
     var isEmpty: Bool { keysByEntity.isEmpty && current == nil }
