@@ -339,13 +339,13 @@ public final class ObjectState: ManagedBuffer<_ObjectStateHeader, UInt64> {
     /// whole row (a retain of each text), and compared it whole at each step of its save.
     @inlinable package func keepCommittedValue(atPosition position: Int) {
         let extras = self.extras
+        let values = packedValues
         guard extras.committed != nil else {
-            extras.committed = [CommittedValue(position: position, value: packedValues[position])]
+            extras.committed = [CommittedValue(position: position, value: values[position])]
             return
         }
-        // The array is passed borrowed, and not held when it grows: changed in place.
-        guard let index = CommittedValue.insertionIndex(of: position, in: extras.committed.unsafelyUnwrapped) else { return }
-        extras.committed?.insert(CommittedValue(position: position, value: packedValues[position]), at: index)
+        // Changed in place, through the optional: no copy of the array is held while it grows.
+        extras.committed?.keep(values[position], at: position)
     }
 
     /// Every value, copied.

@@ -50,16 +50,18 @@ public import Foundation
         self.position = position
         self.value = value
     }
+}
 
-    /// Where a value of `position` goes among `kept` (in position order); nil when one is there.
+extension [CommittedValue] {
+    /// Adds the committed value of `position`, in position order, unless one is kept already.
     /// Few entries: the positions written since the last save.
-    @inlinable package static func insertionIndex(of position: Int, in kept: [CommittedValue]) -> Int? {
-        var index = kept.endIndex
-        while index > kept.startIndex, kept[index - 1].position >= position {
-            if kept[index - 1].position == position { return nil }
+    @inlinable package mutating func keep(_ value: @autoclosure () -> StoredValue, at position: Int) {
+        var index = endIndex
+        while index > startIndex, self[index - 1].position >= position {
+            if self[index - 1].position == position { return }
             index -= 1
         }
-        return index
+        insert(CommittedValue(position: position, value: value()), at: index)
     }
 }
 
